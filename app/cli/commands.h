@@ -1,0 +1,22 @@
+#pragma once
+// Each command registers its subcommand and options on the app; the callback it installs runs
+// the command and stores the process exit code in `exitCode`.
+
+#include <CLI/CLI.hpp>
+
+namespace saccade::cli {
+
+/// Exit codes: 0 success, 1 a run-time failure, 2 bad input (the message names the problem).
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+void addScalarCommand(CLI::App& app, int& exitCode);
+void addDoctorCommand(CLI::App& app, int& exitCode);
+void addAttendCommand(CLI::App& app, int& exitCode);
+void addReinforceCommand(CLI::App& app, int& exitCode);
+void addDemoCommand(CLI::App& app, int& exitCode);
+
+/// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
+int badInput(const std::string& command, const std::string& message);
+
+}  // namespace saccade::cli

@@ -1,0 +1,51 @@
+// saccade-cli: headless Saccade.
+#include <iostream>
+
+#include "commands.h"
+#include "common/runtime.h"
+
+namespace saccade::cli {
+int badInput(const std::string& command, const std::string& message) {
+    std::cerr << "saccade-cli " << command << ": " << message << "\n";
+    return kExitBadInput;
+}
+}  // namespace saccade::cli
+
+int main(int argc, char** argv) {
+    using namespace saccade::cli;
+    CLI::App app{
+        "Saccade: a lab for hard and soft visual attention (headless front end).\n"
+        "Every stochastic command takes --seed; the same seed gives the same result on the "
+        "same device."};
+    app.require_subcommand(1);
+    int threads = 0;
+    app.add_option("--threads", threads, "LibTorch intra-op threads (default: all cores)")
+        ->check(CLI::Range(1, 256));
+    app.footer(
+        "Examples:\n"
+        "  saccade-cli scalar --values 2,6,10 --probs 0.5,0.3,0.2 --f square --u 0.65\n"
+        "  saccade-cli scalar --values 2,6,10 --probs 0.5,0.3,0.2 --samples 100000 --seed 1 --json\n"
+        "  saccade-cli attend --scorer additive --rule sample --seed 3 --json\n"
+        "  saccade-cli reinforce --probs 0.5,0.3,0.2 --rewards 1,2,5 --samples 20000\n"
+        "  saccade-cli doctor\n"
+        "  saccade-cli demo\n"
+        "Run 'saccade-cli COMMAND --help' for a command's options.");
+
+    int exitCode = 0;
+    addScalarCommand(app, exitCode);
+    addAttendCommand(app, exitCode);
+    addReinforceCommand(app, exitCode);
+    addDoctorCommand(app, exitCode);
+    addDemoCommand(app, exitCode);
+    app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const std::exception& e) {
+        std::cerr << "saccade-cli: " << e.what() << "\n";
+        return kExitFailure;
+    }
+    return exitCode;
+}

@@ -1,0 +1,199 @@
+#include "doctor/doctor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core/version.hpp>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+namespace saccade {
+
+namespace {
+
+const char* kFashionDefault = "/usr/share/datasets/fashion-mnist";
+const char* kFashionFiles[] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                               "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+
+std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::string(v) : fallback;
+}
+
+// The BLAS this process loaded, read from its memory map (the dynamic linker resolved the
+// libblas.so.3 alternative, so the path tells OpenBLAS from the reference implementation).
+std::string loadedBlas() {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        const auto slash = line.find('/');
+        if (slash == std::string::npos) continue;
+        const std::string path = line.substr(slash);
+        const std::string file = std::filesystem::path(path).filename().string();
+        if (file.rfind("libblas", 0) == 0 || file.rfind("libopenblas", 0) == 0 ||
+            file.rfind("libmkl", 0) == 0 || file.rfind("libblis", 0) == 0)
+            return path;
+    }
+    return {};
+}
+
+std::string blasName(const std::string& path) {
+    if (path.empty()) return "none found in the process (statically linked or unknown)";
+    if (path.find("openblas-pthread") != std::string::npos) return "OpenBLAS (pthread)";
+    if (path.find("openblas-openmp") != std::string::npos) return "OpenBLAS (OpenMP)";
+    if (path.find("openblas-serial") != std::string::npos) return "OpenBLAS (serial)";
+    if (path.find("openblas") != std::string::npos) return "OpenBLAS";
+    if (path.find("mkl") != std::string::npos) return "Intel MKL";
+    if (path.find("blis") != std::string::npos) return "BLIS";
+    if (path.find("/blas/") != std::string::npos) return "reference BLAS (netlib, slow)";
+    return "unknown BLAS";
+}
+
+double measureGflops(int n, int repeats) {
+    torch::NoGradGuard noGrad;
+    const auto a = torch::rand({n, n});
+    const auto b = torch::rand({n, n});
+    auto c = torch::mm(a, b);  // warm-up: thread pools, page faults
+    std::vector<double> seconds;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        c = torch::mm(a, b);
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    return 2.0 * n * double(n) * n / median / 1e9;
+}
+
+std::string compilerName() {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "g++ " __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+}  // namespace
+
+DoctorReport runDoctor(const DoctorOptions& options) {
+    DoctorReport r;
+    r.blasLibrary = loadedBlas();
+    r.blasName = blasName(r.blasLibrary);
+    r.matmulSize = std::max(16, options.matmulSize);
+    try {
+        r.matmulGflops = measureGflops(r.matmulSize, std::max(1, options.matmulRepeats));
+    } catch (const std::exception& e) {
+        r.warnings.push_back({std::string("matrix product failed: ") + e.what(), "reinstall libtorch-dev"});
+    }
+    r.intraOpThreads = at::get_num_threads();
+    r.interOpThreads = at::get_num_interop_threads();
+    r.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
+    r.ompWaitPolicy = envOr("OMP_WAIT_POLICY", "(unset)");
+    r.ompNumThreads = envOr("OMP_NUM_THREADS", "(unset)");
+
+    r.devices.push_back({"cpu", std::to_string(r.hardwareThreads) + " hardware threads"});
+    if (torch::cuda::is_available()) {
+        const auto count = torch::cuda::device_count();
+        for (size_t i = 0; i < count; ++i)
+            r.devices.push_back({"cuda:" + std::to_string(i), "CUDA device"});
+    }
+    r.torchVersion = TORCH_VERSION;
+    r.opencvVersion = CV_VERSION;
+    r.compiler = compilerName();
+
+    r.fashionMnistDir = options.fashionMnistDir.empty()
+                            ? envOr("SACCADE_FASHION_MNIST", kFashionDefault)
+                            : options.fashionMnistDir;
+    for (const char* f : kFashionFiles) {
+        if (!std::filesystem::exists(std::filesystem::path(r.fashionMnistDir) / f))
+            r.fashionMnistMissing.push_back(f);
+    }
+    r.fashionMnistPresent = r.fashionMnistMissing.empty();
+
+    if (r.blasName.find("reference") != std::string::npos || (r.matmulGflops > 0 && r.matmulGflops < kDoctorSlowGflops)) {
+        std::ostringstream msg;
+        msg.precision(3);
+        msg << "matrix products are slow (" << r.matmulGflops << " GFLOP/s with " << r.blasName
+            << "); training and benchmarks will be about 10x slower than they should";
+        r.warnings.push_back({msg.str(),
+                              "sudo apt-get install libopenblas0-pthread  (it takes over the "
+                              "libblas.so.3 alternative; check with: update-alternatives --display "
+                              "libblas.so.3-x86_64-linux-gnu)"});
+    }
+    if (!r.fashionMnistPresent) {
+        r.warnings.push_back({"Fashion-MNIST not found in " + r.fashionMnistDir,
+                              "sudo apt-get install dataset-fashion-mnist  (or set "
+                              "SACCADE_FASHION_MNIST to a folder with the four IDX .gz files)"});
+    }
+    if (r.ompWaitPolicy == "(unset)" && r.hardwareThreads <= 2) {
+        r.warnings.push_back({"OMP_WAIT_POLICY is unset on a machine with " +
+                                  std::to_string(r.hardwareThreads) +
+                                  " hardware threads: idle OpenMP threads busy-wait and slow the "
+                                  "GUI and other jobs",
+                              "export OMP_WAIT_POLICY=PASSIVE"});
+    }
+    return r;
+}
+
+std::string doctorToText(const DoctorReport& r) {
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(1);
+    out << "BLAS           " << r.blasName << "\n";
+    out << "  library      " << (r.blasLibrary.empty() ? "-" : r.blasLibrary) << "\n";
+    out << "  measured     " << r.matmulGflops << " GFLOP/s (float32 " << r.matmulSize << "x"
+        << r.matmulSize << " matrix product, median)\n";
+    out << "Threads        intra-op " << r.intraOpThreads << ", inter-op " << r.interOpThreads
+        << ", hardware " << r.hardwareThreads << "\n";
+    out << "  OpenMP       OMP_NUM_THREADS=" << r.ompNumThreads
+        << ", OMP_WAIT_POLICY=" << r.ompWaitPolicy << "\n";
+    out << "Devices       ";
+    for (const auto& d : r.devices) out << " " << d.name << " (" << d.description << ")";
+    out << "\n";
+    out << "Libraries      LibTorch " << r.torchVersion << ", OpenCV " << r.opencvVersion << ", "
+        << r.compiler << "\n";
+    out << "Fashion-MNIST  " << (r.fashionMnistPresent ? "present" : "MISSING") << " in "
+        << r.fashionMnistDir << "\n";
+    if (r.warnings.empty()) {
+        out << "\nNo problems found.\n";
+    } else {
+        for (const auto& w : r.warnings) {
+            out << "\nWARNING: " << w.message << "\n";
+            out << "  fix: " << w.fix << "\n";
+        }
+    }
+    return out.str();
+}
+
+std::string doctorToJson(const DoctorReport& r, int indent) {
+    nlohmann::json j;
+    j["blas"] = {{"name", r.blasName}, {"library", r.blasLibrary}, {"gflops", r.matmulGflops},
+                 {"matmul_size", r.matmulSize}};
+    j["threads"] = {{"intra_op", r.intraOpThreads},
+                    {"inter_op", r.interOpThreads},
+                    {"hardware", r.hardwareThreads},
+                    {"OMP_NUM_THREADS", r.ompNumThreads},
+                    {"OMP_WAIT_POLICY", r.ompWaitPolicy}};
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : r.devices) devices.push_back({{"name", d.name}, {"description", d.description}});
+    j["devices"] = devices;
+    j["versions"] = {{"libtorch", r.torchVersion}, {"opencv", r.opencvVersion}, {"compiler", r.compiler}};
+    j["fashion_mnist"] = {{"present", r.fashionMnistPresent},
+                          {"dir", r.fashionMnistDir},
+                          {"missing", r.fashionMnistMissing}};
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const auto& w : r.warnings) warnings.push_back({{"message", w.message}, {"fix", w.fix}});
+    j["warnings"] = warnings;
+    return j.dump(indent);
+}
+
+}  // namespace saccade

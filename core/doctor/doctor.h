@@ -1,0 +1,59 @@
+#pragma once
+// `saccade doctor`: what this machine gives the engine (BLAS, measured speed, threads, devices,
+// library versions, data) and what to fix when something is slow or missing.
+
+#include <string>
+#include <vector>
+
+namespace saccade {
+
+struct DoctorOptions {
+    int matmulSize = 512;      ///< n of the n x n x n float matrix product that is timed
+    int matmulRepeats = 7;     ///< timed repeats; the median is reported
+    std::string fashionMnistDir;  ///< empty: $SACCADE_FASHION_MNIST or the Debian package's folder
+};
+
+struct DoctorDevice {
+    std::string name;  ///< "cpu", "cuda:0", ...
+    std::string description;
+};
+
+/// Something slow or missing, and the command or setting that fixes it.
+struct DoctorWarning {
+    std::string message;
+    std::string fix;
+};
+
+struct DoctorReport {
+    std::string blasLibrary;  ///< resolved path of the BLAS the process loaded, or empty
+    std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS (netlib)", ...
+    double matmulGflops = 0;  ///< median measured float32 GFLOP/s on the CPU
+    int matmulSize = 0;
+    int intraOpThreads = 0;
+    int interOpThreads = 0;
+    int hardwareThreads = 0;
+    std::string ompWaitPolicy;  ///< $OMP_WAIT_POLICY, or "(unset)"
+    std::string ompNumThreads;  ///< $OMP_NUM_THREADS, or "(unset)"
+    std::vector<DoctorDevice> devices;
+    std::string torchVersion;
+    std::string opencvVersion;
+    std::string compiler;
+    bool fashionMnistPresent = false;
+    std::string fashionMnistDir;
+    std::vector<std::string> fashionMnistMissing;  ///< files expected but not found
+    std::vector<DoctorWarning> warnings;
+};
+
+/// GFLOP/s below which the doctor warns that the BLAS is the slow reference one.
+constexpr double kDoctorSlowGflops = 15.0;
+
+/// Inspects the process and machine and times a matrix product (about a second).
+/// Thread-safe; never throws.
+DoctorReport runDoctor(const DoctorOptions& options = {});
+
+/// A human-readable multi-line report, warnings last.
+std::string doctorToText(const DoctorReport& report);
+/// The report as a JSON object.
+std::string doctorToJson(const DoctorReport& report, int indent = 2);
+
+}  // namespace saccade

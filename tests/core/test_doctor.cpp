@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "doctor/doctor.h"
+
+using namespace saccade;
+
+TEST(Doctor, ReportsMeasuredSpeedThreadsDevicesAndVersions) {
+    DoctorOptions o;
+    o.matmulSize = 128;
+    o.matmulRepeats = 3;
+    const auto r = runDoctor(o);
+    EXPECT_GT(r.matmulGflops, 0.0);
+    EXPECT_EQ(r.matmulSize, 128);
+    EXPECT_GE(r.intraOpThreads, 1);
+    ASSERT_FALSE(r.devices.empty());
+    EXPECT_EQ(r.devices[0].name, "cpu");
+    EXPECT_FALSE(r.torchVersion.empty());
+    EXPECT_EQ(r.opencvVersion.rfind("4.", 0), 0u);
+    // Debian's LibTorch loads libblas.so.3 dynamically; the doctor must find which one.
+    EXPECT_FALSE(r.blasLibrary.empty());
+    const auto text = doctorToText(r);
+    EXPECT_NE(text.find("GFLOP/s"), std::string::npos);
+    EXPECT_NE(text.find(r.blasName), std::string::npos);
+    EXPECT_NE(doctorToJson(r).find("\"gflops\""), std::string::npos);
+}
+
+TEST(Doctor, MissingFashionMnistIsAWarningWithTheFix) {
+    DoctorOptions o;
+    o.matmulSize = 32;
+    o.matmulRepeats = 1;
+    o.fashionMnistDir = "/nonexistent/fashion";
+    const auto r = runDoctor(o);
+    EXPECT_FALSE(r.fashionMnistPresent);
+    EXPECT_EQ(r.fashionMnistMissing.size(), 4u);
+    bool found = false;
+    for (const auto& w : r.warnings)
+        if (w.message.find("/nonexistent/fashion") != std::string::npos) {
+            found = true;
+            EXPECT_NE(w.fix.find("apt-get install dataset-fashion-mnist"), std::string::npos);
+        }
+    EXPECT_TRUE(found);
+}
+
+TEST(Doctor, FindsTheDebianFashionMnistWhenInstalled) {
+    if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz"))
+        GTEST_SKIP() << "dataset-fashion-mnist is not installed";
+    DoctorOptions o;
+    o.matmulSize = 32;
+    o.matmulRepeats = 1;
+    o.fashionMnistDir = "/usr/share/datasets/fashion-mnist";
+    EXPECT_TRUE(runDoctor(o).fashionMnistPresent);
+}
