@@ -107,3 +107,17 @@ TEST(Trace, SaveAndLoadFiles) {
     EXPECT_NE(loadTrace(path).error().find("missing field '/model_id'"), std::string::npos);
     std::filesystem::remove_all(dir);
 }
+
+TEST(Trace, BundledVersion1TraceStillLoads) {
+    // Golden file written by `saccade-cli attend --scorer scaled-dot --rule sample --seed 3`:
+    // traces saved by schema version 1 must stay readable.
+    const auto dir = std::getenv("SACCADE_SAMPLES");
+    ASSERT_NE(dir, nullptr);
+    const auto t = loadTrace(std::string(dir) + "/traces/engine-demo-sample-seed3.json");
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_EQ(t->modelId, "engine-demo/scaled-dot");
+    EXPECT_EQ(t->rule, "sample");
+    EXPECT_EQ(t->steps.size(), 4u);
+    EXPECT_EQ(t->steps[0].grid->probs.size(), 36u);
+    EXPECT_EQ(t->groundTruth->boxes.size(), 4u);
+}

@@ -1,0 +1,115 @@
+// saccade: the desktop application. Thin: checks for a display, parses options, shows the window.
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QIcon>
+#include <QPixmap>
+#include <QTimer>
+#include <QtGlobal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "main_window.h"
+
+namespace {
+
+constexpr int kExitNoDisplay = 3;
+constexpr int kExitUsage = 2;
+constexpr int kScreenshotTimeoutMs = 60'000;
+constexpr int kScreenshotSettleMs = 300;  // lets the chart lay out after the results arrive
+
+bool hasEnv(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && value[0] != '\0';
+}
+
+// Qt aborts with a long plugin message when it finds no display; say what to do instead.
+bool displayAvailable(int argc, char** argv) {
+#ifdef Q_OS_LINUX
+    if (hasEnv("DISPLAY") || hasEnv("WAYLAND_DISPLAY") || hasEnv("QT_QPA_PLATFORM")) return true;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "-platform") == 0) return true;  // Qt's own option
+    }
+    return false;
+#else
+    return true;
+#endif
+}
+
+// Waits until the window has drawn its first results, then saves a PNG and quits.
+void scheduleScreenshot(saccade::ui::MainWindow* window, const QString& file) {
+    auto* timer = new QTimer(window);
+    auto* clock = new QElapsedTimer;
+    clock->start();
+    timer->setInterval(50);
+    QObject::connect(timer, &QTimer::timeout, window, [window, file, timer, clock] {
+        const bool timedOut = clock->elapsed() > kScreenshotTimeoutMs;
+        if (window->isBusy() && !timedOut) return;
+        timer->stop();
+        delete clock;
+        if (timedOut) std::fprintf(stderr, "saccade: page still busy; saving it anyway\n");
+        QTimer::singleShot(kScreenshotSettleMs, window, [window, file] {
+            const QPixmap pixmap = window->grab();
+            if (pixmap.isNull() || !pixmap.save(file, "PNG")) {
+                std::fprintf(stderr, "saccade: could not write screenshot %s\n", qPrintable(file));
+                QApplication::exit(1);
+                return;
+            }
+            std::printf("saccade: wrote %s (%dx%d)\n", qPrintable(file), pixmap.width(),
+                        pixmap.height());
+            QApplication::exit(0);
+        });
+    });
+    timer->start();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!displayAvailable(argc, argv)) {
+        std::fprintf(stderr,
+                     "saccade: no display found (DISPLAY is not set). Run the headless demo "
+                     "instead: saccade-cli demo\n");
+        return kExitNoDisplay;
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Saccade"));
+    QApplication::setApplicationName(QStringLiteral("saccade"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Saccade"));
+    QApplication::setApplicationVersion(QStringLiteral(SACCADE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/saccade.png")));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Saccade: a lab for hard and soft visual attention."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption pageOption(QStringLiteral("page"),
+                                        QStringLiteral("Open on page <page>: scalar or doctor."),
+                                        QStringLiteral("page"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window to <file> once its first results are drawn, "
+                       "then exit. Ignores saved settings."),
+        QStringLiteral("file"));
+    parser.addOption(pageOption);
+    parser.addOption(screenshotOption);
+    parser.process(app);
+
+    const bool screenshot = parser.isSet(screenshotOption);
+    saccade::ui::MainWindow window(/*useSettings=*/!screenshot);
+    if (parser.isSet(pageOption)) {
+        const QString page = parser.value(pageOption);
+        if (!window.setCurrentPage(page)) {
+            std::fprintf(stderr, "saccade: unknown page \"%s\"; use one of: %s\n", qPrintable(page),
+                         qPrintable(window.pageKeys().join(QStringLiteral(", "))));
+            return kExitUsage;
+        }
+    }
+    window.show();
+    if (screenshot) scheduleScreenshot(&window, parser.value(screenshotOption));
+    return app.exec();
+}

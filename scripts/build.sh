@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Configures and builds Saccade. Usage: scripts/build.sh BUILD_DIR [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=$1; shift
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake --build "$dir" -j "$jobs"

@@ -1,0 +1,102 @@
+// The main window: its pages, a real grab, and settings that survive a restart.
+
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QtTest>
+
+#include "doctor_panel.h"
+#include "main_window.h"
+#include "scalar_lab_form.h"
+#include "scalar_lab_panel.h"
+#include "scalar_lab_result_view.h"
+
+using saccade::ui::MainWindow;
+using Field = saccade::ui::ScalarLabResultView::Field;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void pages();
+    void grabHasTheWindowSize_data();
+    void grabHasTheWindowSize();
+    void settingsPersist();
+};
+
+void TestMainWindow::initTestCase() {
+    // Keep the user's real settings out of the tests.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings(QStringLiteral("Saccade"), QStringLiteral("saccade")).clear();
+}
+
+void TestMainWindow::pages() {
+    MainWindow window(/*useSettings=*/false);
+    QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
+    QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("scalar"), QStringLiteral("doctor")}));
+    QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
+    QVERIFY(window.scalarLabPanel() != nullptr);
+    QVERIFY(window.doctorPanel() != nullptr);
+    QVERIFY(!window.setCurrentPage(QStringLiteral("nonsense")));
+    QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
+    QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));
+    QCOMPARE(window.currentPage(), QStringLiteral("doctor"));
+    QCOMPARE(window.size(), QSize(1200, 800));
+    // The first page already shows the worked example, and says so in the status bar.
+    QCOMPARE(window.scalarLabPanel()->resultView()->text(Field::FSoft), QStringLiteral("23.04"));
+    QVERIFY(window.statusBar() != nullptr);
+}
+
+void TestMainWindow::grabHasTheWindowSize_data() {
+    QTest::addColumn<QString>("page");
+    QTest::newRow("scalar lab") << "scalar";
+    QTest::newRow("doctor") << "doctor";
+}
+
+void TestMainWindow::grabHasTheWindowSize() {
+    QFETCH(QString, page);
+    MainWindow window(/*useSettings=*/false);
+    QVERIFY(window.setCurrentPage(page));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), 60'000);
+    const QPixmap pixmap = window.grab();
+    QVERIFY(!pixmap.isNull());
+    QCOMPARE(pixmap.deviceIndependentSize().toSize(), window.size());
+    // Not a blank image: a drawn window has many colours.
+    const QImage image = pixmap.toImage();
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+    if (page == QStringLiteral("scalar"))
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("32.8")));
+}
+
+void TestMainWindow::settingsPersist() {
+    {
+        MainWindow window(/*useSettings=*/true);
+        window.scalarLabPanel()->form()->valuesEdit()->setText(QStringLiteral("1, 3, 5"));
+        window.scalarLabPanel()->form()->uSpin()->setValue(0.25);
+        window.resize(1000, 700);
+        QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.close());
+    }
+    MainWindow restored(/*useSettings=*/true);
+    QCOMPARE(restored.currentPage(), QStringLiteral("doctor"));
+    QCOMPARE(restored.scalarLabPanel()->form()->valuesEdit()->text(), QStringLiteral("1, 3, 5"));
+    QCOMPARE(restored.scalarLabPanel()->form()->uSpin()->value(), 0.25);
+    QCOMPARE(restored.size(), QSize(1000, 700));
+    // 0.5*1 + 0.3*3 + 0.2*5 = 2.4
+    QCOMPARE(restored.scalarLabPanel()->resultView()->text(Field::SoftContext),
+             QStringLiteral("2.4"));
+    QSettings(QStringLiteral("Saccade"), QStringLiteral("saccade")).clear();
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"

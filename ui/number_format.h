@@ -1,0 +1,14 @@
+#pragma once
+// How the GUI prints numbers: short, exact where the value is short (4.8, 32.8, 23.04).
+
+#include <QString>
+
+namespace saccade::ui {
+
+/// Up to `precision` significant digits, no trailing zeros: 23.04, 32.8, 1e-07.
+QString formatNumber(double value, int precision = 6);
+
+/// An integer count with thousands separators: 10,000.
+QString formatCount(long long count);
+
+}  // namespace saccade::ui
