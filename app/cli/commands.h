@@ -15,6 +15,8 @@ void addDoctorCommand(CLI::App& app, int& exitCode);
 void addAttendCommand(CLI::App& app, int& exitCode);
 void addReinforceCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
+void addDataCommand(CLI::App& app, int& exitCode);
+void addBenchCommand(CLI::App& app, int& exitCode);
 
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);

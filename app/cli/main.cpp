@@ -13,6 +13,7 @@ int badInput(const std::string& command, const std::string& message) {
 
 int main(int argc, char** argv) {
     using namespace saccade::cli;
+    saccade::tuneAllocator();
     CLI::App app{
         "Saccade: a lab for hard and soft visual attention (headless front end).\n"
         "Every stochastic command takes --seed; the same seed gives the same result on the "
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
         "  saccade-cli scalar --values 2,6,10 --probs 0.5,0.3,0.2 --samples 100000 --seed 1 --json\n"
         "  saccade-cli attend --scorer additive --rule sample --seed 3 --json\n"
         "  saccade-cli reinforce --probs 0.5,0.3,0.2 --rewards 1,2,5 --samples 20000\n"
+        "  saccade-cli data list\n"
+        "  saccade-cli data preview --dataset cluttered-fashion60 --count 16 --seed 1 --out grid.png\n"
+        "  saccade-cli data probe --cell 12 --size 6 --dx -6:6 --out probes.png\n"
+        "  saccade-cli bench data --dataset cluttered-fashion100\n"
         "  saccade-cli doctor\n"
         "  saccade-cli demo\n"
         "Run 'saccade-cli COMMAND --help' for a command's options.");
@@ -36,6 +41,8 @@ int main(int argc, char** argv) {
     addAttendCommand(app, exitCode);
     addReinforceCommand(app, exitCode);
     addDoctorCommand(app, exitCode);
+    addDataCommand(app, exitCode);
+    addBenchCommand(app, exitCode);
     addDemoCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/runtime.h"
 #include "main_window.h"
 
 namespace {
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
         return kExitNoDisplay;
     }
 
+    saccade::tuneAllocator();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Saccade"));
     QApplication::setApplicationName(QStringLiteral("saccade"));

@@ -6,14 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/seed_mix.h"
+
 namespace saccade {
 
 namespace {
 
 constexpr double kProbTolerance = 1e-6;
-
-// A uniform double in [0,1) from the top 53 bits: identical on every platform for a seed.
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 std::optional<Error> validate(const ScalarLabInput& in) {
     if (in.values.empty()) return Error{"no values given"};

@@ -2,6 +2,10 @@
 
 #include <ATen/Parallel.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace saccade {
 
 void setComputeThreads(int n) {
@@ -9,5 +13,12 @@ void setComputeThreads(int n) {
 }
 
 int computeThreads() { return at::get_num_threads(); }
+
+void tuneAllocator() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
 
 }  // namespace saccade

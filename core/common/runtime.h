@@ -8,4 +8,10 @@ void setComputeThreads(int n);
 /// The current intra-op thread count.
 int computeThreads();
 
+/// Keeps freed tensor memory in the heap instead of returning it to the kernel (glibc's
+/// mmap and trim thresholds raised to 64 and 256 MiB). Tensors of a few MiB are otherwise
+/// mmap'ed fresh on every step, and their page faults measured 3-6x slower batches and training
+/// steps here (saccade-cli bench data). Call once at the start of main, before any tensor.
+void tuneAllocator();
+
 }  // namespace saccade

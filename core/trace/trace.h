@@ -9,18 +9,13 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/box.h"
 #include "common/result.h"
 
 namespace saccade {
 
 /// Version of the JSON schema "saccade.trace"; readers refuse newer versions.
 constexpr int kTraceSchemaVersion = 1;
-
-/// An axis-aligned box in image pixels, origin top-left.
-struct Box {
-    double x = 0, y = 0, w = 0, h = 0;
-    bool operator==(const Box& o) const { return x == o.x && y == o.y && w == o.w && h == o.h; }
-};
 
 /// Attention over a rows x cols grid of cells covering the image; probs are row-major.
 struct GridDistribution {

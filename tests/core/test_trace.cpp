@@ -111,9 +111,7 @@ TEST(Trace, SaveAndLoadFiles) {
 TEST(Trace, BundledVersion1TraceStillLoads) {
     // Golden file written by `saccade-cli attend --scorer scaled-dot --rule sample --seed 3`:
     // traces saved by schema version 1 must stay readable.
-    const auto dir = std::getenv("SACCADE_SAMPLES");
-    ASSERT_NE(dir, nullptr);
-    const auto t = loadTrace(std::string(dir) + "/traces/engine-demo-sample-seed3.json");
+    const auto t = loadTrace(std::string(SACCADE_SAMPLES_DIR) + "/traces/engine-demo-sample-seed3.json");
     ASSERT_TRUE(t.ok()) << t.error();
     EXPECT_EQ(t->modelId, "engine-demo/scaled-dot");
     EXPECT_EQ(t->rule, "sample");

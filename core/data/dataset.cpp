@@ -1,0 +1,110 @@
+#include "data/dataset.h"
+
+#include "data/canvas.h"
+#include "data/fashion_mnist.h"
+#include "data/procedural_digits.h"
+#include "data/procedural_scenes.h"
+
+namespace saccade {
+
+namespace {
+
+struct Entry {
+    const char* name;
+    const char* description;
+    bool fashion;  // else procedural digits
+    int canvas;
+    int distractors;
+};
+
+const Entry kCanvasEntries[] = {
+    {"fashion28", "Fashion-MNIST, 28x28, as packaged", true, 28, 0},
+    {"translated-fashion60", "a Fashion-MNIST item at a random place on 60x60", true, 60, 0},
+    {"cluttered-fashion60", "translated 60x60 with 4 distractors (8x8 crops)", true, 60, 4},
+    {"translated-fashion100", "a Fashion-MNIST item at a random place on 100x100", true, 100, 0},
+    {"cluttered-fashion100", "translated 100x100 with 8 distractors (8x8 crops)", true, 100, 8},
+    {"digits28", "procedural Hershey-font digits, 28x28", false, 28, 0},
+    {"translated-digits60", "a procedural digit at a random place on 60x60", false, 60, 0},
+    {"cluttered-digits60", "translated digits 60x60 with 4 distractors", false, 60, 4},
+    {"cluttered-digits100", "translated digits 100x100 with 8 distractors", false, 100, 8},
+};
+const char* kScenesName = "scenes64";
+const char* kScenesDescription = "procedural RGB scenes, 64x64, 1-3 shapes with a caption";
+constexpr std::int64_t kSceneTrain = 100000, kSceneTest = 10000;
+
+class CanvasDataset : public Dataset {
+public:
+    CanvasDataset(const Entry& e, std::shared_ptr<const ObjectSource> source, std::uint64_t seed)
+        : m_source(std::move(source)) {
+        m_options.size = e.canvas;
+        m_options.distractors = e.distractors;
+        m_options.seed = seed;
+        m_info = {e.name, e.description, e.canvas, e.canvas, 1, m_source->size(Split::Train),
+                  m_source->size(Split::Test), m_source->classNames()};
+    }
+    const DatasetInfo& info() const override { return m_info; }
+    Sample sample(Split split, std::int64_t index) const override {
+        return composeCanvas(*m_source, split, index, m_options);
+    }
+    const ObjectSource* objectSource() const override { return m_source.get(); }
+
+private:
+    std::shared_ptr<const ObjectSource> m_source;
+    CanvasOptions m_options;
+    DatasetInfo m_info;
+};
+
+class SceneDataset : public Dataset {
+public:
+    explicit SceneDataset(std::uint64_t seed) {
+        m_options.seed = seed;
+        m_info = {kScenesName, kScenesDescription, m_options.size, m_options.size, 3,
+                  kSceneTrain, kSceneTest, {}};
+    }
+    const DatasetInfo& info() const override { return m_info; }
+    Sample sample(Split split, std::int64_t index) const override {
+        return renderScene(m_options, split, index);
+    }
+    const ObjectSource* objectSource() const override { return nullptr; }
+
+private:
+    SceneOptions m_options;
+    DatasetInfo m_info;
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> datasetNames() {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& e : kCanvasEntries) out.emplace_back(e.name, e.description);
+    out.emplace_back(kScenesName, kScenesDescription);
+    return out;
+}
+
+Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
+                                                   const DatasetOptions& options) {
+    if (name == kScenesName) return std::shared_ptr<const Dataset>(std::make_shared<SceneDataset>(options.seed));
+    for (const auto& e : kCanvasEntries) {
+        if (name != e.name) continue;
+        std::shared_ptr<const ObjectSource> source;
+        if (e.fashion) {
+            auto fashion = FashionMnist::load(options.fashionDir);
+            if (!fashion) return Error{fashion.error()};
+            source = *fashion;
+        } else {
+            source = std::make_shared<ProceduralDigits>(options.seed);
+        }
+        return std::shared_ptr<const Dataset>(std::make_shared<CanvasDataset>(e, source, options.seed));
+    }
+    std::string known;
+    for (const auto& [n, d] : datasetNames()) known += (known.empty() ? "" : ", ") + n;
+    return Error{"unknown dataset '" + name + "' (known: " + known + ")"};
+}
+
+Result<Split> parseSplit(const std::string& name) {
+    if (name == "train") return Split::Train;
+    if (name == "test") return Split::Test;
+    return Error{"unknown split '" + name + "' (use train or test)"};
+}
+
+}  // namespace saccade

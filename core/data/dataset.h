@@ -1,0 +1,57 @@
+#pragma once
+// The dataset registry: every named dataset, its sizes, and deterministic samples.
+//   fashion28                 Fashion-MNIST as it is (28x28)
+//   translated-fashion60/100  one item at a random position on a 60x60 / 100x100 canvas
+//   cluttered-fashion60/100   the same with 4 / 8 distractors (8x8 crops of other items)
+//   digits28, translated-digits60, cluttered-digits60, cluttered-digits100   procedural digits
+//   scenes64                  procedural RGB scenes with captions
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "data/sample.h"
+
+namespace saccade {
+
+struct DatasetInfo {
+    std::string name;
+    std::string description;
+    int width = 0, height = 0, channels = 1;
+    std::int64_t trainSize = 0, testSize = 0;
+    std::vector<std::string> classNames;
+};
+
+struct DatasetOptions {
+    std::string fashionDir;  ///< empty: $SACCADE_FASHION_MNIST or the Debian package's folder
+    std::uint64_t seed = 1;  ///< sample i of a split with seed s is always the same image
+};
+
+/// A named dataset. Thread-safe for const calls; cheap to share.
+class Dataset {
+public:
+    virtual ~Dataset() = default;
+    virtual const DatasetInfo& info() const = 0;
+    /// Requires 0 <= index < the split's size.
+    virtual Sample sample(Split split, std::int64_t index) const = 0;
+    /// The object source behind the dataset (items and clutter for probes); null for scenes.
+    virtual const ObjectSource* objectSource() const = 0;
+    std::int64_t size(Split split) const {
+        return split == Split::Train ? info().trainSize : info().testSize;
+    }
+};
+
+/// The registered names with their descriptions, in listing order.
+std::vector<std::pair<std::string, std::string>> datasetNames();
+
+/// Opens a dataset by name. Errors: an unknown name (listing the known ones), Fashion-MNIST
+/// missing or broken (naming the package to install).
+Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
+                                                   const DatasetOptions& options = {});
+
+/// "train" or "test".
+Result<Split> parseSplit(const std::string& name);
+
+}  // namespace saccade
