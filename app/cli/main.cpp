@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     addAttendCommand(app, exitCode);
     addReinforceCommand(app, exitCode);
     addDoctorCommand(app, exitCode);
+    addModelCommands(app, exitCode);
     addDataCommand(app, exitCode);
     addBenchCommand(app, exitCode);
     addDemoCommand(app, exitCode);

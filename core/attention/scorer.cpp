@@ -60,30 +60,46 @@ ScorerImpl::ScorerImpl(const ScorerOptions& options) : m_options(options) {
 
 torch::Tensor ScorerImpl::forward(const torch::Tensor& query, const torch::Tensor& keys,
                                   const torch::Tensor& mask) {
-    TORCH_CHECK(query.dim() == 2, "query must be [B, Dq], got ", query.sizes());
     TORCH_CHECK(keys.dim() == 3, "keys must be [B, L, Dk], got ", keys.sizes());
-    TORCH_CHECK(query.size(0) == keys.size(0), "batch mismatch: query ", query.sizes(), ", keys ",
-                keys.sizes());
-    TORCH_CHECK(query.size(1) == m_options.queryDim, "query has ", query.size(1),
-                " features, scorer expects ", m_options.queryDim);
     TORCH_CHECK(keys.size(2) == m_options.keyDim, "keys have ", keys.size(2),
                 " features, scorer expects ", m_options.keyDim);
+    return forwardPrepared(query, prepareKeys(keys), mask);
+}
+
+torch::Tensor ScorerImpl::prepareKeys(const torch::Tensor& keys) {
+    TORCH_CHECK(keys.dim() == 3 && keys.size(2) == m_options.keyDim, "keys must be [B, L, ",
+                m_options.keyDim, "], got ", keys.sizes());
     TORCH_CHECK(keys.size(1) > 0, "keys hold no locations");
+    switch (m_options.kind) {
+        case ScorerKind::Additive:
+        case ScorerKind::General:
+            return m_keyProj(keys);
+        default:
+            return keys;
+    }
+}
+
+torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torch::Tensor& prepared,
+                                          const torch::Tensor& mask) {
+    TORCH_CHECK(query.dim() == 2, "query must be [B, Dq], got ", query.sizes());
+    TORCH_CHECK(prepared.dim() == 3, "keys must be [B, L, Dk], got ", prepared.sizes());
+    TORCH_CHECK(query.size(0) == prepared.size(0), "batch mismatch: query ", query.sizes(),
+                ", keys ", prepared.sizes());
+    TORCH_CHECK(query.size(1) == m_options.queryDim, "query has ", query.size(1),
+                " features, scorer expects ", m_options.queryDim);
 
     torch::Tensor scores;
     switch (m_options.kind) {
         case ScorerKind::Additive:
-            scores = m_v(torch::tanh(m_queryProj(query).unsqueeze(/*dim=*/1) + m_keyProj(keys)))
+            scores = m_v(torch::tanh(m_queryProj(query).unsqueeze(/*dim=*/1) + prepared))
                          .squeeze(/*dim=*/-1);
             break;
         case ScorerKind::General:
-            scores = torch::bmm(m_keyProj(keys), query.unsqueeze(/*dim=*/-1)).squeeze(-1);
-            break;
         case ScorerKind::Dot:
-            scores = torch::bmm(keys, query.unsqueeze(/*dim=*/-1)).squeeze(-1);
+            scores = torch::bmm(prepared, query.unsqueeze(/*dim=*/-1)).squeeze(-1);
             break;
         case ScorerKind::ScaledDot:
-            scores = torch::bmm(keys, query.unsqueeze(/*dim=*/-1)).squeeze(-1) /
+            scores = torch::bmm(prepared, query.unsqueeze(/*dim=*/-1)).squeeze(-1) /
                      std::sqrt(static_cast<double>(m_options.keyDim));
             break;
     }

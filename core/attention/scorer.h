@@ -39,6 +39,13 @@ public:
     torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& keys,
                           const torch::Tensor& mask = {});
 
+    /// The query-independent part, computed once when one set of keys is scored many times:
+    /// U k (additive), W k (general), or the keys themselves. [B, L, *]
+    torch::Tensor prepareKeys(const torch::Tensor& keys);
+    /// forward() with keys already passed through prepareKeys().
+    torch::Tensor forwardPrepared(const torch::Tensor& query, const torch::Tensor& preparedKeys,
+                                  const torch::Tensor& mask = {});
+
     const ScorerOptions& options() const { return m_options; }
 
 private:

@@ -1,0 +1,223 @@
+// saccade-cli train patch / eval / trace: the patch-attention classifier from the command line.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <unistd.h>
+
+#include "commands.h"
+#include "data/image_io.h"
+#include "models/patch_model.h"
+#include "train/patch_trainer.h"
+
+namespace saccade::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted = true; }
+
+std::string clock(double seconds) {
+    const int s = static_cast<int>(seconds + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}
+
+// "D:i" -> dataset D, test sample i.
+struct SampleRef {
+    std::string dataset;
+    std::int64_t index = 0;
+};
+Result<SampleRef> parseSampleRef(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos) return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
+    try {
+        return SampleRef{text.substr(0, colon), std::stoll(text.substr(colon + 1))};
+    } catch (const std::exception&) {
+        return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
+    }
+}
+
+void addTrain(CLI::App& app, int& exitCode) {
+    auto* train = app.add_subcommand("train", "Train a model.");
+    train->require_subcommand(1);
+    auto o = std::make_shared<PatchTrainOptions>();
+    auto* cmd = train->add_subcommand(
+        "patch", "The patch-attention classifier: soft, hard (REINFORCE) or gumbel attention over "
+                 "a grid of CNN cell features, read by an LSTM for --steps steps.");
+    cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
+    cmd->add_option("--mode", o->model.mode, "soft, hard or gumbel")->capture_default_str();
+    cmd->add_option("--steps", o->model.steps, "attention steps T")->capture_default_str();
+    cmd->add_option("--grid", o->model.grid, "cells per side (image size / grid / 2 must be whole)")
+        ->capture_default_str();
+    cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
+    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str();
+    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
+    cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
+    cmd->add_option("--dsr-lambda", o->dsrLambda,
+                    "soft: doubly stochastic regulariser weight (off by default: with T steps over "
+                    "L >> T cells it pulls attention toward uniform)")->capture_default_str();
+    cmd->add_option("--gumbel-rate", o->gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")->capture_default_str();
+    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
+    cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
+    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
+    cmd->callback([o, &exitCode] {
+        o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
+                     " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +
+                     " --scorer " + o->model.scorer + " --batch " + std::to_string(o->batch) +
+                     " --seed " + std::to_string(o->seed);
+        std::signal(SIGINT, onInterrupt);
+        const bool tty = ::isatty(STDOUT_FILENO);
+        double lastPrint = -10;
+        auto result = trainPatchModel(*o, [&](const TrainProgress& p) {
+            if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
+                lastPrint = p.elapsedSeconds;
+                std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
+                          << (p.total ? std::to_string(p.total) : std::string("?")) << std::fixed
+                          << std::setprecision(3) << "  loss " << p.loss << "  ce " << p.crossEntropy;
+                if (o->model.mode == "hard")
+                    std::cout << "  reward " << p.reward << "  baseline " << p.baseline;
+                if (o->model.mode == "gumbel") std::cout << "  tau " << p.temperature;
+                std::cout << "  H " << p.entropy << "  acc " << p.trainAccuracy << "  "
+                          << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
+                if (p.evaluated)
+                    std::cout << "\n  eval (first 1000 test images): soft " << p.evalSoft << "  argmax "
+                              << p.evalArgmax << "  sample " << p.evalSample;
+                if (p.evaluated || !tty) std::cout << "\n";
+                std::cout << std::flush;
+            }
+            return !g_interrupted.load();
+        });
+        std::signal(SIGINT, SIG_DFL);
+        if (!result) { exitCode = badInput("train patch", result.error()); return; }
+        std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint
+                  << " after " << result->iterations << " iterations (" << std::setprecision(0)
+                  << result->imagesPerSecond << " training images/s)\n"
+                  << "to re-create it exactly: " << o->command << " --iterations " << result->iterations
+                  << " --out " << o->out << "\n";
+    });
+}
+
+void addEval(CLI::App& app, int& exitCode) {
+    struct Args {
+        std::string model, dataset, split = "test", rules = "soft,sample,argmax,ksample:10", device = "auto";
+        std::int64_t limit = 0;
+        std::uint64_t seed = 1;
+        bool json = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand("eval", "Accuracy of a model under each selection rule.");
+    cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
+    cmd->add_option("--dataset", a->dataset, "default: the dataset the model was trained on");
+    cmd->add_option("--split", a->split, "train or test")->capture_default_str();
+    cmd->add_option("--rules", a->rules, "comma-separated: soft, sample, argmax, ksample:K")->capture_default_str();
+    cmd->add_option("--limit", a->limit, "first N images only (default: all)");
+    cmd->add_option("--seed", a->seed, "seed of the stochastic rules")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print one JSON object");
+    cmd->callback([a, &exitCode] {
+        auto rules = parseEvalRules(a->rules);
+        if (!rules) { exitCode = badInput("eval", rules.error()); return; }
+        auto split = parseSplit(a->split);
+        if (!split) { exitCode = badInput("eval", split.error()); return; }
+        auto model = PatchModel::load(a->model, a->device);
+        if (!model) { exitCode = badInput("eval", model.error()); return; }
+        auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
+                                   {"", (*model)->info().seed});
+        if (!dataset) { exitCode = badInput("eval", dataset.error()); return; }
+        auto report = (*model)->evaluate(**dataset, *split, *rules, a->limit, a->seed);
+        if (!report) { exitCode = badInput("eval", report.error()); return; }
+        if (a->json) { std::cout << evalReportToJson(*report) << "\n"; return; }
+        std::cout << "model trained with " << report->trainedMode << " attention; " << report->dataset
+                  << " " << report->split << " split, " << report->rules.front().n << " images, "
+                  << std::fixed << std::setprecision(1) << report->seconds << " s\n";
+        for (const auto& r : report->rules) {
+            const bool same = (r.rule == "soft" && report->trainedMode == "soft") ||
+                              (r.rule == "sample" && report->trainedMode == "hard");
+            std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2)
+                      << std::setw(7) << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-"
+                      << 100 * r.high << ")" << (same ? "  [the training procedure]" : "") << "\n";
+        }
+    });
+}
+
+void addTrace(CLI::App& app, int& exitCode) {
+    struct Args {
+        std::string model, image, sample, rule = "argmax", device = "auto", out;
+        std::uint64_t seed = 1;
+        bool json = false, csv = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand("trace", "One run of a model on one image: the trace of every step.");
+    cmd->add_option("--model", a->model, "checkpoint")->required();
+    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
+    auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
+    image->excludes(sample);
+    cmd->add_option("--rule", a->rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
+    cmd->add_option("--seed", a->seed, "seed of the draws")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--out", a->out, "also save the trace JSON here (atomic)");
+    cmd->add_flag("--json", a->json, "print the trace as JSON");
+    cmd->add_flag("--csv", a->csv, "print the trace as CSV");
+    cmd->callback([a, &exitCode] {
+        auto model = PatchModel::load(a->model, a->device);
+        if (!model) { exitCode = badInput("trace", model.error()); return; }
+        Image img;
+        std::string id;
+        std::optional<GroundTruth> truth;
+        if (!a->sample.empty()) {
+            auto ref = parseSampleRef(a->sample);
+            if (!ref) { exitCode = badInput("trace", ref.error()); return; }
+            auto d = openDataset(ref->dataset, {"", (*model)->info().seed});
+            if (!d) { exitCode = badInput("trace", d.error()); return; }
+            if (ref->index < 0 || ref->index >= (*d)->size(Split::Test)) {
+                exitCode = badInput("trace", "sample index outside the test split");
+                return;
+            }
+            const auto s = (*d)->sample(Split::Test, ref->index);
+            img = s.image;
+            id = ref->dataset + ":test:" + std::to_string(ref->index);
+            truth = GroundTruth{s.label, {s.box}};
+        } else if (!a->image.empty()) {
+            ImageLoadOptions lo;
+            lo.channels = (*model)->config().inChannels;
+            auto loaded = loadImage(a->image, lo);
+            if (!loaded) { exitCode = badInput("trace", loaded.error()); return; }
+            img = *loaded;
+            id = a->image;
+        } else {
+            exitCode = badInput("trace", "give --image FILE or --sample DATASET:INDEX");
+            return;
+        }
+        auto trace = (*model)->trace(img, a->rule, a->seed, id, truth);
+        if (!trace) { exitCode = badInput("trace", trace.error()); return; }
+        if (!a->out.empty()) {
+            if (auto saved = saveTrace(*trace, a->out); !saved) {
+                std::cerr << "saccade-cli trace: " << saved.error() << "\n";
+                exitCode = kExitFailure;
+                return;
+            }
+        }
+        if (a->csv) { std::cout << traceToCsv(*trace); return; }
+        if (a->json || a->out.empty()) { std::cout << traceToJson(*trace) << "\n"; return; }
+        std::cout << "wrote " << a->out << "\n";
+    });
+}
+
+}  // namespace
+
+void addModelCommands(CLI::App& app, int& exitCode) {
+    addTrain(app, exitCode);
+    addEval(app, exitCode);
+    addTrace(app, exitCode);
+}
+
+}  // namespace saccade::cli

@@ -1,0 +1,55 @@
+#pragma once
+// The patch-attention classifier: Show-Attend-Tell's attention applied to classification.
+// A small CNN turns the image into a g x g grid of D-dim cell features; for t = 1..T an LSTM's
+// state scores the cells, a selection rule picks the context (soft: the expectation; hard: one
+// sampled cell; gumbel: a straight-through one-hot), a gate beta = sigmoid(f(h)) scales it, and
+// the LSTM reads it. A linear classifier reads each step's state.
+// Engine header: includes LibTorch.
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/nn/pimpl.h>
+
+#include "attention/scorer.h"
+#include "attention/selection.h"
+#include "models/patch_config.h"
+
+namespace saccade {
+
+/// Everything one forward pass records, for losses, evaluation and traces.
+struct PatchOutput {
+    torch::Tensor logits;      ///< [B, C] the final step's class scores
+    torch::Tensor stepLogits;  ///< [T, B, C]
+    torch::Tensor probs;       ///< [T, B, L] attention distribution per step
+    torch::Tensor indices;     ///< [T, B, K] chosen cells (K = 0 for soft)
+    torch::Tensor logProb;     ///< [T, B] log-probability of each step's choice
+    torch::Tensor entropy;     ///< [T, B]
+};
+
+class PatchClassifierImpl : public torch::nn::Module {
+public:
+    explicit PatchClassifierImpl(const PatchConfig& config);
+
+    /// images [B, C, S, S] in [0, 1] on the module's device. `useExpectation` ([B] bool, optional)
+    /// replaces the selected context by the expected (soft) one for those samples: the 0.5
+    /// mixing of Xu et al. 2015 section 4.1. Draws come from `rng` only.
+    PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
+                        const torch::Tensor& useExpectation = {});
+
+    /// The g x g grid of cell features as keys [B, L, D].
+    torch::Tensor encode(const torch::Tensor& images);
+
+    const PatchConfig& config() const { return m_config; }
+
+private:
+    PatchConfig m_config;
+    torch::nn::Sequential m_encoder{nullptr};
+    Scorer m_scorer{nullptr};
+    torch::nn::LSTMCell m_rnn{nullptr};
+    torch::nn::Linear m_initH{nullptr}, m_initC{nullptr}, m_gate{nullptr}, m_classifier{nullptr};
+};
+TORCH_MODULE(PatchClassifier);
+
+}  // namespace saccade

@@ -1,0 +1,211 @@
+#include "models/patch_model.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "common/device.h"
+#include "data/batch.h"
+#include "models/patch_classifier.h"
+
+namespace saccade {
+
+struct PatchModel::Impl {
+    PatchConfig config;
+    CheckpointInfo info;
+    torch::Device device{torch::kCPU};
+    PatchClassifier net{nullptr};
+    std::vector<std::string> classNames;
+};
+
+namespace {
+
+RuleAccuracy wilson(const std::string& rule, std::int64_t correct, std::int64_t n) {
+    RuleAccuracy r{rule, correct, n};
+    if (n == 0) return r;
+    const double z = 1.96, p = double(correct) / n, z2n = z * z / n;
+    const double centre = (p + z2n / 2) / (1 + z2n);
+    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
+    r.accuracy = p;
+    r.low = centre - half;
+    r.high = centre + half;
+    return r;
+}
+
+// Class probabilities [B, C] under an evaluation rule; ksample:K averages K sampled runs.
+torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images,
+                         const std::string& rule, Rng& rng) {
+    auto parsed = parseSelectionRule(rule);
+    TORCH_CHECK(parsed.ok(), parsed.error());
+    if (parsed->rule == SelectionRule::KSample) {
+        SelectionOptions sample;
+        sample.rule = SelectionRule::Sample;
+        auto sum = torch::zeros({images.size(0), net->config().classes}, images.options());
+        for (std::int64_t k = 0; k < parsed->k; ++k)
+            sum += torch::softmax(net->forward(images, sample, rng).logits, -1);
+        return sum / static_cast<double>(parsed->k);
+    }
+    return torch::softmax(net->forward(images, *parsed, rng).logits, -1);
+}
+
+std::vector<float> toVector(const torch::Tensor& t) {
+    const auto c = t.to(torch::kCPU, torch::kFloat).contiguous();
+    return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
+    std::vector<std::string> rules;
+    std::stringstream in(list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        auto parsed = parseSelectionRule(item);
+        if (!parsed) return Error{parsed.error()};
+        if (parsed->rule == SelectionRule::TopK)
+            return Error{"topk is not an evaluation rule for the patch classifier (it reads one cell a step)"};
+        rules.push_back(selectionRuleSpec(*parsed));
+    }
+    if (rules.empty()) return Error{"no evaluation rules given"};
+    return rules;
+}
+
+PatchModel::PatchModel() : m_impl(std::make_unique<Impl>()) {}
+PatchModel::~PatchModel() = default;
+
+Result<std::shared_ptr<PatchModel>> PatchModel::load(const std::string& path, const std::string& device) {
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (info->modelType != "patch")
+        return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, not a patch classifier"};
+    auto config = patchConfigFromJson(info->configJson);
+    if (!config) return Error{"checkpoint '" + path + "': " + config.error()};
+    auto dev = resolveDevice(device);
+    if (!dev) return Error{dev.error()};
+    std::shared_ptr<PatchModel> model(new PatchModel());
+    auto& m = *model->m_impl;
+    m.config = *config;
+    m.info = *info;
+    m.device = *dev;
+    m.net = PatchClassifier(m.config);
+    m.net->to(m.device);
+    auto loaded = loadCheckpointWeights(*m.net, nullptr, path, &m.device);
+    if (!loaded) return Error{loaded.error()};
+    m.net->eval();
+    if (auto d = openDataset(info->dataset); d) m.classNames = (*d)->info().classNames;
+    return model;
+}
+
+const PatchConfig& PatchModel::config() const { return m_impl->config; }
+const CheckpointInfo& PatchModel::info() const { return m_impl->info; }
+std::string PatchModel::deviceName() const { return m_impl->device.str(); }
+std::vector<std::string> PatchModel::classNames() const { return m_impl->classNames; }
+
+Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std::uint64_t seed,
+                                const std::string& imageId, const std::optional<GroundTruth>& truth) {
+    auto& m = *m_impl;
+    if (image.width != m.config.imageSize || image.height != m.config.imageSize ||
+        image.channels != m.config.inChannels) {
+        return Error{"the model takes " + std::to_string(m.config.imageSize) + "x" +
+                     std::to_string(m.config.imageSize) + " images with " +
+                     std::to_string(m.config.inChannels) + " channel(s); got " +
+                     std::to_string(image.width) + "x" + std::to_string(image.height) + " with " +
+                     std::to_string(image.channels)};
+    }
+    auto parsed = parseSelectionRule(rule);
+    if (!parsed) return Error{parsed.error()};
+    if (parsed->rule == SelectionRule::KSample)
+        return Error{"a trace is one run; use sample with several seeds instead of " + rule};
+    try {
+        torch::NoGradGuard noGrad;
+        const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
+                                            {1, image.height, image.width, image.channels}, torch::kUInt8);
+        const auto x = bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(m.device);
+        Rng rng(seed);
+        const auto out = m.net->forward(x, *parsed, rng);
+        Trace t;
+        t.modelId = "patch/" + m.config.mode + "/" + m.info.dataset;
+        t.imageId = imageId;
+        t.rule = selectionRuleSpec(*parsed);
+        t.seed = seed;
+        t.device = m.device.str();
+        t.imageWidth = image.width;
+        t.imageHeight = image.height;
+        t.classNames = m.classNames;
+        const auto indices = out.indices.to(torch::kCPU);
+        for (int s = 0; s < m.config.steps; ++s) {
+            TraceStep step;
+            step.grid = GridDistribution{m.config.grid, m.config.grid, toVector(out.probs[s][0])};
+            for (std::int64_t k = 0; k < indices.size(2); ++k)
+                step.chosenCells.push_back(int(indices[s][0][k].item<std::int64_t>()));
+            step.logProb = out.logProb[s][0].item<double>();
+            step.entropy = out.entropy[s][0].item<double>();
+            step.outputProbs = toVector(torch::softmax(out.stepLogits[s][0], -1));
+            t.steps.push_back(std::move(step));
+        }
+        t.output.probs = t.steps.back().outputProbs;
+        t.output.label = int(std::max_element(t.output.probs.begin(), t.output.probs.end()) -
+                             t.output.probs.begin());
+        if (!t.classNames.empty() && t.output.label < int(t.classNames.size()))
+            t.output.text = t.classNames[t.output.label];
+        t.groundTruth = truth;
+        return validateTrace(t);
+    } catch (const c10::Error& e) {
+        return Error{std::string("trace failed: ") + e.what_without_backtrace()};
+    }
+}
+
+Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
+                                        const std::vector<std::string>& rules, std::int64_t limit,
+                                        std::uint64_t seed, const Progress& progress) {
+    auto& m = *m_impl;
+    const auto& info = dataset.info();
+    if (info.width != m.config.imageSize || info.channels != m.config.inChannels)
+        return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" +
+                     std::to_string(info.height) + " images; the model takes " +
+                     std::to_string(m.config.imageSize)};
+    const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::int64_t> correct(rules.size(), 0);
+    constexpr std::int64_t kBatch = 250;
+    try {
+        torch::NoGradGuard noGrad;
+        std::vector<Rng> rngs;
+        for (std::size_t r = 0; r < rules.size(); ++r) rngs.emplace_back(seed + r);
+        for (std::int64_t first = 0; first < n; first += kBatch) {
+            std::vector<std::int64_t> idx;
+            for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
+            const auto batch = makeBatch(dataset, split, idx, m.device);
+            for (std::size_t r = 0; r < rules.size(); ++r) {
+                const auto probs = classProbs(m.net, batch.images, rules[r], rngs[r]);
+                correct[r] += (probs.argmax(-1) == batch.labels).sum().item<std::int64_t>();
+            }
+            if (progress && !progress(double(first + idx.size()) / n))
+                return Error{"evaluation cancelled"};
+        }
+    } catch (const c10::Error& e) {
+        return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
+    }
+    EvalReport report;
+    report.dataset = info.name;
+    report.split = splitName(split);
+    report.trainedMode = m.config.mode;
+    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilson(rules[r], correct[r], n));
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+std::string evalReportToJson(const EvalReport& r, int indent) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& a : r.rules)
+        rules.push_back({{"rule", a.rule}, {"accuracy", a.accuracy}, {"ci95", {a.low, a.high}},
+                         {"correct", a.correct}, {"n", a.n}});
+    return nlohmann::json{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
+                          {"rules", rules}, {"seconds", r.seconds}}
+        .dump(indent);
+}
+
+}  // namespace saccade

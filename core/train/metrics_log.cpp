@@ -1,0 +1,34 @@
+#include "train/metrics_log.h"
+
+#include <filesystem>
+#include <sstream>
+
+namespace saccade {
+
+MetricsLog::MetricsLog(const std::string& checkpointPath) {
+    const auto stem = std::filesystem::path(checkpointPath).replace_extension("").string();
+    m_csv = stem + ".metrics.csv";
+    m_json = stem + ".metrics.json";
+}
+
+Result<Unit> MetricsLog::append(const nlohmann::json& row) {
+    m_rows.push_back(row);
+    std::ostringstream csv;
+    csv.precision(8);
+    const auto& first = m_rows.front();
+    bool comma = false;
+    for (auto it = first.begin(); it != first.end(); ++it, comma = true) csv << (comma ? "," : "") << it.key();
+    csv << "\n";
+    for (const auto& r : m_rows) {
+        comma = false;
+        for (auto it = first.begin(); it != first.end(); ++it, comma = true) {
+            csv << (comma ? "," : "");
+            if (r.contains(it.key())) csv << r.at(it.key()).dump();
+        }
+        csv << "\n";
+    }
+    if (auto w = writeFileAtomic(m_csv, csv.str()); !w) return w;
+    return writeFileAtomic(m_json, m_rows.dump(2) + "\n");
+}
+
+}  // namespace saccade

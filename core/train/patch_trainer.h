@@ -1,0 +1,61 @@
+#pragma once
+// Training the patch-attention classifier (Xu et al. 2015 sections 4.1-4.2 applied to
+// classification): soft (backprop through the expected context, doubly stochastic regulariser),
+// hard (multinoulli sampling, REINFORCE with a moving-average baseline, entropy bonus, and the
+// sampled location replaced by its expectation with probability 0.5), or gumbel (straight-through
+// Gumbel-softmax, temperature max(0.5, exp(-r t))). Adam with a cosine schedule; seeded and
+// reproducible for a given iteration count; checkpoints and metrics written atomically.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "models/patch_config.h"
+
+namespace saccade {
+
+struct PatchTrainOptions {
+    std::string dataset = "translated-fashion60";
+    PatchConfig model;            ///< model.mode selects soft, hard or gumbel
+    int batch = 128;
+    double lr = 2e-3;
+    double finalLrFraction = 0.05;  ///< the cosine schedule ends at lr * this
+    double minutes = 0;             ///< time budget; fixes the iteration count after warm-up
+    std::int64_t iterations = 0;    ///< exact iteration count (wins over minutes)
+    std::uint64_t seed = 1;
+    std::string device = "auto";
+    std::string out;                ///< checkpoint path (.pt); sidecar and metrics beside it
+    std::string resume;             ///< a checkpoint to continue
+    double entropyBonus = 0.01;     ///< hard: lambda_e
+    double dsrLambda = 0.0;         ///< soft: lambda of sum_i (1 - sum_t alpha_ti)^2
+    double gumbelRate = 2e-4;       ///< gumbel: r in tau = max(0.5, exp(-r t))
+    std::int64_t evalEvery = 500;   ///< iterations between evaluations (an "epoch" of the log)
+    std::int64_t evalImages = 1000; ///< test images per evaluation
+    std::string command;            ///< recorded in the sidecar
+};
+
+struct TrainProgress {
+    std::int64_t iteration = 0, total = 0;
+    double elapsedSeconds = 0, etaSeconds = 0;
+    double loss = 0, crossEntropy = 0, reinforce = 0, reward = 0, baseline = 0, entropy = 0;
+    double temperature = 0, lr = 0, trainAccuracy = 0;
+    bool evaluated = false;  ///< an evaluation just ran: the fields below are set
+    double evalSoft = 0, evalArgmax = 0, evalSample = 0;
+};
+
+struct TrainSummary {
+    std::int64_t iterations = 0;
+    bool cancelled = false;
+    double seconds = 0, imagesPerSecond = 0;
+    std::string checkpoint;
+    std::string metricsJson;  ///< the last evaluation and training figures
+};
+
+/// Runs training; `onProgress` is called after every iteration (return false to stop: the model
+/// is saved and the summary says cancelled). Errors: bad options, dataset or checkpoint problems.
+Result<TrainSummary> trainPatchModel(const PatchTrainOptions& options,
+                                     const std::function<bool(const TrainProgress&)>& onProgress = {});
+
+}  // namespace saccade

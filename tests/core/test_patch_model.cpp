@@ -1,0 +1,242 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "attention/reinforce.h"
+#include "common/atomic_file.h"
+#include "data/dataset.h"
+#include "models/patch_classifier.h"
+#include "models/patch_model.h"
+#include "train/checkpoint.h"
+#include "train/patch_trainer.h"
+
+using namespace saccade;
+namespace fs = std::filesystem;
+
+namespace {
+
+PatchConfig tinyConfig(const std::string& mode = "soft") {
+    PatchConfig c;
+    c.imageSize = 28;
+    c.grid = 7;
+    c.featureDim = 16;
+    c.hidden = 24;
+    c.attnHidden = 12;
+    c.steps = 3;
+    c.mode = mode;
+    return c;
+}
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("saccade-patch-" + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string saveTiny(const TempDir& dir, const std::string& name, std::uint64_t seed = 3) {
+    torch::manual_seed(seed);
+    PatchClassifier net(tinyConfig());
+    CheckpointInfo info;
+    info.modelType = "patch";
+    info.configJson = patchConfigToJson(tinyConfig());
+    info.dataset = "digits28";
+    info.seed = 1;
+    const auto path = dir.file(name);
+    EXPECT_TRUE(saveCheckpoint(*net, nullptr, info, path).ok());
+    return path;
+}
+
+Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Split::Test, i).image; }
+
+}  // namespace
+
+TEST(PatchModel, ShapesPerRule) {
+    torch::manual_seed(0);
+    PatchClassifier net(tinyConfig());
+    const auto x = torch::rand({5, 1, 28, 28});
+    for (const char* spec : {"soft", "sample", "argmax", "gumbel:0.5"}) {
+        Rng rng(1);
+        const auto out = net->forward(x, *parseSelectionRule(spec), rng);
+        EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{5, 10})) << spec;
+        EXPECT_EQ(out.stepLogits.sizes(), (std::vector<std::int64_t>{3, 5, 10})) << spec;
+        EXPECT_EQ(out.probs.sizes(), (std::vector<std::int64_t>{3, 5, 49})) << spec;
+        EXPECT_EQ(out.indices.size(2), std::string(spec) == "soft" ? 0 : 1) << spec;
+        EXPECT_TRUE(torch::allclose(out.probs.sum(-1), torch::ones({3, 5}))) << spec;
+    }
+    EXPECT_THROW(net->encode(torch::rand({1, 1, 30, 30})), c10::Error);
+}
+
+TEST(PatchModel, GradientsReachTheScorerInEveryMode) {
+    const auto x = torch::rand({6, 1, 28, 28});
+    const auto y = torch::randint(10, {6});
+    for (const char* spec : {"soft", "sample", "gumbel:0.5"}) {
+        torch::manual_seed(0);
+        PatchClassifier net(tinyConfig());
+        Rng rng(2);
+        const auto out = net->forward(x, *parseSelectionRule(spec), rng);
+        auto loss = torch::nn::functional::cross_entropy(out.logits, y);
+        if (std::string(spec) == "sample") {  // hard attention learns where to look via REINFORCE
+            const auto reward = -torch::nn::functional::cross_entropy(
+                out.logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
+            loss = loss + reinforceLoss(out.logProb.sum(0), reward.detach(), torch::zeros({}));
+        }
+        loss.backward();
+        double scorerGrad = 0, encoderGrad = 0;
+        for (const auto& p : net->named_parameters()) {
+            if (!p.value().grad().defined()) continue;
+            const double g = p.value().grad().abs().sum().item<double>();
+            if (p.key().rfind("scorer", 0) == 0) scorerGrad += g;
+            if (p.key().rfind("encoder", 0) == 0) encoderGrad += g;
+        }
+        EXPECT_GT(scorerGrad, 0) << spec;
+        EXPECT_GT(encoderGrad, 0) << spec;
+    }
+}
+
+TEST(PatchModel, ReinforceMovesThePolicyTowardTheRewardedCell) {
+    // A policy over 8 cells; reward 1 for cell 3. REINFORCE with a baseline, 300 seeded steps.
+    auto logits = torch::zeros({8}, torch::requires_grad());
+    torch::optim::Adam adam({logits}, torch::optim::AdamOptions(0.05));
+    MovingAverageBaseline baseline;
+    const auto values = torch::zeros({32, 8, 1});
+    SelectionOptions rule;
+    rule.rule = SelectionRule::Sample;
+    Rng rng(11);
+    for (int step = 0; step < 300; ++step) {
+        const auto s = select(logits.unsqueeze(0).expand({32, 8}), values, rule, rng);
+        const auto reward = (s.indices.squeeze(1) == 3).to(torch::kFloat);
+        const auto loss = reinforceLoss(s.logProb, reward, torch::tensor(baseline.value()));
+        baseline.update(reward.mean().item<double>());
+        adam.zero_grad();
+        loss.backward();
+        adam.step();
+    }
+    const auto p = torch::softmax(logits.detach(), 0);
+    EXPECT_GT(p[3].item<double>(), 0.8) << p;
+}
+
+TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
+    TempDir dir;
+    const auto path = saveTiny(dir, "tiny.pt");
+    auto a = PatchModel::load(path, "cpu");
+    auto b = PatchModel::load(path, "cpu");
+    ASSERT_TRUE(a.ok()) << a.error();
+    const auto image = digitImage(4);
+    for (const char* rule : {"soft", "argmax", "sample"}) {
+        const auto ta = (*a)->trace(image, rule, 9, "digit4");
+        const auto tb = (*b)->trace(image, rule, 9, "digit4");
+        ASSERT_TRUE(ta.ok()) << ta.error();
+        EXPECT_EQ(traceToJson(*ta), traceToJson(*tb)) << rule;
+        EXPECT_EQ(ta->steps.size(), 3u);
+        EXPECT_EQ(ta->steps[0].grid->probs.size(), 49u);
+    }
+    // The loaded weights are the saved ones: same output as the original module.
+    torch::manual_seed(3);
+    PatchClassifier original(tinyConfig());
+    original->eval();
+    Rng rng(1);
+    const auto x = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()), {1, 1, 28, 28},
+                                    torch::kUInt8).to(torch::kFloat) / 255.0;
+    const auto expected = torch::softmax(original->forward(x, *parseSelectionRule("soft"), rng).logits, -1);
+    const auto t = (*a)->trace(image, "soft", 1, "digit4");
+    for (int c = 0; c < 10; ++c) EXPECT_NEAR(t->output.probs[c], expected[0][c].item<float>(), 1e-6);
+}
+
+TEST(PatchModel, TracesAreDeterministicPerSeed) {
+    TempDir dir;
+    auto m = *PatchModel::load(saveTiny(dir, "tiny.pt"), "cpu");
+    const auto image = digitImage(7);
+    EXPECT_EQ(traceToJson(*m->trace(image, "sample", 5, "x")), traceToJson(*m->trace(image, "sample", 5, "x")));
+    // An untrained model attends almost uniformly, so other seeds choose other cells.
+    int differing = 0;
+    for (std::uint64_t seed = 6; seed < 12; ++seed)
+        differing += m->trace(image, "sample", seed, "x")->steps[0].chosenCells !=
+                     m->trace(image, "sample", 5, "x")->steps[0].chosenCells;
+    EXPECT_GE(differing, 4);
+    EXPECT_NE(m->trace(Image::zeros(60, 60), "soft", 1, "x").error().find("takes 28x28"), std::string::npos);
+    EXPECT_NE(m->trace(image, "ksample:4", 1, "x").error().find("a trace is one run"), std::string::npos);
+}
+
+TEST(PatchModel, BadCheckpointsAreRefusedSayingWhy) {
+    TempDir dir;
+    const auto path = saveTiny(dir, "good.pt");
+    // Truncated weights.
+    auto bytes = *readFile(path);
+    ASSERT_TRUE(writeFileAtomic(dir.file("cut.pt"), bytes.substr(0, bytes.size() / 2)).ok());
+    ASSERT_TRUE(writeFileAtomic(dir.file("cut.json"), *readFile(sidecarPath(path))).ok());
+    EXPECT_NE(PatchModel::load(dir.file("cut.pt"), "cpu").error().find("truncated or not a LibTorch archive"),
+              std::string::npos);
+    // No sidecar.
+    ASSERT_TRUE(writeFileAtomic(dir.file("lonely.pt"), bytes).ok());
+    EXPECT_NE(PatchModel::load(dir.file("lonely.pt"), "cpu").error().find("no readable sidecar"),
+              std::string::npos);
+    // A sidecar whose config does not match the weights.
+    auto sidecar = *readFile(sidecarPath(path));
+    auto mismatched = sidecar;
+    mismatched.replace(mismatched.find("\"feature_dim\": 16"), 17, "\"feature_dim\": 32");
+    ASSERT_TRUE(writeFileAtomic(dir.file("shape.pt"), bytes).ok());
+    ASSERT_TRUE(writeFileAtomic(dir.file("shape.json"), mismatched).ok());
+    EXPECT_NE(PatchModel::load(dir.file("shape.pt"), "cpu").error().find("does not match the model"),
+              std::string::npos);
+    // Another model type, and a newer format.
+    auto ram = sidecar;
+    ram.replace(ram.find("\"model_type\": \"patch\""), 21, "\"model_type\": \"ram\"");
+    ASSERT_TRUE(writeFileAtomic(dir.file("ram.pt"), bytes).ok());
+    ASSERT_TRUE(writeFileAtomic(dir.file("ram.json"), ram).ok());
+    EXPECT_NE(PatchModel::load(dir.file("ram.pt"), "cpu").error().find("holds a 'ram' model"),
+              std::string::npos);
+    auto newer = sidecar;
+    newer.replace(newer.find("\"format_version\": 1"), 19, "\"format_version\": 99");
+    ASSERT_TRUE(writeFileAtomic(dir.file("new.pt"), bytes).ok());
+    ASSERT_TRUE(writeFileAtomic(dir.file("new.json"), newer).ok());
+    EXPECT_NE(PatchModel::load(dir.file("new.pt"), "cpu").error().find("format version 99"),
+              std::string::npos);
+    EXPECT_NE(PatchModel::load(dir.file("absent.pt"), "cpu").error().find("does not exist"),
+              std::string::npos);
+}
+
+TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
+    // A few iterations of a tiny model on procedural digits: the machinery, not a real model.
+    TempDir dir;
+    PatchTrainOptions o;
+    o.dataset = "digits28";
+    o.model = tinyConfig("hard");
+    o.batch = 8;
+    o.iterations = 4;
+    o.evalEvery = 2;
+    o.evalImages = 16;
+    o.device = "cpu";
+    o.out = dir.file("t.pt");
+    int calls = 0;
+    const auto first = trainPatchModel(o, [&](const TrainProgress& p) {
+        ++calls;
+        EXPECT_EQ(p.total, 4);
+        return true;
+    });
+    ASSERT_TRUE(first.ok()) << first.error();
+    EXPECT_EQ(calls, 4);
+    EXPECT_EQ(first->iterations, 4);
+    EXPECT_TRUE(fs::exists(dir.file("t.json")));
+    EXPECT_TRUE(fs::exists(dir.file("t.metrics.csv")));
+    const auto csv = *readFile(dir.file("t.metrics.csv"));
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + 2 evaluations
+    EXPECT_EQ(readCheckpointInfo(dir.file("t.pt"))->iteration, 4);
+
+    PatchTrainOptions resume = o;
+    resume.resume = dir.file("t.pt");
+    resume.iterations = 6;
+    const auto second = trainPatchModel(resume);
+    ASSERT_TRUE(second.ok()) << second.error();
+    EXPECT_EQ(second->iterations, 6);
+
+    o.out = dir.file("stopped.pt");
+    o.iterations = 100;
+    const auto stopped = trainPatchModel(o, [](const TrainProgress& p) { return p.iteration < 3; });
+    ASSERT_TRUE(stopped.ok()) << stopped.error();
+    EXPECT_TRUE(stopped->cancelled);
+    EXPECT_EQ(readCheckpointInfo(dir.file("stopped.pt"))->iteration, 3);
+    EXPECT_TRUE(PatchModel::load(dir.file("stopped.pt"), "cpu").ok());
+}
