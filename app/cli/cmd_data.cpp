@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "data/probes.h"
+#include "models/patch_bench.h"
 
 namespace saccade::cli {
 
@@ -178,6 +179,33 @@ void addProbe(CLI::App& data, int& exitCode) {
     });
 }
 
+void addPatchBench(CLI::App& bench, int& exitCode) {
+    auto o = std::make_shared<PatchBenchOptions>();
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = bench.add_subcommand(
+        "patch", "Patch classifier: training images/s (soft and hard steps) and single-image "
+                 "trace latency.");
+    cmd->add_option("--model", o->model, "checkpoint whose config sizes the network")->required();
+    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--json", *json, "print one JSON object");
+    cmd->callback([o, json, &exitCode] {
+        auto r = benchPatch(*o);
+        if (!r) { exitCode = badInput("bench patch", r.error()); return; }
+        if (*json) { std::cout << patchBenchToJson(*r) << "\n"; return; }
+        std::cout << std::fixed << std::setprecision(1) << "patch classifier on " << r->device << ", "
+                  << r->threads << " intra-op thread(s), batch " << r->batch << ", median of "
+                  << r->repeats << "\n"
+                  << "  soft training step  " << r->softStepMs << " ms  (" << std::setprecision(0)
+                  << r->softImagesPerSecond << " images/s)\n" << std::setprecision(1)
+                  << "  hard training step  " << r->hardStepMs << " ms  (" << std::setprecision(0)
+                  << r->hardImagesPerSecond << " images/s)\n" << std::setprecision(2)
+                  << "  one trace, argmax   " << r->traceArgmaxMs << " ms\n"
+                  << "  one trace, sample   " << r->traceSampleMs << " ms\n";
+    });
+}
+
 }  // namespace
 
 void addDataCommand(CLI::App& app, int& exitCode) {
@@ -199,6 +227,7 @@ void addBenchCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--batch", o->batch, "batch size")->capture_default_str();
     cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
     cmd->add_flag("--json", *json, "print one JSON object");
+    addPatchBench(*bench, exitCode);
     cmd->callback([o, json, &exitCode] {
         auto r = benchDataGeneration(*o);
         if (!r) { exitCode = badInput("bench data", r.error()); return; }

@@ -11,6 +11,8 @@
 #include "commands.h"
 #include "data/image_io.h"
 #include "models/patch_model.h"
+#include "render/gif_writer.h"
+#include "render/trace_render.h"
 #include "train/patch_trainer.h"
 
 namespace saccade::cli {
@@ -40,6 +42,39 @@ Result<SampleRef> parseSampleRef(const std::string& text) {
     } catch (const std::exception&) {
         return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
     }
+}
+
+// The image a trace or render runs on: a file, or a test sample with its ground truth.
+struct TraceInput {
+    Image image;
+    std::string id;
+    std::optional<GroundTruth> truth;
+};
+Result<TraceInput> resolveInput(const PatchModel& model, const std::string& imagePath,
+                                const std::string& sampleRef) {
+    TraceInput in;
+    if (!sampleRef.empty()) {
+        auto ref = parseSampleRef(sampleRef);
+        if (!ref) return Error{ref.error()};
+        auto d = openDataset(ref->dataset, {"", model.info().seed});
+        if (!d) return Error{d.error()};
+        if (ref->index < 0 || ref->index >= (*d)->size(Split::Test))
+            return Error{"sample " + std::to_string(ref->index) + " is outside the test split of " +
+                         ref->dataset};
+        const auto s = (*d)->sample(Split::Test, ref->index);
+        in.image = s.image;
+        in.id = ref->dataset + ":test:" + std::to_string(ref->index);
+        in.truth = GroundTruth{s.label, {s.box}};
+        return in;
+    }
+    if (imagePath.empty()) return Error{"give --image FILE or --sample DATASET:INDEX"};
+    ImageLoadOptions lo;
+    lo.channels = model.config().inChannels;
+    auto loaded = loadImage(imagePath, lo);
+    if (!loaded) return Error{loaded.error()};
+    in.image = *loaded;
+    in.id = imagePath;
+    return in;
 }
 
 void addTrain(CLI::App& app, int& exitCode) {
@@ -170,34 +205,9 @@ void addTrace(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         auto model = PatchModel::load(a->model, a->device);
         if (!model) { exitCode = badInput("trace", model.error()); return; }
-        Image img;
-        std::string id;
-        std::optional<GroundTruth> truth;
-        if (!a->sample.empty()) {
-            auto ref = parseSampleRef(a->sample);
-            if (!ref) { exitCode = badInput("trace", ref.error()); return; }
-            auto d = openDataset(ref->dataset, {"", (*model)->info().seed});
-            if (!d) { exitCode = badInput("trace", d.error()); return; }
-            if (ref->index < 0 || ref->index >= (*d)->size(Split::Test)) {
-                exitCode = badInput("trace", "sample index outside the test split");
-                return;
-            }
-            const auto s = (*d)->sample(Split::Test, ref->index);
-            img = s.image;
-            id = ref->dataset + ":test:" + std::to_string(ref->index);
-            truth = GroundTruth{s.label, {s.box}};
-        } else if (!a->image.empty()) {
-            ImageLoadOptions lo;
-            lo.channels = (*model)->config().inChannels;
-            auto loaded = loadImage(a->image, lo);
-            if (!loaded) { exitCode = badInput("trace", loaded.error()); return; }
-            img = *loaded;
-            id = a->image;
-        } else {
-            exitCode = badInput("trace", "give --image FILE or --sample DATASET:INDEX");
-            return;
-        }
-        auto trace = (*model)->trace(img, a->rule, a->seed, id, truth);
+        auto input = resolveInput(**model, a->image, a->sample);
+        if (!input) { exitCode = badInput("trace", input.error()); return; }
+        auto trace = (*model)->trace(input->image, a->rule, a->seed, input->id, input->truth);
         if (!trace) { exitCode = badInput("trace", trace.error()); return; }
         if (!a->out.empty()) {
             if (auto saved = saveTrace(*trace, a->out); !saved) {
@@ -212,12 +222,62 @@ void addTrace(CLI::App& app, int& exitCode) {
     });
 }
 
+void addRender(CLI::App& app, int& exitCode) {
+    struct Args {
+        std::string model, image, sample, rule = "argmax", device = "auto", out;
+        std::uint64_t seed = 1;
+        int delay = 80;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "render", "Draw a trace over its image: per-step attention heatmaps, chosen cells, the path "
+                  "and step numbers, as a PNG strip or an animated GIF (for slides).");
+    cmd->add_option("--model", a->model, "checkpoint")->required();
+    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
+    auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
+    image->excludes(sample);
+    cmd->add_option("--rule", a->rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
+    cmd->add_option("--seed", a->seed, "seed of the draws")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--delay", a->delay, "GIF: centiseconds per frame")->capture_default_str()
+        ->check(CLI::Range(1, 6000));
+    cmd->add_option("--out", a->out, "run.png (a strip) or run.gif (an animation)")->required();
+    cmd->callback([a, &exitCode] {
+        const auto dot = a->out.rfind('.');
+        const std::string ext = dot == std::string::npos ? "" : a->out.substr(dot);
+        if (ext != ".png" && ext != ".gif") {
+            exitCode = badInput("render", "--out must end in .png or .gif");
+            return;
+        }
+        auto model = PatchModel::load(a->model, a->device);
+        if (!model) { exitCode = badInput("render", model.error()); return; }
+        auto input = resolveInput(**model, a->image, a->sample);
+        if (!input) { exitCode = badInput("render", input.error()); return; }
+        auto trace = (*model)->trace(input->image, a->rule, a->seed, input->id, input->truth);
+        if (!trace) { exitCode = badInput("render", trace.error()); return; }
+        Result<Unit> written = Unit{};
+        if (ext == ".gif") {
+            written = writeGif(renderTraceFrames(input->image, *trace), a->delay, a->out);
+        } else {
+            written = saveImagePng(renderTraceStrip(input->image, *trace), a->out);
+        }
+        if (!written) {
+            std::cerr << "saccade-cli render: " << written.error() << "\n";
+            exitCode = kExitFailure;
+            return;
+        }
+        std::cout << "wrote " << a->out << " (" << trace->steps.size() << " steps, rule " << trace->rule
+                  << ", predicted " << trace->output.text << ")\n";
+    });
+}
+
 }  // namespace
 
 void addModelCommands(CLI::App& app, int& exitCode) {
     addTrain(app, exitCode);
     addEval(app, exitCode);
     addTrace(app, exitCode);
+    addRender(app, exitCode);
 }
 
 }  // namespace saccade::cli

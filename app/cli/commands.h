@@ -17,7 +17,7 @@ void addReinforceCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);
-void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace
+void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
 
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);

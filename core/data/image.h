@@ -1,6 +1,7 @@
 #pragma once
 // Image: 8-bit pixels in plain memory, the currency of core/data (no OpenCV in this header).
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

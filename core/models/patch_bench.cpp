@@ -1,0 +1,95 @@
+#include "models/patch_bench.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "attention/reinforce.h"
+#include "common/device.h"
+#include "models/patch_classifier.h"
+#include "models/patch_model.h"
+
+namespace saccade {
+
+namespace {
+
+template <typename F>
+double medianMs(int repeats, F&& f) {
+    f();
+    f();  // warm-up: allocations, thread pools
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+Result<PatchBenchResult> benchPatch(const PatchBenchOptions& o) {
+    if (o.batch < 1 || o.repeats < 1) return Error{"batch and repeats must be positive"};
+    auto model = PatchModel::load(o.model, o.device);
+    if (!model) return Error{model.error()};
+    auto device = resolveDevice(o.device);
+    if (!device) return Error{device.error()};
+    const auto config = (*model)->config();
+    PatchBenchResult r;
+    r.batch = o.batch;
+    r.repeats = o.repeats;
+    r.threads = at::get_num_threads();
+    r.device = device->str();
+    try {
+        torch::manual_seed(0);
+        PatchClassifier net(config);
+        net->to(*device);
+        torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-3));
+        const auto x = torch::rand({o.batch, config.inChannels, config.imageSize, config.imageSize}).to(*device);
+        const auto y = torch::randint(config.classes, {o.batch}).to(*device);
+        auto sync = [&] {
+            if (device->is_cuda()) torch::cuda::synchronize();
+        };
+        Rng rng(1);
+        r.softStepMs = medianMs(o.repeats, [&] {
+            const auto out = net->forward(x, *parseSelectionRule("soft"), rng);
+            adam.zero_grad();
+            torch::nn::functional::cross_entropy(out.logits, y).backward();
+            adam.step();
+            sync();
+        });
+        r.hardStepMs = medianMs(o.repeats, [&] {
+            const auto out = net->forward(x, *parseSelectionRule("sample"), rng);
+            const auto logpY = torch::log_softmax(out.logits, -1).gather(1, y.unsqueeze(1)).squeeze(1);
+            const auto loss = -logpY.mean() + reinforceLoss(out.logProb.sum(0), logpY.detach(), torch::zeros({}));
+            adam.zero_grad();
+            loss.backward();
+            adam.step();
+            sync();
+        });
+    } catch (const c10::Error& e) {
+        return Error{std::string("benchmark failed: ") + e.what_without_backtrace()};
+    }
+    r.softImagesPerSecond = o.batch / (r.softStepMs / 1000);
+    r.hardImagesPerSecond = o.batch / (r.hardStepMs / 1000);
+    const Image image = Image::zeros(config.imageSize, config.imageSize, config.inChannels);
+    std::uint64_t seed = 0;
+    r.traceArgmaxMs = medianMs(o.repeats, [&] { (*model)->trace(image, "argmax", ++seed, "bench"); });
+    r.traceSampleMs = medianMs(o.repeats, [&] { (*model)->trace(image, "sample", ++seed, "bench"); });
+    return r;
+}
+
+std::string patchBenchToJson(const PatchBenchResult& r, int indent) {
+    return nlohmann::json{{"batch", r.batch}, {"repeats", r.repeats}, {"threads", r.threads},
+                          {"device", r.device}, {"soft_step_ms", r.softStepMs},
+                          {"hard_step_ms", r.hardStepMs},
+                          {"soft_train_images_per_s", r.softImagesPerSecond},
+                          {"hard_train_images_per_s", r.hardImagesPerSecond},
+                          {"trace_argmax_ms", r.traceArgmaxMs}, {"trace_sample_ms", r.traceSampleMs}}
+        .dump(indent);
+}
+
+}  // namespace saccade
