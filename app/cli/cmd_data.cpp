@@ -197,12 +197,19 @@ void addPatchBench(CLI::App& bench, int& exitCode) {
         std::cout << std::fixed << std::setprecision(1) << "patch classifier on " << r->device << ", "
                   << r->threads << " intra-op thread(s), batch " << r->batch << ", median of "
                   << r->repeats << "\n"
-                  << "  soft training step  " << r->softStepMs << " ms  (" << std::setprecision(0)
-                  << r->softImagesPerSecond << " images/s)\n" << std::setprecision(1)
-                  << "  hard training step  " << r->hardStepMs << " ms  (" << std::setprecision(0)
-                  << r->hardImagesPerSecond << " images/s)\n" << std::setprecision(2)
-                  << "  one trace, argmax   " << r->traceArgmaxMs << " ms\n"
-                  << "  one trace, sample   " << r->traceSampleMs << " ms\n";
+                  << "variant   soft step ms (img/s)   hard step ms (img/s)   1 image argmax ms   1 image soft ms\n";
+        for (const auto& v : r->variants) {
+            std::cout << std::left << std::setw(8) << v.variant << std::right << std::setprecision(1)
+                      << std::setw(10) << v.softStepMs << " (" << std::setprecision(0) << std::setw(6)
+                      << v.softImagesPerSecond << ")" << std::setprecision(1) << std::setw(13)
+                      << v.hardStepMs << " (" << std::setprecision(0) << std::setw(6)
+                      << v.hardImagesPerSecond << ")" << std::setprecision(2) << std::setw(19)
+                      << v.forwardArgmaxMs << std::setw(18) << v.forwardSoftMs << "\n";
+        }
+        std::cout << "(select: the patch network runs on the chosen cell only under sample/argmax; "
+                     "soft attention must process every cell in both variants)\n"
+                  << std::setprecision(2) << "loaded model, one full trace: argmax " << r->traceArgmaxMs
+                  << " ms, sample " << r->traceSampleMs << " ms\n";
     });
 }
 

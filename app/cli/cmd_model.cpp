@@ -90,6 +90,10 @@ void addTrain(CLI::App& app, int& exitCode) {
     cmd->add_option("--grid", o->model.grid, "cells per side (image size / grid / 2 must be whole)")
         ->capture_default_str();
     cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
+    cmd->add_option("--variant", o->model.variant,
+                    "dense (every cell's features computed, then selected) or select (a cheap "
+                    "low-resolution pass scores the cells; the patch network runs on the chosen "
+                    "cell only)")->capture_default_str();
     cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
     cmd->add_option("--batch", o->batch, "batch size")->capture_default_str();
@@ -107,7 +111,7 @@ void addTrain(CLI::App& app, int& exitCode) {
     cmd->callback([o, &exitCode] {
         o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
                      " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +
-                     " --scorer " + o->model.scorer + " --batch " + std::to_string(o->batch) +
+                     " --scorer " + o->model.scorer + " --variant " + o->model.variant + " --batch " + std::to_string(o->batch) +
                      " --seed " + std::to_string(o->seed);
         std::signal(SIGINT, onInterrupt);
         const bool tty = ::isatty(STDOUT_FILENO);

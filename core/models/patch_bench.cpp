@@ -43,38 +43,56 @@ Result<PatchBenchResult> benchPatch(const PatchBenchOptions& o) {
     r.repeats = o.repeats;
     r.threads = at::get_num_threads();
     r.device = device->str();
+    auto sync = [&] {
+        if (device->is_cuda()) torch::cuda::synchronize();
+    };
     try {
-        torch::manual_seed(0);
-        PatchClassifier net(config);
-        net->to(*device);
-        torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-3));
-        const auto x = torch::rand({o.batch, config.inChannels, config.imageSize, config.imageSize}).to(*device);
-        const auto y = torch::randint(config.classes, {o.batch}).to(*device);
-        auto sync = [&] {
-            if (device->is_cuda()) torch::cuda::synchronize();
-        };
-        Rng rng(1);
-        r.softStepMs = medianMs(o.repeats, [&] {
-            const auto out = net->forward(x, *parseSelectionRule("soft"), rng);
-            adam.zero_grad();
-            torch::nn::functional::cross_entropy(out.logits, y).backward();
-            adam.step();
-            sync();
-        });
-        r.hardStepMs = medianMs(o.repeats, [&] {
-            const auto out = net->forward(x, *parseSelectionRule("sample"), rng);
-            const auto logpY = torch::log_softmax(out.logits, -1).gather(1, y.unsqueeze(1)).squeeze(1);
-            const auto loss = -logpY.mean() + reinforceLoss(out.logProb.sum(0), logpY.detach(), torch::zeros({}));
-            adam.zero_grad();
-            loss.backward();
-            adam.step();
-            sync();
-        });
+        for (const char* variant : {"dense", "select"}) {
+            PatchConfig vc = config;
+            vc.variant = variant;
+            torch::manual_seed(0);
+            PatchClassifier net(vc);
+            net->to(*device);
+            torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(1e-3));
+            const auto x = torch::rand({o.batch, vc.inChannels, vc.imageSize, vc.imageSize}).to(*device);
+            const auto y = torch::randint(vc.classes, {o.batch}).to(*device);
+            const auto one = x.narrow(0, 0, 1);
+            Rng rng(1);
+            PatchVariantTiming v;
+            v.variant = variant;
+            v.softStepMs = medianMs(o.repeats, [&] {
+                const auto out = net->forward(x, *parseSelectionRule("soft"), rng);
+                adam.zero_grad();
+                torch::nn::functional::cross_entropy(out.logits, y).backward();
+                adam.step();
+                sync();
+            });
+            v.hardStepMs = medianMs(o.repeats, [&] {
+                const auto out = net->forward(x, *parseSelectionRule("sample"), rng);
+                const auto logpY = torch::log_softmax(out.logits, -1).gather(1, y.unsqueeze(1)).squeeze(1);
+                const auto loss = -logpY.mean() +
+                                  reinforceLoss(out.logProb.sum(0), logpY.detach(), torch::zeros({}));
+                adam.zero_grad();
+                loss.backward();
+                adam.step();
+                sync();
+            });
+            torch::NoGradGuard noGrad;
+            v.forwardArgmaxMs = medianMs(o.repeats * 3, [&] {
+                net->forward(one, *parseSelectionRule("argmax"), rng);
+                sync();
+            });
+            v.forwardSoftMs = medianMs(o.repeats * 3, [&] {
+                net->forward(one, *parseSelectionRule("soft"), rng);
+                sync();
+            });
+            v.softImagesPerSecond = o.batch / (v.softStepMs / 1000);
+            v.hardImagesPerSecond = o.batch / (v.hardStepMs / 1000);
+            r.variants.push_back(v);
+        }
     } catch (const c10::Error& e) {
         return Error{std::string("benchmark failed: ") + e.what_without_backtrace()};
     }
-    r.softImagesPerSecond = o.batch / (r.softStepMs / 1000);
-    r.hardImagesPerSecond = o.batch / (r.hardStepMs / 1000);
     const Image image = Image::zeros(config.imageSize, config.imageSize, config.inChannels);
     std::uint64_t seed = 0;
     r.traceArgmaxMs = medianMs(o.repeats, [&] { (*model)->trace(image, "argmax", ++seed, "bench"); });
@@ -83,11 +101,15 @@ Result<PatchBenchResult> benchPatch(const PatchBenchOptions& o) {
 }
 
 std::string patchBenchToJson(const PatchBenchResult& r, int indent) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : r.variants)
+        variants.push_back({{"variant", v.variant}, {"soft_step_ms", v.softStepMs},
+                            {"hard_step_ms", v.hardStepMs},
+                            {"soft_train_images_per_s", v.softImagesPerSecond},
+                            {"hard_train_images_per_s", v.hardImagesPerSecond},
+                            {"forward_argmax_ms", v.forwardArgmaxMs}, {"forward_soft_ms", v.forwardSoftMs}});
     return nlohmann::json{{"batch", r.batch}, {"repeats", r.repeats}, {"threads", r.threads},
-                          {"device", r.device}, {"soft_step_ms", r.softStepMs},
-                          {"hard_step_ms", r.hardStepMs},
-                          {"soft_train_images_per_s", r.softImagesPerSecond},
-                          {"hard_train_images_per_s", r.hardImagesPerSecond},
+                          {"device", r.device}, {"variants", variants},
                           {"trace_argmax_ms", r.traceArgmaxMs}, {"trace_sample_ms", r.traceSampleMs}}
         .dump(indent);
 }

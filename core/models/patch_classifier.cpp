@@ -6,29 +6,53 @@ namespace saccade {
 
 namespace nn = torch::nn;
 
+namespace {
+constexpr int kCheapDim = 16;  // features per cell of the select variant's cheap pass
+}
+
 PatchClassifierImpl::PatchClassifierImpl(const PatchConfig& config) : m_config(config) {
     auto valid = validatePatchConfig(config);
     TORCH_CHECK(valid.ok(), "invalid patch model config: ", valid.error());
     const int halfCell = config.imageSize / 2 / config.grid;  // pooling that makes cells exact
     // Receptive field of a cell feature: 38 px for 60x60 inputs, most of a 28-px object.
-    m_encoder = register_module(
-        "encoder",
-        nn::Sequential(nn::Conv2d(nn::Conv2dOptions(config.inChannels, 16, 5).padding(2)),
-                       nn::ReLU(), nn::MaxPool2d(2),
-                       nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(),
-                       nn::MaxPool2d(halfCell),
-                       nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)), nn::ReLU(),
-                       nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)),
-                       nn::ReLU()));
+    const bool select = config.variant == "select";
+    if (!select) {
+        m_encoder = register_module(
+            "encoder",
+            nn::Sequential(nn::Conv2d(nn::Conv2dOptions(config.inChannels, 16, 5).padding(2)),
+                           nn::ReLU(), nn::MaxPool2d(2),
+                           nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(),
+                           nn::MaxPool2d(halfCell),
+                           nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)), nn::ReLU(),
+                           nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)),
+                           nn::ReLU()));
+    } else {
+        // The cheap pass sees the image at half resolution with 8 and 16 channels: about a
+        // tenth of the dense encoder's multiply-adds.
+        m_encoder = register_module(
+            "encoder",
+            nn::Sequential(nn::AvgPool2d(2),
+                           nn::Conv2d(nn::Conv2dOptions(config.inChannels, 8, 3).padding(1)),
+                           nn::ReLU(), nn::MaxPool2d(halfCell),
+                           nn::Conv2d(nn::Conv2dOptions(8, kCheapDim, 3).padding(1)), nn::ReLU()));
+        m_patchNet = register_module(
+            "patch_net",
+            nn::Sequential(nn::Conv2d(nn::Conv2dOptions(config.inChannels, 16, 5).padding(2)),
+                           nn::ReLU(), nn::MaxPool2d(2),
+                           nn::Conv2d(nn::Conv2dOptions(16, 32, 3).padding(1)), nn::ReLU(),
+                           nn::MaxPool2d(2),
+                           nn::Conv2d(nn::Conv2dOptions(32, config.featureDim, 3).padding(1)),
+                           nn::ReLU(), nn::AdaptiveMaxPool2d(1), nn::Flatten()));
+    }
     ScorerOptions so;
     so.kind = *parseScorerKind(config.scorer);
     so.queryDim = config.hidden;
-    so.keyDim = config.featureDim;
+    so.keyDim = select ? kCheapDim : config.featureDim;
     so.hiddenDim = config.attnHidden;
     m_scorer = register_module("scorer", Scorer(so));
     m_rnn = register_module("rnn", nn::LSTMCell(config.featureDim, config.hidden));
-    m_initH = register_module("init_h", nn::Linear(config.featureDim, config.hidden));
-    m_initC = register_module("init_c", nn::Linear(config.featureDim, config.hidden));
+    m_initH = register_module("init_h", nn::Linear(so.keyDim, config.hidden));
+    m_initC = register_module("init_c", nn::Linear(so.keyDim, config.hidden));
     m_gate = register_module("gate", nn::Linear(config.hidden, 1));
     m_classifier = register_module("classifier", nn::Linear(config.hidden, config.classes));
 }
@@ -42,6 +66,31 @@ torch::Tensor PatchClassifierImpl::encode(const torch::Tensor& images) {
     return grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();  // [B, L, D], row-major cells
 }
 
+torch::Tensor PatchClassifierImpl::windows(const torch::Tensor& images) {
+    const int cell = m_config.imageSize / m_config.grid;
+    // Windows of 3 x 3 cells centred on each cell, zero outside the image.
+    return torch::nn::functional::unfold(
+        images, torch::nn::functional::UnfoldFuncOptions({3 * cell, 3 * cell}).padding(cell).stride(cell));
+}
+
+torch::Tensor PatchClassifierImpl::patchFeatures(const torch::Tensor& images, const torch::Tensor& cells) {
+    TORCH_CHECK(!m_patchNet.is_empty(), "patch features exist only in the select variant");
+    const int w = patchWindow(m_config);
+    const auto all = windows(images);  // [B, C*w*w, L]; a view-like copy, no network work
+    const auto index = cells.view({-1, 1, 1}).expand({-1, all.size(1), 1});
+    const auto chosen = all.gather(/*dim=*/2, index).squeeze(2);
+    return m_patchNet->forward(chosen.view({-1, m_config.inChannels, w, w}));
+}
+
+torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images) {
+    TORCH_CHECK(!m_patchNet.is_empty(), "patch features exist only in the select variant");
+    const int w = patchWindow(m_config);
+    const auto all = windows(images);  // [B, C*w*w, L]
+    const auto B = images.size(0), L = all.size(2);
+    const auto flat = all.transpose(1, 2).reshape({B * L, m_config.inChannels, w, w});
+    return m_patchNet->forward(flat).view({B, L, -1});
+}
+
 PatchOutput PatchClassifierImpl::forward(const torch::Tensor& images, const SelectionOptions& rule,
                                          Rng& rng, const torch::Tensor& useExpectation) {
     const auto keys = encode(images);
@@ -52,12 +101,21 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& images, const Sele
     std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync
+    // Select variant: one chosen cell per step reads only that window; rules that weight every
+    // cell need every cell's patch features, computed once.
+    const bool select = !m_patchNet.is_empty();
+    const bool singleCell = rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax;
+    const auto values = !select ? keys
+                        : (!singleCell || useExpectation.defined()) ? allPatchFeatures(images)
+                                                                     : keys;
     for (int t = 0; t < m_config.steps; ++t) {
         const auto scores = m_scorer->forwardPrepared(h, prepared);
-        const auto s = select(scores, keys, checked, rng);
-        auto context = s.context;
+        const auto s = saccade::select(scores, values, checked, rng);
+        auto context = select && singleCell && !useExpectation.defined()
+                           ? patchFeatures(images, s.indices.squeeze(1))
+                           : s.context;
         if (useExpectation.defined()) {
-            const auto expected = torch::bmm(s.probs.unsqueeze(1), keys).squeeze(1);
+            const auto expected = torch::bmm(s.probs.unsqueeze(1), values).squeeze(1);
             context = torch::where(useExpectation.unsqueeze(1), expected, context);
         }
         context = torch::sigmoid(m_gate(h)) * context;

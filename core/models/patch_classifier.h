@@ -38,14 +38,22 @@ public:
     PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
                         const torch::Tensor& useExpectation = {});
 
-    /// The g x g grid of cell features as keys [B, L, D].
+    /// The keys the scorer reads, [B, L, K]: the cell features (dense) or the cheap
+    /// low-resolution features (select).
     torch::Tensor encode(const torch::Tensor& images);
+    /// Select variant: the patch network's features of the given cells. images [B, C, S, S],
+    /// cells [B] int64 -> [B, D]. Only these B windows are processed.
+    torch::Tensor patchFeatures(const torch::Tensor& images, const torch::Tensor& cells);
+    /// Select variant: every cell's patch features [B, L, D] (what soft attention needs).
+    torch::Tensor allPatchFeatures(const torch::Tensor& images);
 
     const PatchConfig& config() const { return m_config; }
 
 private:
     PatchConfig m_config;
-    torch::nn::Sequential m_encoder{nullptr};
+    torch::nn::Sequential m_encoder{nullptr};    // dense: the cell features; select: the cheap pass
+    torch::nn::Sequential m_patchNet{nullptr};   // select only
+    torch::Tensor windows(const torch::Tensor& images);  // [B, C*w*w, L]
     Scorer m_scorer{nullptr};
     torch::nn::LSTMCell m_rnn{nullptr};
     torch::nn::Linear m_initH{nullptr}, m_initC{nullptr}, m_gate{nullptr}, m_classifier{nullptr};

@@ -19,6 +19,8 @@ Result<PatchConfig> validatePatchConfig(const PatchConfig& c) {
         return Error{c.scorer + " scoring needs hidden == feature_dim"};
     if (c.mode != "soft" && c.mode != "hard" && c.mode != "gumbel")
         return Error{"unknown training mode '" + c.mode + "' (use soft, hard or gumbel)"};
+    if (c.variant != "dense" && c.variant != "select")
+        return Error{"unknown variant '" + c.variant + "' (use dense or select)"};
     return c;
 }
 
@@ -27,7 +29,8 @@ std::string patchConfigToJson(const PatchConfig& c) {
                           {"grid", c.grid},             {"feature_dim", c.featureDim},
                           {"hidden", c.hidden},         {"attn_hidden", c.attnHidden},
                           {"steps", c.steps},           {"classes", c.classes},
-                          {"scorer", c.scorer},         {"mode", c.mode}}
+                          {"scorer", c.scorer},         {"mode", c.mode},
+                          {"variant", c.variant}}
         .dump();
 }
 
@@ -46,6 +49,7 @@ Result<PatchConfig> patchConfigFromJson(const std::string& text) {
         c.classes = j.at("classes");
         c.scorer = j.at("scorer");
         c.mode = j.at("mode");
+        c.variant = j.value("variant", "dense");
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + e.what()};
     }

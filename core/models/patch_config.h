@@ -18,7 +18,15 @@ struct PatchConfig {
     int classes = 10;
     std::string scorer = "additive";  ///< additive, dot, general, scaled-dot
     std::string mode = "soft";        ///< how it was trained: soft, hard or gumbel
+    /// "dense": one CNN computes every cell's features before selection (selection saves
+    /// nothing). "select": a cheap low-resolution pass scores the cells and the patch network
+    /// runs only on each step's selected cell (a window of 3 x 3 cells around it); rules that
+    /// weight every cell (soft, gumbel, the 0.5 expectation mix) still process all cells.
+    std::string variant = "dense";
 };
+
+/// Side in pixels of the window the select variant's patch network reads around a cell.
+inline int patchWindow(const PatchConfig& c) { return 3 * c.imageSize / c.grid; }
 
 /// Checks sizes and names; the error says which field is wrong.
 Result<PatchConfig> validatePatchConfig(const PatchConfig& config);

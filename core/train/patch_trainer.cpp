@@ -148,7 +148,9 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
             double tau = 0;
             if (config.mode == "hard") {
                 rule.rule = SelectionRule::Sample;
-                mix = Rng(mixSeed(seed, kMixStream, iteration)).uniform({o.batch}, *device) < 0.5;
+                // The select variant skips the expectation mix: it would process every cell.
+                if (config.variant == "dense")
+                    mix = Rng(mixSeed(seed, kMixStream, iteration)).uniform({o.batch}, *device) < 0.5;
             } else if (config.mode == "gumbel") {
                 rule.rule = SelectionRule::Gumbel;
                 tau = std::max(0.5, std::exp(-o.gumbelRate * double(iteration)));
@@ -163,7 +165,8 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
                 // Reward log p(y | s, a); the samples that used the expectation made no choice.
                 const auto reward = logpY.detach();
                 rewardValue = reward.mean().item<double>();
-                const auto chose = mix.logical_not().to(reward.dtype());
+                const auto chose = mix.defined() ? mix.logical_not().to(reward.dtype())
+                                                 : torch::ones_like(reward);
                 const auto advantage = (reward - baseline.value()) * chose;
                 const auto reinforce = -(advantage * out.logProb.sum(0)).mean();
                 loss = loss + reinforce - o.entropyBonus * out.entropy.sum(0).mean();

@@ -240,3 +240,37 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     EXPECT_EQ(readCheckpointInfo(dir.file("stopped.pt"))->iteration, 3);
     EXPECT_TRUE(PatchModel::load(dir.file("stopped.pt"), "cpu").ok());
 }
+
+TEST(PatchModel, SelectVariantProcessesOnlyTheChosenCell) {
+    auto config = tinyConfig("hard");
+    config.variant = "select";
+    torch::manual_seed(0);
+    PatchClassifier net(config);
+    const auto x = torch::rand({4, 1, 28, 28});
+    // The chosen cell's features are those of its own window: recompute them by hand.
+    const auto cells = torch::tensor({0, 10, 24, 48}, torch::kLong);
+    const auto features = net->patchFeatures(x, cells);
+    const auto all = net->allPatchFeatures(x);
+    ASSERT_EQ(all.sizes(), (std::vector<std::int64_t>{4, 49, 16}));
+    for (int b = 0; b < 4; ++b)
+        EXPECT_TRUE(torch::allclose(features[b], all[b][cells[b].item<std::int64_t>()], 1e-5, 1e-6));
+    // A corner cell's window is zero-padded: its top-left 4 x 4 pixels lie outside the image.
+    const auto windows = torch::nn::functional::unfold(
+        x, torch::nn::functional::UnfoldFuncOptions({12, 12}).padding(4).stride(4));
+    EXPECT_EQ(windows[0].select(1, 0).view({12, 12}).narrow(0, 0, 4).abs().sum().item<float>(), 0.0f);
+    EXPECT_NEAR(windows[0].select(1, 0).view({12, 12})[4][4].item<float>(), x[0][0][0][0].item<float>(), 1e-7);
+    // Every rule runs; gradients reach the cheap scorer through REINFORCE.
+    for (const char* spec : {"soft", "sample", "argmax", "gumbel:0.5"}) {
+        Rng rng(1);
+        const auto out = net->forward(x, *parseSelectionRule(spec), rng);
+        EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{4, 10})) << spec;
+    }
+    Rng rng(2);
+    const auto out = net->forward(x, *parseSelectionRule("sample"), rng);
+    reinforceLoss(out.logProb.sum(0), torch::rand({4}), torch::zeros({})).backward();
+    double encoderGrad = 0;
+    for (const auto& p : net->named_parameters())
+        if (p.key().rfind("encoder", 0) == 0 && p.value().grad().defined())
+            encoderGrad += p.value().grad().abs().sum().item<double>();
+    EXPECT_GT(encoderGrad, 0);
+}
