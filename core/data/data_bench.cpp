@@ -6,26 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "common/timing.h"
 #include "data/batch.h"
 
 namespace saccade {
-
-namespace {
-
-template <typename F>
-double medianMs(int repeats, F&& f) {
-    f();  // warm-up
-    std::vector<double> ms;
-    for (int i = 0; i < repeats; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        f();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
-}  // namespace
 
 Result<DataBenchResult> benchDataGeneration(const DataBenchOptions& o) {
     if (o.batch < 1 || o.repeats < 1) return Error{"batch and repeats must be positive"};

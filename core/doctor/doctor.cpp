@@ -13,6 +13,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "common/timing.h"
+
 namespace saccade {
 
 namespace {
@@ -59,17 +61,9 @@ double measureGflops(int n, int repeats) {
     torch::NoGradGuard noGrad;
     const auto a = torch::rand({n, n});
     const auto b = torch::rand({n, n});
-    auto c = torch::mm(a, b);  // warm-up: thread pools, page faults
-    std::vector<double> seconds;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        c = torch::mm(a, b);
-        seconds.push_back(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(seconds.begin(), seconds.end());
-    const double median = seconds[seconds.size() / 2];
-    return 2.0 * n * double(n) * n / median / 1e9;
+    torch::Tensor c;
+    const double ms = medianMs(repeats, [&] { c = torch::mm(a, b); }, /*warmups=*/1);
+    return 2.0 * n * double(n) * n / (ms / 1000.0) / 1e9;
 }
 
 std::string compilerName() {

@@ -8,28 +8,11 @@
 
 #include "attention/reinforce.h"
 #include "common/device.h"
+#include "common/timing.h"
 #include "models/patch_classifier.h"
 #include "models/patch_model.h"
 
 namespace saccade {
-
-namespace {
-
-template <typename F>
-double medianMs(int repeats, F&& f) {
-    f();
-    f();  // warm-up: allocations, thread pools
-    std::vector<double> ms;
-    for (int i = 0; i < repeats; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        f();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
-
-}  // namespace
 
 Result<PatchBenchResult> benchPatch(const PatchBenchOptions& o) {
     if (o.batch < 1 || o.repeats < 1) return Error{"batch and repeats must be positive"};
