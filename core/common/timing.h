@@ -1,0 +1,26 @@
+#pragma once
+// Benchmark timing: the median of repeated runs after warm-up runs.
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace saccade {
+
+/// Runs `f` `warmups` times untimed (allocations, thread pools), then `repeats` times timed;
+/// returns the median in milliseconds. Requires repeats >= 1.
+template <typename F>
+double medianMs(int repeats, F&& f, int warmups = 2) {
+    for (int i = 0; i < warmups; ++i) f();
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+}  // namespace saccade
