@@ -188,21 +188,29 @@ void addEval(CLI::App& app, int& exitCode) {
     });
 }
 
+// What trace and render share: a model, an input, a rule, a seed, a device.
+struct RunArgs {
+    std::string model, image, sample, rule = "argmax", device = "auto", out;
+    std::uint64_t seed = 1;
+};
+
+void addRunOptions(CLI::App* cmd, RunArgs& a) {
+    cmd->add_option("--model", a.model, "checkpoint")->required();
+    auto* image = cmd->add_option("--image", a.image, "an image file of the model's size");
+    auto* sample = cmd->add_option("--sample", a.sample, "DATASET:INDEX of the test split");
+    image->excludes(sample);
+    cmd->add_option("--rule", a.rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
+    cmd->add_option("--seed", a.seed, "seed of the draws")->capture_default_str();
+    cmd->add_option("--device", a.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+}
+
 void addTrace(CLI::App& app, int& exitCode) {
-    struct Args {
-        std::string model, image, sample, rule = "argmax", device = "auto", out;
-        std::uint64_t seed = 1;
+    struct Args : RunArgs {
         bool json = false, csv = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand("trace", "One run of a model on one image: the trace of every step.");
-    cmd->add_option("--model", a->model, "checkpoint")->required();
-    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
-    auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
-    image->excludes(sample);
-    cmd->add_option("--rule", a->rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
-    cmd->add_option("--seed", a->seed, "seed of the draws")->capture_default_str();
-    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    addRunOptions(cmd, *a);
     cmd->add_option("--out", a->out, "also save the trace JSON here (atomic)");
     cmd->add_flag("--json", a->json, "print the trace as JSON");
     cmd->add_flag("--csv", a->csv, "print the trace as CSV");
@@ -227,22 +235,14 @@ void addTrace(CLI::App& app, int& exitCode) {
 }
 
 void addRender(CLI::App& app, int& exitCode) {
-    struct Args {
-        std::string model, image, sample, rule = "argmax", device = "auto", out;
-        std::uint64_t seed = 1;
+    struct Args : RunArgs {
         int delay = 80;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
         "render", "Draw a trace over its image: per-step attention heatmaps, chosen cells, the path "
                   "and step numbers, as a PNG strip or an animated GIF (for slides).");
-    cmd->add_option("--model", a->model, "checkpoint")->required();
-    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
-    auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
-    image->excludes(sample);
-    cmd->add_option("--rule", a->rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
-    cmd->add_option("--seed", a->seed, "seed of the draws")->capture_default_str();
-    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    addRunOptions(cmd, *a);
     cmd->add_option("--delay", a->delay, "GIF: centiseconds per frame")->capture_default_str()
         ->check(CLI::Range(1, 6000));
     cmd->add_option("--out", a->out, "run.png (a strip) or run.gif (an animation)")->required();
