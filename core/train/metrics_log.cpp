@@ -5,10 +5,15 @@
 
 namespace saccade {
 
-MetricsLog::MetricsLog(const std::string& checkpointPath) {
+MetricsLog::MetricsLog(const std::string& checkpointPath, bool continueExisting) {
     const auto stem = std::filesystem::path(checkpointPath).replace_extension("").string();
     m_csv = stem + ".metrics.csv";
     m_json = stem + ".metrics.json";
+    if (!continueExisting) return;
+    if (auto previous = readFile(m_json, 64u << 20); previous) {
+        auto rows = nlohmann::json::parse(*previous, nullptr, false);
+        if (rows.is_array()) m_rows = std::move(rows);
+    }
 }
 
 Result<Unit> MetricsLog::append(const nlohmann::json& row) {

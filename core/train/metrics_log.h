@@ -1,6 +1,7 @@
 #pragma once
 // Training metrics, one row per evaluation period, as CSV and as a JSON array beside the
 // checkpoint ("model.pt" -> "model.metrics.csv", "model.metrics.json"), rewritten atomically.
+// A resumed run continues the JSON log beside its checkpoint, so it keeps its history.
 
 #include <string>
 
@@ -13,7 +14,8 @@ namespace saccade {
 
 class MetricsLog {
 public:
-    explicit MetricsLog(const std::string& checkpointPath);
+    /// continueExisting: start from the rows of an existing log (when resuming).
+    MetricsLog(const std::string& checkpointPath, bool continueExisting);
     /// Appends a row (a flat JSON object; the first row fixes the CSV columns) and rewrites both files.
     Result<Unit> append(const nlohmann::json& row);
     const std::string& csvPath() const { return m_csv; }

@@ -101,7 +101,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         if (!loaded) return Error{loaded.error()};
     }
 
-    MetricsLog log(o.out);
+    MetricsLog log(o.out, /*continueExisting=*/!o.resume.empty());
     Order order((*dataset)->size(Split::Train), seed);
     std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
     std::iota(evalIdx.begin(), evalIdx.end(), 0);

@@ -231,6 +231,8 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     const auto second = trainPatchModel(resume);
     ASSERT_TRUE(second.ok()) << second.error();
     EXPECT_EQ(second->iterations, 6);
+    const auto resumedCsv = *readFile(dir.file("t.metrics.csv"));
+    EXPECT_EQ(std::count(resumedCsv.begin(), resumedCsv.end(), '\n'), 4);  // + the evaluation at 6
 
     o.out = dir.file("stopped.pt");
     o.iterations = 100;
