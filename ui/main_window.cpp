@@ -6,12 +6,22 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <optional>
 
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMimeData>
+
+#include "attention_page.h"
 #include "doctor_panel.h"
 #include "scalar_lab_panel.h"
+#include "training_panel.h"
 
 namespace saccade::ui {
 
+const QString MainWindow::kAttentionPage = QStringLiteral("attention");
+const QString MainWindow::kTrainingPage = QStringLiteral("training");
 const QString MainWindow::kScalarPage = QStringLiteral("scalar");
 const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
 
@@ -19,7 +29,14 @@ namespace {
 
 const QString kOrganisation = QStringLiteral("Saccade");
 const QString kApplication = QStringLiteral("saccade");
-constexpr QSize kDefaultSize(1200, 800);
+constexpr QSize kDefaultSize(1280, 800);
+
+bool isCheckpoint(const QString& path) { return path.endsWith(QLatin1String(".pt"), Qt::CaseInsensitive); }
+bool isImage(const QString& path) {
+    static const QStringList suffixes{QStringLiteral("png"), QStringLiteral("jpg"), QStringLiteral("jpeg"),
+                                      QStringLiteral("bmp"), QStringLiteral("tif"), QStringLiteral("tiff")};
+    return suffixes.contains(QFileInfo(path).suffix().toLower());
+}
 
 }  // namespace
 
@@ -39,8 +56,12 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_pages = new QStackedWidget(this);
     connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
 
+    m_attention = new AttentionPage(this);
+    m_training = new TrainingPanel(this);
     m_scalarLab = new ScalarLabPanel(this);
     m_doctor = new DoctorPanel(this);
+    addPage(kAttentionPage, tr("Attention"), m_attention);
+    addPage(kTrainingPage, tr("Training"), m_training);
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab);
     addPage(kDoctorPage, tr("Doctor"), m_doctor);
 
@@ -52,19 +73,34 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     setCentralWidget(central);
 
     statusBar()->showMessage(tr("Ready"));
-    connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, [this](const QString& message) {
-        if (m_pages->currentWidget() == m_scalarLab) statusBar()->showMessage(message);
+    // Each page's latest message is kept and shown again when the page comes back.
+    auto keepStatus = [this](QWidget* page) {
+        return [this, page](const QString& message) {
+            m_lastStatus[page] = message;
+            if (m_pages->currentWidget() == page) statusBar()->showMessage(message);
+        };
+    };
+    connect(m_attention, &AttentionPage::statusMessage, this, keepStatus(m_attention));
+    connect(m_training, &TrainingPanel::statusMessage, this, keepStatus(m_training));
+    connect(m_training, &TrainingPanel::openModelRequested, this, [this](const QString& path) {
+        setCurrentPage(kAttentionPage);
+        m_attention->openModel(path);
     });
-    connect(m_doctor, &DoctorPanel::statusMessage, this, [this](const QString& message) {
-        if (m_pages->currentWidget() == m_doctor) statusBar()->showMessage(message);
-    });
+    connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
+    connect(m_doctor, &DoctorPanel::statusMessage, this, keepStatus(m_doctor));
     connect(m_sidebar, &QListWidget::currentRowChanged, this,
-            [this] { statusBar()->clearMessage(); });
+            [this] { statusBar()->showMessage(m_lastStatus.value(m_pages->currentWidget())); });
 
     resize(kDefaultSize);
+    setAcceptDrops(true);
     m_sidebar->setCurrentRow(0);
-    if (m_useSettings) restoreSettings();
-    m_scalarLab->recompute();  // fills the status bar for the first page
+    std::optional<QSettings> settings;
+    if (m_useSettings) {
+        settings.emplace(kOrganisation, kApplication);
+        restoreSettings();
+    }
+    m_scalarLab->recompute();
+    m_attention->start(settings ? &*settings : nullptr);
 }
 
 MainWindow::~MainWindow() = default;
@@ -86,6 +122,7 @@ bool MainWindow::setCurrentPage(const QString& key) {
 bool MainWindow::isBusy() const {
     if (m_pages->currentWidget() == m_doctor) return !m_doctor->hasFinished();
     if (m_pages->currentWidget() == m_scalarLab) return m_scalarLab->isBusy();
+    if (m_pages->currentWidget() == m_attention) return m_attention->isBusy();
     return false;
 }
 
@@ -105,7 +142,7 @@ void MainWindow::restoreSettings() {
     QSettings settings(kOrganisation, kApplication);
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
     if (!geometry.isEmpty()) restoreGeometry(geometry);
-    setCurrentPage(settings.value(QStringLiteral("window/page"), kScalarPage).toString());
+    setCurrentPage(settings.value(QStringLiteral("window/page"), kAttentionPage).toString());
     m_scalarLab->restoreSettings(settings);
 }
 
@@ -114,6 +151,28 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/page"), currentPage());
     m_scalarLab->saveSettings(settings);
+    m_attention->saveSettings(settings);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls()) {
+        const QString path = url.toLocalFile();
+        if (isCheckpoint(path) || isImage(path)) return event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls()) {
+        const QString path = url.toLocalFile();
+        if (isCheckpoint(path)) {
+            setCurrentPage(kAttentionPage);
+            m_attention->openModel(path);
+        } else if (isImage(path)) {
+            setCurrentPage(kAttentionPage);
+            m_attention->openImageFile(path);
+        }
+    }
+    event->acceptProposedAction();
 }
 
 }  // namespace saccade::ui

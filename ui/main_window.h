@@ -1,7 +1,7 @@
 #pragma once
-// The Saccade main window: a sidebar of pages (Scalar lab, Doctor; later the image canvas and
-// model panels) and a status bar. Geometry, page and inputs persist with QSettings.
+// The Saccade main window: a sidebar of pages (Attention, Training, Scalar lab, Doctor) and a status bar. Geometry, page and inputs persist with QSettings.
 
+#include <QHash>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
@@ -11,7 +11,9 @@ class QStackedWidget;
 
 namespace saccade::ui {
 
+class AttentionPage;
 class DoctorPanel;
+class TrainingPanel;
 class ScalarLabPanel;
 
 class MainWindow : public QMainWindow {
@@ -19,6 +21,8 @@ class MainWindow : public QMainWindow {
 
 public:
     /// Page keys, as given to --page and stored in the settings.
+    static const QString kAttentionPage;
+    static const QString kTrainingPage;
     static const QString kScalarPage;
     static const QString kDoctorPage;
 
@@ -32,6 +36,8 @@ public:
     /// Shows the page `key`; false if there is no such page.
     bool setCurrentPage(const QString& key);
 
+    AttentionPage* attentionPage() const { return m_attention; }
+    TrainingPanel* trainingPanel() const { return m_training; }
     ScalarLabPanel* scalarLabPanel() const { return m_scalarLab; }
     DoctorPanel* doctorPanel() const { return m_doctor; }
 
@@ -40,6 +46,9 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    /// Checkpoints (.pt) and images dropped anywhere open on the attention page.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void addPage(const QString& key, const QString& title, QWidget* page);
@@ -48,9 +57,12 @@ private:
 
     QListWidget* m_sidebar = nullptr;
     QStackedWidget* m_pages = nullptr;
+    AttentionPage* m_attention = nullptr;
+    TrainingPanel* m_training = nullptr;
     ScalarLabPanel* m_scalarLab = nullptr;
     DoctorPanel* m_doctor = nullptr;
     QStringList m_keys;
+    QHash<QWidget*, QString> m_lastStatus;
     bool m_useSettings = true;
 };
 

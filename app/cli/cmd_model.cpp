@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -107,12 +108,27 @@ void addTrain(CLI::App& app, int& exitCode) {
     cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
+    cmd->add_option("--init-from", o->initFrom,
+                    "start from this checkpoint's weights (same architecture, any mode), with a "
+                    "fresh optimizer and schedule: e.g. fine-tune a soft model with REINFORCE")
+        ->excludes("--resume");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
     cmd->callback([o, &exitCode] {
         o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
                      " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +
                      " --scorer " + o->model.scorer + " --variant " + o->model.variant + " --batch " + std::to_string(o->batch) +
                      " --seed " + std::to_string(o->seed);
+        if (!o->initFrom.empty()) o->command += " --init-from " + o->initFrom;
+        if (o->model.mode == "hard") {
+            std::ostringstream bonus;
+            bonus << o->entropyBonus;
+            o->command += " --entropy-bonus " + bonus.str();
+        }
+        if (o->lr != PatchTrainOptions{}.lr) {
+            std::ostringstream lr;
+            lr << o->lr;
+            o->command += " --lr " + lr.str();
+        }
         std::signal(SIGINT, onInterrupt);
         const bool tty = ::isatty(STDOUT_FILENO);
         double lastPrint = -10;

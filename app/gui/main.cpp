@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open on page <page>: scalar or doctor."),
+                                        QStringLiteral("Open on page <page>: attention (the default), training, scalar or doctor."),
                                         QStringLiteral("page"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),

@@ -1,4 +1,5 @@
 #include "common/device.h"
+#include "common/device_list.h"
 
 #include <torch/torch.h>
 
@@ -27,6 +28,15 @@ Result<torch::Device> resolveDevice(const std::string& spec) {
         }
     }
     return Error{"unknown device '" + spec + "' (use auto, cpu, cuda or cuda:N)"};
+}
+
+std::vector<std::string> availableDeviceNames() {
+    std::vector<std::string> names{"cpu"};
+    if (torch::cuda::is_available()) {
+        const auto count = static_cast<int>(torch::cuda::device_count());
+        for (int i = 0; i < count; ++i) names.push_back("cuda:" + std::to_string(i));
+    }
+    return names;
 }
 
 void seedEverything(std::uint64_t seed) { torch::manual_seed(seed); }

@@ -81,6 +81,13 @@ std::vector<std::pair<std::string, std::string>> datasetNames() {
     return out;
 }
 
+std::optional<DatasetShape> datasetShape(const std::string& name) {
+    if (name == kScenesName) return DatasetShape{64, 64, 3};
+    for (const auto& e : kCanvasEntries)
+        if (name == e.name) return DatasetShape{e.canvas, e.canvas, 1};
+    return std::nullopt;
+}
+
 Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
                                                    const DatasetOptions& options) {
     if (name == kScenesName) return std::shared_ptr<const Dataset>(std::make_shared<SceneDataset>(options.seed));

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,12 @@ public:
 
 /// The registered names with their descriptions, in listing order.
 std::vector<std::pair<std::string, std::string>> datasetNames();
+
+struct DatasetShape {
+    int width = 0, height = 0, channels = 1;
+};
+/// The image shape of a registered dataset without opening it; nullopt for an unknown name.
+std::optional<DatasetShape> datasetShape(const std::string& name);
 
 /// Opens a dataset by name. Errors: an unknown name (listing the known ones), Fashion-MNIST
 /// missing or broken (naming the package to install).

@@ -56,6 +56,23 @@ double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule,
     return (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
 }
 
+// An --init-from checkpoint must be a patch model with the same architecture; only the training
+// mode may differ.
+Result<Unit> checkInitArchitecture(const std::string& path, PatchConfig config) {
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (info->modelType != "patch")
+        return Error{"cannot start from '" + path + "': it holds a " + info->modelType + " model, not a patch model"};
+    auto saved = patchConfigFromJson(info->configJson);
+    if (!saved) return Error{"cannot start from '" + path + "': " + saved.error()};
+    PatchConfig same = *saved;
+    same.mode = config.mode;
+    if (patchConfigToJson(same) != patchConfigToJson(config))
+        return Error{"cannot start from '" + path + "': its architecture differs (" + info->configJson +
+                     "); give the same --grid, --steps, --scorer and --variant"};
+    return Unit{};
+}
+
 }  // namespace
 
 Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
@@ -98,6 +115,10 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
     if (!o.resume.empty()) {
         auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device);
+        if (!loaded) return Error{loaded.error()};
+    } else if (!o.initFrom.empty()) {
+        if (auto same = checkInitArchitecture(o.initFrom, config); !same) return Error{same.error()};
+        auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device);
         if (!loaded) return Error{loaded.error()};
     }
 

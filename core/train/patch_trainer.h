@@ -28,6 +28,9 @@ struct PatchTrainOptions {
     std::string device = "auto";
     std::string out;                ///< checkpoint path (.pt); sidecar and metrics beside it
     std::string resume;             ///< a checkpoint to continue
+    /// Start from this checkpoint's weights (same architecture; its mode may differ, e.g. a soft
+    /// model fine-tuned with REINFORCE). Fresh optimizer, schedule and baseline.
+    std::string initFrom;
     double entropyBonus = 0.01;     ///< hard: lambda_e
     double dsrLambda = 0.0;         ///< soft: lambda of sum_i (1 - sum_t alpha_ti)^2
     double gumbelRate = 2e-4;       ///< gumbel: r in tau = max(0.5, exp(-r t))

@@ -243,6 +243,50 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     EXPECT_TRUE(PatchModel::load(dir.file("stopped.pt"), "cpu").ok());
 }
 
+TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
+    TempDir dir;
+    PatchTrainOptions o;
+    o.dataset = "digits28";
+    o.model = tinyConfig("soft");
+    o.batch = 8;
+    o.iterations = 2;
+    o.evalImages = 16;
+    o.device = "cpu";
+    o.out = dir.file("soft.pt");
+    ASSERT_TRUE(trainPatchModel(o).ok());
+    // Zero steps of fine-tuning would be a copy; with lr ~0 the weights and so the traces match.
+    PatchTrainOptions tune = o;
+    tune.model.mode = "hard";
+    tune.initFrom = dir.file("soft.pt");
+    tune.lr = 1e-12;
+    tune.finalLrFraction = 1;
+    tune.iterations = 1;
+    tune.out = dir.file("hard.pt");
+    const auto tuned = trainPatchModel(tune);
+    ASSERT_TRUE(tuned.ok()) << tuned.error();
+    EXPECT_EQ(tuned->iterations, 1);  // a fresh schedule, not the soft model's iteration count
+    auto soft = PatchModel::load(dir.file("soft.pt"), "cpu");
+    auto hard = PatchModel::load(dir.file("hard.pt"), "cpu");
+    ASSERT_TRUE(soft.ok() && hard.ok());
+    EXPECT_EQ((*hard)->config().mode, "hard");
+    Image image = Image::zeros(28, 28);
+    for (int i = 0; i < 28; ++i) image.at(i, i) = 255;
+    const auto a = (*soft)->trace(image, "argmax", 1, "x");
+    const auto b = (*hard)->trace(image, "argmax", 1, "x");
+    ASSERT_TRUE(a.ok() && b.ok());
+    for (size_t s = 0; s < a->steps.size(); ++s) {
+        EXPECT_EQ(a->steps[s].chosenCells, b->steps[s].chosenCells);
+        for (size_t k = 0; k < a->output.probs.size(); ++k) EXPECT_NEAR(a->output.probs[k], b->output.probs[k], 1e-5);
+    }
+    // Another architecture is refused, naming the difference.
+    PatchTrainOptions other = tune;
+    other.model.grid = 14;
+    other.out = dir.file("other.pt");
+    const auto refused = trainPatchModel(other);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("architecture differs"), std::string::npos) << refused.error();
+}
+
 TEST(PatchModel, SelectVariantProcessesOnlyTheChosenCell) {
     auto config = tinyConfig("hard");
     config.variant = "select";

@@ -36,15 +36,17 @@ void TestMainWindow::initTestCase() {
 void TestMainWindow::pages() {
     MainWindow window(/*useSettings=*/false);
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
-    QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("scalar"), QStringLiteral("doctor")}));
-    QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
+    QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("training"),
+                                             QStringLiteral("scalar"), QStringLiteral("doctor")}));
+    QCOMPARE(window.currentPage(), QStringLiteral("attention"));
+    QVERIFY(window.attentionPage() != nullptr);
     QVERIFY(window.scalarLabPanel() != nullptr);
     QVERIFY(window.doctorPanel() != nullptr);
     QVERIFY(!window.setCurrentPage(QStringLiteral("nonsense")));
-    QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
+    QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));
     QCOMPARE(window.currentPage(), QStringLiteral("doctor"));
-    QCOMPARE(window.size(), QSize(1200, 800));
+    QCOMPARE(window.size(), QSize(1280, 800));
     // The first page already shows the worked example, and says so in the status bar.
     QCOMPARE(window.scalarLabPanel()->resultView()->text(Field::FSoft), QStringLiteral("23.04"));
     QVERIFY(window.statusBar() != nullptr);
@@ -52,6 +54,7 @@ void TestMainWindow::pages() {
 
 void TestMainWindow::grabHasTheWindowSize_data() {
     QTest::addColumn<QString>("page");
+    QTest::newRow("attention") << "attention";
     QTest::newRow("scalar lab") << "scalar";
     QTest::newRow("doctor") << "doctor";
 }

@@ -1,0 +1,245 @@
+// The attention page on the bundled default model: a trace drawn without a click, stepping,
+// chosen-cell pixels, rules and seeds, superseded requests, errors, and exports.
+
+#include <QFile>
+#include <numeric>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "attention_canvas.h"
+#include "attention_page.h"
+#include "attention_toolbar.h"
+#include "charts/class_prob_chart.h"
+#include "model_panel.h"
+#include "step_info_panel.h"
+#include "step_scrubber.h"
+#include "trace_export.h"
+
+using namespace saccade::ui;
+
+namespace {
+
+bool isChosenColour(QRgb c) { return qRed(c) < 60 && qGreen(c) > 200 && qBlue(c) > 200; }
+
+}  // namespace
+
+class TestAttentionPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void opensOnTheBundledDefault();
+    void steppingChangesTheOverlay();
+    void chosenCellIsDrawnOnItsPixels();
+    void sameSeedSameTraceNewSeedRuns();
+    void newestRequestWins();
+    void badImageFileIsReported();
+    void exportsWriteReadableFiles();
+    void cleanupTestCase();
+
+private:
+    void waitForTrace();
+    AttentionPage* m_page = nullptr;
+};
+
+void TestAttentionPage::initTestCase() {
+    m_page = new AttentionPage;
+    m_page->resize(1280, 760);
+    m_page->start(nullptr);
+    m_page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_page));
+    QVERIFY2(!m_page->bundledFolder().isEmpty(), "bundled models not found");
+    waitForTrace();
+}
+
+void TestAttentionPage::waitForTrace() {
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 60'000);
+    QVERIFY2(m_page->canvas()->trace().has_value(), "no trace was drawn");
+}
+
+void TestAttentionPage::cleanupTestCase() { delete m_page; }
+
+void TestAttentionPage::opensOnTheBundledDefault() {
+    const auto& trace = *m_page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("argmax"));
+    QCOMPARE(int(trace.steps.size()), 4);
+    QCOMPARE(trace.imageWidth, 60);
+    QVERIFY(QString::fromStdString(trace.modelId).startsWith(QStringLiteral("patch/soft/")));
+    QCOMPARE(QString::fromStdString(trace.imageId), QStringLiteral("translated-fashion60:test:0"));
+    QCOMPARE(m_page->scrubber()->stepCount(), 4);
+    QVERIFY(m_page->infoPanel()->runText().contains(QStringLiteral("argmax")));
+    QVERIFY(m_page->infoPanel()->stepText().contains(QStringLiteral("entropy")));
+    // Five bars, most probable first, summing to at most 1.
+    const QVector<double> bars = m_page->infoPanel()->chart()->shownValues();
+    QCOMPARE(bars.size(), 5);
+    QVERIFY(bars[0] >= bars[4]);
+    QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-3);
+    QCOMPARE(m_page->modelPanel()->bundledPaths().size(), 3);
+}
+
+void TestAttentionPage::steppingChangesTheOverlay() {
+    m_page->scrubber()->setCurrentStep(0);
+    const QImage first = m_page->canvas()->grab().toImage();
+    const QString firstText = m_page->infoPanel()->stepText();
+    QTest::keyClick(m_page->canvas(), Qt::Key_Right);
+    QCOMPARE(m_page->scrubber()->currentStep(), 1);
+    QCOMPARE(m_page->canvas()->step(), 1);
+    const QImage second = m_page->canvas()->grab().toImage();
+    QVERIFY(first != second);
+    QVERIFY(firstText != m_page->infoPanel()->stepText() ||
+            m_page->canvas()->trace()->steps[0].grid->probs != m_page->canvas()->trace()->steps[1].grid->probs);
+    QTest::keyClick(m_page->canvas(), Qt::Key_Left);
+    QCOMPARE(m_page->canvas()->step(), 0);
+}
+
+void TestAttentionPage::chosenCellIsDrawnOnItsPixels() {
+    OverlaySettings only;
+    only.heatmap = false;
+    only.path = false;
+    only.truth = false;
+    only.chosen = true;
+    m_page->toolbar()->setOverlays(only);
+    QCOMPARE(m_page->canvas()->overlays(), only);
+    auto* canvas = m_page->canvas();
+    canvas->fitToWindow();
+    for (int step = 0; step < 4; ++step) {
+        m_page->scrubber()->setCurrentStep(step);
+        const auto& s = canvas->trace()->steps[size_t(step)];
+        QCOMPARE(int(s.chosenCells.size()), 1);
+        const QRectF cell = canvas->cellRect(s.grid->rows, s.grid->cols, s.chosenCells[0]);
+        const QPointF topLeft = canvas->imageToWidget(cell.topLeft());
+        const QPointF bottomRight = canvas->imageToWidget(cell.bottomRight());
+        const QImage shot = canvas->grab().toImage();
+        const int midX = int((topLeft.x() + bottomRight.x()) / 2) + 8;  // off the step badge
+        const int top = int(std::round(topLeft.y())) + 1;
+        const int left = int(std::round(topLeft.x())) + 1;
+        const int midY = int((topLeft.y() + bottomRight.y()) / 2) + 8;
+        QVERIFY2(isChosenColour(shot.pixel(midX, top)), qPrintable(QStringLiteral("step %1 top edge").arg(step)));
+        QVERIFY2(isChosenColour(shot.pixel(left, midY)), qPrintable(QStringLiteral("step %1 left edge").arg(step)));
+        QVERIFY2(!isChosenColour(shot.pixel(midX, top - 4)), "outside the box");
+        QVERIFY2(!isChosenColour(shot.pixel(left - 4, midY)), "outside the box");
+    }
+    // With "Chosen" off the edge pixels go back to the image.
+    only.chosen = false;
+    m_page->toolbar()->setOverlays(only);
+    const auto& s = canvas->trace()->steps[3];
+    const QPointF tl = canvas->imageToWidget(canvas->cellRect(s.grid->rows, s.grid->cols, s.chosenCells[0]).topLeft());
+    QVERIFY(!isChosenColour(canvas->grab().toImage().pixel(int(tl.x()) + 10, int(std::round(tl.y())) + 1)));
+    m_page->toolbar()->setOverlays(OverlaySettings{});
+}
+
+void TestAttentionPage::sameSeedSameTraceNewSeedRuns() {
+    m_page->toolbar()->setSeed(3);
+    QVERIFY(m_page->setRule(QStringLiteral("sample")));
+    waitForTrace();
+    const auto first = *m_page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(first.rule), QStringLiteral("sample"));
+    QCOMPARE(first.seed, 3u);
+    QVERIFY(m_page->infoPanel()->runText().contains(QStringLiteral("seed 3")));
+    // Away and back: the same seed gives the same choices.
+    QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+    waitForTrace();
+    QVERIFY(m_page->setRule(QStringLiteral("sample")));
+    waitForTrace();
+    const auto again = *m_page->canvas()->trace();
+    for (size_t s = 0; s < first.steps.size(); ++s)
+        QCOMPARE(again.steps[s].chosenCells, first.steps[s].chosenCells);
+    QCOMPARE(again.output.probs, first.output.probs);
+    // Soft attention chooses nothing.
+    QVERIFY(m_page->setRule(QStringLiteral("soft")));
+    waitForTrace();
+    QVERIFY(m_page->canvas()->trace()->steps[0].chosenCells.empty());
+}
+
+void TestAttentionPage::newestRequestWins() {
+    QSignalSpy spy(m_page, &AttentionPage::statusMessage);
+    for (int seed = 10; seed < 20; ++seed) {
+        m_page->toolbar()->setSeed(quint64(seed));
+        if (seed == 10) QVERIFY(m_page->setRule(QStringLiteral("sample")));
+    }
+    QVERIFY(m_page->setRule(QStringLiteral("topk:2")));
+    waitForTrace();
+    const auto& trace = *m_page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("topk:2"));
+    QCOMPARE(int(trace.steps[0].chosenCells.size()), 2);
+    // Superseded requests were dropped, not drawn one after another.
+    int drawn = 0;
+    for (const auto& args : spy) drawn += args.at(0).toString().contains(QStringLiteral(" under ")) ? 1 : 0;
+    QVERIFY2(drawn < 11, qPrintable(QString::number(drawn)));
+    QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+    waitForTrace();
+}
+
+void TestAttentionPage::badImageFileIsReported() {
+    QSignalSpy spy(m_page, &AttentionPage::statusMessage);
+    m_page->openImageFile(QStringLiteral("/nonexistent/photo.png"));
+    QVERIFY(!spy.isEmpty());
+    QVERIFY2(spy.last().at(0).toString().contains(QStringLiteral("/nonexistent/photo.png")),
+             qPrintable(spy.last().at(0).toString()));
+    // The previous trace is still there and the page still works.
+    QVERIFY(m_page->canvas()->trace().has_value());
+    QTemporaryDir dir;
+    const QString corrupt = dir.filePath(QStringLiteral("corrupt.png"));
+    QFile f(corrupt);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("\x89PNG\r\n\x1a\nnot really");
+    f.close();
+    m_page->openImageFile(corrupt);
+    QVERIFY(spy.last().at(0).toString().contains(QStringLiteral("corrupt.png")));
+    // A larger image is fitted to the model's input and traced.
+    const QString big = dir.filePath(QStringLiteral("big.png"));
+    QImage image(120, 90, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QVERIFY(image.save(big));
+    m_page->openImageFile(big);
+    waitForTrace();
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->imageId), big);
+    QCOMPARE(m_page->canvas()->image().width(), 60);
+    m_page->openSample(QStringLiteral("translated-fashion60"), 0);
+    waitForTrace();
+}
+
+void TestAttentionPage::exportsWriteReadableFiles() {
+    QTemporaryDir dir;
+    const auto& trace = *m_page->canvas()->trace();
+    const QString png = dir.filePath(QStringLiteral("view.png"));
+    QCOMPARE(exportViewPng(*m_page->canvas(), png), QString());
+    const QImage view(png);
+    QCOMPARE(view.width(), 60 * exportScale(60));
+    const QString svg = dir.filePath(QStringLiteral("view.svg"));
+    QCOMPARE(exportViewSvg(*m_page->canvas(), svg), QString());
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    QVERIFY(svgFile.readAll().contains("<svg"));
+    saccade::Image image;
+    image.width = image.height = 60;
+    image.channels = 1;
+    const QImage grey = m_page->canvas()->image().convertToFormat(QImage::Format_Grayscale8);
+    for (int y = 0; y < 60; ++y)
+        for (int x = 0; x < 60; ++x) image.pixels.push_back(qGray(grey.pixel(x, y)));
+    const QString gif = dir.filePath(QStringLiteral("run.gif"));
+    QCOMPARE(exportGif(image, trace, gif), QString());
+    QFile gifFile(gif);
+    QVERIFY(gifFile.open(QIODevice::ReadOnly));
+    QCOMPARE(gifFile.read(6), QByteArray("GIF89a"));
+    const QString strip = dir.filePath(QStringLiteral("strip.png"));
+    QCOMPARE(exportStripPng(image, trace, strip), QString());
+    QVERIFY(QImage(strip).width() > QImage(strip).height());
+    const QString json = dir.filePath(QStringLiteral("trace.json"));
+    QCOMPARE(exportTraceJson(trace, json), QString());
+    const auto back = saccade::loadTrace(json.toStdString());
+    QVERIFY(back.ok());
+    QCOMPARE(back->steps.size(), trace.steps.size());
+    QCOMPARE(back->steps[0].chosenCells, trace.steps[0].chosenCells);
+    const QString csv = dir.filePath(QStringLiteral("trace.csv"));
+    QCOMPARE(exportTraceCsv(trace, csv), QString());
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    QCOMPARE(csvFile.readAll().count('\n'), 5);  // header + 4 steps
+    // An unwritable path is an error message, not a crash.
+    QVERIFY(!exportTraceJson(trace, QStringLiteral("/nonexistent/dir/t.json")).isEmpty());
+}
+
+QTEST_MAIN(TestAttentionPage)
+#include "test_attention_page.moc"

@@ -1,0 +1,79 @@
+// The training panel: a job runs on its own thread with live curves; Stop saves a checkpoint and
+// leaves the panel usable for the next job. (A few iterations of a tiny model: no real training.)
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "charts/training_chart.h"
+#include "training_panel.h"
+
+using namespace saccade::ui;
+
+class TestTrainingPanel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void formRoundTrip();
+    void stopSavesAndLeavesThePanelUsable();
+};
+
+void TestTrainingPanel::formRoundTrip() {
+    TrainingPanel panel;
+    saccade::PatchTrainOptions o;
+    o.dataset = "cluttered-digits60";
+    o.model.mode = "hard";
+    o.model.steps = 3;
+    o.model.grid = 6;
+    o.batch = 16;
+    o.iterations = 42;
+    o.seed = 9;
+    o.out = "/tmp/x.pt";
+    panel.setOptions(o);
+    const auto back = panel.options();
+    QCOMPARE(QString::fromStdString(back.dataset), QStringLiteral("cluttered-digits60"));
+    QCOMPARE(QString::fromStdString(back.model.mode), QStringLiteral("hard"));
+    QCOMPARE(back.model.steps, 3);
+    QCOMPARE(back.model.grid, 6);
+    QCOMPARE(back.batch, 16);
+    QCOMPARE(back.iterations, 42);
+    QCOMPARE(back.seed, 9u);
+    QCOMPARE(QString::fromStdString(back.out), QStringLiteral("/tmp/x.pt"));
+    QVERIFY(QString::fromStdString(back.command).contains(QStringLiteral("--mode hard")));
+}
+
+void TestTrainingPanel::stopSavesAndLeavesThePanelUsable() {
+    QTemporaryDir dir;
+    TrainingPanel panel;
+    QSignalSpy ended(&panel, &TrainingPanel::jobEnded);
+    saccade::PatchTrainOptions o;
+    o.dataset = "translated-digits60";  // procedural: no dataset package needed
+    o.model.mode = "hard";
+    o.model.steps = 2;
+    o.batch = 4;
+    o.iterations = 1'000'000;  // would run for hours: only Stop ends it
+    o.out = dir.filePath(QStringLiteral("stopped.pt")).toStdString();
+    panel.setOptions(o);
+    panel.startTraining();
+    QVERIFY(panel.isRunning());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->lossPointCount() >= 2, 60'000);
+    panel.stopTraining();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60'000);
+    QVERIFY(!panel.isRunning());
+    QVERIFY2(panel.statusText().startsWith(QStringLiteral("Stopped after")), qPrintable(panel.statusText()));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("stopped.pt"))));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("stopped.json"))));
+
+    // The next job runs to its end.
+    o.iterations = 3;
+    o.out = dir.filePath(QStringLiteral("short.pt")).toStdString();
+    panel.setOptions(o);
+    panel.startTraining();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 120'000);
+    QVERIFY2(panel.statusText().startsWith(QStringLiteral("Finished 3 iterations")), qPrintable(panel.statusText()));
+    QVERIFY(panel.chart()->evalPointCount() >= 1);  // the final evaluation
+}
+
+QTEST_MAIN(TestTrainingPanel)
+#include "test_training_panel.moc"

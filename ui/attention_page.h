@@ -1,0 +1,94 @@
+#pragma once
+// AttentionPage: the main view. A model (bundled or opened) runs on an image (a test sample or a
+// file) under a selection rule and seed; the canvas shows each step's attention, choices and
+// path; the side panel shows the step's numbers; the toolbar exports. Requests go to the model
+// worker; the newest one wins and the view never waits on it.
+
+#include <QImage>
+#include <QString>
+#include <QWidget>
+#include <optional>
+
+#include "data/image.h"
+#include "trace/trace.h"
+
+class QLabel;
+class QSettings;
+class QSplitter;
+class QTabWidget;
+
+namespace saccade::ui {
+
+class AttentionCanvas;
+class AttentionToolbar;
+class ImagePanel;
+class ModelPanel;
+class ModelService;
+class StepInfoPanel;
+class StepScrubber;
+struct ModelCard;
+
+class AttentionPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit AttentionPage(QWidget* parent = nullptr);
+    ~AttentionPage() override;
+
+    /// Loads the saved model and image (or the bundled default: the soft model on test sample 0
+    /// of its dataset, argmax rule) and draws the first trace when it arrives.
+    void start(QSettings* settings);
+    void saveSettings(QSettings& settings) const;
+
+    /// Loads a checkpoint / an image file (also what drag and drop does).
+    void openModel(const QString& path);
+    void openImageFile(const QString& path);
+    void openSample(const QString& dataset, qint64 index);
+    bool setRule(const QString& rule);
+
+    /// True while a model load or the newest trace is outstanding.
+    bool isBusy() const;
+    AttentionCanvas* canvas() const { return m_canvas; }
+    StepScrubber* scrubber() const { return m_scrubber; }
+    StepInfoPanel* infoPanel() const { return m_info; }
+    AttentionToolbar* toolbar() const { return m_toolbar; }
+    ModelPanel* modelPanel() const { return m_models; }
+    ImagePanel* imagePanel() const { return m_images; }
+    /// The folder of the bundled models ("" when not found).
+    QString bundledFolder() const { return m_bundledFolder; }
+
+Q_SIGNALS:
+    void statusMessage(const QString& message);
+
+private:
+    void onModelLoaded(const ModelCard& card);
+    void onTrace(const Trace& trace, const Image& image, double ms);
+    void showError(const QString& message);
+    void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);
+    void requestTrace();
+    void exportAs(int what);
+
+    ModelService* m_service = nullptr;
+    AttentionToolbar* m_toolbar = nullptr;
+    AttentionCanvas* m_canvas = nullptr;
+    StepScrubber* m_scrubber = nullptr;
+    StepInfoPanel* m_info = nullptr;
+    ModelPanel* m_models = nullptr;
+    ImagePanel* m_images = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QString m_bundledFolder;
+
+    // The input the traces run on.
+    std::optional<Image> m_input;
+    QString m_inputId;
+    std::optional<GroundTruth> m_truth;
+    QString m_inputDataset;  ///< the sample's dataset, empty for a file
+    qint64 m_inputIndex = -1;
+    QString m_inputFile;
+    bool m_awaitingFirst = false;  ///< no trace (and no error) since start()
+    std::optional<Trace> m_trace;
+    Image m_traceImage;
+};
+
+}  // namespace saccade::ui

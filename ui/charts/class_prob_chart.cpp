@@ -1,0 +1,88 @@
+#include "class_prob_chart.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalBarSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <numeric>
+
+namespace saccade::ui {
+
+namespace {
+const QColor kBarColour(70, 130, 200);
+const QColor kTruthColour(40, 170, 80);
+}  // namespace
+
+ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
+    setObjectName(QStringLiteral("classProbChart"));
+    auto* chart = new QChart;
+    chart->legend()->hide();
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->setBackgroundRoundness(0);
+    m_series = new QHorizontalBarSeries;
+    m_series->setBarWidth(0.75);
+    m_series->setLabelsVisible(true);
+    m_series->setLabelsFormat(QStringLiteral("@value"));
+    m_series->setLabelsPosition(QAbstractBarSeries::LabelsInsideBase);
+    m_set = new QBarSet(tr("p"));
+    m_set->setColor(kBarColour);
+    m_set->setLabelColor(Qt::white);
+    m_series->append(m_set);
+    chart->addSeries(m_series);
+    m_axisY = new QBarCategoryAxis;
+    m_axisX = new QValueAxis;
+    m_axisX->setRange(0, 1);
+    m_axisX->setTickCount(3);
+    m_axisX->setLabelFormat(QStringLiteral("%.1f"));
+    chart->addAxis(m_axisY, Qt::AlignLeft);
+    chart->addAxis(m_axisX, Qt::AlignBottom);
+    m_series->attachAxis(m_axisY);
+    m_series->attachAxis(m_axisX);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(220);
+}
+
+void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStringList& names,
+                                      int truth, int maxBars) {
+    QVector<int> order(probs.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probs[a] > probs[b]; });
+    order.resize(std::min<int>(maxBars, order.size()));
+    // Horizontal bars run bottom-up: append the smallest first so the largest is on top.
+    std::reverse(order.begin(), order.end());
+    QStringList categories;
+    m_set->remove(0, m_set->count());
+    m_set->deselectAllBars();
+    for (int i = 0; i < order.size(); ++i) {
+        const int k = order[i];
+        categories << (k < names.size() ? names[k] : tr("class %1").arg(k));
+        m_set->append(std::round(probs[k] * 1000) / 1000);
+    }
+    m_set->setSelectedColor(kTruthColour);
+    for (int i = 0; i < order.size(); ++i)
+        if (order[i] == truth) m_set->selectBar(i);
+    m_axisY->clear();
+    m_axisY->append(categories);
+}
+
+void ClassProbChart::clear() {
+    m_set->remove(0, m_set->count());
+    m_axisY->clear();
+}
+
+QStringList ClassProbChart::shownCategories() const {
+    QStringList top = m_axisY->categories();
+    std::reverse(top.begin(), top.end());
+    return top;
+}
+
+QVector<double> ClassProbChart::shownValues() const {
+    QVector<double> values;
+    for (int i = m_set->count() - 1; i >= 0; --i) values << m_set->at(i);
+    return values;
+}
+
+}  // namespace saccade::ui

@@ -1,0 +1,39 @@
+#pragma once
+// Class probabilities of one trace step as horizontal bars, most probable on top, the
+// ground-truth class marked. The only Qt Charts user of the attention page.
+
+#include <QChartView>
+#include <QStringList>
+#include <QVector>
+
+class QBarCategoryAxis;
+class QBarSet;
+class QHorizontalBarSeries;
+class QValueAxis;
+
+namespace saccade::ui {
+
+class ClassProbChart : public QChartView {
+    Q_OBJECT
+
+public:
+    explicit ClassProbChart(QWidget* parent = nullptr);
+
+    /// Shows the `maxBars` largest of `probs` (named by `names`; "class i" when missing);
+    /// `truth` (or -1) is drawn in green.
+    void setProbabilities(const QVector<double>& probs, const QStringList& names, int truth,
+                          int maxBars = 10);
+    void clear();
+
+    /// The categories shown, top bar first, and their values (for tests).
+    QStringList shownCategories() const;
+    QVector<double> shownValues() const;
+
+private:
+    QHorizontalBarSeries* m_series = nullptr;
+    QBarSet* m_set = nullptr;
+    QBarCategoryAxis* m_axisY = nullptr;
+    QValueAxis* m_axisX = nullptr;
+};
+
+}  // namespace saccade::ui

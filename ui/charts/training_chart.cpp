@@ -1,0 +1,99 @@
+#include "training_chart.h"
+
+#include <QChart>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace saccade::ui {
+
+namespace {
+
+template <class S>
+S* addSeries(QChart* chart, const QString& name, const QColor& colour, QValueAxis* x, QValueAxis* y) {
+    auto* s = new S;
+    s->setName(name);
+    s->setColor(colour);
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+    return s;
+}
+
+}  // namespace
+
+TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
+    setObjectName(QStringLiteral("trainingChart"));
+    auto* chart = new QChart;
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    m_x = new QValueAxis;
+    m_x->setTitleText(tr("iteration"));
+    m_x->setLabelFormat(QStringLiteral("%d"));
+    m_left = new QValueAxis;
+    m_left->setTitleText(tr("loss terms, reward, entropy (nats)"));
+    m_right = new QValueAxis;
+    m_right->setTitleText(tr("accuracy"));
+    m_right->setRange(0, 1);
+    chart->addAxis(m_x, Qt::AlignBottom);
+    chart->addAxis(m_left, Qt::AlignLeft);
+    chart->addAxis(m_right, Qt::AlignRight);
+    m_ce = addSeries<QLineSeries>(chart, tr("cross-entropy"), QColor(30, 100, 200), m_x, m_left);
+    m_reward = addSeries<QLineSeries>(chart, tr("reward log p(y)"), QColor(230, 120, 20), m_x, m_left);
+    m_baseline = addSeries<QLineSeries>(chart, tr("baseline"), QColor(150, 80, 180), m_x, m_left);
+    m_entropy = addSeries<QLineSeries>(chart, tr("attention entropy"), QColor(120, 120, 120), m_x, m_left);
+    m_trainAcc = addSeries<QLineSeries>(chart, tr("batch accuracy"), QColor(60, 170, 90), m_x, m_right);
+    m_evalSoft = addSeries<QScatterSeries>(chart, tr("eval soft"), QColor(30, 100, 200), m_x, m_right);
+    m_evalArgmax = addSeries<QScatterSeries>(chart, tr("eval argmax"), QColor(200, 40, 40), m_x, m_right);
+    m_evalSample = addSeries<QScatterSeries>(chart, tr("eval sample"), QColor(230, 160, 0), m_x, m_right);
+    for (auto* s : {m_evalSoft, m_evalArgmax, m_evalSample}) s->setMarkerSize(9);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(260);
+    clear(QStringLiteral("soft"));
+}
+
+void TrainingChart::clear(const QString& mode) {
+    for (auto* s : {static_cast<QXYSeries*>(m_ce), static_cast<QXYSeries*>(m_reward),
+                    static_cast<QXYSeries*>(m_baseline), static_cast<QXYSeries*>(m_entropy),
+                    static_cast<QXYSeries*>(m_trainAcc), static_cast<QXYSeries*>(m_evalSoft),
+                    static_cast<QXYSeries*>(m_evalArgmax), static_cast<QXYSeries*>(m_evalSample)})
+        s->clear();
+    const bool hard = mode == QLatin1String("hard");
+    m_reward->setVisible(hard);
+    m_baseline->setVisible(hard);
+    m_x->setRange(0, 10);
+    m_leftMin = 0;
+    m_leftMax = 1;
+    m_left->setRange(m_leftMin, m_leftMax);
+}
+
+void TrainingChart::add(const TrainProgress& p) {
+    const double x = double(p.iteration);
+    m_ce->append(x, p.crossEntropy);
+    m_entropy->append(x, p.entropy);
+    m_trainAcc->append(x, p.trainAccuracy);
+    double lo = std::min({p.crossEntropy, p.entropy}), hi = std::max({p.crossEntropy, p.entropy});
+    if (m_reward->isVisible()) {
+        m_reward->append(x, p.reward);
+        m_baseline->append(x, p.baseline);
+        lo = std::min({lo, p.reward, p.baseline});
+        hi = std::max({hi, p.reward, p.baseline});
+    }
+    if (p.evaluated) {
+        m_evalSoft->append(x, p.evalSoft);
+        m_evalArgmax->append(x, p.evalArgmax);
+        m_evalSample->append(x, p.evalSample);
+    }
+    m_leftMin = std::min(m_leftMin, std::floor(lo));
+    m_leftMax = std::max(m_leftMax, std::ceil(hi));
+    m_left->setRange(m_leftMin, m_leftMax);
+    m_x->setRange(0, std::max(10.0, p.total > 0 ? double(p.total) : x));
+}
+
+int TrainingChart::lossPointCount() const { return m_ce->count(); }
+int TrainingChart::evalPointCount() const { return m_evalArgmax->count(); }
+
+}  // namespace saccade::ui

@@ -1,0 +1,65 @@
+#pragma once
+// ImagePanel: a browser of a dataset's test split (thumbnails with the label and whether argmax
+// and sample get it right; filters: wrong, rules disagree), and image files (dialog, recent).
+
+#include <QStringList>
+#include <QWidget>
+
+#include "model_service.h"
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+class QToolButton;
+
+namespace saccade::ui {
+
+class ImagePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr int kPageSize = 60;
+
+    explicit ImagePanel(ModelService* service, QWidget* parent = nullptr);
+
+    /// Lists the datasets whose images fit a model of this size and channels, preferring
+    /// `preferred`, and reloads the thumbnails.
+    void setModelShape(int imageSize, int channels, const QString& preferred);
+    QString dataset() const;
+    void setRecentFiles(const QStringList& files);
+    QStringList recentFiles() const { return m_recent; }
+    void addRecentFile(const QString& path);
+    /// Thumbnails currently listed (after the filter).
+    int shownCount() const;
+    /// Selects the thumbnail of `index` when it is on the current page.
+    void markCurrent(const QString& dataset, qint64 index);
+
+Q_SIGNALS:
+    void sampleChosen(const QString& dataset, qint64 index);
+    void fileChosen(const QString& path);
+
+private:
+    void reload();
+    void addSamples(const QString& dataset, const QVector<BrowsedSample>& samples, qint64 size);
+    void applyFilter();
+    void openDialog();
+    void rebuildRecentMenu();
+
+    ModelService* m_service;
+    QStringList m_classNames;
+    QComboBox* m_dataset = nullptr;
+    QComboBox* m_filter = nullptr;
+    QSpinBox* m_first = nullptr;
+    QToolButton* m_prevPage = nullptr;
+    QToolButton* m_nextPage = nullptr;
+    QListWidget* m_thumbs = nullptr;
+    QLabel* m_status = nullptr;
+    QPushButton* m_open = nullptr;
+    QToolButton* m_recentButton = nullptr;
+    QStringList m_recent;
+    int m_loaded = 0, m_wrong = 0, m_disagree = 0;
+};
+
+}  // namespace saccade::ui

@@ -1,0 +1,234 @@
+#include "model_service.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <chrono>
+#include <exception>
+#include <map>
+
+#include "data/dataset.h"
+#include "models/patch_model.h"
+
+namespace saccade::ui {
+
+// Touched only on the worker thread.
+struct ModelService::WorkerState {
+    std::shared_ptr<PatchModel> model;
+    std::map<std::string, std::shared_ptr<const Dataset>> datasets;
+
+    Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
+        if (auto it = datasets.find(name); it != datasets.end()) return it->second;
+        auto opened = openDataset(name);
+        if (opened) datasets[name] = *opened;
+        return opened;
+    }
+};
+
+namespace {
+
+constexpr int kSamplesPerChunk = 16;
+
+ModelCard makeCard(const QString& path, const PatchModel& model) {
+    const auto& c = model.config();
+    const auto& info = model.info();
+    ModelCard card;
+    card.path = path;
+    card.type = QString::fromStdString(info.modelType);
+    card.mode = QString::fromStdString(c.mode);
+    card.variant = QString::fromStdString(c.variant);
+    card.dataset = QString::fromStdString(info.dataset);
+    card.device = QString::fromStdString(model.deviceName());
+    card.scorer = QString::fromStdString(c.scorer);
+    card.gitRevision = QString::fromStdString(info.gitRevision);
+    card.command = QString::fromStdString(info.command);
+    card.imageSize = c.imageSize;
+    card.channels = c.inChannels;
+    card.grid = c.grid;
+    card.steps = c.steps;
+    card.iterations = info.iteration;
+    card.seed = info.seed;
+    for (const auto& name : model.classNames()) card.classNames << QString::fromStdString(name);
+    card.metricsJson = QString::fromStdString(info.metricsJson);
+    card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
+    return card;
+}
+
+QString errorText(const std::exception& e) {
+    return QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
+}
+
+}  // namespace
+
+ModelService::ModelService(QObject* parent)
+    : QObject(parent),
+      m_state(std::make_shared<WorkerState>()),
+      m_traceGeneration(std::make_shared<std::atomic<quint64>>(0)),
+      m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)) {
+    m_thread.setObjectName(QStringLiteral("saccade-model"));
+    m_context = new QObject;
+    m_context->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_context, &QObject::deleteLater);
+    m_thread.start();
+}
+
+ModelService::~ModelService() {
+    // Queued jobs see a stale generation and return at once; the running one finishes.
+    ++*m_traceGeneration;
+    ++*m_samplesGeneration;
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void ModelService::post(std::function<void(WorkerState&)> job) {
+    QMetaObject::invokeMethod(
+        m_context,
+        [state = m_state, job = std::move(job)] {
+            try {
+                job(*state);
+            } catch (...) {
+                // Every job catches its own errors and replies; this is the last line.
+            }
+        },
+        Qt::QueuedConnection);
+}
+
+void ModelService::reply(std::function<void()> reply) {
+    QMetaObject::invokeMethod(this, std::move(reply), Qt::QueuedConnection);
+}
+
+void ModelService::loadModel(const QString& path, const QString& device) {
+    m_loading = true;
+    ++*m_samplesGeneration;  // the browser's predictions belong to the old model
+    QPointer<ModelService> self(this);
+    post([self, path, device, this](WorkerState& state) {
+        QString error;
+        std::optional<ModelCard> card;
+        try {
+            auto loaded = PatchModel::load(path.toStdString(), device.toStdString());
+            if (loaded) {
+                state.model = *loaded;
+                card = makeCard(path, *state.model);
+            } else {
+                error = QString::fromStdString(loaded.error());
+            }
+        } catch (const std::exception& e) {
+            error = errorText(e);
+        }
+        if (!self) return;
+        reply([this, card, error] {
+            m_loading = false;
+            if (card) {
+                m_card = card;
+                Q_EMIT modelLoaded(*card);
+            } else {
+                Q_EMIT modelFailed(error);
+            }
+        });
+    });
+}
+
+void ModelService::requestTrace(const TraceRequest& request) {
+    const quint64 generation = ++*m_traceGeneration;
+    m_tracePending = true;
+    QPointer<ModelService> self(this);
+    post([self, request, generation, gen = m_traceGeneration, this](WorkerState& state) {
+        if (gen->load() != generation) return;  // superseded before it started
+        std::optional<Trace> trace;
+        QString error;
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            if (!state.model) {
+                error = QStringLiteral("no model is loaded");
+            } else {
+                auto result = state.model->trace(request.image, request.rule, request.seed,
+                                                 request.imageId, request.truth);
+                if (result)
+                    trace = std::move(result).value();
+                else
+                    error = QString::fromStdString(result.error());
+            }
+        } catch (const std::exception& e) {
+            error = errorText(e);
+        }
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (!self) return;
+        reply([this, trace, error, ms, generation, image = request.image] {
+            if (*m_traceGeneration != generation) return;
+            m_tracePending = false;
+            if (trace)
+                Q_EMIT traceReady(*trace, image, ms);
+            else
+                Q_EMIT traceFailed(error);
+        });
+    });
+}
+
+void ModelService::requestSamples(const QString& dataset, qint64 first, int count) {
+    const quint64 generation = ++*m_samplesGeneration;
+    QPointer<ModelService> self(this);
+    post([self, dataset, first, count, generation, gen = m_samplesGeneration, this](WorkerState& state) {
+        auto fail = [&](const QString& message) {
+            if (self) reply([this, message] { Q_EMIT samplesFailed(message); });
+        };
+        try {
+            auto d = state.dataset(dataset.toStdString());
+            if (!d) return fail(QString::fromStdString(d.error()));
+            const qint64 size = (*d)->size(Split::Test);
+            const qint64 end = std::min<qint64>(size, first + count);
+            QVector<BrowsedSample> chunk;
+            for (qint64 i = std::max<qint64>(0, first); i < end; ++i) {
+                if (gen->load() != generation) return;
+                const Sample s = (*d)->sample(Split::Test, i);
+                BrowsedSample b;
+                b.index = i;
+                b.image = s.image;
+                b.label = s.label;
+                if (state.model) {
+                    const auto id = dataset.toStdString() + ":test:" + std::to_string(i);
+                    if (auto t = state.model->trace(s.image, "argmax", 1, id); t) b.argmaxLabel = t->output.label;
+                    if (auto t = state.model->trace(s.image, "sample", 1, id); t) b.sampleLabel = t->output.label;
+                }
+                chunk.push_back(std::move(b));
+                if (chunk.size() == kSamplesPerChunk || i + 1 == end) {
+                    if (!self) return;
+                    reply([this, dataset, chunk, size, generation] {
+                        if (*m_samplesGeneration == generation) Q_EMIT samplesReady(dataset, chunk, size);
+                    });
+                    chunk.clear();
+                }
+            }
+        } catch (const std::exception& e) {
+            fail(errorText(e));
+        }
+    });
+}
+
+void ModelService::requestSample(const QString& dataset, qint64 index) {
+    QPointer<ModelService> self(this);
+    post([self, dataset, index, this](WorkerState& state) {
+        QString error;
+        std::optional<Sample> sample;
+        try {
+            auto d = state.dataset(dataset.toStdString());
+            if (!d)
+                error = QString::fromStdString(d.error());
+            else if (index < 0 || index >= (*d)->size(Split::Test))
+                error = QStringLiteral("sample %1 is outside the test split of %2 (%3 images)")
+                            .arg(index).arg(dataset).arg((*d)->size(Split::Test));
+            else
+                sample = (*d)->sample(Split::Test, index);
+        } catch (const std::exception& e) {
+            error = errorText(e);
+        }
+        if (!self) return;
+        reply([this, dataset, index, sample, error] {
+            if (sample)
+                Q_EMIT sampleReady(dataset, index, *sample);
+            else
+                Q_EMIT samplesFailed(error);
+        });
+    });
+}
+
+}  // namespace saccade::ui

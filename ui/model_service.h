@@ -1,0 +1,104 @@
+#pragma once
+// ModelService: the loaded model and the datasets live on a worker thread of their own; the GUI
+// thread sends requests and gets value types back (model cards, traces, samples, predictions).
+// LibTorch state never crosses threads. A newer trace request supersedes older ones that have
+// not started, and results of superseded requests are dropped.
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QThread>
+#include <QVector>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "data/image.h"
+#include "data/sample.h"
+#include "trace/trace.h"
+
+namespace saccade::ui {
+
+/// What the GUI shows about a loaded model (from its sidecar).
+struct ModelCard {
+    QString path, name, type, mode, variant, dataset, device, scorer, gitRevision, command;
+    int imageSize = 0, channels = 1, grid = 0, steps = 0;
+    qint64 iterations = 0;
+    quint64 seed = 0;
+    QStringList classNames;
+    QString metricsJson;  ///< the sidecar's metrics object
+};
+
+struct TraceRequest {
+    Image image;
+    std::string rule = "argmax";
+    std::uint64_t seed = 1;
+    std::string imageId;
+    std::optional<GroundTruth> truth;
+};
+
+/// One test-split sample for the image browser, with the model's answers under two rules.
+struct BrowsedSample {
+    qint64 index = -1;
+    Image image;
+    int label = -1;
+    int argmaxLabel = -1, sampleLabel = -1;  ///< -1 until predicted
+};
+
+class ModelService : public QObject {
+    Q_OBJECT
+
+public:
+    explicit ModelService(QObject* parent = nullptr);
+    /// Stops the worker after the job it is running (jobs are short: a trace, a few samples).
+    ~ModelService() override;
+
+    /// Loads a checkpoint on `device` ("auto", "cpu", "cuda:N"); replaces the current model on
+    /// success only. Emits modelLoaded or modelFailed.
+    void loadModel(const QString& path, const QString& device = QStringLiteral("auto"));
+    /// Queues a trace; any older trace request that has not started is dropped. Emits
+    /// traceReady or traceFailed for the newest request only.
+    void requestTrace(const TraceRequest& request);
+    /// Queues test samples [first, first + count) of `dataset` with the current model's argmax
+    /// and sample (seed 1) answers; a newer request drops an older one. Emits samplesReady in
+    /// chunks as they are computed, or samplesFailed.
+    void requestSamples(const QString& dataset, qint64 first, int count);
+    /// Sample `index` of the test split of `dataset`. Emits sampleReady or samplesFailed.
+    void requestSample(const QString& dataset, qint64 index);
+
+    bool hasModel() const { return m_card.has_value(); }
+    const std::optional<ModelCard>& card() const { return m_card; }
+    /// True while a model load or the newest trace request is outstanding.
+    bool isBusy() const { return m_loading || m_tracePending; }
+
+Q_SIGNALS:
+    void modelLoaded(const saccade::ui::ModelCard& card);
+    void modelFailed(const QString& message);
+    void traceReady(const saccade::Trace& trace, const saccade::Image& image, double milliseconds);
+    void traceFailed(const QString& message);
+    void samplesReady(const QString& dataset, const QVector<saccade::ui::BrowsedSample>& samples,
+                      qint64 datasetSize);
+    void sampleReady(const QString& dataset, qint64 index, const saccade::Sample& sample);
+    void samplesFailed(const QString& message);
+
+private:
+    struct WorkerState;
+    /// Runs `job` on the worker thread.
+    void post(std::function<void(WorkerState&)> job);
+    /// Runs `reply` on this object's thread (dropped if this object is gone).
+    void reply(std::function<void()> reply);
+
+    QThread m_thread;
+    QObject* m_context = nullptr;  ///< lives on m_thread; jobs are queued to it
+    std::shared_ptr<WorkerState> m_state;
+    std::shared_ptr<std::atomic<quint64>> m_traceGeneration;
+    std::shared_ptr<std::atomic<quint64>> m_samplesGeneration;
+    std::optional<ModelCard> m_card;
+    bool m_loading = false;
+    bool m_tracePending = false;
+};
+
+}  // namespace saccade::ui

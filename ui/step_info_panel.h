@@ -1,0 +1,42 @@
+#pragma once
+// StepInfoPanel: what the current trace step says: class probabilities (bar chart), entropy,
+// log-probability of the choice, the chosen cells, and the rule, seed and device that made it.
+
+#include <QWidget>
+
+#include "trace/trace.h"
+
+class QLabel;
+
+namespace saccade::ui {
+
+class ClassProbChart;
+
+class StepInfoPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit StepInfoPanel(QWidget* parent = nullptr);
+
+    void setTrace(const Trace& trace, double computeMs);
+    void setStep(int step);
+    void clear(const QString& message = {});
+
+    ClassProbChart* chart() const { return m_chart; }
+    /// The text of the run and step summaries (for tests).
+    QString runText() const;
+    QString stepText() const;
+
+private:
+    void refresh();
+
+    QLabel* m_run = nullptr;
+    QLabel* m_step = nullptr;
+    QLabel* m_output = nullptr;
+    ClassProbChart* m_chart = nullptr;
+    std::optional<Trace> m_trace;
+    double m_computeMs = 0;
+    int m_stepIndex = 0;
+};
+
+}  // namespace saccade::ui

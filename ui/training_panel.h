@@ -1,0 +1,77 @@
+#pragma once
+// TrainingPanel: train a patch-attention model from the GUI: the options of `saccade-cli train
+// patch`, live curves, a progress bar with ETA, and Stop (which saves). Training runs on a
+// thread of its own; the window stays responsive. A finished model can be opened at once.
+
+#include <QString>
+#include <QWidget>
+
+#include "train/patch_trainer.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace saccade::ui {
+
+class TrainingChart;
+class TrainingJob;
+
+class TrainingPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TrainingPanel(QWidget* parent = nullptr);
+    ~TrainingPanel() override;
+
+    /// The options the form describes (what Train would run).
+    PatchTrainOptions options() const;
+    /// Sets the form (tests, and a later "train again").
+    void setOptions(const PatchTrainOptions& options);
+    bool isRunning() const;
+    void startTraining();
+    void stopTraining();
+
+    TrainingChart* chart() const { return m_chart; }
+    QString statusText() const;
+
+Q_SIGNALS:
+    void statusMessage(const QString& message);
+    /// "Open in Attention" on a saved model.
+    void openModelRequested(const QString& path);
+    /// A job ended (finished, stopped or failed).
+    void jobEnded();
+
+private:
+    void onProgress(const TrainProgress& p);
+    void setRunning(bool running);
+
+    QComboBox* m_dataset = nullptr;
+    QComboBox* m_mode = nullptr;
+    QComboBox* m_scorer = nullptr;
+    QComboBox* m_variant = nullptr;
+    QSpinBox* m_steps = nullptr;
+    QSpinBox* m_grid = nullptr;
+    QSpinBox* m_batch = nullptr;
+    QDoubleSpinBox* m_minutes = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QDoubleSpinBox* m_lr = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QLineEdit* m_out = nullptr;
+    QPushButton* m_browse = nullptr;
+    QPushButton* m_train = nullptr;
+    QPushButton* m_stop = nullptr;
+    QPushButton* m_openModel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    TrainingChart* m_chart = nullptr;
+    TrainingJob* m_job = nullptr;
+    QString m_lastCheckpoint;
+    QString m_lastEval;
+};
+
+}  // namespace saccade::ui
