@@ -28,11 +28,16 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionToolbar"));
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("ruleCombo"));
-    m_rule->addItem(tr("argmax (deterministic)"), QStringLiteral("argmax"));
-    m_rule->addItem(tr("sample (seeded)"), QStringLiteral("sample"));
-    m_rule->addItem(tr("soft (expected context)"), QStringLiteral("soft"));
+    m_rule->addItem(tr("argmax"), QStringLiteral("argmax"));
+    m_rule->setItemData(0, tr("The most probable cell: deterministic"), Qt::ToolTipRole);
+    m_rule->addItem(tr("sample"), QStringLiteral("sample"));
+    m_rule->setItemData(1, tr("One cell drawn from the distribution, seeded"), Qt::ToolTipRole);
+    m_rule->addItem(tr("soft"), QStringLiteral("soft"));
+    m_rule->setItemData(2, tr("The expected context over all cells: deterministic"), Qt::ToolTipRole);
     m_rule->addItem(tr("top-k"), QStringLiteral("topk"));
-    m_rule->addItem(tr("Gumbel straight-through"), QStringLiteral("gumbel"));
+    m_rule->setItemData(3, tr("The K most probable cells, renormalised"), Qt::ToolTipRole);
+    m_rule->addItem(tr("Gumbel ST"), QStringLiteral("gumbel"));
+    m_rule->setItemData(4, tr("Gumbel-perturbed argmax with temperature tau, seeded"), Qt::ToolTipRole);
     m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
                           "reads. Repeated runs against argmax: the comparison panel."));
     m_k = new QSpinBox(this);

@@ -140,6 +140,8 @@ int ImagePanel::shownCount() const {
 }
 
 void ImagePanel::markCurrent(const QString& name, qint64 index) {
+    m_currentDataset = name;
+    m_currentIndex = index;
     const QSignalBlocker block(m_thumbs);
     m_thumbs->clearSelection();
     if (name != dataset()) return;
@@ -177,6 +179,10 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
                              .arg(s.index).arg(nameOf(s.label), nameOf(s.argmaxLabel),
                                   s.argmaxLabel == s.label ? tr("right") : tr("wrong"),
                                   nameOf(s.sampleLabel), s.sampleLabel == s.label ? tr("right") : tr("wrong")));
+        if (name == m_currentDataset && s.index == m_currentIndex) {
+            const QSignalBlocker block(m_thumbs);
+            m_thumbs->setCurrentItem(item);
+        }
         ++m_loaded;
         m_wrong += wrong;
         m_disagree += disagree;

@@ -59,6 +59,8 @@ private:
     QPushButton* m_open = nullptr;
     QToolButton* m_recentButton = nullptr;
     QStringList m_recent;
+    QString m_currentDataset;  ///< the input on the canvas, when it is a sample
+    qint64 m_currentIndex = -1;
     int m_loaded = 0, m_wrong = 0, m_disagree = 0;
 };
 

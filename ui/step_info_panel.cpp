@@ -57,7 +57,7 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(runBox);
     layout->addWidget(stepBox, 1);
     layout->addWidget(outBox);
-    setMinimumWidth(260);
+    setMinimumWidth(230);
     clear();
 }
 

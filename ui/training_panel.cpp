@@ -155,7 +155,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         m_openModel->setEnabled(true);
         m_status->setText((s.cancelled ? tr("Stopped after %1 iterations and saved %2 (%3 images/s).")
                                        : tr("Finished %1 iterations and saved %2 (%3 images/s)."))
-                              .arg(s.iterations).arg(m_lastCheckpoint).arg(s.imagesPerSecond, 0, 'f', 0));
+                              .arg(s.iterations).arg(m_lastCheckpoint).arg(s.imagesPerSecond, 0, 'f', 0) +
+                          (m_lastEval.isEmpty() ? QString() : QLatin1Char('\n') + m_lastEval));
         Q_EMIT statusMessage(m_status->text());
         Q_EMIT jobEnded();
     });

@@ -7,6 +7,9 @@
 #include <QStatusBar>
 #include <QtTest>
 
+#include "attention_canvas.h"
+#include "attention_page.h"
+#include "attention_toolbar.h"
 #include "doctor_panel.h"
 #include "main_window.h"
 #include "scalar_lab_form.h"
@@ -25,6 +28,7 @@ private Q_SLOTS:
     void grabHasTheWindowSize_data();
     void grabHasTheWindowSize();
     void settingsPersist();
+    void attentionSettingsPersist();
 };
 
 void TestMainWindow::initTestCase() {
@@ -84,7 +88,10 @@ void TestMainWindow::settingsPersist() {
         MainWindow window(/*useSettings=*/true);
         window.scalarLabPanel()->form()->valuesEdit()->setText(QStringLiteral("1, 3, 5"));
         window.scalarLabPanel()->form()->uSpin()->setValue(0.25);
-        window.resize(1000, 700);
+        // The window fits a 1280-pixel-wide screen.
+        QVERIFY2(window.minimumSizeHint().width() <= 1180,
+                 qPrintable(QString::number(window.minimumSizeHint().width())));
+        window.resize(1180, 700);
         QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -94,10 +101,41 @@ void TestMainWindow::settingsPersist() {
     QCOMPARE(restored.currentPage(), QStringLiteral("doctor"));
     QCOMPARE(restored.scalarLabPanel()->form()->valuesEdit()->text(), QStringLiteral("1, 3, 5"));
     QCOMPARE(restored.scalarLabPanel()->form()->uSpin()->value(), 0.25);
-    QCOMPARE(restored.size(), QSize(1000, 700));
+    QCOMPARE(restored.size(), QSize(1180, 700));
     // 0.5*1 + 0.3*3 + 0.2*5 = 2.4
     QCOMPARE(restored.scalarLabPanel()->resultView()->text(Field::SoftContext),
              QStringLiteral("2.4"));
+    QSettings(QStringLiteral("Saccade"), QStringLiteral("saccade")).clear();
+}
+
+void TestMainWindow::attentionSettingsPersist() {
+    {
+        MainWindow window(/*useSettings=*/true);
+        auto* page = window.attentionPage();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy(), 60'000);
+        page->toolbar()->setSeed(5);
+        QVERIFY(page->setRule(QStringLiteral("sample")));
+        saccade::ui::OverlaySettings o;
+        o.grid = true;
+        o.heatmapOpacity = 0.3;
+        page->toolbar()->setOverlays(o);
+        page->openSample(QStringLiteral("translated-fashion60"), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(page->canvas()->trace()->imageId),
+                                  QStringLiteral("translated-fashion60:test:3"), 60'000);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy(), 60'000);
+        QVERIFY(window.close());
+    }
+    MainWindow restored(/*useSettings=*/true);
+    auto* page = restored.attentionPage();
+    QCOMPARE(page->toolbar()->rule(), QStringLiteral("sample"));
+    QCOMPARE(page->toolbar()->seed(), 5u);
+    QVERIFY(page->toolbar()->overlays().grid);
+    QCOMPARE(page->toolbar()->overlays().heatmapOpacity, 0.3);
+    QTRY_VERIFY_WITH_TIMEOUT(page->canvas()->trace().has_value() && !page->isBusy(), 60'000);
+    const auto& trace = *page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(trace.imageId), QStringLiteral("translated-fashion60:test:3"));
+    QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("sample"));
+    QCOMPARE(trace.seed, 5u);
     QSettings(QStringLiteral("Saccade"), QStringLiteral("saccade")).clear();
 }
 

@@ -25,16 +25,16 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     m_series->setBarWidth(0.75);
     m_series->setLabelsVisible(true);
     m_series->setLabelsFormat(QStringLiteral("@value"));
-    m_series->setLabelsPosition(QAbstractBarSeries::LabelsInsideBase);
+    m_series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
     m_set = new QBarSet(tr("p"));
     m_set->setColor(kBarColour);
-    m_set->setLabelColor(Qt::white);
+    m_set->setLabelColor(QColor(40, 40, 40));
     m_series->append(m_set);
     chart->addSeries(m_series);
     m_axisY = new QBarCategoryAxis;
     m_axisX = new QValueAxis;
-    m_axisX->setRange(0, 1);
-    m_axisX->setTickCount(3);
+    m_axisX->setRange(0, 1.2);  // room for the value label of a bar at 1
+    m_axisX->setTickCount(4);
     m_axisX->setLabelFormat(QStringLiteral("%.1f"));
     chart->addAxis(m_axisY, Qt::AlignLeft);
     chart->addAxis(m_axisX, Qt::AlignBottom);

@@ -41,10 +41,10 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     chart->addAxis(m_left, Qt::AlignLeft);
     chart->addAxis(m_right, Qt::AlignRight);
     m_ce = addSeries<QLineSeries>(chart, tr("cross-entropy"), QColor(30, 100, 200), m_x, m_left);
-    m_reward = addSeries<QLineSeries>(chart, tr("reward log p(y)"), QColor(230, 120, 20), m_x, m_left);
+    m_reward = addSeries<QLineSeries>(chart, tr("reward"), QColor(230, 120, 20), m_x, m_left);
     m_baseline = addSeries<QLineSeries>(chart, tr("baseline"), QColor(150, 80, 180), m_x, m_left);
-    m_entropy = addSeries<QLineSeries>(chart, tr("attention entropy"), QColor(120, 120, 120), m_x, m_left);
-    m_trainAcc = addSeries<QLineSeries>(chart, tr("batch accuracy"), QColor(60, 170, 90), m_x, m_right);
+    m_entropy = addSeries<QLineSeries>(chart, tr("entropy"), QColor(120, 120, 120), m_x, m_left);
+    m_trainAcc = addSeries<QLineSeries>(chart, tr("batch acc."), QColor(60, 170, 90), m_x, m_right);
     m_evalSoft = addSeries<QScatterSeries>(chart, tr("eval soft"), QColor(30, 100, 200), m_x, m_right);
     m_evalArgmax = addSeries<QScatterSeries>(chart, tr("eval argmax"), QColor(200, 40, 40), m_x, m_right);
     m_evalSample = addSeries<QScatterSeries>(chart, tr("eval sample"), QColor(230, 160, 0), m_x, m_right);
