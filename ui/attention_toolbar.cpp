@@ -38,10 +38,13 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_rule->setItemData(3, tr("The K most probable cells, renormalised"), Qt::ToolTipRole);
     m_rule->addItem(tr("Gumbel ST"), QStringLiteral("gumbel"));
     m_rule->setItemData(4, tr("Gumbel-perturbed argmax with temperature tau, seeded"), Qt::ToolTipRole);
+    m_rule->addItem(tr("K samples"), QStringLiteral("ksample"));
+    m_rule->setItemData(5, tr("K seeded sample runs: every cell they chose, the mean distribution, "
+                              "and the averaged output"), Qt::ToolTipRole);
     m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
                           "reads. Repeated runs against argmax: the comparison panel."));
     m_k = new QSpinBox(this);
-    m_k->setRange(1, 100);
+    m_k->setRange(1, 1000);
     m_k->setValue(3);
     m_k->setPrefix(QStringLiteral("K = "));
     m_tau = new QDoubleSpinBox(this);
@@ -136,7 +139,8 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
 
 QString AttentionToolbar::rule() const {
     const QString base = m_rule->currentData().toString();
-    if (base == QLatin1String("topk")) return QStringLiteral("topk:%1").arg(m_k->value());
+    if (base == QLatin1String("topk") || base == QLatin1String("ksample"))
+        return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
     if (base == QLatin1String("gumbel")) return QStringLiteral("gumbel:%1").arg(m_tau->value());
     return base;
 }
@@ -147,7 +151,8 @@ bool AttentionToolbar::setRule(const QString& rule) {
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
     bool ok = true;
-    if (base == QLatin1String("topk") && !param.isEmpty()) m_k->setValue(param.toInt(&ok));
+    if ((base == QLatin1String("topk") || base == QLatin1String("ksample")) && !param.isEmpty())
+        m_k->setValue(param.toInt(&ok));
     if (base == QLatin1String("gumbel") && !param.isEmpty()) m_tau->setValue(param.toDouble(&ok));
     m_rule->setCurrentIndex(i);
     return ok;
@@ -184,9 +189,10 @@ void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(ena
 
 void AttentionToolbar::updateEnabled() {
     const QString base = m_rule->currentData().toString();
-    m_k->setVisible(base == QLatin1String("topk"));
+    m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample"));
     m_tau->setVisible(base == QLatin1String("gumbel"));
-    const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel");
+    const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
+                            base == QLatin1String("ksample");
     m_seed->setEnabled(stochastic);
     m_newSeed->setEnabled(stochastic);
 }

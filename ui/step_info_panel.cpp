@@ -32,6 +32,8 @@ QString ruleMeaning(const QString& rule) {
     if (rule == QLatin1String("sample")) return QObject::tr("one cell drawn from the distribution");
     if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
     if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
+    if (rule.startsWith(QLatin1String("ksample")))
+        return QObject::tr("K sampled runs: the mean distribution, every cell they chose, the averaged output");
     return {};
 }
 
@@ -90,7 +92,8 @@ void StepInfoPanel::refresh() {
     const int s = std::clamp(m_stepIndex, 0, int(t.steps.size()) - 1);
     const auto& step = t.steps[size_t(s)];
     const QString rule = QString::fromStdString(t.rule);
-    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel"));
+    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
+                            rule.startsWith(QLatin1String("ksample"));
     m_run->setText(tr("<b>%1</b>%2<br>%3<br>model %4 on %5<br>image %6<br>computed in %7 ms")
                        .arg(rule, stochastic ? tr(", seed %1").arg(t.seed) : QString(),
                             ruleMeaning(rule), QString::fromStdString(t.modelId),
@@ -101,17 +104,25 @@ void StepInfoPanel::refresh() {
     if (step.chosenCells.empty()) {
         chosen = tr("none (soft attention weights every cell)");
     } else if (step.grid) {
+        constexpr int kListed = 6;
         QStringList cells;
-        for (int c : step.chosenCells)
+        for (int i = 0; i < int(step.chosenCells.size()) && i < kListed; ++i) {
+            const int c = step.chosenCells[size_t(i)];
             cells << tr("row %1, col %2").arg(c / step.grid->cols).arg(c % step.grid->cols);
+        }
         chosen = cells.join(QStringLiteral("; "));
+        if (int(step.chosenCells.size()) > kListed)
+            chosen += tr("; and %1 more cells").arg(int(step.chosenCells.size()) - kListed);
     }
     double maxP = 0;
     if (step.grid)
         for (float p : step.grid->probs) maxP = std::max(maxP, double(p));
     const double uniform = step.grid ? std::log(double(step.grid->probs.size())) : 0;
+    const bool kSample = rule.startsWith(QLatin1String("ksample"));
     m_step->setText(tr("chosen: %1<br>entropy %2 nats (uniform: %3)<br>log p(choice) %4<br>"
                        "largest attention %5")
+                        .replace(QStringLiteral("entropy"), kSample ? tr("mean entropy") : tr("entropy"))
+                        .replace(QStringLiteral("log p(choice)"), kSample ? tr("mean log p(choice)") : tr("log p(choice)"))
                         .arg(chosen)
                         .arg(step.entropy, 0, 'f', 3)
                         .arg(uniform, 0, 'f', 3)

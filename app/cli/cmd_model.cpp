@@ -215,7 +215,9 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
     auto* image = cmd->add_option("--image", a.image, "an image file of the model's size");
     auto* sample = cmd->add_option("--sample", a.sample, "DATASET:INDEX of the test split");
     image->excludes(sample);
-    cmd->add_option("--rule", a.rule, "soft, sample, argmax or gumbel:TAU")->capture_default_str();
+    cmd->add_option("--rule", a.rule,
+                    "soft, sample, argmax, topk:K, gumbel:TAU, or ksample:K (K sampled runs: every "
+                    "cell they chose and the averaged output)")->capture_default_str();
     cmd->add_option("--seed", a.seed, "seed of the draws")->capture_default_str();
     cmd->add_option("--device", a.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
 }

@@ -1,6 +1,8 @@
 #include "models/patch_model.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <sstream>
 
@@ -117,15 +119,22 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
     }
     auto parsed = parseSelectionRule(rule);
     if (!parsed) return Error{parsed.error()};
-    if (parsed->rule == SelectionRule::KSample)
-        return Error{"a trace is one run; use sample with several seeds instead of " + rule};
+    // ksample:K runs K sampled paths at once (one batch of K copies) and summarises them.
+    const bool kSample = parsed->rule == SelectionRule::KSample;
+    const std::int64_t runs = kSample ? parsed->k : 1;
+    if (kSample && (runs < 1 || runs > 10000)) return Error{"ksample needs 1 <= K <= 10000, got " + rule};
     try {
         torch::NoGradGuard noGrad;
         const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
                                             {1, image.height, image.width, image.channels}, torch::kUInt8);
-        const auto x = bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(m.device);
+        auto x = bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(m.device);
         Rng rng(seed);
-        const auto out = m.net->forward(x, *parsed, rng);
+        SelectionOptions forwardRule = *parsed;
+        if (kSample) {
+            x = x.expand({runs, x.size(1), x.size(2), x.size(3)}).contiguous();
+            forwardRule.rule = SelectionRule::Sample;
+        }
+        const auto out = m.net->forward(x, forwardRule, rng);
         Trace t;
         t.modelId = "patch/" + m.config.mode + "/" + m.info.dataset;
         t.imageId = imageId;
@@ -135,15 +144,27 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
         t.imageWidth = image.width;
         t.imageHeight = image.height;
         t.classNames = m.classNames;
+        // One run: its own values. ksample: the mean over the runs, and every distinct cell the
+        // runs chose at the step, most often chosen first.
         const auto indices = out.indices.to(torch::kCPU);
         for (int s = 0; s < m.config.steps; ++s) {
             TraceStep step;
-            step.grid = GridDistribution{m.config.grid, m.config.grid, toVector(out.probs[s][0])};
-            for (std::int64_t k = 0; k < indices.size(2); ++k)
-                step.chosenCells.push_back(int(indices[s][0][k].item<std::int64_t>()));
-            step.logProb = out.logProb[s][0].item<double>();
-            step.entropy = out.entropy[s][0].item<double>();
-            step.outputProbs = toVector(torch::softmax(out.stepLogits[s][0], -1));
+            step.grid = GridDistribution{m.config.grid, m.config.grid, toVector(out.probs[s].mean(0))};
+            if (kSample) {
+                std::map<int, int> counts;
+                for (std::int64_t r = 0; r < indices.size(1); ++r)
+                    ++counts[int(indices[s][r][0].item<std::int64_t>())];
+                std::vector<std::pair<int, int>> byCount(counts.begin(), counts.end());
+                std::stable_sort(byCount.begin(), byCount.end(),
+                                 [](const auto& a, const auto& b) { return a.second > b.second; });
+                for (const auto& entry : byCount) step.chosenCells.push_back(entry.first);
+            } else {
+                for (std::int64_t k = 0; k < indices.size(2); ++k)
+                    step.chosenCells.push_back(int(indices[s][0][k].item<std::int64_t>()));
+            }
+            step.logProb = out.logProb[s].mean().item<double>();
+            step.entropy = out.entropy[s].mean().item<double>();
+            step.outputProbs = toVector(torch::softmax(out.stepLogits[s], -1).mean(0));
             t.steps.push_back(std::move(step));
         }
         t.output.probs = t.steps.back().outputProbs;

@@ -48,7 +48,10 @@ public:
     std::string deviceName() const;
     std::vector<std::string> classNames() const;  ///< from the dataset in the sidecar
 
-    /// One run on one image under `rule` (soft, sample, argmax, ksample:K, gumbel:TAU) and seed.
+    /// One run on one image under `rule` (soft, sample, argmax, topk:K, gumbel:TAU) and seed.
+    /// ksample:K runs K sampled paths at once and records, per step, the mean distribution, mean
+    /// log-probability and entropy, every distinct chosen cell (most often chosen first) and the
+    /// mean class probabilities: the output is the K-run average that `evaluate` scores.
     /// The image must match the model's size and channels. Not thread-safe: one caller at a time.
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed,
                         const std::string& imageId,

@@ -157,7 +157,30 @@ TEST(PatchModel, TracesAreDeterministicPerSeed) {
                      m->trace(image, "sample", 5, "x")->steps[0].chosenCells;
     EXPECT_GE(differing, 4);
     EXPECT_NE(m->trace(Image::zeros(60, 60), "soft", 1, "x").error().find("takes 28x28"), std::string::npos);
-    EXPECT_NE(m->trace(image, "ksample:4", 1, "x").error().find("a trace is one run"), std::string::npos);
+}
+
+TEST(PatchModel, KSampleTraceSummarisesItsRuns) {
+    TempDir dir;
+    auto m = *PatchModel::load(saveTiny(dir, "tiny.pt"), "cpu");
+    const auto image = digitImage(7);
+    const auto k = m->trace(image, "ksample:64", 5, "x");
+    ASSERT_TRUE(k.ok()) << k.error();
+    EXPECT_EQ(k->rule, "ksample:64");
+    EXPECT_EQ(traceToJson(*k), traceToJson(*m->trace(image, "ksample:64", 5, "x")));  // seeded
+    // The untrained model attends almost uniformly over 49 cells: 64 runs choose many cells.
+    EXPECT_GT(k->steps[0].chosenCells.size(), 10u);
+    EXPECT_LE(k->steps[0].chosenCells.size(), 49u);
+    // The output is the mean of the runs' class probabilities: between the runs' extremes, and
+    // a single run (ksample:1) is the sample rule's run with the same seed.
+    double sum = 0;
+    for (float p : k->output.probs) sum += p;
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    const auto one = m->trace(image, "ksample:1", 5, "x");
+    const auto sample = m->trace(image, "sample", 5, "x");
+    ASSERT_TRUE(one.ok() && sample.ok());
+    for (size_t s = 0; s < one->steps.size(); ++s) EXPECT_EQ(one->steps[s].chosenCells, sample->steps[s].chosenCells);
+    for (size_t c = 0; c < one->output.probs.size(); ++c) EXPECT_NEAR(one->output.probs[c], sample->output.probs[c], 1e-6);
+    EXPECT_FALSE(m->trace(image, "ksample:0", 1, "x").ok());
 }
 
 TEST(PatchModel, BadCheckpointsAreRefusedSayingWhy) {

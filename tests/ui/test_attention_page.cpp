@@ -150,6 +150,13 @@ void TestAttentionPage::sameSeedSameTraceNewSeedRuns() {
     QVERIFY(m_page->setRule(QStringLiteral("soft")));
     waitForTrace();
     QVERIFY(m_page->canvas()->trace()->steps[0].chosenCells.empty());
+    // K samples: every cell the runs chose, and the rule's name in the side panel.
+    QVERIFY(m_page->setRule(QStringLiteral("ksample:20")));
+    waitForTrace();
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("ksample:20"));
+    QVERIFY(!m_page->canvas()->trace()->steps[0].chosenCells.empty());
+    QVERIFY(m_page->infoPanel()->runText().contains(QStringLiteral("K sampled runs")));
+    QVERIFY(m_page->infoPanel()->stepText().contains(QStringLiteral("mean entropy")));
 }
 
 void TestAttentionPage::newestRequestWins() {
