@@ -1,0 +1,142 @@
+// The canvas on hand-made traces: glimpse boxes and a Gaussian policy land on their pixels, the
+// heatmap follows the distribution, zoom keeps the point under the cursor, fit centres the image.
+
+#include <QtTest>
+
+#include "attention_canvas.h"
+
+using namespace saccade;
+using namespace saccade::ui;
+
+namespace {
+
+// The glimpse amber (255, 196, 0), or at least 50% of it over the grey image (antialiased edges).
+bool isGlimpseColour(QRgb c) {
+    return qRed(c) > 150 && qGreen(c) > 0.65 * qRed(c) && qGreen(c) < 0.85 * qRed(c) && qBlue(c) < 0.3 * qRed(c);
+}
+
+// An antialiased line centred on x covers x-1 and x partly: one of x-1..x+1 carries its colour.
+bool lineAt(const QImage& shot, int x, int y) {
+    for (int dx = -1; dx <= 1; ++dx)
+        if (isGlimpseColour(shot.pixel(x + dx, y))) return true;
+    return false;
+}
+
+// A 60x60 trace with a 6x6 grid whose mass sits on one cell, a Gaussian policy and two glimpses.
+Trace handMade() {
+    Trace t;
+    t.rule = "sample";
+    t.imageWidth = t.imageHeight = 60;
+    TraceStep step;
+    step.grid = GridDistribution{6, 6, std::vector<float>(36, 0.0f)};
+    step.grid->probs[14] = 1.0f;  // row 2, col 2: pixels [20, 30) x [20, 30)
+    step.gaussian = GaussianPolicy{30, 30, 6, 6};
+    step.chosenPoint = std::array<double, 2>{30, 30};
+    step.glimpses = {GlimpseBox{0, Box{24, 24, 12, 12}}, GlimpseBox{1, Box{18, 18, 24, 24}}};
+    t.steps.push_back(step);
+    step.grid->probs[14] = 0.0f;
+    step.grid->probs[0] = 1.0f;
+    t.steps.push_back(step);
+    return t;
+}
+
+QImage greyImage() {
+    QImage image(60, 60, QImage::Format_Grayscale8);
+    image.fill(40);
+    return image;
+}
+
+}  // namespace
+
+class TestAttentionCanvas : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void glimpseBoxesLandOnTheirPixels();
+    void heatmapFollowsTheStep();
+    void zoomKeepsTheAnchorAndFitCentres();
+};
+
+void TestAttentionCanvas::glimpseBoxesLandOnTheirPixels() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    OverlaySettings o;
+    o.heatmap = false;
+    canvas.setOverlays(o);
+    canvas.setImage(greyImage());
+    canvas.setTrace(handMade());
+    canvas.fitToWindow();
+    const QImage shot = canvas.grab().toImage();
+    for (const Box& b : {Box{24, 24, 12, 12}, Box{18, 18, 24, 24}}) {
+        const QPointF tl = canvas.imageToWidget(QPointF(b.x, b.y));
+        const QPointF br = canvas.imageToWidget(QPointF(b.x + b.w, b.y + b.h));
+        const int midY = int((tl.y() + br.y()) / 2) + 3;
+        QVERIFY2(lineAt(shot, int(std::round(tl.x())), midY), "left edge");
+        QVERIFY2(lineAt(shot, int(std::round(br.x())), midY), "right edge");
+        QVERIFY2(!lineAt(shot, int(std::round(tl.x())) - 5, midY), "left of the box");
+        QVERIFY2(!lineAt(shot, int(std::round(tl.x())) + 5, midY), "inside the box");
+    }
+    // The 1-sigma ellipse passes through mean + sigma on the x axis (dashed: or its density).
+    const QPointF widest = canvas.imageToWidget(QPointF(36, 30));
+    QColor c = shot.pixelColor(int(std::round(widest.x())), int(std::round(widest.y())));
+    QVERIFY2(c.red() > c.blue() + 60, qPrintable(c.name()));  // dashed ellipse or its orange density
+}
+
+void TestAttentionCanvas::heatmapFollowsTheStep() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    OverlaySettings o;
+    o.chosen = false;
+    o.path = false;
+    o.heatmapOpacity = 1.0;
+    canvas.setOverlays(o);
+    canvas.setImage(greyImage());
+    canvas.setTrace(handMade());
+    canvas.fitToWindow();
+    auto brightness = [&](int cell) {
+        const QPointF c = canvas.imageToWidget(canvas.cellRect(6, 6, cell).center());
+        return qGray(canvas.grab().toImage().pixel(c.toPoint()));
+    };
+    // Step 1: all mass on cell 14 (light yellow at full opacity), none on cell 0 (near black).
+    QVERIFY2(brightness(14) > 200, qPrintable(QString::number(brightness(14))));
+    QVERIFY2(brightness(0) < 35, qPrintable(QString::number(brightness(0))));  // grey 40, dimmed
+    canvas.setStep(1);
+    QCOMPARE(canvas.step(), 1);
+    QVERIFY(brightness(0) > 200);
+    QVERIFY(brightness(14) < 35);
+    canvas.setStep(7);  // clamped to the last step
+    QCOMPARE(canvas.step(), 1);
+    // Cells have integer pixel boundaries, as the CLI renderer's.
+    QCOMPARE(canvas.cellRect(6, 6, 14), QRectF(20, 20, 10, 10));
+    QCOMPARE(canvas.cellRect(7, 7, 8), QRectF(8, 8, 9, 9));  // 60*1/7 = 8 .. 60*2/7 = 17
+}
+
+void TestAttentionCanvas::zoomKeepsTheAnchorAndFitCentres() {
+    AttentionCanvas canvas;
+    canvas.resize(600, 500);
+    canvas.setImage(greyImage());
+    canvas.fitToWindow();
+    const QPointF centre = canvas.imageToWidget(QPointF(30, 30));
+    QVERIFY(std::abs(centre.x() - 300) < 1.0);
+    const double fitted = canvas.zoom();
+    QVERIFY(fitted > 6 && fitted < 8.5);  // 60 px into about 460 px
+    const QPointF anchor(200, 150);
+    const QPointF before = (anchor - canvas.imageToWidget(QPointF(0, 0))) / canvas.zoom();
+    canvas.setZoom(fitted * 2, anchor);
+    const QPointF after = (anchor - canvas.imageToWidget(QPointF(0, 0))) / canvas.zoom();
+    QVERIFY(std::abs(before.x() - after.x()) < 1e-9 && std::abs(before.y() - after.y()) < 1e-9);
+    QCOMPARE(canvas.zoom(), fitted * 2);
+    canvas.actualSize();
+    QCOMPARE(canvas.zoom(), 1.0);
+    // Dragging pans by the mouse movement.
+    const QPointF origin = canvas.imageToWidget(QPointF(0, 0));
+    QTest::mousePress(&canvas, Qt::LeftButton, {}, QPoint(100, 100));
+    QMouseEvent move(QEvent::MouseMove, QPointF(130, 90), canvas.mapToGlobal(QPointF(130, 90)),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&canvas, &move);
+    QTest::mouseRelease(&canvas, Qt::LeftButton, {}, QPoint(130, 90));
+    QCOMPARE(canvas.imageToWidget(QPointF(0, 0)), origin + QPointF(30, -10));
+}
+
+QTEST_MAIN(TestAttentionCanvas)
+#include "test_attention_canvas.moc"
