@@ -51,7 +51,7 @@ struct TraceInput {
     std::string id;
     std::optional<GroundTruth> truth;
 };
-Result<TraceInput> resolveInput(const PatchModel& model, const std::string& imagePath,
+Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
                                 const std::string& sampleRef) {
     TraceInput in;
     if (!sampleRef.empty()) {
@@ -70,7 +70,7 @@ Result<TraceInput> resolveInput(const PatchModel& model, const std::string& imag
     }
     if (imagePath.empty()) return Error{"give --image FILE or --sample DATASET:INDEX"};
     ImageLoadOptions lo;
-    lo.channels = model.config().inChannels;
+    lo.channels = model.channels();
     auto loaded = loadImage(imagePath, lo);
     if (!loaded) return Error{loaded.error()};
     in.image = *loaded;
@@ -163,7 +163,7 @@ void addTrain(CLI::App& app, int& exitCode) {
 
 void addEval(CLI::App& app, int& exitCode) {
     struct Args {
-        std::string model, dataset, split = "test", rules = "soft,sample,argmax,ksample:10", device = "auto";
+        std::string model, dataset, split = "test", rules, device = "auto";
         std::int64_t limit = 0;
         std::uint64_t seed = 1;
         bool json = false;
@@ -173,18 +173,22 @@ void addEval(CLI::App& app, int& exitCode) {
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     cmd->add_option("--dataset", a->dataset, "default: the dataset the model was trained on");
     cmd->add_option("--split", a->split, "train or test")->capture_default_str();
-    cmd->add_option("--rules", a->rules, "comma-separated: soft, sample, argmax, ksample:K")->capture_default_str();
+    cmd->add_option("--rules", a->rules,
+                    "comma-separated; patch: soft, sample, argmax, ksample:K, gumbel:TAU; RAM: sample, mean, "
+                    "random, ksample:K (default: all of the model's)");
     cmd->add_option("--limit", a->limit, "first N images only (default: all)");
     cmd->add_option("--seed", a->seed, "seed of the stochastic rules")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print one JSON object");
     cmd->callback([a, &exitCode] {
-        auto rules = parseEvalRules(a->rules);
-        if (!rules) { exitCode = badInput("eval", rules.error()); return; }
         auto split = parseSplit(a->split);
         if (!split) { exitCode = badInput("eval", split.error()); return; }
-        auto model = PatchModel::load(a->model, a->device);
+        auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
+        const std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
+                                                                           : "soft,sample,argmax,ksample:10";
+        auto rules = parseEvalRules(a->rules.empty() ? defaults : a->rules);
+        if (!rules) { exitCode = badInput("eval", rules.error()); return; }
         auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
                                    {"", (*model)->info().seed});
         if (!dataset) { exitCode = badInput("eval", dataset.error()); return; }
@@ -196,7 +200,7 @@ void addEval(CLI::App& app, int& exitCode) {
                   << std::fixed << std::setprecision(1) << report->seconds << " s\n";
         for (const auto& r : report->rules) {
             const bool same = (r.rule == "soft" && report->trainedMode == "soft") ||
-                              (r.rule == "sample" && report->trainedMode == "hard");
+                              (r.rule == "sample" && (report->trainedMode == "hard" || report->trainedMode == "reinforce"));
             std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2)
                       << std::setw(7) << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-"
                       << 100 * r.high << ")" << (same ? "  [the training procedure]" : "") << "\n";
@@ -206,7 +210,7 @@ void addEval(CLI::App& app, int& exitCode) {
 
 // What trace and render share: a model, an input, a rule, a seed, a device.
 struct RunArgs {
-    std::string model, image, sample, rule = "argmax", device = "auto", out;
+    std::string model, image, sample, rule, device = "auto", out;
     std::uint64_t seed = 1;
 };
 
@@ -216,8 +220,8 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
     auto* sample = cmd->add_option("--sample", a.sample, "DATASET:INDEX of the test split");
     image->excludes(sample);
     cmd->add_option("--rule", a.rule,
-                    "soft, sample, argmax, topk:K, gumbel:TAU, or ksample:K (K sampled runs: every "
-                    "cell they chose and the averaged output)")->capture_default_str();
+                    "patch: soft, sample, argmax, topk:K, gumbel:TAU or ksample:K; RAM: sample, mean, "
+                    "random or ksample:K (default: the model's deterministic rule, argmax or mean)");
     cmd->add_option("--seed", a.seed, "seed of the draws")->capture_default_str();
     cmd->add_option("--device", a.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
 }
@@ -233,11 +237,12 @@ void addTrace(CLI::App& app, int& exitCode) {
     cmd->add_flag("--json", a->json, "print the trace as JSON");
     cmd->add_flag("--csv", a->csv, "print the trace as CSV");
     cmd->callback([a, &exitCode] {
-        auto model = PatchModel::load(a->model, a->device);
+        auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("trace", model.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
         if (!input) { exitCode = badInput("trace", input.error()); return; }
-        auto trace = (*model)->trace(input->image, a->rule, a->seed, input->id, input->truth);
+        const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;
+        auto trace = (*model)->trace(input->image, rule, a->seed, input->id, input->truth);
         if (!trace) { exitCode = badInput("trace", trace.error()); return; }
         if (!a->out.empty()) {
             if (auto saved = saveTrace(*trace, a->out); !saved) {
@@ -271,11 +276,12 @@ void addRender(CLI::App& app, int& exitCode) {
             exitCode = badInput("render", "--out must end in .png or .gif");
             return;
         }
-        auto model = PatchModel::load(a->model, a->device);
+        auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("render", model.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
         if (!input) { exitCode = badInput("render", input.error()); return; }
-        auto trace = (*model)->trace(input->image, a->rule, a->seed, input->id, input->truth);
+        const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;
+        auto trace = (*model)->trace(input->image, rule, a->seed, input->id, input->truth);
         if (!trace) { exitCode = badInput("render", trace.error()); return; }
         Result<Unit> written = Unit{};
         if (ext == ".gif") {

@@ -18,6 +18,8 @@ void addDemoCommand(CLI::App& app, int& exitCode);
 void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);
 void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
+/// train ram and bench ram, on the train and bench subcommands.
+void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);

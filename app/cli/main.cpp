@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     addModelCommands(app, exitCode);
     addDataCommand(app, exitCode);
     addBenchCommand(app, exitCode);
+    addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 

@@ -12,4 +12,9 @@ torch::Tensor Rng::uniform(at::IntArrayRef shape, const torch::Device& device) {
     return device.is_cpu() ? u : u.to(device);
 }
 
+torch::Tensor Rng::normal(at::IntArrayRef shape, const torch::Device& device) {
+    auto n = torch::randn(shape, m_generator, torch::TensorOptions().dtype(torch::kFloat32));
+    return device.is_cpu() ? n : n.to(device);
+}
+
 }  // namespace saccade

@@ -17,6 +17,8 @@ public:
 
     /// Uniform float32 numbers in [0, 1) of the given shape, on `device`.
     torch::Tensor uniform(at::IntArrayRef shape, const torch::Device& device);
+    /// Standard normal float32 numbers of the given shape, on `device` (same stream).
+    torch::Tensor normal(at::IntArrayRef shape, const torch::Device& device);
     std::uint64_t seed() const { return m_seed; }
 
 private:

@@ -25,18 +25,6 @@ struct PatchModel::Impl {
 
 namespace {
 
-RuleAccuracy wilson(const std::string& rule, std::int64_t correct, std::int64_t n) {
-    RuleAccuracy r{rule, correct, n};
-    if (n == 0) return r;
-    const double z = 1.96, p = double(correct) / n, z2n = z * z / n;
-    const double centre = (p + z2n / 2) / (1 + z2n);
-    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
-    r.accuracy = p;
-    r.low = centre - half;
-    r.high = centre + half;
-    return r;
-}
-
 // Class probabilities [B, C] under an evaluation rule; ksample:K averages K sampled runs.
 torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images,
                          const std::string& rule, Rng& rng) {
@@ -59,21 +47,6 @@ std::vector<float> toVector(const torch::Tensor& t) {
 }
 
 }  // namespace
-
-Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
-    std::vector<std::string> rules;
-    std::stringstream in(list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
-        auto parsed = parseSelectionRule(item);
-        if (!parsed) return Error{parsed.error()};
-        if (parsed->rule == SelectionRule::TopK)
-            return Error{"topk is not an evaluation rule for the patch classifier (it reads one cell a step)"};
-        rules.push_back(selectionRuleSpec(*parsed));
-    }
-    if (rules.empty()) return Error{"no evaluation rules given"};
-    return rules;
-}
 
 PatchModel::PatchModel() : m_impl(std::make_unique<Impl>()) {}
 PatchModel::~PatchModel() = default;
@@ -105,6 +78,17 @@ const PatchConfig& PatchModel::config() const { return m_impl->config; }
 const CheckpointInfo& PatchModel::info() const { return m_impl->info; }
 std::string PatchModel::deviceName() const { return m_impl->device.str(); }
 std::vector<std::string> PatchModel::classNames() const { return m_impl->classNames; }
+int PatchModel::imageSize() const { return m_impl->config.imageSize; }
+int PatchModel::channels() const { return m_impl->config.inChannels; }
+int PatchModel::steps() const { return m_impl->config.steps; }
+std::string PatchModel::trainedMode() const { return m_impl->config.mode; }
+
+std::string PatchModel::summary() const {
+    const auto& c = m_impl->config;
+    return "patch classifier, " + c.variant + " variant: " + std::to_string(c.imageSize) + "x" +
+           std::to_string(c.imageSize) + " input, " + std::to_string(c.grid) + "x" + std::to_string(c.grid) +
+           " cells, " + std::to_string(c.steps) + " steps, " + c.scorer + " scorer";
+}
 
 Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std::uint64_t seed,
                                 const std::string& imageId, const std::optional<GroundTruth>& truth) {
@@ -188,6 +172,12 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
         return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" +
                      std::to_string(info.height) + " images; the model takes " +
                      std::to_string(m.config.imageSize)};
+    for (const auto& rule : rules) {
+        if (rule == "mean" || rule == "random" || rule.rfind("topk", 0) == 0)
+            return Error{"'" + rule + "' is not an evaluation rule of the patch classifier (use soft, "
+                         "sample, argmax, ksample:K or gumbel:TAU)"};
+        if (auto parsed = parseSelectionRule(rule); !parsed) return Error{parsed.error()};
+    }
     const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::int64_t> correct(rules.size(), 0);
@@ -214,19 +204,9 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
     report.dataset = info.name;
     report.split = splitName(split);
     report.trainedMode = m.config.mode;
-    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilson(rules[r], correct[r], n));
+    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilsonAccuracy(rules[r], correct[r], n));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
-}
-
-std::string evalReportToJson(const EvalReport& r, int indent) {
-    nlohmann::json rules = nlohmann::json::array();
-    for (const auto& a : r.rules)
-        rules.push_back({{"rule", a.rule}, {"accuracy", a.accuracy}, {"ci95", {a.low, a.high}},
-                         {"correct", a.correct}, {"n", a.n}});
-    return nlohmann::json{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
-                          {"rules", rules}, {"seconds", r.seconds}}
-        .dump(indent);
 }
 
 }  // namespace saccade

@@ -11,42 +11,31 @@
 #include "common/progress.h"
 #include "common/result.h"
 #include "data/dataset.h"
+#include "models/attention_model.h"
 #include "models/patch_config.h"
 #include "train/checkpoint.h"
 #include "trace/trace.h"
 
 namespace saccade {
 
-/// Accuracy of one evaluation rule on n images, with a 95% Wilson interval.
-struct RuleAccuracy {
-    std::string rule;
-    std::int64_t correct = 0, n = 0;
-    double accuracy = 0, low = 0, high = 0;
-};
-
-struct EvalReport {
-    std::string dataset, split, trainedMode;
-    std::vector<RuleAccuracy> rules;
-    double seconds = 0;
-};
-
-/// Evaluation rules: soft, sample, argmax (single runs), ksample:K (K sampled runs with the class
-/// probabilities averaged: a different procedure from one run). "Soft" on a model trained hard is
-/// reported, but it is a different procedure from the one it was trained with.
-Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
-
-class PatchModel {
+class PatchModel : public AttentionModel {
 public:
-    ~PatchModel();
+    ~PatchModel() override;
     /// Loads a checkpoint (weights + sidecar) onto `device` ("auto", "cpu", "cuda:N").
     /// Errors name the file and say what is wrong with it.
     static Result<std::shared_ptr<PatchModel>> load(const std::string& path,
                                                     const std::string& device = "auto");
 
     const PatchConfig& config() const;
-    const CheckpointInfo& info() const;
-    std::string deviceName() const;
-    std::vector<std::string> classNames() const;  ///< from the dataset in the sidecar
+    const CheckpointInfo& info() const override;
+    std::string deviceName() const override;
+    std::vector<std::string> classNames() const override;  ///< from the dataset in the sidecar
+    int imageSize() const override;
+    int channels() const override;
+    int steps() const override;
+    std::string trainedMode() const override;
+    std::string deterministicRule() const override { return "argmax"; }
+    std::string summary() const override;
 
     /// One run on one image under `rule` (soft, sample, argmax, topk:K, gumbel:TAU) and seed.
     /// ksample:K runs K sampled paths at once and records, per step, the mean distribution, mean
@@ -55,12 +44,12 @@ public:
     /// The image must match the model's size and channels. Not thread-safe: one caller at a time.
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed,
                         const std::string& imageId,
-                        const std::optional<GroundTruth>& truth = std::nullopt);
+                        const std::optional<GroundTruth>& truth = std::nullopt) override;
 
     /// Accuracy under each rule on the first `limit` images of `split` (0: all).
     Result<EvalReport> evaluate(const Dataset& dataset, Split split,
                                 const std::vector<std::string>& rules, std::int64_t limit,
-                                std::uint64_t seed, const Progress& progress = {});
+                                std::uint64_t seed, const Progress& progress = {}) override;
 
 private:
     PatchModel();
@@ -68,6 +57,5 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-std::string evalReportToJson(const EvalReport& report, int indent = 2);
 
 }  // namespace saccade

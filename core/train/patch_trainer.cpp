@@ -15,39 +15,13 @@
 #include "models/patch_classifier.h"
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
+#include "train/train_order.h"
 
 namespace saccade {
 
 namespace {
 
-constexpr std::uint64_t kOrderStream = 0xe90c, kDrawStream = 0x5e1, kMixStream = 0x31c;
-// The time budget is converted to iterations from the speed of iterations 5..30 (the first few
-// pay for allocations and thread start-up).
-constexpr std::int64_t kWarmupStart = 5, kWarmupEnd = 30;
-
-// The training order: a fresh seeded permutation of the split for every pass over it.
-class Order {
-public:
-    Order(std::int64_t n, std::uint64_t seed) : m_n(n), m_seed(seed) {}
-    std::int64_t at(std::int64_t global) {
-        const auto epoch = global / m_n;
-        if (epoch != m_epoch) {
-            m_perm.resize(static_cast<std::size_t>(m_n));
-            std::iota(m_perm.begin(), m_perm.end(), 0);
-            std::mt19937_64 rng(mixSeed(m_seed, kOrderStream, static_cast<std::uint64_t>(epoch)));
-            for (std::int64_t i = m_n - 1; i > 0; --i)  // Fisher-Yates with our portable uniform
-                std::swap(m_perm[i], m_perm[uniformInt(rng, 0, i)]);
-            m_epoch = epoch;
-        }
-        return m_perm[static_cast<std::size_t>(global % m_n)];
-    }
-
-private:
-    std::int64_t m_n;
-    std::uint64_t m_seed;
-    std::int64_t m_epoch = -1;
-    std::vector<std::int64_t> m_perm;
-};
+constexpr std::uint64_t kDrawStream = 0x5e1, kMixStream = 0x31c;
 
 double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule, std::uint64_t seed) {
     torch::NoGradGuard noGrad;
@@ -123,7 +97,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     }
 
     MetricsLog log(o.out, /*continueExisting=*/!o.resume.empty());
-    Order order((*dataset)->size(Split::Train), seed);
+    TrainingOrder order((*dataset)->size(Split::Train), seed);
     std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
@@ -141,7 +115,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     const std::int64_t firstIteration = iteration;
-    double warmupStart = 0;
+    IterationBudget budget(total, o.minutes, firstIteration);
     TrainProgress p;
     nlohmann::json last = nlohmann::json::object();
     bool cancelled = false;
@@ -149,11 +123,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         while (total == 0 || iteration < total) {
             // Time budget: the iteration count is fixed once the warm-up has been timed, so the
             // schedule (and a rerun with --iterations) is reproducible.
-            if (total == 0 && iteration - firstIteration == kWarmupStart) warmupStart = elapsed();
-            if (total == 0 && iteration - firstIteration == kWarmupEnd) {
-                const double perIteration = (elapsed() - warmupStart) / (kWarmupEnd - kWarmupStart);
-                total = iteration + static_cast<std::int64_t>(o.minutes * 60.0 * 0.93 / perIteration);
-            }
+            total = budget.update(iteration, elapsed());
             const double fraction = total > 0 ? double(iteration) / double(total) : 0.0;
             const double lr = o.lr * (o.finalLrFraction + (1 - o.finalLrFraction) * 0.5 * (1 + std::cos(M_PI * fraction)));
             for (auto& group : adam.param_groups())

@@ -1,0 +1,174 @@
+// saccade-cli train ram and bench ram: the Recurrent Attention Model (Mnih et al. 2014).
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "models/ram_bench.h"
+#include "train/ram_trainer.h"
+
+namespace saccade::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void onInterrupt(int) { g_stop.store(true); }
+
+std::string clock(double seconds) {
+    const int s = int(seconds + 0.5);
+    std::ostringstream out;
+    out << s / 60 << ":" << std::setw(2) << std::setfill('0') << s % 60;
+    return out.str();
+}
+
+// Runs the reference script and returns its JSON line (empty on failure, with a note on stderr).
+nlohmann::json runReference(const std::string& script, const std::string& args) {
+    const std::string command = "python3 " + script + " " + args + " 2>/dev/null";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (pipe == nullptr) return {};
+    std::string output;
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+    const int rc = ::pclose(pipe);
+    const auto j = nlohmann::json::parse(output, nullptr, false);
+    if (rc != 0 || j.is_discarded()) {
+        std::cerr << "saccade-cli bench ram: the reference failed (" << command
+                  << "); is python3-torch installed?\n";
+        return {};
+    }
+    return j;
+}
+
+void addTrainRam(CLI::App& train, int& exitCode) {
+    auto o = std::make_shared<RamTrainOptions>();
+    auto glimpseSize = std::make_shared<int>(0), scales = std::make_shared<int>(0);
+    auto* cmd = train.add_subcommand(
+        "ram", "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE "
+               "and a learned baseline, classifier by cross-entropy (the hybrid loss).");
+    cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
+    cmd->add_option("--glimpses", o->model.glimpses, "glimpses T")->capture_default_str();
+    cmd->add_option("--glimpse-size", *glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)");
+    cmd->add_option("--scales", *scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)");
+    cmd->add_option("--scale-factor", o->model.scaleFactor, "s: each patch s times wider")->capture_default_str();
+    cmd->add_option("--core", o->model.core, "rnn (ReLU) or lstm")->capture_default_str();
+    cmd->add_option("--std", o->model.locationStd, "standard deviation of the location policy ([-1, 1] units)")
+        ->capture_default_str();
+    cmd->add_option("--hidden", o->model.hidden, "core state size")->capture_default_str();
+    cmd->add_option("--replicas", o->replicas, "M: Monte-Carlo replicas of each image per batch")->capture_default_str();
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
+    cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str();
+    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
+    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
+    cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
+    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
+    cmd->callback([o, glimpseSize, scales, &exitCode] {
+        if (*glimpseSize > 0 || *scales > 0) {
+            o->defaultGlimpses = false;
+            const auto d = defaultRamConfig(60);
+            o->model.glimpseSize = *glimpseSize > 0 ? *glimpseSize : d.glimpseSize;
+            o->model.scales = *scales > 0 ? *scales : d.scales;
+        }
+        o->model.glimpseDim = o->model.hidden;
+        std::ostringstream command;
+        command << "saccade-cli train ram --dataset " << o->dataset << " --glimpses " << o->model.glimpses
+                << " --core " << o->model.core << " --std " << o->model.locationStd << " --hidden "
+                << o->model.hidden << " --replicas " << o->replicas << " --batch " << o->batch << " --lr "
+                << o->lr << " --seed " << o->seed;
+        if (!o->defaultGlimpses)
+            command << " --glimpse-size " << o->model.glimpseSize << " --scales " << o->model.scales
+                    << " --scale-factor " << o->model.scaleFactor;
+        o->command = command.str();
+        std::signal(SIGINT, onInterrupt);
+        const bool tty = ::isatty(STDOUT_FILENO);
+        double lastPrint = -10;
+        auto result = trainRamModel(*o, [&](const TrainProgress& p) {
+            if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
+                lastPrint = p.elapsedSeconds;
+                std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
+                          << (p.total ? std::to_string(p.total) : std::string("?")) << std::fixed
+                          << std::setprecision(3) << "  loss " << p.loss << "  ce " << p.crossEntropy
+                          << "  reward " << p.reward << "  baseline " << p.baseline << "  "
+                          << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
+                if (p.evaluated)
+                    std::cout << "\n  eval (first 1000 test images): mean " << p.evalArgmax << "  sample "
+                              << p.evalSample << "  random glimpses " << p.evalSoft;
+                if (p.evaluated || !tty) std::cout << "\n";
+                std::cout << std::flush;
+            }
+            return !g_stop.load();
+        });
+        std::signal(SIGINT, SIG_DFL);
+        if (!result) { exitCode = badInput("train ram", result.error()); return; }
+        std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint
+                  << " after " << result->iterations << " iterations (" << std::setprecision(0)
+                  << result->imagesPerSecond << " training images/s)\n"
+                  << "to re-create it exactly: " << o->command << " --iterations " << result->iterations
+                  << " --out " << o->out << "\n";
+    });
+}
+
+void addBenchRam(CLI::App& bench, int& exitCode) {
+    auto o = std::make_shared<RamBenchOptions>();
+    auto reference = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = bench.add_subcommand(
+        "ram", "RAM: N stochastic episodes of one image in one batched call, and training images/s; "
+               "with --reference, the same figures of the plain PyTorch reference and the ratios.");
+    cmd->add_option("--episodes", o->episodes, "episodes of one image")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)");
+    cmd->add_flag("--json", *json, "print our figures as one JSON object");
+    cmd->callback([o, reference, json, &exitCode] {
+        auto r = benchRam(*o);
+        if (!r) { exitCode = badInput("bench ram", r.error()); return; }
+        if (*json) { std::cout << ramBenchToJson(*o, *r) << "\n"; return; }
+        std::cout << std::fixed << std::setprecision(1) << "RAM on " << r->device << ", " << r->threads
+                  << " intra-op thread(s): " << o->canvas << "x" << o->canvas << ", " << o->glimpses
+                  << " glimpses, g " << o->glimpseSize << ", k " << o->scales << ", hidden " << o->hidden << "\n"
+                  << "  " << o->episodes << " episodes of one image: " << std::setprecision(2) << r->episodesMs
+                  << " ms median (" << r->episodesGflop << " GFLOP of matrix work: "
+                  << std::setprecision(1) << r->episodesGflop / (r->episodesMs / 1000.0) << " GFLOP/s)\n"
+                  << "  training, batch " << o->batch << ": " << std::setprecision(1) << r->trainStepMs
+                  << " ms per step, " << std::setprecision(0) << r->trainImagesPerSecond << " images/s\n";
+        if (reference->empty()) return;
+        const std::string common = "--threads " + std::to_string(r->threads) + " --batch " + std::to_string(o->batch) +
+                                   " --episodes " + std::to_string(o->episodes) + " --repeats 3";
+        const auto loop = runReference(*reference, "--bench train --retina loop " + common);
+        const auto grid = runReference(*reference, "--bench train --retina grid " + common);
+        const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common);
+        if (loop.empty() || grid.empty() || episodes.empty()) { exitCode = kExitFailure; return; }
+        const double loopRate = loop.at("images_per_s"), gridRate = grid.at("images_per_s");
+        const double gridMs = episodes.at("ms");
+        std::cout << std::setprecision(0) << "reference (PyTorch " << loop.value("torch", std::string("?"))
+                  << ", same threads):\n"
+                  << "  training, retina loop: " << loopRate << " images/s   ours/loop = " << std::setprecision(2)
+                  << r->trainImagesPerSecond / loopRate << "x (target >= 3)\n"
+                  << std::setprecision(0) << "  training, retina grid: " << gridRate << " images/s   ours/grid = "
+                  << std::setprecision(2) << r->trainImagesPerSecond / gridRate << "x (target >= 1.5)\n"
+                  << "  " << o->episodes << " episodes, retina grid: " << gridMs << " ms   grid/ours = "
+                  << gridMs / r->episodesMs << "x (target >= 4)\n";
+    });
+}
+
+}  // namespace
+
+void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode) {
+    addTrainRam(train, exitCode);
+    addBenchRam(bench, exitCode);
+}
+
+}  // namespace saccade::cli

@@ -1,0 +1,75 @@
+#pragma once
+// AttentionModel: what the CLI and the GUI need of any loaded model (patch classifier, RAM),
+// behind plain types: its card, traces under a rule and seed, and evaluation under rules.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/progress.h"
+#include "common/result.h"
+#include "data/dataset.h"
+#include "data/image.h"
+#include "train/checkpoint.h"
+#include "trace/trace.h"
+
+namespace saccade {
+
+/// Accuracy of one evaluation rule on n images, with a 95% Wilson interval.
+struct RuleAccuracy {
+    std::string rule;
+    std::int64_t correct = 0, n = 0;
+    double accuracy = 0, low = 0, high = 0;
+};
+
+struct EvalReport {
+    std::string dataset, split, trainedMode;
+    std::vector<RuleAccuracy> rules;
+    double seconds = 0;
+};
+
+/// The Wilson score interval (95%) of correct out of n.
+RuleAccuracy wilsonAccuracy(const std::string& rule, std::int64_t correct, std::int64_t n);
+
+/// Parses a comma-separated list of evaluation rules: soft, sample, argmax, mean, random,
+/// ksample:K, gumbel:TAU. Which of them a model supports is for the model to say.
+Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
+
+std::string evalReportToJson(const EvalReport& report, int indent = 2);
+
+class AttentionModel {
+public:
+    virtual ~AttentionModel() = default;
+
+    virtual const CheckpointInfo& info() const = 0;
+    virtual std::string deviceName() const = 0;
+    virtual std::vector<std::string> classNames() const = 0;  ///< from the sidecar's dataset
+    virtual int imageSize() const = 0;  ///< square inputs of this side
+    virtual int channels() const = 0;
+    virtual int steps() const = 0;      ///< attention steps or glimpses per run
+    /// How it was trained: "soft", "hard", "gumbel" (patch) or "reinforce" (RAM).
+    virtual std::string trainedMode() const = 0;
+    /// The deterministic rule: "argmax" (patch) or "mean" (RAM).
+    virtual std::string deterministicRule() const = 0;
+    /// A one-line description of the architecture for model cards.
+    virtual std::string summary() const = 0;
+
+    /// One run on one image under `rule` and seed. The image must match imageSize() and
+    /// channels(). Not thread-safe: one caller at a time.
+    virtual Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed,
+                                const std::string& imageId,
+                                const std::optional<GroundTruth>& truth = std::nullopt) = 0;
+
+    /// Accuracy under each rule on the first `limit` images of `split` (0: all).
+    virtual Result<EvalReport> evaluate(const Dataset& dataset, Split split,
+                                        const std::vector<std::string>& rules, std::int64_t limit,
+                                        std::uint64_t seed, const Progress& progress = {}) = 0;
+};
+
+/// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N").
+Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path,
+                                                           const std::string& device = "auto");
+
+}  // namespace saccade

@@ -1,0 +1,84 @@
+#include "models/glimpse_sensor.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace saccade {
+
+namespace F = torch::nn::functional;
+
+torch::Tensor summedAreaTable(const torch::Tensor& images) {
+    TORCH_CHECK(images.dim() == 4, "summedAreaTable: images must be [B, C, H, W]");
+    const auto sat = images.to(torch::kFloat).cumsum(2).cumsum(3);
+    return F::pad(sat, F::PadFuncOptions({1, 0, 1, 0}));
+}
+
+std::pair<int, int> locationToPixel(double x, double y, int width, int height) {
+    x = std::clamp(x, -1.0, 1.0);
+    y = std::clamp(y, -1.0, 1.0);
+    return {int(std::floor((x + 1) * 0.5 * width)), int(std::floor((y + 1) * 0.5 * height))};
+}
+
+std::vector<Box> glimpseBoxes(double x, double y, const GlimpseGeometry& g) {
+    const auto [cx, cy] = locationToPixel(x, y, g.imageWidth, g.imageHeight);
+    std::vector<Box> boxes;
+    int size = g.size;
+    for (int i = 0; i < g.scales; ++i, size *= g.factor)
+        boxes.push_back(Box{double(cx - size / 2), double(cy - size / 2), double(size), double(size)});
+    return boxes;
+}
+
+Result<torch::Tensor> checkLocations(const torch::Tensor& l) {
+    if (!l.defined() || l.dim() != 2 || l.size(1) != 2)
+        return Error{"locations must be an [N, 2] tensor of (x, y) in [-1, 1]"};
+    if (!l.is_floating_point()) return Error{"locations must be floating point"};
+    if (!torch::isfinite(l).all().item<bool>()) return Error{"locations contain NaN or infinity"};
+    return l;
+}
+
+torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& locations,
+                              const GlimpseGeometry& g) {
+    TORCH_CHECK(sat.dim() == 4 && sat.size(2) == g.imageHeight + 1 && sat.size(3) == g.imageWidth + 1,
+                "extractGlimpses: the summed-area table does not match the geometry");
+    const auto n = locations.size(0);
+    TORCH_CHECK(sat.size(0) == 1 || sat.size(0) == n, "extractGlimpses: ", sat.size(0),
+                " tables for ", n, " locations");
+    const auto device = sat.device();
+    const int w = g.imageWidth, h = g.imageHeight, c = int(sat.size(1));
+    const auto longs = torch::TensorOptions().dtype(torch::kLong).device(device);
+
+    // Centre pixels [N, 2] and, per scale, the g + 1 cell boundaries along each axis.
+    const auto l = locations.to(device, torch::kFloat).clamp(-1, 1);
+    const auto scale = torch::tensor({float(w), float(h)}, torch::TensorOptions().device(device));
+    const auto centre = ((l + 1) * 0.5 * scale).floor().to(torch::kLong);  // [N, 2]
+    std::vector<torch::Tensor> offsets;
+    std::vector<float> areas;
+    int size = g.size;
+    for (int i = 0; i < g.scales; ++i, size *= g.factor) {
+        const int cell = size / g.size;
+        offsets.push_back(torch::arange(g.size + 1, longs) * cell - size / 2);
+        areas.push_back(float(cell * cell));
+    }
+    const auto off = torch::stack(offsets);                                      // [k, g+1]
+    const auto xs = (centre.select(1, 0).view({n, 1, 1}) + off).clamp(0, w);     // [N, k, g+1]
+    const auto ys = (centre.select(1, 1).view({n, 1, 1}) + off).clamp(0, h);
+    const auto index = (ys.unsqueeze(3) * (w + 1) + xs.unsqueeze(2)).view({n, -1});  // [N, k(g+1)^2]
+
+    const auto flat = sat.reshape({sat.size(0), c, -1});
+    torch::Tensor corners;  // [N, C, k(g+1)^2]
+    if (sat.size(0) == 1)
+        corners = flat[0].index_select(1, index.reshape({-1})).view({c, n, -1}).transpose(0, 1);
+    else
+        corners = flat.gather(2, index.unsqueeze(1).expand({n, c, index.size(1)}));
+    const auto s = corners.reshape({n, c, g.scales, g.size + 1, g.size + 1});
+    using torch::indexing::None;
+    using torch::indexing::Slice;
+    const auto sums = s.index({"...", Slice(1, None), Slice(1, None)}) - s.index({"...", Slice(None, -1), Slice(1, None)}) -
+                      s.index({"...", Slice(1, None), Slice(None, -1)}) + s.index({"...", Slice(None, -1), Slice(None, -1)});
+    const auto area = torch::tensor(areas, torch::TensorOptions().device(device)).view({1, 1, g.scales, 1, 1});
+    return (sums / area).transpose(1, 2).reshape({n, -1});  // scale-major, then channel
+}
+
+}  // namespace saccade

@@ -1,0 +1,109 @@
+#include "models/ram_bench.h"
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "common/device.h"
+#include "common/timing.h"
+#include "models/ram_network.h"
+
+namespace saccade {
+
+namespace {
+
+// Multiply-adds of one glimpse step for one episode, counted from the layer shapes.
+double flopsPerGlimpse(const RamConfig& c) {
+    const double features = double(c.scales) * c.inChannels * c.glimpseSize * c.glimpseSize;
+    const double macs = features * c.glimpseHidden + 2.0 * c.glimpseHidden +
+                        2.0 * c.glimpseHidden * c.glimpseDim + double(c.glimpseDim) * c.hidden +
+                        double(c.hidden) * c.hidden + 3.0 * c.hidden;
+    return 2.0 * macs;
+}
+
+// Random canvases with a 28x28 block of noise at a random place, as the reference makes them.
+torch::Tensor canvases(int n, int size, const torch::Device& device) {
+    auto x = torch::zeros({n, 1, size, size});
+    for (int i = 0; i < n; ++i) {
+        const auto r = torch::randint(0, size - 27, {2});
+        const auto y0 = r[0].item<std::int64_t>(), x0 = r[1].item<std::int64_t>();
+        x[i][0].narrow(0, y0, 28).narrow(1, x0, 28).copy_(torch::rand({28, 28}));
+    }
+    return x.to(device);
+}
+
+}  // namespace
+
+Result<RamBenchResult> benchRam(const RamBenchOptions& o) {
+    if (o.canvas < 28 || o.episodes < 1 || o.batch < 1 || o.repeats < 1)
+        return Error{"bench ram: canvas >= 28, and episodes, batch and repeats >= 1"};
+    auto device = resolveDevice(o.device);
+    if (!device) return Error{device.error()};
+    RamConfig c;
+    c.imageSize = o.canvas;
+    c.glimpses = o.glimpses;
+    c.glimpseSize = o.glimpseSize;
+    c.scales = o.scales;
+    c.scaleFactor = o.factor;
+    c.hidden = o.hidden;
+    c.glimpseDim = o.hidden;
+    c.locationStd = 0.1;
+    if (auto valid = validateRamConfig(c); !valid) return Error{valid.error()};
+    try {
+        torch::manual_seed(0);
+        RamNetwork net(c);
+        net->to(*device);
+        RamBenchResult r;
+        r.threads = torch::get_num_threads();
+        r.device = device->str();
+        auto sync = [&] {
+            if (device->is_cuda()) torch::cuda::synchronize();
+        };
+        {
+            torch::NoGradGuard noGrad;
+            net->eval();
+            const auto one = canvases(1, o.canvas, *device);
+            Rng rng(1);
+            r.episodesMs = medianMs(o.repeats, [&] {
+                net->forward(one, RamRule::Sample, rng, false, o.episodes);
+                sync();
+            });
+            r.episodesGflop = flopsPerGlimpse(c) * c.glimpses * o.episodes / 1e9;
+        }
+        net->train();
+        torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(3e-4));
+        const auto x = canvases(o.batch, o.canvas, *device);
+        const auto y = torch::randint(0, 10, {o.batch}, torch::TensorOptions().dtype(torch::kLong).device(*device));
+        Rng rng(2);
+        r.trainStepMs = medianMs(o.repeats, [&] {
+            const auto out = net->forward(x, RamRule::Sample, rng);
+            const auto reward = (out.logits.argmax(-1) == y).to(torch::kFloat);
+            using torch::indexing::Slice;
+            const auto steps = out.logProb.size(0);
+            const auto advantage = (reward.unsqueeze(0) - out.baselines.index({Slice(0, steps - 1)})).detach();
+            const auto loss = torch::nll_loss(torch::log_softmax(out.logits, -1), y) +
+                              (out.baselines - reward.unsqueeze(0)).pow(2).mean() -
+                              (out.logProb.index({Slice(1, steps)}) * advantage).sum(0).mean();
+            adam.zero_grad();
+            loss.backward();
+            adam.step();
+            sync();
+        });
+        r.trainImagesPerSecond = 1000.0 * o.batch / r.trainStepMs;
+        return r;
+    } catch (const c10::Error& e) {
+        return Error{std::string("bench ram failed: ") + e.what_without_backtrace()};
+    }
+}
+
+std::string ramBenchToJson(const RamBenchOptions& o, const RamBenchResult& r, int indent) {
+    return nlohmann::json{{"canvas", o.canvas}, {"glimpses", o.glimpses}, {"g", o.glimpseSize},
+                          {"k", o.scales}, {"s", o.factor}, {"hidden", o.hidden}, {"batch", o.batch},
+                          {"episodes", o.episodes}, {"repeats", o.repeats}, {"threads", r.threads},
+                          {"device", r.device}, {"episodes_ms", r.episodesMs},
+                          {"episodes_gflop", r.episodesGflop},
+                          {"episodes_gflops_per_s", r.episodesGflop / (r.episodesMs / 1000.0)},
+                          {"train_step_ms", r.trainStepMs}, {"train_images_per_s", r.trainImagesPerSecond}}
+        .dump(indent);
+}
+
+}  // namespace saccade

@@ -1,0 +1,79 @@
+#include "models/ram_config.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace saccade {
+
+RamConfig defaultRamConfig(int imageSize, int channels, int classes) {
+    RamConfig c;
+    c.imageSize = imageSize;
+    c.inChannels = channels;
+    c.classes = classes;
+    if (imageSize <= 28) {
+        c.glimpseSize = 8;
+        c.scales = 1;
+    } else if (imageSize <= 60) {
+        c.glimpseSize = 12;
+        c.scales = 3;
+    } else if (imageSize <= 100) {
+        c.glimpseSize = 12;
+        c.scales = 4;
+    } else {
+        c.glimpseSize = std::max(4, imageSize / 5);
+        c.scales = 3;
+    }
+    return c;
+}
+
+Result<RamConfig> validateRamConfig(const RamConfig& c) {
+    if (c.inChannels != 1 && c.inChannels != 3) return Error{"in_channels must be 1 or 3"};
+    if (c.imageSize < 4 || c.imageSize > 1024) return Error{"image_size must be 4..1024"};
+    if (c.glimpseSize < 1 || c.glimpseSize > c.imageSize)
+        return Error{"glimpse_size must be 1..image_size (got " + std::to_string(c.glimpseSize) + ")"};
+    if (c.scales < 1 || c.scales > 6) return Error{"scales must be 1..6"};
+    if (c.scaleFactor < 1 || c.scaleFactor > 4) return Error{"scale_factor must be 1..4"};
+    if (c.glimpseSize * std::pow(c.scaleFactor, c.scales - 1) > 4 * c.imageSize)
+        return Error{"the widest glimpse is more than 4 times the image"};
+    if (c.glimpses < 1 || c.glimpses > 64) return Error{"glimpses must be 1..64"};
+    if (c.glimpseHidden < 1 || c.glimpseDim < 1 || c.hidden < 1) return Error{"layer sizes must be positive"};
+    if (c.core != "rnn" && c.core != "lstm") return Error{"unknown core '" + c.core + "' (use rnn or lstm)"};
+    if (!(c.locationStd > 0 && c.locationStd <= 2)) return Error{"location_std must be in (0, 2]"};
+    if (c.classes < 2) return Error{"classes must be at least 2"};
+    return c;
+}
+
+std::string ramConfigToJson(const RamConfig& c) {
+    return nlohmann::json{{"in_channels", c.inChannels},   {"image_size", c.imageSize},
+                          {"glimpse_size", c.glimpseSize}, {"scales", c.scales},
+                          {"scale_factor", c.scaleFactor}, {"glimpses", c.glimpses},
+                          {"glimpse_hidden", c.glimpseHidden}, {"glimpse_dim", c.glimpseDim},
+                          {"hidden", c.hidden},            {"core", c.core},
+                          {"location_std", c.locationStd}, {"classes", c.classes}}
+        .dump();
+}
+
+Result<RamConfig> ramConfigFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return Error{"model config is not a JSON object"};
+    RamConfig c;
+    try {
+        c.inChannels = j.at("in_channels");
+        c.imageSize = j.at("image_size");
+        c.glimpseSize = j.at("glimpse_size");
+        c.scales = j.at("scales");
+        c.scaleFactor = j.at("scale_factor");
+        c.glimpses = j.at("glimpses");
+        c.glimpseHidden = j.at("glimpse_hidden");
+        c.glimpseDim = j.at("glimpse_dim");
+        c.hidden = j.at("hidden");
+        c.core = j.at("core");
+        c.locationStd = j.at("location_std");
+        c.classes = j.at("classes");
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("model config: ") + e.what()};
+    }
+    return validateRamConfig(c);
+}
+
+}  // namespace saccade

@@ -1,0 +1,97 @@
+#include "models/ram_network.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace saccade {
+
+RamNetworkImpl::RamNetworkImpl(const RamConfig& c) : m_config(c) {
+    const GlimpseGeometry g = geometry();
+    m_glimpse = register_module("glimpse", torch::nn::Linear(g.features(), c.glimpseHidden));
+    m_location = register_module("location", torch::nn::Linear(2, c.glimpseHidden));
+    m_whatToG = register_module("what_to_g", torch::nn::Linear(c.glimpseHidden, c.glimpseDim));
+    m_whereToG = register_module("where_to_g", torch::nn::Linear(c.glimpseHidden, c.glimpseDim));
+    if (c.core == "lstm") {
+        m_lstm = register_module("core", torch::nn::LSTMCell(c.glimpseDim, c.hidden));
+    } else {
+        m_inputToHidden = register_module("input_to_hidden", torch::nn::Linear(c.glimpseDim, c.hidden));
+        m_hiddenToHidden = register_module("hidden_to_hidden",
+                                           torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.hidden).bias(false)));
+    }
+    m_policy = register_module("policy", torch::nn::Linear(c.hidden, 2));
+    m_baseline = register_module("baseline", torch::nn::Linear(c.hidden, 1));
+    m_classifier = register_module("classifier", torch::nn::Linear(c.hidden, c.classes));
+}
+
+GlimpseGeometry RamNetworkImpl::geometry() const {
+    GlimpseGeometry g;
+    g.imageWidth = g.imageHeight = m_config.imageSize;
+    g.size = m_config.glimpseSize;
+    g.scales = m_config.scales;
+    g.factor = m_config.scaleFactor;
+    g.channels = m_config.inChannels;
+    return g;
+}
+
+RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng& rng, bool wantStepLogits,
+                                  std::int64_t episodes) {
+    TORCH_CHECK(images.dim() == 4 && images.size(1) == m_config.inChannels &&
+                    images.size(2) == m_config.imageSize && images.size(3) == m_config.imageSize,
+                "RAM: images must be [B, ", m_config.inChannels, ", ", m_config.imageSize, ", ",
+                m_config.imageSize, "], got ", images.sizes());
+    TORCH_CHECK(episodes == 1 || images.size(0) == 1, "RAM: episodes > 1 needs a single image");
+    const auto device = images.device();
+    const std::int64_t b = episodes > 1 ? episodes : images.size(0);
+    const GlimpseGeometry geo = geometry();
+    const auto sat = summedAreaTable(images);
+    const double sigma = m_config.locationStd;
+    const double logNorm = -std::log(sigma) - 0.5 * std::log(2 * M_PI);
+
+    auto h = torch::zeros({b, m_config.hidden}, images.options());
+    auto cell = m_lstm.is_empty() ? torch::Tensor() : torch::zeros({b, m_config.hidden}, images.options());
+    auto l = rule == RamRule::Random ? rng.uniform({b, 2}, device) * 2 - 1 : torch::zeros({b, 2}, images.options());
+    std::vector<torch::Tensor> locations, means, logProbs, baselines, stepLogits;
+    locations.push_back(l);
+    means.push_back(l);
+    logProbs.push_back(torch::zeros({b}, images.options()));
+    for (int t = 0; t < m_config.glimpses; ++t) {
+        const auto phi = extractGlimpses(sat, l, geo);
+        const auto what = torch::relu(m_glimpse(phi));
+        const auto where = torch::relu(m_location(l));
+        const auto g = torch::relu(m_whatToG(what) + m_whereToG(where));
+        if (m_lstm.is_empty()) {
+            h = torch::relu(m_inputToHidden(g) + m_hiddenToHidden(h));
+        } else {
+            auto state = m_lstm(g, std::make_tuple(h, cell));
+            h = std::get<0>(state);
+            cell = std::get<1>(state);
+        }
+        baselines.push_back(m_baseline(h.detach()).squeeze(1));
+        if (wantStepLogits) stepLogits.push_back(m_classifier(h));
+        if (t + 1 == m_config.glimpses) break;
+        const auto mu = torch::tanh(m_policy(h.detach()));
+        torch::Tensor next;
+        if (rule == RamRule::Sample)
+            next = mu.detach() + sigma * rng.normal({b, 2}, device);
+        else if (rule == RamRule::Mean)
+            next = mu.detach();
+        else
+            next = rng.uniform({b, 2}, device) * 2 - 1;
+        // log N(next; mu, sigma) summed over x and y: the score function of the REINFORCE term.
+        logProbs.push_back((-(next - mu).pow(2) / (2 * sigma * sigma) + logNorm).sum(1));
+        l = next.clamp(-1, 1);
+        locations.push_back(l);
+        means.push_back(mu.detach());
+    }
+    RamOutput out;
+    out.logits = m_classifier(h);
+    if (wantStepLogits) out.stepLogits = torch::stack(stepLogits);
+    out.locations = torch::stack(locations);
+    out.means = torch::stack(means);
+    out.logProb = torch::stack(logProbs);
+    out.baselines = torch::stack(baselines);
+    return out;
+}
+
+}  // namespace saccade

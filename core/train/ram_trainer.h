@@ -1,0 +1,42 @@
+#pragma once
+// Training the Recurrent Attention Model (Mnih et al. 2014) with the hybrid loss: cross-entropy
+// for the classifier and core, REINFORCE for the location policy (reward: 1 when the final class
+// is right) with the learned baseline as control variate, and the baseline's own squared error.
+// M Monte-Carlo replicas of each image per batch. Adam with a cosine schedule; seeded; the same
+// checkpoints, metrics and progress as the patch trainer (train/patch_trainer.h).
+
+#include <functional>
+#include <string>
+
+#include "common/result.h"
+#include "models/ram_config.h"
+#include "train/patch_trainer.h"
+
+namespace saccade {
+
+struct RamTrainOptions {
+    std::string dataset = "translated-fashion60";
+    RamConfig model;         ///< image size, channels and classes come from the dataset
+    bool defaultGlimpses = true;  ///< take g, k, s from defaultRamConfig for the dataset's size
+    int batch = 128;         ///< images per iteration (each replicated M times)
+    int replicas = 1;        ///< M
+    double lr = 1e-3;
+    double finalLrFraction = 0.05;
+    double minutes = 0;
+    std::int64_t iterations = 0;
+    std::uint64_t seed = 1;
+    std::string device = "auto";
+    std::string out;
+    std::string resume;
+    std::int64_t evalEvery = 500;
+    std::int64_t evalImages = 1000;
+    std::string command;
+};
+
+/// Progress and summary as for the patch trainer; in TrainProgress, evalArgmax is the mean rule,
+/// evalSample the sample rule, evalSoft the random-glimpse control; entropy is unused (the
+/// policy's standard deviation is fixed).
+Result<TrainSummary> trainRamModel(const RamTrainOptions& options,
+                                   const std::function<bool(const TrainProgress&)>& onProgress = {});
+
+}  // namespace saccade
