@@ -15,20 +15,12 @@
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
 #include "train/patch_trainer.h"
+#include "train_console.h"
 
 namespace saccade::cli {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-
-std::string clock(double seconds) {
-    const int s = static_cast<int>(seconds + 0.5);
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
-    return buf;
-}
 
 // "D:i" -> dataset D, test sample i.
 struct SampleRef {
@@ -129,35 +121,17 @@ void addTrain(CLI::App& app, int& exitCode) {
             lr << o->lr;
             o->command += " --lr " + lr.str();
         }
-        std::signal(SIGINT, onInterrupt);
-        const bool tty = ::isatty(STDOUT_FILENO);
-        double lastPrint = -10;
-        auto result = trainPatchModel(*o, [&](const TrainProgress& p) {
-            if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
-                lastPrint = p.elapsedSeconds;
-                std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
-                          << (p.total ? std::to_string(p.total) : std::string("?")) << std::fixed
-                          << std::setprecision(3) << "  loss " << p.loss << "  ce " << p.crossEntropy;
-                if (o->model.mode == "hard")
-                    std::cout << "  reward " << p.reward << "  baseline " << p.baseline;
-                if (o->model.mode == "gumbel") std::cout << "  tau " << p.temperature;
-                std::cout << "  H " << p.entropy << "  acc " << p.trainAccuracy << "  "
-                          << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
-                if (p.evaluated)
-                    std::cout << "\n  eval (first 1000 test images): soft " << p.evalSoft << "  argmax "
-                              << p.evalArgmax << "  sample " << p.evalSample;
-                if (p.evaluated || !tty) std::cout << "\n";
-                std::cout << std::flush;
-            }
-            return !g_interrupted.load();
-        });
-        std::signal(SIGINT, SIG_DFL);
-        if (!result) { exitCode = badInput("train patch", result.error()); return; }
-        std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint
-                  << " after " << result->iterations << " iterations (" << std::setprecision(0)
-                  << result->imagesPerSecond << " training images/s)\n"
-                  << "to re-create it exactly: " << o->command << " --iterations " << result->iterations
-                  << " --out " << o->out << "\n";
+        exitCode = runTrainingInConsole(
+            "train patch", o->command, o->out,
+            [o](const ProgressCallback& progress) { return trainPatchModel(*o, progress); },
+            [o](std::ostream& os, const TrainProgress& p) {
+                if (o->model.mode == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
+                if (o->model.mode == "gumbel") os << "  tau " << p.temperature;
+                os << "  H " << p.entropy << "  acc " << p.trainAccuracy;
+            },
+            [](std::ostream& os, const TrainProgress& p) {
+                os << " soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample;
+            });
     });
 }
 

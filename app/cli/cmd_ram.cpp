@@ -1,34 +1,22 @@
 // saccade-cli train ram and bench ram: the Recurrent Attention Model (Mnih et al. 2014).
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "models/ram_bench.h"
 #include "train/ram_trainer.h"
+#include "train_console.h"
 
 namespace saccade::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-void onInterrupt(int) { g_stop.store(true); }
-
-std::string clock(double seconds) {
-    const int s = int(seconds + 0.5);
-    std::ostringstream out;
-    out << s / 60 << ":" << std::setw(2) << std::setfill('0') << s % 60;
-    return out.str();
-}
 
 // Runs the reference script and returns its JSON line (empty on failure, with a note on stderr).
 nlohmann::json runReference(const std::string& script, const std::string& args) {
@@ -90,32 +78,15 @@ void addTrainRam(CLI::App& train, int& exitCode) {
             command << " --glimpse-size " << o->model.glimpseSize << " --scales " << o->model.scales
                     << " --scale-factor " << o->model.scaleFactor;
         o->command = command.str();
-        std::signal(SIGINT, onInterrupt);
-        const bool tty = ::isatty(STDOUT_FILENO);
-        double lastPrint = -10;
-        auto result = trainRamModel(*o, [&](const TrainProgress& p) {
-            if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
-                lastPrint = p.elapsedSeconds;
-                std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
-                          << (p.total ? std::to_string(p.total) : std::string("?")) << std::fixed
-                          << std::setprecision(3) << "  loss " << p.loss << "  ce " << p.crossEntropy
-                          << "  reward " << p.reward << "  baseline " << p.baseline << "  "
-                          << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
-                if (p.evaluated)
-                    std::cout << "\n  eval (first 1000 test images): mean " << p.evalArgmax << "  sample "
-                              << p.evalSample << "  random glimpses " << p.evalSoft;
-                if (p.evaluated || !tty) std::cout << "\n";
-                std::cout << std::flush;
-            }
-            return !g_stop.load();
-        });
-        std::signal(SIGINT, SIG_DFL);
-        if (!result) { exitCode = badInput("train ram", result.error()); return; }
-        std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint
-                  << " after " << result->iterations << " iterations (" << std::setprecision(0)
-                  << result->imagesPerSecond << " training images/s)\n"
-                  << "to re-create it exactly: " << o->command << " --iterations " << result->iterations
-                  << " --out " << o->out << "\n";
+        exitCode = runTrainingInConsole(
+            "train ram", o->command, o->out,
+            [o](const ProgressCallback& progress) { return trainRamModel(*o, progress); },
+            [](std::ostream& os, const TrainProgress& p) {
+                os << "  reward " << p.reward << "  baseline " << p.baseline;
+            },
+            [](std::ostream& os, const TrainProgress& p) {
+                os << " mean " << p.evalArgmax << "  sample " << p.evalSample << "  random glimpses " << p.evalSoft;
+            });
     });
 }
 

@@ -30,14 +30,6 @@ std::vector<Box> glimpseBoxes(double x, double y, const GlimpseGeometry& g) {
     return boxes;
 }
 
-Result<torch::Tensor> checkLocations(const torch::Tensor& l) {
-    if (!l.defined() || l.dim() != 2 || l.size(1) != 2)
-        return Error{"locations must be an [N, 2] tensor of (x, y) in [-1, 1]"};
-    if (!l.is_floating_point()) return Error{"locations must be floating point"};
-    if (!torch::isfinite(l).all().item<bool>()) return Error{"locations contain NaN or infinity"};
-    return l;
-}
-
 torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& locations,
                               const GlimpseGeometry& g) {
     TORCH_CHECK(sat.dim() == 4 && sat.size(2) == g.imageHeight + 1 && sat.size(3) == g.imageWidth + 1,

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/box.h"
-#include "common/result.h"
 
 namespace saccade {
 
@@ -41,8 +40,5 @@ std::vector<Box> glimpseBoxes(double x, double y, const GlimpseGeometry& geometr
 
 /// The centre pixel of a location, as the sensor uses it.
 std::pair<int, int> locationToPixel(double x, double y, int width, int height);
-
-/// Checks a location tensor: [N, 2], floating point, finite. The error says what is wrong.
-Result<torch::Tensor> checkLocations(const torch::Tensor& locations);
 
 }  // namespace saccade

@@ -11,6 +11,7 @@
 
 #include "common/device.h"
 #include "data/batch.h"
+#include "models/model_input.h"
 #include "models/patch_classifier.h"
 
 namespace saccade {
@@ -41,11 +42,6 @@ torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images,
     return torch::softmax(net->forward(images, *parsed, rng).logits, -1);
 }
 
-std::vector<float> toVector(const torch::Tensor& t) {
-    const auto c = t.to(torch::kCPU, torch::kFloat).contiguous();
-    return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
-}
-
 }  // namespace
 
 PatchModel::PatchModel() : m_impl(std::make_unique<Impl>()) {}
@@ -70,7 +66,7 @@ Result<std::shared_ptr<PatchModel>> PatchModel::load(const std::string& path, co
     auto loaded = loadCheckpointWeights(*m.net, nullptr, path, &m.device);
     if (!loaded) return Error{loaded.error()};
     m.net->eval();
-    if (auto d = openDataset(info->dataset); d) m.classNames = (*d)->info().classNames;
+    m.classNames = datasetClassNames(info->dataset);
     return model;
 }
 
@@ -93,14 +89,8 @@ std::string PatchModel::summary() const {
 Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std::uint64_t seed,
                                 const std::string& imageId, const std::optional<GroundTruth>& truth) {
     auto& m = *m_impl;
-    if (image.width != m.config.imageSize || image.height != m.config.imageSize ||
-        image.channels != m.config.inChannels) {
-        return Error{"the model takes " + std::to_string(m.config.imageSize) + "x" +
-                     std::to_string(m.config.imageSize) + " images with " +
-                     std::to_string(m.config.inChannels) + " channel(s); got " +
-                     std::to_string(image.width) + "x" + std::to_string(image.height) + " with " +
-                     std::to_string(image.channels)};
-    }
+    auto input = modelInput(image, m.config.imageSize, m.config.inChannels, m.device);
+    if (!input) return Error{input.error()};
     auto parsed = parseSelectionRule(rule);
     if (!parsed) return Error{parsed.error()};
     // ksample:K runs K sampled paths at once (one batch of K copies) and summarises them.
@@ -109,9 +99,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
     if (kSample && (runs < 1 || runs > 10000)) return Error{"ksample needs 1 <= K <= 10000, got " + rule};
     try {
         torch::NoGradGuard noGrad;
-        const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
-                                            {1, image.height, image.width, image.channels}, torch::kUInt8);
-        auto x = bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(m.device);
+        auto x = *input;
         Rng rng(seed);
         SelectionOptions forwardRule = *parsed;
         if (kSample) {
@@ -133,7 +121,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
         const auto indices = out.indices.to(torch::kCPU);
         for (int s = 0; s < m.config.steps; ++s) {
             TraceStep step;
-            step.grid = GridDistribution{m.config.grid, m.config.grid, toVector(out.probs[s].mean(0))};
+            step.grid = GridDistribution{m.config.grid, m.config.grid, toFloatVector(out.probs[s].mean(0))};
             if (kSample) {
                 std::map<int, int> counts;
                 for (std::int64_t r = 0; r < indices.size(1); ++r)
@@ -148,7 +136,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
             }
             step.logProb = out.logProb[s].mean().item<double>();
             step.entropy = out.entropy[s].mean().item<double>();
-            step.outputProbs = toVector(torch::softmax(out.stepLogits[s], -1).mean(0));
+            step.outputProbs = toFloatVector(torch::softmax(out.stepLogits[s], -1).mean(0));
             t.steps.push_back(std::move(step));
         }
         t.output.probs = t.steps.back().outputProbs;
@@ -168,10 +156,7 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
                                         std::uint64_t seed, const Progress& progress) {
     auto& m = *m_impl;
     const auto& info = dataset.info();
-    if (info.width != m.config.imageSize || info.channels != m.config.inChannels)
-        return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" +
-                     std::to_string(info.height) + " images; the model takes " +
-                     std::to_string(m.config.imageSize)};
+    if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
     for (const auto& rule : rules) {
         if (rule == "mean" || rule == "random" || rule.rfind("topk", 0) == 0)
             return Error{"'" + rule + "' is not an evaluation rule of the patch classifier (use soft, "

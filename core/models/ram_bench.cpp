@@ -75,14 +75,7 @@ Result<RamBenchResult> benchRam(const RamBenchOptions& o) {
         const auto y = torch::randint(0, 10, {o.batch}, torch::TensorOptions().dtype(torch::kLong).device(*device));
         Rng rng(2);
         r.trainStepMs = medianMs(o.repeats, [&] {
-            const auto out = net->forward(x, RamRule::Sample, rng);
-            const auto reward = (out.logits.argmax(-1) == y).to(torch::kFloat);
-            using torch::indexing::Slice;
-            const auto steps = out.logProb.size(0);
-            const auto advantage = (reward.unsqueeze(0) - out.baselines.index({Slice(0, steps - 1)})).detach();
-            const auto loss = torch::nll_loss(torch::log_softmax(out.logits, -1), y) +
-                              (out.baselines - reward.unsqueeze(0)).pow(2).mean() -
-                              (out.logProb.index({Slice(1, steps)}) * advantage).sum(0).mean();
+            const auto loss = ramHybridLoss(net->forward(x, RamRule::Sample, rng), y).total;
             adam.zero_grad();
             loss.backward();
             adam.step();

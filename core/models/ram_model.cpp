@@ -8,6 +8,8 @@
 
 #include "common/device.h"
 #include "data/batch.h"
+#include "attention/selection.h"
+#include "models/model_input.h"
 #include "models/ram_network.h"
 
 namespace saccade {
@@ -33,26 +35,12 @@ Result<ParsedRule> parseRamRule(const std::string& spec) {
     if (spec == "mean") return ParsedRule{RamRule::Mean, 1, spec};
     if (spec == "random") return ParsedRule{RamRule::Random, 1, spec};
     if (spec.rfind("ksample", 0) == 0) {
-        std::int64_t k = 10;
-        if (spec.size() > 7) {
-            if (spec[7] != ':') return Error{"bad rule '" + spec + "' (use ksample:K)"};
-            try {
-                size_t used = 0;
-                k = std::stoll(spec.substr(8), &used);
-                if (used != spec.size() - 8) throw std::invalid_argument("trailing");
-            } catch (const std::exception&) {
-                return Error{"bad rule '" + spec + "' (use ksample:K with 1 <= K <= 10000)"};
-            }
-        }
-        if (k < 1 || k > 10000) return Error{"ksample needs 1 <= K <= 10000, got " + spec};
-        return ParsedRule{RamRule::Sample, k, "ksample:" + std::to_string(k)};
+        auto parsed = parseSelectionRule(spec);  // the engine's spelling of ksample:K
+        if (!parsed) return Error{parsed.error()};
+        if (parsed->k < 1 || parsed->k > 10000) return Error{"ksample needs 1 <= K <= 10000, got " + spec};
+        return ParsedRule{RamRule::Sample, parsed->k, selectionRuleSpec(*parsed)};
     }
     return Error{"'" + spec + "' is not a rule of the recurrent attention model (use sample, mean, random or ksample:K)"};
-}
-
-std::vector<float> toVector(const torch::Tensor& t) {
-    const auto c = t.to(torch::kCPU, torch::kFloat).contiguous();
-    return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
 }  // namespace
@@ -79,7 +67,7 @@ Result<std::shared_ptr<RamModel>> RamModel::load(const std::string& path, const 
     auto loaded = loadCheckpointWeights(*m.net, nullptr, path, &m.device);
     if (!loaded) return Error{loaded.error()};
     m.net->eval();
-    if (auto d = openDataset(info->dataset); d) m.classNames = (*d)->info().classNames;
+    m.classNames = datasetClassNames(info->dataset);
     return model;
 }
 
@@ -103,21 +91,14 @@ Result<Trace> RamModel::trace(const Image& image, const std::string& ruleSpec, s
                               const std::string& imageId, const std::optional<GroundTruth>& truth) {
     auto& m = *m_impl;
     const auto& c = m.config;
-    if (image.width != c.imageSize || image.height != c.imageSize || image.channels != c.inChannels) {
-        return Error{"the model takes " + std::to_string(c.imageSize) + "x" + std::to_string(c.imageSize) +
-                     " images with " + std::to_string(c.inChannels) + " channel(s); got " +
-                     std::to_string(image.width) + "x" + std::to_string(image.height) + " with " +
-                     std::to_string(image.channels)};
-    }
+    auto input = modelInput(image, c.imageSize, c.inChannels, m.device);
+    if (!input) return Error{input.error()};
     auto rule = parseRamRule(ruleSpec);
     if (!rule) return Error{rule.error()};
     try {
         torch::NoGradGuard noGrad;
-        const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
-                                            {1, image.height, image.width, image.channels}, torch::kUInt8);
-        const auto x = bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(m.device);
         Rng rng(seed);
-        const auto out = m.net->forward(x, rule->rule, rng, /*stepLogits=*/true, rule->k);
+        const auto out = m.net->forward(*input, rule->rule, rng, /*stepLogits=*/true, rule->k);
         const auto locations = out.locations.to(torch::kCPU);  // [T, K, 2]
         const auto means = out.means.to(torch::kCPU);
         const double w = c.imageSize, sigmaPx = c.locationStd * w / 2;
@@ -152,7 +133,7 @@ Result<Trace> RamModel::trace(const Image& image, const std::string& ruleSpec, s
                                                                        locations[s][e][1].item<double>(), geometry)[0]});
             }
             step.logProb = out.logProb[s].mean().item<double>();
-            step.outputProbs = toVector(torch::softmax(out.stepLogits[s], -1).mean(0));
+            step.outputProbs = toFloatVector(torch::softmax(out.stepLogits[s], -1).mean(0));
             t.steps.push_back(std::move(step));
         }
         t.output.probs = t.steps.back().outputProbs;
@@ -169,9 +150,7 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
                                       std::int64_t limit, std::uint64_t seed, const Progress& progress) {
     auto& m = *m_impl;
     const auto& info = dataset.info();
-    if (info.width != m.config.imageSize || info.channels != m.config.inChannels)
-        return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" + std::to_string(info.height) +
-                     " images; the model takes " + std::to_string(m.config.imageSize)};
+    if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
     std::vector<ParsedRule> parsed;
     for (const auto& r : rules) {
         auto p = parseRamRule(r);

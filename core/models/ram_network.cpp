@@ -94,4 +94,17 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     return out;
 }
 
+RamLoss ramHybridLoss(const RamOutput& out, const torch::Tensor& labels) {
+    using torch::indexing::Slice;
+    RamLoss l;
+    l.crossEntropy = torch::nll_loss(torch::log_softmax(out.logits, -1), labels);
+    l.reward = (out.logits.argmax(-1) == labels).to(torch::kFloat).detach();
+    l.baseline = (out.baselines - l.reward.unsqueeze(0)).pow(2).mean();
+    const auto steps = out.logProb.size(0);
+    const auto advantage = (l.reward.unsqueeze(0) - out.baselines.index({Slice(0, steps - 1)})).detach();
+    l.reinforce = -(out.logProb.index({Slice(1, steps)}) * advantage).sum(0).mean();
+    l.total = l.crossEntropy + l.baseline + l.reinforce;
+    return l;
+}
+
 }  // namespace saccade

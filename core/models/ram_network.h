@@ -51,4 +51,13 @@ private:
 };
 TORCH_MODULE(RamNetwork);
 
+/// The hybrid loss of Mnih et al. 2014 for a batch: cross-entropy of the final output, the
+/// baselines' squared error against the reward (1 when the class is right), and REINFORCE on the
+/// locations, each scored against the baseline of the state that drew it.
+struct RamLoss {
+    torch::Tensor total, crossEntropy, baseline, reinforce;
+    torch::Tensor reward;  ///< [B], detached
+};
+RamLoss ramHybridLoss(const RamOutput& out, const torch::Tensor& labels);
+
 }  // namespace saccade

@@ -117,16 +117,8 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
             Rng rng(mixSeed(seed, kDrawStream, static_cast<std::uint64_t>(iteration)));
 
             const auto out = net->forward(images, RamRule::Sample, rng);
-            const auto ce = torch::nll_loss(torch::log_softmax(out.logits, -1), labels);
-            const auto reward = (out.logits.argmax(-1) == labels).to(torch::kFloat).detach();  // [B]
-            // The baseline predicts the reward from every state; the location drawn after state
-            // t - 1 is scored against b_(t-1).
-            const auto baselineLoss = (out.baselines - reward.unsqueeze(0)).pow(2).mean();
-            const auto steps = out.logProb.size(0);
-            using torch::indexing::Slice;
-            const auto advantage = (reward.unsqueeze(0) - out.baselines.index({Slice(0, steps - 1)})).detach();
-            const auto reinforce = -(out.logProb.index({Slice(1, steps)}) * advantage).sum(0).mean();
-            const auto loss = ce + baselineLoss + reinforce;
+            const auto terms = ramHybridLoss(out, labels);
+            const auto& loss = terms.total;
             adam.zero_grad();
             loss.backward();
             adam.step();
@@ -138,9 +130,9 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
             p.elapsedSeconds = elapsed();
             p.etaSeconds = total > 0 ? p.elapsedSeconds / double(iteration - firstIteration) * double(total - iteration) : 0;
             p.loss = loss.item<double>();
-            p.crossEntropy = ce.item<double>();
-            p.reinforce = reinforce.item<double>();
-            p.reward = reward.mean().item<double>();
+            p.crossEntropy = terms.crossEntropy.item<double>();
+            p.reinforce = terms.reinforce.item<double>();
+            p.reward = terms.reward.mean().item<double>();
             p.baseline = out.baselines.mean().item<double>();
             p.lr = lr;
             p.trainAccuracy = p.reward;

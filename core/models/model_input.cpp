@@ -1,0 +1,35 @@
+#include "models/model_input.h"
+
+#include <torch/torch.h>
+
+namespace saccade {
+
+Result<torch::Tensor> modelInput(const Image& image, int size, int channels, const torch::Device& device) {
+    if (image.width != size || image.height != size || image.channels != channels) {
+        return Error{"the model takes " + std::to_string(size) + "x" + std::to_string(size) + " images with " +
+                     std::to_string(channels) + " channel(s); got " + std::to_string(image.width) + "x" +
+                     std::to_string(image.height) + " with " + std::to_string(image.channels)};
+    }
+    const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
+                                        {1, image.height, image.width, image.channels}, torch::kUInt8);
+    return bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(device);
+}
+
+Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels) {
+    if (info.width != size || info.channels != channels)
+        return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" +
+                     std::to_string(info.height) + " images; the model takes " + std::to_string(size)};
+    return Unit{};
+}
+
+std::vector<float> toFloatVector(const torch::Tensor& t) {
+    const auto c = t.to(torch::kCPU, torch::kFloat).contiguous();
+    return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+std::vector<std::string> datasetClassNames(const std::string& dataset) {
+    if (auto d = openDataset(dataset); d) return (*d)->info().classNames;
+    return {};
+}
+
+}  // namespace saccade

@@ -1,0 +1,31 @@
+#pragma once
+// What every loaded model does with its inputs and outputs: check an image or a dataset against
+// the model's input shape, turn an image into a [1, C, H, W] tensor in [0, 1], read a tensor
+// back as floats, and name the classes of the sidecar's dataset. Engine header: LibTorch.
+
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "common/atomic_file.h"
+#include "common/result.h"
+#include "data/dataset.h"
+#include "data/image.h"
+
+namespace saccade {
+
+/// The image as a [1, C, H, W] float tensor in [0, 1] on `device`, or an error naming the
+/// expected and the actual shape.
+Result<torch::Tensor> modelInput(const Image& image, int size, int channels, const torch::Device& device);
+
+/// An error when the dataset's images do not fit a model of this size and channel count.
+Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels);
+
+/// A tensor's values as floats (any device, any dtype).
+std::vector<float> toFloatVector(const torch::Tensor& tensor);
+
+/// The class names of a registered dataset; empty when it cannot be opened.
+std::vector<std::string> datasetClassNames(const std::string& dataset);
+
+}  // namespace saccade
