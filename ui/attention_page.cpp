@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
@@ -174,7 +175,12 @@ void AttentionPage::openModel(const QString& path) {
 
 void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_models->showCard(card);
+    {
+        const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
+        m_toolbar->setAvailableRules(card.rules, card.deterministicRule);
+    }
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
+    m_images->setDeterministicRuleName(card.deterministicRule);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // Keep the current input when it fits the new model; else the saved or the first sample.
     if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolButton>
@@ -22,25 +23,41 @@ QCheckBox* makeToggle(const QString& text, const QString& tip, bool on, QWidget*
     return box;
 }
 
+struct RuleEntry {
+    const char* data;
+    const char* label;
+    const char* tip;
+};
+
+// Every rule the toolbar knows, in menu order; a model offers a subset (ModelCard::rules).
+const RuleEntry kRules[] = {
+    {"argmax", QT_TRANSLATE_NOOP("AttentionToolbar", "argmax"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The most probable cell: deterministic")},
+    {"mean", QT_TRANSLATE_NOOP("AttentionToolbar", "mean"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The location policy's mean at every step: deterministic, a "
+                                           "Gaussian's argmax")},
+    {"sample", QT_TRANSLATE_NOOP("AttentionToolbar", "sample"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "One draw from the distribution at every step, seeded")},
+    {"soft", QT_TRANSLATE_NOOP("AttentionToolbar", "soft"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The expected context over all cells: deterministic")},
+    {"topk", QT_TRANSLATE_NOOP("AttentionToolbar", "top-k"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The K most probable cells, renormalised")},
+    {"gumbel", QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel ST"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel-perturbed argmax with temperature tau, seeded")},
+    {"ksample", QT_TRANSLATE_NOOP("AttentionToolbar", "K samples"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "K seeded sample runs: every place they looked, the mean "
+                                           "distribution, and the averaged output")},
+    {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Glimpses at uniformly random places, seeded: a control "
+                                           "that ignores the policy")},
+};
+
 }  // namespace
 
 AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionToolbar"));
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("ruleCombo"));
-    m_rule->addItem(tr("argmax"), QStringLiteral("argmax"));
-    m_rule->setItemData(0, tr("The most probable cell: deterministic"), Qt::ToolTipRole);
-    m_rule->addItem(tr("sample"), QStringLiteral("sample"));
-    m_rule->setItemData(1, tr("One cell drawn from the distribution, seeded"), Qt::ToolTipRole);
-    m_rule->addItem(tr("soft"), QStringLiteral("soft"));
-    m_rule->setItemData(2, tr("The expected context over all cells: deterministic"), Qt::ToolTipRole);
-    m_rule->addItem(tr("top-k"), QStringLiteral("topk"));
-    m_rule->setItemData(3, tr("The K most probable cells, renormalised"), Qt::ToolTipRole);
-    m_rule->addItem(tr("Gumbel ST"), QStringLiteral("gumbel"));
-    m_rule->setItemData(4, tr("Gumbel-perturbed argmax with temperature tau, seeded"), Qt::ToolTipRole);
-    m_rule->addItem(tr("K samples"), QStringLiteral("ksample"));
-    m_rule->setItemData(5, tr("K seeded sample runs: every cell they chose, the mean distribution, "
-                              "and the averaged output"), Qt::ToolTipRole);
     m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
                           "reads. Repeated runs against argmax: the comparison panel."));
     m_k = new QSpinBox(this);
@@ -120,6 +137,7 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     layout->addLayout(runRow);
     layout->addLayout(overlayRow);
 
+    setAvailableRules({}, QStringLiteral("argmax"));
     connect(m_rule, &QComboBox::currentIndexChanged, this, [this] {
         updateEnabled();
         Q_EMIT runChanged();
@@ -135,6 +153,23 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     connect(oneToOne, &QToolButton::clicked, this, &AttentionToolbar::actualSizeRequested);
     updateEnabled();
     setExportEnabled(false);
+}
+
+void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString& fallback) {
+    const QString current = m_rule->count() > 0 ? rule() : QString();
+    {
+        const QSignalBlocker block(m_rule);
+        m_rule->clear();
+        for (const auto& entry : kRules) {
+            const QString data = QLatin1String(entry.data);
+            if (!rules.isEmpty() && !rules.contains(data)) continue;
+            m_rule->addItem(tr(entry.label), data);
+            m_rule->setItemData(m_rule->count() - 1, tr(entry.tip), Qt::ToolTipRole);
+        }
+        if (current.isEmpty() || !setRule(current)) setRule(fallback.isEmpty() ? m_rule->itemData(0).toString() : fallback);
+    }
+    updateEnabled();
+    if (!current.isEmpty() && rule() != current) Q_EMIT runChanged();
 }
 
 QString AttentionToolbar::rule() const {
@@ -192,7 +227,7 @@ void AttentionToolbar::updateEnabled() {
     m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample"));
     m_tau->setVisible(base == QLatin1String("gumbel"));
     const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
-                            base == QLatin1String("ksample");
+                            base == QLatin1String("ksample") || base == QLatin1String("random");
     m_seed->setEnabled(stochastic);
     m_newSeed->setEnabled(stochastic);
 }

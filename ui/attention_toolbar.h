@@ -3,6 +3,7 @@
 // overlay toggles and heatmap opacity, zoom (fit, 1:1) and the export menu.
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "overlay_settings.h"
@@ -26,7 +27,12 @@ public:
 
     explicit AttentionToolbar(QWidget* parent = nullptr);
 
-    /// The rule in the engine's spelling: soft, sample, argmax, topk:K, gumbel:TAU.
+    /// Offers only these rule names (base names: argmax, mean, sample, soft, topk, gumbel,
+    /// ksample, random; empty: all). Keeps the current rule if it is offered, else selects
+    /// `fallback`; emits runChanged when the rule changed.
+    void setAvailableRules(const QStringList& rules, const QString& fallback);
+    /// The rule in the engine's spelling: soft, sample, argmax, mean, random, topk:K, ksample:K,
+    /// gumbel:TAU.
     QString rule() const;
     /// Accepts any of those spellings; false (and no change) for anything else.
     bool setRule(const QString& rule);

@@ -27,8 +27,8 @@ enum Role { IndexRole = Qt::UserRole, WrongRole, DisagreeRole };
 
 const QColor kRight(40, 170, 80), kWrong(210, 50, 50), kUnknown(120, 120, 120);
 
-// The thumbnail: the image, a frame coloured by the argmax verdict, and a corner mark when
-// argmax and sample disagree.
+// The thumbnail: the image, a frame coloured by the deterministic rule's verdict, and a corner
+// mark when that rule and sample disagree.
 QIcon thumbnail(const BrowsedSample& s) {
     QPixmap pixmap(kThumb, kThumb);
     pixmap.fill(Qt::black);
@@ -54,8 +54,9 @@ ImagePanel::ImagePanel(ModelService* service, QWidget* parent) : QWidget(parent)
     m_filter = new QComboBox(this);
     m_filter->setObjectName(QStringLiteral("filterCombo"));
     m_filter->addItem(tr("All images"));
-    m_filter->addItem(tr("Wrong under argmax"));
-    m_filter->addItem(tr("argmax and sample disagree"));
+    m_filter->addItem(QString());
+    m_filter->addItem(QString());
+    setDeterministicRuleName(m_ruleName);
     m_first = new QSpinBox(this);
     m_first->setPrefix(tr("from #"));
     m_first->setSingleStep(kPageSize);
@@ -114,6 +115,12 @@ ImagePanel::ImagePanel(ModelService* service, QWidget* parent) : QWidget(parent)
     connect(m_service, &ModelService::samplesFailed, this,
             [this](const QString& message) { m_status->setText(message); });
     rebuildRecentMenu();
+}
+
+void ImagePanel::setDeterministicRuleName(const QString& rule) {
+    m_ruleName = rule;
+    m_filter->setItemText(Wrong, tr("Wrong under %1").arg(rule));
+    m_filter->setItemText(Disagree, tr("%1 and sample disagree").arg(rule));
 }
 
 void ImagePanel::setModelShape(int imageSize, int channels, const QString& preferred) {
@@ -175,10 +182,11 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
         item->setData(IndexRole, s.index);
         item->setData(WrongRole, wrong);
         item->setData(DisagreeRole, disagree);
-        item->setToolTip(tr("#%1  truth: %2\nargmax: %3  %4\nsample (seed 1): %5  %6")
+        item->setToolTip(tr("#%1  truth: %2\n%7: %3  %4\nsample (seed 1): %5  %6")
                              .arg(s.index).arg(nameOf(s.label), nameOf(s.argmaxLabel),
                                   s.argmaxLabel == s.label ? tr("right") : tr("wrong"),
-                                  nameOf(s.sampleLabel), s.sampleLabel == s.label ? tr("right") : tr("wrong")));
+                                  nameOf(s.sampleLabel), s.sampleLabel == s.label ? tr("right") : tr("wrong"))
+                             .arg(m_ruleName));
         if (name == m_currentDataset && s.index == m_currentIndex) {
             const QSignalBlocker block(m_thumbs);
             m_thumbs->setCurrentItem(item);
@@ -189,10 +197,10 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
     }
     m_prevPage->setEnabled(m_first->value() > 0);
     m_nextPage->setEnabled(m_first->value() + kPageSize < size);
-    m_status->setText(tr("%1 of %2 test images shown: %3 wrong under argmax, %4 where argmax and "
+    m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %5, %4 where %5 and "
                          "sample disagree. Frame: green right, red wrong; yellow corner: the rules "
                          "disagree.")
-                          .arg(m_loaded).arg(size).arg(m_wrong).arg(m_disagree));
+                          .arg(m_loaded).arg(size).arg(m_wrong).arg(m_disagree).arg(m_ruleName));
     applyFilter();
 }
 

@@ -27,6 +27,8 @@ public:
     /// Lists the datasets whose images fit a model of this size and channels, preferring
     /// `preferred`, and reloads the thumbnails.
     void setModelShape(int imageSize, int channels, const QString& preferred);
+    /// The model's deterministic rule (argmax, or mean for RAM), named in the filters and tips.
+    void setDeterministicRuleName(const QString& rule);
     QString dataset() const;
     void setRecentFiles(const QStringList& files);
     QStringList recentFiles() const { return m_recent; }
@@ -49,6 +51,7 @@ private:
 
     ModelService* m_service;
     QStringList m_classNames;
+    QString m_ruleName = QStringLiteral("argmax");
     QComboBox* m_dataset = nullptr;
     QComboBox* m_filter = nullptr;
     QSpinBox* m_first = nullptr;

@@ -26,10 +26,15 @@ QString listEntry(const QString& ptPath) {
     if (sidecar.open(QIODevice::ReadOnly)) {
         const QJsonObject o = QJsonDocument::fromJson(sidecar.readAll()).object();
         const QJsonObject config = o.value(QStringLiteral("config")).toObject();
-        text += QStringLiteral("\n  %1 attention, %2 steps, %3")
-                    .arg(config.value(QStringLiteral("mode")).toString())
-                    .arg(config.value(QStringLiteral("steps")).toInt())
-                    .arg(o.value(QStringLiteral("dataset")).toString());
+        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("ram"))
+            text += QStringLiteral("\n  RAM, %1 glimpses, %2")
+                        .arg(config.value(QStringLiteral("glimpses")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
+        else
+            text += QStringLiteral("\n  %1 attention, %2 steps, %3")
+                        .arg(config.value(QStringLiteral("mode")).toString())
+                        .arg(config.value(QStringLiteral("steps")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
     }
     return text;
 }
@@ -38,15 +43,21 @@ QString listEntry(const QString& ptPath) {
 
 QString modelCardHtml(const ModelCard& c) {
     QString html = QStringLiteral("<b>%1</b><br>").arg(c.name.toHtmlEscaped());
-    html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
-    html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
-                .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
+    if (c.grid > 0) {
+        html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
+        html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
+                    .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
+    } else {
+        html += QObject::tr("trained with <b>%1</b> (hybrid loss); deterministic rule: %2<br>")
+                    .arg(c.mode, c.deterministicRule);
+        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
+    }
     html += QObject::tr("dataset %1; %2 iterations, seed %3; revision %4<br>")
                 .arg(c.dataset).arg(c.iterations).arg(c.seed).arg(c.gitRevision.toHtmlEscaped());
     html += QObject::tr("device %1<br>").arg(c.device);
     const QJsonObject m = QJsonDocument::fromJson(c.metricsJson.toUtf8()).object();
     QStringList accuracies;
-    for (const char* rule : {"soft", "argmax", "sample"}) {
+    for (const char* rule : {"soft", "argmax", "mean", "sample", "random"}) {
         const QString key = QStringLiteral("eval_%1").arg(QLatin1String(rule));
         if (m.contains(key))
             accuracies << QStringLiteral("%1 %2%").arg(QLatin1String(rule)).arg(100 * m.value(key).toDouble(), 0, 'f', 1);

@@ -7,13 +7,14 @@
 #include <map>
 
 #include "data/dataset.h"
+#include "models/attention_model.h"
 #include "models/patch_model.h"
 
 namespace saccade::ui {
 
 // Touched only on the worker thread.
 struct ModelService::WorkerState {
-    std::shared_ptr<PatchModel> model;
+    std::shared_ptr<AttentionModel> model;
     std::map<std::string, std::shared_ptr<const Dataset>> datasets;
 
     Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
@@ -28,28 +29,38 @@ namespace {
 
 constexpr int kSamplesPerChunk = 16;
 
-ModelCard makeCard(const QString& path, const PatchModel& model) {
-    const auto& c = model.config();
+ModelCard makeCard(const QString& path, const AttentionModel& model) {
     const auto& info = model.info();
     ModelCard card;
     card.path = path;
     card.type = QString::fromStdString(info.modelType);
-    card.mode = QString::fromStdString(c.mode);
-    card.variant = QString::fromStdString(c.variant);
+    card.mode = QString::fromStdString(model.trainedMode());
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());
-    card.scorer = QString::fromStdString(c.scorer);
     card.gitRevision = QString::fromStdString(info.gitRevision);
     card.command = QString::fromStdString(info.command);
-    card.imageSize = c.imageSize;
-    card.channels = c.inChannels;
-    card.grid = c.grid;
-    card.steps = c.steps;
+    card.imageSize = model.imageSize();
+    card.channels = model.channels();
+    card.steps = model.steps();
     card.iterations = info.iteration;
     card.seed = info.seed;
     for (const auto& name : model.classNames()) card.classNames << QString::fromStdString(name);
     card.metricsJson = QString::fromStdString(info.metricsJson);
-    card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
+    card.summary = QString::fromStdString(model.summary());
+    card.deterministicRule = QString::fromStdString(model.deterministicRule());
+    if (const auto* patch = dynamic_cast<const PatchModel*>(&model)) {
+        const auto& c = patch->config();
+        card.variant = QString::fromStdString(c.variant);
+        card.scorer = QString::fromStdString(c.scorer);
+        card.grid = c.grid;
+        card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
+                      QStringLiteral("topk"),   QStringLiteral("gumbel"), QStringLiteral("ksample")};
+        card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
+    } else {
+        card.rules = {QStringLiteral("mean"), QStringLiteral("sample"), QStringLiteral("ksample"),
+                      QStringLiteral("random")};
+        card.name = QStringLiteral("recurrent attention model, %1").arg(card.dataset);
+    }
     return card;
 }
 
@@ -104,7 +115,7 @@ void ModelService::loadModel(const QString& path, const QString& device) {
         QString error;
         std::optional<ModelCard> card;
         try {
-            auto loaded = PatchModel::load(path.toStdString(), device.toStdString());
+            auto loaded = loadAttentionModel(path.toStdString(), device.toStdString());
             if (loaded) {
                 state.model = *loaded;
                 card = makeCard(path, *state.model);
@@ -186,7 +197,8 @@ void ModelService::requestSamples(const QString& dataset, qint64 first, int coun
                 b.label = s.label;
                 if (state.model) {
                     const auto id = dataset.toStdString() + ":test:" + std::to_string(i);
-                    if (auto t = state.model->trace(s.image, "argmax", 1, id); t) b.argmaxLabel = t->output.label;
+                    if (auto t = state.model->trace(s.image, state.model->deterministicRule(), 1, id); t)
+                        b.argmaxLabel = t->output.label;
                     if (auto t = state.model->trace(s.image, "sample", 1, id); t) b.sampleLabel = t->output.label;
                 }
                 chunk.push_back(std::move(b));

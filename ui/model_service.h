@@ -30,6 +30,9 @@ struct ModelCard {
     quint64 seed = 0;
     QStringList classNames;
     QString metricsJson;  ///< the sidecar's metrics object
+    QString summary;      ///< the model's one-line description of its architecture
+    QString deterministicRule = QStringLiteral("argmax");  ///< argmax (patch) or mean (RAM)
+    QStringList rules;    ///< the rule names it accepts (see AttentionToolbar::setAvailableRules)
 };
 
 struct TraceRequest {
@@ -45,7 +48,9 @@ struct BrowsedSample {
     qint64 index = -1;
     Image image;
     int label = -1;
-    int argmaxLabel = -1, sampleLabel = -1;  ///< -1 until predicted
+    /// The deterministic rule's answer (argmax, or the mean for RAM) and the sample rule's; -1
+    /// until predicted.
+    int argmaxLabel = -1, sampleLabel = -1;
 };
 
 class ModelService : public QObject {
@@ -62,8 +67,8 @@ public:
     /// Queues a trace; any older trace request that has not started is dropped. Emits
     /// traceReady or traceFailed for the newest request only.
     void requestTrace(const TraceRequest& request);
-    /// Queues test samples [first, first + count) of `dataset` with the current model's argmax
-    /// and sample (seed 1) answers; a newer request drops an older one. Emits samplesReady in
+    /// Queues test samples [first, first + count) of `dataset` with the current model's
+    /// deterministic-rule and sample (seed 1) answers; a newer request drops an older one. Emits samplesReady in
     /// chunks as they are computed, or samplesFailed.
     void requestSamples(const QString& dataset, qint64 first, int count);
     /// Sample `index` of the test split of `dataset`. Emits sampleReady or samplesFailed.

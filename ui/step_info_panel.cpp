@@ -33,8 +33,29 @@ QString ruleMeaning(const QString& rule) {
     if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
     if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
     if (rule.startsWith(QLatin1String("ksample")))
-        return QObject::tr("K sampled runs: the mean distribution, every cell they chose, the averaged output");
+        return QObject::tr("K sampled runs: the mean distribution, every place they looked, the averaged output");
+    if (rule == QLatin1String("mean")) return QObject::tr("the location policy's mean (deterministic)");
+    if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control that ignores the policy)");
     return {};
+}
+
+// A continuous-location step (the recurrent attention model): where it looked, under which
+// Gaussian, and its entropy.
+QString glimpseStepText(const TraceStep& step, bool kSample) {
+    const auto& p = *step.chosenPoint;
+    QString text = QObject::tr("%1 at (%2, %3) px, %4 scale(s)")
+                       .arg(kSample ? QObject::tr("mean glimpse") : QObject::tr("glimpse"))
+                       .arg(p[0], 0, 'f', 1).arg(p[1], 0, 'f', 1)
+                       .arg(kSample ? 1 : int(step.glimpses.size()));
+    if (!step.gaussian)
+        return text + QObject::tr("<br>no policy at this step (the fixed first glimpse, or random)");
+    const auto& g = *step.gaussian;
+    return text + QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats<br>"
+                              "%5 %6")
+                      .arg(g.meanX, 0, 'f', 1).arg(g.meanY, 0, 'f', 1).arg(g.stdX, 0, 'f', 1)
+                      .arg(step.entropy, 0, 'f', 3)
+                      .arg(kSample ? QObject::tr("mean log density of the draws") : QObject::tr("log density of the draw"))
+                      .arg(step.logProb, 0, 'f', 3);
 }
 
 }  // namespace
@@ -93,13 +114,23 @@ void StepInfoPanel::refresh() {
     const auto& step = t.steps[size_t(s)];
     const QString rule = QString::fromStdString(t.rule);
     const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
-                            rule.startsWith(QLatin1String("ksample"));
+                            rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
     m_run->setText(tr("<b>%1</b>%2<br>%3<br>model %4 on %5<br>image %6<br>computed in %7 ms")
                        .arg(rule, stochastic ? tr(", seed %1").arg(t.seed) : QString(),
                             ruleMeaning(rule), QString::fromStdString(t.modelId),
                             QString::fromStdString(t.device), QString::fromStdString(t.imageId))
                        .arg(m_computeMs, 0, 'f', 1));
 
+    const bool kSample = rule.startsWith(QLatin1String("ksample"));
+    if (!step.grid && step.chosenPoint) {
+        m_step->setText(glimpseStepText(step, kSample));
+    } else {
+        setCellStepText(step, kSample);
+    }
+    updateOutput(t, step);
+}
+
+void StepInfoPanel::setCellStepText(const TraceStep& step, bool kSample) {
     QString chosen;
     if (step.chosenCells.empty()) {
         chosen = tr("none (soft attention weights every cell)");
@@ -118,7 +149,6 @@ void StepInfoPanel::refresh() {
     if (step.grid)
         for (float p : step.grid->probs) maxP = std::max(maxP, double(p));
     const double uniform = step.grid ? std::log(double(step.grid->probs.size())) : 0;
-    const bool kSample = rule.startsWith(QLatin1String("ksample"));
     m_step->setText(tr("chosen: %1<br>entropy %2 nats (uniform: %3)<br>log p(choice) %4<br>"
                        "largest attention %5")
                         .replace(QStringLiteral("entropy"), kSample ? tr("mean entropy") : tr("entropy"))
@@ -128,6 +158,9 @@ void StepInfoPanel::refresh() {
                         .arg(uniform, 0, 'f', 3)
                         .arg(step.logProb, 0, 'f', 3)
                         .arg(maxP, 0, 'f', 3));
+}
+
+void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
     QVector<double> probs;
     for (float p : step.outputProbs) probs << p;
     QStringList names;

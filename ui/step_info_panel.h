@@ -29,6 +29,8 @@ public:
 
 private:
     void refresh();
+    void setCellStepText(const TraceStep& step, bool kSample);
+    void updateOutput(const Trace& trace, const TraceStep& step);
 
     QLabel* m_run = nullptr;
     QLabel* m_step = nullptr;

@@ -38,14 +38,13 @@ nlohmann::json runReference(const std::string& script, const std::string& args) 
 
 void addTrainRam(CLI::App& train, int& exitCode) {
     auto o = std::make_shared<RamTrainOptions>();
-    auto glimpseSize = std::make_shared<int>(0), scales = std::make_shared<int>(0);
     auto* cmd = train.add_subcommand(
         "ram", "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE "
                "and a learned baseline, classifier by cross-entropy (the hybrid loss).");
     cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
     cmd->add_option("--glimpses", o->model.glimpses, "glimpses T")->capture_default_str();
-    cmd->add_option("--glimpse-size", *glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)");
-    cmd->add_option("--scales", *scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)");
+    cmd->add_option("--glimpse-size", o->model.glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)");
+    cmd->add_option("--scales", o->model.scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)");
     cmd->add_option("--scale-factor", o->model.scaleFactor, "s: each patch s times wider")->capture_default_str();
     cmd->add_option("--core", o->model.core, "rnn (ReLU) or lstm")->capture_default_str();
     cmd->add_option("--std", o->model.locationStd, "standard deviation of the location policy ([-1, 1] units)")
@@ -61,22 +60,18 @@ void addTrainRam(CLI::App& train, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    cmd->callback([o, glimpseSize, scales, &exitCode] {
-        if (*glimpseSize > 0 || *scales > 0) {
-            o->defaultGlimpses = false;
-            const auto d = defaultRamConfig(60);
-            o->model.glimpseSize = *glimpseSize > 0 ? *glimpseSize : d.glimpseSize;
-            o->model.scales = *scales > 0 ? *scales : d.scales;
-        }
+    cmd->callback([o, &exitCode] {
         o->model.glimpseDim = o->model.hidden;
         std::ostringstream command;
         command << "saccade-cli train ram --dataset " << o->dataset << " --glimpses " << o->model.glimpses
                 << " --core " << o->model.core << " --std " << o->model.locationStd << " --hidden "
                 << o->model.hidden << " --replicas " << o->replicas << " --batch " << o->batch << " --lr "
                 << o->lr << " --seed " << o->seed;
-        if (!o->defaultGlimpses)
-            command << " --glimpse-size " << o->model.glimpseSize << " --scales " << o->model.scales
-                    << " --scale-factor " << o->model.scaleFactor;
+        if (o->model.glimpseSize > 0) command << " --glimpse-size " << o->model.glimpseSize;
+        if (o->model.scales > 0) command << " --scales " << o->model.scales;
+        command << " --scale-factor " << o->model.scaleFactor;
+        if (o->iterations > 0) command << " --iterations " << o->iterations;
+        if (o->minutes > 0) command << " --minutes " << o->minutes;
         o->command = command.str();
         exitCode = runTrainingInConsole(
             "train ram", o->command, o->out,

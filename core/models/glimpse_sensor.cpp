@@ -34,6 +34,10 @@ torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& loc
                               const GlimpseGeometry& g) {
     TORCH_CHECK(sat.dim() == 4 && sat.size(2) == g.imageHeight + 1 && sat.size(3) == g.imageWidth + 1,
                 "extractGlimpses: the summed-area table does not match the geometry");
+    TORCH_CHECK(locations.dim() == 2 && locations.size(1) == 2, "extractGlimpses: locations must be [N, 2] (x, y), got ",
+                locations.sizes());
+    TORCH_CHECK(torch::isfinite(locations).all().item<bool>(),
+                "extractGlimpses: a location is NaN or infinite (a diverged policy?)");
     const auto n = locations.size(0);
     TORCH_CHECK(sat.size(0) == 1 || sat.size(0) == n, "extractGlimpses: ", sat.size(0),
                 " tables for ", n, " locations");

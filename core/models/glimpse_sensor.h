@@ -27,7 +27,8 @@ struct GlimpseGeometry {
 /// entry (y, x) = sum of pixels [0, y) x [0, x).
 torch::Tensor summedAreaTable(const torch::Tensor& images);
 
-/// Glimpses at `locations` [N, 2] ((x, y) in [-1, 1]; values outside are clamped) from `sat`
+/// Glimpses at `locations` [N, 2] ((x, y) in [-1, 1]; finite values outside are clamped, NaN or
+/// infinite ones and other shapes throw c10::Error saying so) from `sat`
 /// ([N or 1, C, H + 1, W + 1]; a batch of 1 is shared by all N locations). Returns
 /// [N, k * C * g * g]: scale-major, then channel, then row-major cells. The centre pixel is
 /// floor((l + 1) / 2 * W); scale i spans pixels [c - g s^i / 2, c + g s^i / 2) per axis, each output

@@ -32,6 +32,13 @@ double accuracyUnder(RamNetwork& net, const Batch& batch, RamRule rule, std::uin
 
 }  // namespace
 
+RamConfig zeroGlimpseDefaults() {
+    RamConfig c;
+    c.glimpseSize = 0;
+    c.scales = 0;
+    return c;
+}
+
 Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
                                    const std::function<bool(const TrainProgress&)>& onProgress) {
     if (o.out.empty()) return Error{"no output checkpoint path given"};
@@ -45,7 +52,6 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     std::int64_t iteration = 0, total = o.iterations;
     std::uint64_t seed = o.seed;
     std::string datasetName = o.dataset;
-    bool fromDefaults = o.defaultGlimpses;
     if (!o.resume.empty()) {
         auto info = readCheckpointInfo(o.resume);
         if (!info) return Error{info.error()};
@@ -53,7 +59,6 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
         auto saved = ramConfigFromJson(info->configJson);
         if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
         config = *saved;
-        fromDefaults = false;
         iteration = info->iteration;
         total = o.iterations > 0 ? o.iterations : info->totalIterations;
         seed = info->seed;
@@ -63,11 +68,9 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     if (!dataset) return Error{dataset.error()};
     const auto& dinfo = (*dataset)->info();
     if (dinfo.width != dinfo.height) return Error{"the RAM needs square images"};
-    if (fromDefaults) {
-        const auto d = defaultRamConfig(dinfo.width, dinfo.channels, int(dinfo.classNames.size()));
-        config.glimpseSize = d.glimpseSize;
-        config.scales = d.scales;
-    }
+    const auto defaults = defaultRamConfig(dinfo.width, dinfo.channels, int(dinfo.classNames.size()));
+    if (config.glimpseSize <= 0) config.glimpseSize = defaults.glimpseSize;
+    if (config.scales <= 0) config.scales = defaults.scales;
     config.inChannels = dinfo.channels;
     config.imageSize = dinfo.width;
     config.classes = int(dinfo.classNames.size());

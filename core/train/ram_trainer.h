@@ -16,8 +16,9 @@ namespace saccade {
 
 struct RamTrainOptions {
     std::string dataset = "translated-fashion60";
-    RamConfig model;         ///< image size, channels and classes come from the dataset
-    bool defaultGlimpses = true;  ///< take g, k, s from defaultRamConfig for the dataset's size
+    /// Image size, channels and classes come from the dataset; a glimpse size or scale count of
+    /// 0 takes defaultRamConfig's value for the dataset's image size.
+    RamConfig model = zeroGlimpseDefaults();
     int batch = 128;         ///< images per iteration (each replicated M times)
     int replicas = 1;        ///< M
     double lr = 1e-3;
@@ -32,6 +33,9 @@ struct RamTrainOptions {
     std::int64_t evalImages = 1000;
     std::string command;
 };
+
+/// A RamConfig whose glimpse size and scale count are 0 ("the dataset's default").
+RamConfig zeroGlimpseDefaults();
 
 /// Progress and summary as for the patch trainer; in TrainProgress, evalArgmax is the mean rule,
 /// evalSample the sample rule, evalSoft the random-glimpse control; entropy is unused (the

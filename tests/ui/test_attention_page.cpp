@@ -36,6 +36,7 @@ private Q_SLOTS:
     void newestRequestWins();
     void badImageFileIsReported();
     void exportsWriteReadableFiles();
+    void ramModelOffersItsRulesAndDrawsGlimpses();
     void cleanupTestCase();
 
 private:
@@ -60,6 +61,40 @@ void TestAttentionPage::waitForTrace() {
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }
 
+void TestAttentionPage::ramModelOffersItsRulesAndDrawsGlimpses() {
+    QVERIFY(m_page->setRule(QStringLiteral("sample")));
+    waitForTrace();
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/ram-translated-fashion60.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() &&
+                                 QString::fromStdString(m_page->canvas()->trace()->modelId).startsWith(QStringLiteral("ram/")),
+                             60'000);
+    waitForTrace();
+    // The patch rules argmax, soft, top-k and Gumbel do not apply; sample carried over.
+    QVERIFY(!m_page->setRule(QStringLiteral("argmax")));
+    QVERIFY(!m_page->setRule(QStringLiteral("soft")));
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("sample"));
+    const auto sampled = *m_page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(sampled.rule), QStringLiteral("sample"));
+    QCOMPARE(int(sampled.steps.size()), 6);
+    QVERIFY(sampled.steps[1].gaussian.has_value());
+    QCOMPARE(int(sampled.steps[1].glimpses.size()), 3);  // g 12, k 3
+    QCOMPARE(sampled.steps[1].glimpses[2].box.w, 48.0);
+    m_page->scrubber()->setCurrentStep(1);
+    QVERIFY2(m_page->infoPanel()->stepText().contains(QStringLiteral("policy: Gaussian")),
+             qPrintable(m_page->infoPanel()->stepText()));
+    QVERIFY(m_page->setRule(QStringLiteral("mean")));
+    waitForTrace();
+    const auto mean = *m_page->canvas()->trace();
+    QVERIFY(m_page->infoPanel()->runText().contains(QStringLiteral("policy's mean")));
+    QVERIFY(m_page->setRule(QStringLiteral("random")));
+    waitForTrace();
+    QVERIFY(!m_page->canvas()->trace()->steps[1].gaussian.has_value());
+    QVERIFY(m_page->setRule(QStringLiteral("mean")));
+    waitForTrace();
+    for (size_t s = 0; s < mean.steps.size(); ++s)
+        QCOMPARE(*m_page->canvas()->trace()->steps[s].chosenPoint, *mean.steps[s].chosenPoint);
+}
+
 void TestAttentionPage::opensOnTheBundledDefault() {
     const auto& trace = *m_page->canvas()->trace();
     QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("argmax"));
@@ -75,7 +110,7 @@ void TestAttentionPage::opensOnTheBundledDefault() {
     QCOMPARE(bars.size(), 5);
     QVERIFY(bars[0] >= bars[4]);
     QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-3);
-    QCOMPARE(m_page->modelPanel()->bundledPaths().size(), 3);
+    QCOMPARE(m_page->modelPanel()->bundledPaths().size(), 6);  // 3 patch models, 3 RAMs
 }
 
 void TestAttentionPage::steppingChangesTheOverlay() {
