@@ -70,8 +70,6 @@ void addTrainRam(CLI::App& train, int& exitCode) {
         if (o->model.glimpseSize > 0) command << " --glimpse-size " << o->model.glimpseSize;
         if (o->model.scales > 0) command << " --scales " << o->model.scales;
         command << " --scale-factor " << o->model.scaleFactor;
-        if (o->iterations > 0) command << " --iterations " << o->iterations;
-        if (o->minutes > 0) command << " --minutes " << o->minutes;
         o->command = command.str();
         exitCode = runTrainingInConsole(
             "train ram", o->command, o->out,

@@ -14,6 +14,9 @@
 
 namespace saccade {
 
+/// A RamConfig whose glimpse size and scale count are 0 ("the dataset's default").
+RamConfig zeroGlimpseDefaults();
+
 struct RamTrainOptions {
     std::string dataset = "translated-fashion60";
     /// Image size, channels and classes come from the dataset; a glimpse size or scale count of
@@ -33,9 +36,6 @@ struct RamTrainOptions {
     std::int64_t evalImages = 1000;
     std::string command;
 };
-
-/// A RamConfig whose glimpse size and scale count are 0 ("the dataset's default").
-RamConfig zeroGlimpseDefaults();
 
 /// Progress and summary as for the patch trainer; in TrainProgress, evalArgmax is the mean rule,
 /// evalSample the sample rule, evalSoft the random-glimpse control; entropy is unused (the
