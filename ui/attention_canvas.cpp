@@ -69,6 +69,35 @@ void AttentionCanvas::setTrace(const Trace& trace) {
     update();
 }
 
+void AttentionCanvas::setVisits(const std::vector<std::vector<double>>& perStep, int rows, int cols) {
+    m_visits = rows > 0 && cols > 0 ? perStep : std::vector<std::vector<double>>{};
+    m_visitRows = rows;
+    m_visitCols = cols;
+    update();
+}
+
+void AttentionCanvas::paintVisits(QPainter& p, const QTransform& t) const {
+    if (m_visits.empty() || m_step >= int(m_visits.size())) return;
+    const auto& visits = m_visits[size_t(m_step)];
+    if (int(visits.size()) != m_visitRows * m_visitCols) return;
+    const double most = *std::max_element(visits.begin(), visits.end());
+    if (most <= 0) return;
+    const double sx = m_trace && m_trace->imageWidth > 0 ? double(m_image.width()) / m_trace->imageWidth : 1;
+    const double sy = m_trace && m_trace->imageHeight > 0 ? double(m_image.height()) / m_trace->imageHeight : 1;
+    p.save();
+    p.setTransform(t, false);
+    p.scale(sx, sy);
+    for (int cell = 0; cell < int(visits.size()); ++cell) {
+        if (visits[size_t(cell)] <= 0) continue;
+        const double share = visits[size_t(cell)] / most;
+        const QRectF r = cellRect(m_visitRows, m_visitCols, cell);
+        p.fillRect(r, QColor(255, 0, 200, int(40 + 130 * share)));
+        p.setPen(cosmeticPen(QColor(255, 0, 200, 220), share > 0.5 ? 2 : 1));
+        p.drawRect(r);
+    }
+    p.restore();
+}
+
 void AttentionCanvas::clearTrace() {
     m_trace.reset();
     m_heatmap = QImage();
@@ -193,6 +222,7 @@ void AttentionCanvas::paintScene(QPainter& p, const QTransform& t, QRectF legend
         p.save();
         p.setRenderHint(QPainter::Antialiasing, true);
         if (m_overlays.heatmap) paintHeatmap(p, t);
+        paintVisits(p, t);
         paintChoices(p, t);
         p.restore();
     }

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QWidget>
 #include <optional>
+#include <vector>
 
 #include "overlay_settings.h"
 #include "trace/trace.h"
@@ -30,6 +31,12 @@ public:
     void setMessage(const QString& message);
     void setStep(int step);
     void setOverlays(const OverlaySettings& overlays);
+    /// Where a set of runs looked: per step, the fraction of runs in each cell of a rows x cols
+    /// grid over the image, drawn in magenta over the current step (empty: none). Kept until
+    /// cleared (the page clears it when the input or the model changes).
+    void setVisits(const std::vector<std::vector<double>>& perStep, int rows, int cols);
+    void clearVisits() { setVisits({}, 0, 0); }
+    bool hasVisits() const { return !m_visits.empty(); }
 
     const QImage& image() const { return m_image; }
     const std::optional<Trace>& trace() const { return m_trace; }
@@ -72,6 +79,7 @@ private:
     void paintHeatmap(QPainter& p, const QTransform& t) const;
     void paintChoices(QPainter& p, const QTransform& t) const;
     void paintLegend(QPainter& p, QRectF area) const;
+    void paintVisits(QPainter& p, const QTransform& t) const;
     /// Centres of the chosen cells / points of step s, image pixels.
     QVector<QPointF> choiceCentres(int s) const;
 
@@ -80,6 +88,8 @@ private:
     QImage m_heatmap;      ///< rows x cols ARGB cells of the current step (empty: none)
     double m_heatmapMax = 0;
     int m_step = 0;
+    std::vector<std::vector<double>> m_visits;
+    int m_visitRows = 0, m_visitCols = 0;
     OverlaySettings m_overlays;
     QString m_message;
     double m_zoom = 1;

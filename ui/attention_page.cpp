@@ -13,6 +13,7 @@
 
 #include "attention_canvas.h"
 #include "attention_toolbar.h"
+#include "compare_runs_panel.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
 #include "image_convert.h"
@@ -47,6 +48,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_images, tr("Images"));
     m_tabs->addTab(m_models, tr("Model"));
+    m_runs = new CompareRunsPanel(this);
+    m_tabs->addTab(m_runs, tr("Runs"));
+    m_tabs->setTabToolTip(2, tr("N seeded sampled runs of this image against the deterministic rule"));
 
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
@@ -109,6 +113,32 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                          GroundTruth{s.label, {s.box}});
             });
     connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
+
+    connect(m_runs, &CompareRunsPanel::runRequested, this, [this](int runs) {
+        if (!m_input || !m_service->hasModel()) return m_runs->showError(tr("Open a model and an image first."));
+        RunsRequest request;
+        request.image = *m_input;
+        request.runs = runs;
+        request.seed = m_toolbar->seed();
+        request.imageId = m_inputId.toStdString();
+        request.truth = m_truth;
+        m_service->requestRuns(request);
+    });
+    connect(m_runs, &CompareRunsPanel::cancelRequested, m_service, &ModelService::cancelRuns);
+    connect(m_runs, &CompareRunsPanel::runChosen, this, [this](quint64 seed) {
+        {
+            const QSignalBlocker block(m_toolbar);  // one trace for rule and seed together
+            m_toolbar->setRule(QStringLiteral("sample"));
+            m_toolbar->setSeed(seed);
+        }
+        requestTrace();
+    });
+    connect(m_service, &ModelService::runsProgress, m_runs, &CompareRunsPanel::setProgress);
+    connect(m_service, &ModelService::runsFailed, m_runs, &CompareRunsPanel::showError);
+    connect(m_service, &ModelService::runsReady, this, [this](const RunSet& set, const RunStats& stats) {
+        m_runs->showResult(set, stats);
+        m_canvas->setVisits(stats.visits, stats.visitRows, stats.visitCols);
+    });
 }
 
 AttentionPage::~AttentionPage() = default;
@@ -173,7 +203,14 @@ void AttentionPage::openModel(const QString& path) {
     m_service->loadModel(path, m_models->device());
 }
 
+void AttentionPage::forgetRuns() {
+    m_service->cancelRuns();
+    m_runs->clear(tr("Run N seeded samples of this image against the deterministic rule."));
+    m_canvas->clearVisits();
+}
+
 void AttentionPage::onModelLoaded(const ModelCard& card) {
+    forgetRuns();
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
@@ -225,6 +262,7 @@ void AttentionPage::openImageFile(const QString& path) {
 }
 
 void AttentionPage::setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth) {
+    if (id != m_inputId) forgetRuns();
     m_input = image;
     m_inputId = id;
     m_truth = truth;

@@ -21,6 +21,7 @@ namespace saccade::ui {
 
 class AttentionCanvas;
 class AttentionToolbar;
+class CompareRunsPanel;
 class ImagePanel;
 class ModelPanel;
 class ModelService;
@@ -52,6 +53,7 @@ public:
     StepScrubber* scrubber() const { return m_scrubber; }
     StepInfoPanel* infoPanel() const { return m_info; }
     AttentionToolbar* toolbar() const { return m_toolbar; }
+    CompareRunsPanel* runsPanel() const { return m_runs; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
     /// The folder of the bundled models ("" when not found).
@@ -66,10 +68,13 @@ private:
     void showError(const QString& message);
     void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);
     void requestTrace();
+    /// Drops the shown run set and its visits (the input or the model changed).
+    void forgetRuns();
     void exportAs(int what);
 
     ModelService* m_service = nullptr;
     AttentionToolbar* m_toolbar = nullptr;
+    CompareRunsPanel* m_runs = nullptr;
     AttentionCanvas* m_canvas = nullptr;
     StepScrubber* m_scrubber = nullptr;
     StepInfoPanel* m_info = nullptr;

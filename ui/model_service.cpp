@@ -3,6 +3,7 @@
 #include <QMetaObject>
 #include <QPointer>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <map>
 
@@ -74,7 +75,8 @@ ModelService::ModelService(QObject* parent)
     : QObject(parent),
       m_state(std::make_shared<WorkerState>()),
       m_traceGeneration(std::make_shared<std::atomic<quint64>>(0)),
-      m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)) {
+      m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)),
+      m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)) {
     m_thread.setObjectName(QStringLiteral("saccade-model"));
     m_context = new QObject;
     m_context->moveToThread(&m_thread);
@@ -86,6 +88,7 @@ ModelService::~ModelService() {
     // Queued jobs see a stale generation and return at once; the running one finishes.
     ++*m_traceGeneration;
     ++*m_samplesGeneration;
+    ++*m_runsGeneration;
     m_thread.quit();
     m_thread.wait();
 }
@@ -174,6 +177,50 @@ void ModelService::requestTrace(const TraceRequest& request) {
         });
     });
 }
+
+void ModelService::requestRuns(const RunsRequest& request) {
+    const quint64 generation = ++*m_runsGeneration;
+    QPointer<ModelService> self(this);
+    post([self, request, generation, gen = m_runsGeneration, this](WorkerState& state) {
+        if (gen->load() != generation) return;
+        std::optional<RunSet> set;
+        QString error;
+        try {
+            if (!state.model) {
+                error = QStringLiteral("no model is loaded");
+            } else {
+                auto progress = [&](double fraction) {
+                    if (gen->load() != generation) return false;
+                    const int done = int(std::lround(fraction * request.runs));
+                    if (self) reply([this, done, total = request.runs, generation] {
+                        if (*m_runsGeneration == generation) Q_EMIT runsProgress(done, total);
+                    });
+                    return true;
+                };
+                auto result = state.model->sampleRuns(request.image, request.runs, request.seed, request.imageId,
+                                                      request.truth, request.kSample, progress);
+                if (result)
+                    set = std::move(result).value();
+                else
+                    error = QString::fromStdString(result.error());
+            }
+        } catch (const std::exception& e) {
+            error = errorText(e);
+        }
+        if (!self) return;
+        std::optional<RunStats> stats;
+        if (set) stats = computeRunStats(*set);
+        reply([this, set, stats, error, generation] {
+            if (*m_runsGeneration != generation) return;
+            if (set)
+                Q_EMIT runsReady(*set, *stats);
+            else
+                Q_EMIT runsFailed(error);
+        });
+    });
+}
+
+void ModelService::cancelRuns() { ++*m_runsGeneration; }
 
 void ModelService::requestSamples(const QString& dataset, qint64 first, int count) {
     const quint64 generation = ++*m_samplesGeneration;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/run_set.h"
 #include "data/image.h"
 #include "data/sample.h"
 #include "trace/trace.h"
@@ -39,6 +40,17 @@ struct TraceRequest {
     Image image;
     std::string rule = "argmax";
     std::uint64_t seed = 1;
+    std::string imageId;
+    std::optional<GroundTruth> truth;
+};
+
+/// N seeded sample-rule runs of one image (run i has seed + i), with the deterministic, soft and
+/// ksample traces.
+struct RunsRequest {
+    Image image;
+    int runs = 100;
+    std::uint64_t seed = 1;
+    int kSample = 10;
     std::string imageId;
     std::optional<GroundTruth> truth;
 };
@@ -74,6 +86,11 @@ public:
     /// Sample `index` of the test split of `dataset`. Emits sampleReady or samplesFailed.
     void requestSample(const QString& dataset, qint64 index);
 
+    /// Queues a run set; emits runsProgress after every chunk of 1,000 runs, then runsReady or
+    /// runsFailed. A newer request, or cancelRuns(), stops an older one after its current chunk.
+    void requestRuns(const RunsRequest& request);
+    void cancelRuns();
+
     bool hasModel() const { return m_card.has_value(); }
     const std::optional<ModelCard>& card() const { return m_card; }
     /// True while a model load or the newest trace request is outstanding.
@@ -88,6 +105,9 @@ Q_SIGNALS:
                       qint64 datasetSize);
     void sampleReady(const QString& dataset, qint64 index, const saccade::Sample& sample);
     void samplesFailed(const QString& message);
+    void runsProgress(int done, int total);
+    void runsReady(const saccade::RunSet& set, const saccade::RunStats& stats);
+    void runsFailed(const QString& message);
 
 private:
     struct WorkerState;
@@ -101,6 +121,7 @@ private:
     std::shared_ptr<WorkerState> m_state;
     std::shared_ptr<std::atomic<quint64>> m_traceGeneration;
     std::shared_ptr<std::atomic<quint64>> m_samplesGeneration;
+    std::shared_ptr<std::atomic<quint64>> m_runsGeneration;
     std::optional<ModelCard> m_card;
     bool m_loading = false;
     bool m_tracePending = false;

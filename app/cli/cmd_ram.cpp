@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "models/ram_bench.h"
+#include "train/checkpoint.h"
 #include "train/ram_trainer.h"
 #include "train_console.h"
 
@@ -55,12 +56,15 @@ void addTrainRam(CLI::App& train, int& exitCode) {
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
     cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str();
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
+    auto* fixed = cmd->add_flag("--fixed-canvases", "every pass sees the same canvases (default: each pass places "
+                                                    "the items anew, with new distractors)");
     cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
     cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    cmd->callback([o, &exitCode] {
+    cmd->callback([o, fixed, &exitCode] {
+        o->freshCanvases = fixed->count() == 0;
         o->model.glimpseDim = o->model.hidden;
         std::ostringstream command;
         command << "saccade-cli train ram --dataset " << o->dataset << " --glimpses " << o->model.glimpses
@@ -70,7 +74,11 @@ void addTrainRam(CLI::App& train, int& exitCode) {
         if (o->model.glimpseSize > 0) command << " --glimpse-size " << o->model.glimpseSize;
         if (o->model.scales > 0) command << " --scales " << o->model.scales;
         command << " --scale-factor " << o->model.scaleFactor;
+        if (!o->freshCanvases) command << " --fixed-canvases";
         o->command = command.str();
+        if (!o->resume.empty()) {  // the resumed run's own command, not these defaults
+            if (auto info = readCheckpointInfo(o->resume); info && !info->command.empty()) o->command = info->command;
+        }
         exitCode = runTrainingInConsole(
             "train ram", o->command, o->out,
             [o](const ProgressCallback& progress) { return trainRamModel(*o, progress); },

@@ -21,6 +21,9 @@ void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, ren
 /// train ram and bench ram, on the train and bench subcommands.
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 
+/// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
+void addCompareCommand(CLI::App& app, int& exitCode);
+
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
 

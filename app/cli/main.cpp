@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     addBenchCommand(app, exitCode);
     addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
+    addCompareCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 
     try {

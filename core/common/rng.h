@@ -4,6 +4,7 @@
 // with a given seed does not depend on CUDA's generator or on any global state.
 
 #include <cstdint>
+#include <vector>
 
 #include <ATen/core/Generator.h>
 #include <torch/types.h>
@@ -14,6 +15,10 @@ namespace saccade {
 class Rng {
 public:
     explicit Rng(std::uint64_t seed);
+    /// One stream per row: every draw must have `seeds.size()` rows, and row i holds exactly
+    /// what Rng(seeds[i]) draws for a batch of one. So N runs batched on these seeds equal N
+    /// separate runs with those seeds.
+    static Rng perRow(const std::vector<std::uint64_t>& seeds);
 
     /// Uniform float32 numbers in [0, 1) of the given shape, on `device`.
     torch::Tensor uniform(at::IntArrayRef shape, const torch::Device& device);
@@ -22,8 +27,11 @@ public:
     std::uint64_t seed() const { return m_seed; }
 
 private:
+    torch::Tensor draw(at::IntArrayRef shape, const torch::Device& device, bool normal);
+
     std::uint64_t m_seed;
     at::Generator m_generator;
+    std::vector<at::Generator> m_rows;  ///< per-row streams (perRow), else empty
 };
 
 }  // namespace saccade

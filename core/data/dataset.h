@@ -35,7 +35,9 @@ class Dataset {
 public:
     virtual ~Dataset() = default;
     virtual const DatasetInfo& info() const = 0;
-    /// Requires 0 <= index < the split's size.
+    /// Any index >= 0: the split's size counts distinct items, and index i + size holds the same
+    /// item as i, placed anew on canvas datasets (with other distractors) and a new scene for
+    /// scenes64. Training uses this for fresh canvases on every pass.
     virtual Sample sample(Split split, std::int64_t index) const = 0;
     /// The object source behind the dataset (items and clutter for probes); null for scenes.
     virtual const ObjectSource* objectSource() const = 0;

@@ -1,5 +1,6 @@
 #include "models/attention_model.h"
 
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -50,6 +51,51 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
     return nlohmann::json{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
                           {"rules", rules}, {"seconds", r.seconds}}
         .dump(indent);
+}
+
+Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, std::uint64_t seed,
+                           const std::string& imageId, const std::optional<GroundTruth>& truth, int kSample,
+                           const std::string& softRule, const RunChunk& chunk, const Progress& progress) {
+    constexpr int kMaxRuns = 10000, kChunk = 1000;
+    if (runs < 1 || runs > kMaxRuns) return Error{"the number of runs must be 1.." + std::to_string(kMaxRuns)};
+    if (kSample < 1 || kSample > kMaxRuns) return Error{"ksample needs 1 <= K <= " + std::to_string(kMaxRuns)};
+    const auto start = std::chrono::steady_clock::now();
+    RunSet set;
+    auto deterministic = model.trace(image, model.deterministicRule(), seed, imageId, truth);
+    if (!deterministic) return Error{deterministic.error()};
+    set.deterministic = std::move(deterministic).value();
+    set.modelId = set.deterministic.modelId;
+    set.imageId = imageId;
+    set.trainedMode = model.trainedMode();
+    set.deterministicRule = model.deterministicRule();
+    set.seed = seed;
+    set.imageWidth = image.width;
+    set.imageHeight = image.height;
+    set.steps = model.steps();
+    if (const auto& grid = set.deterministic.steps.front().grid) {
+        set.gridRows = grid->rows;
+        set.gridCols = grid->cols;
+    }
+    set.classNames = model.classNames();
+    if (truth && truth->label >= 0) set.truth = truth->label;
+    set.runs.reserve(size_t(runs));
+    for (int first = 0; first < runs; first += kChunk) {
+        auto records = chunk(runSeed(seed, size_t(first)), std::min(kChunk, runs - first));
+        if (!records) return Error{records.error()};
+        for (auto& r : *records) set.runs.push_back(std::move(r));
+        if (progress && !progress(double(set.runs.size()) / runs)) return Error{"the runs were cancelled"};
+    }
+    if (!softRule.empty()) {
+        auto soft = model.trace(image, softRule, seed, imageId, truth);
+        if (!soft) return Error{soft.error()};
+        set.soft = std::move(soft).value();
+    }
+    auto k = model.trace(image, "ksample:" + std::to_string(kSample), seed, imageId, truth);
+    if (!k) return Error{k.error()};
+    set.ksample = std::move(k).value();
+    set.kSampleK = kSample;
+    set.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return set;
 }
 
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device) {

@@ -3,11 +3,13 @@
 // behind plain types: its card, traces under a rule and seed, and evaluation under rules.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/run_set.h"
 #include "common/progress.h"
 #include "common/result.h"
 #include "data/dataset.h"
@@ -27,6 +29,8 @@ struct RuleAccuracy {
 struct EvalReport {
     std::string dataset, split, trainedMode;
     std::vector<RuleAccuracy> rules;
+    std::vector<int> labels;                    ///< per image, the true class
+    std::vector<std::vector<int>> predictions;  ///< per rule, per image, the output class
     double seconds = 0;
 };
 
@@ -62,11 +66,26 @@ public:
                                 const std::string& imageId,
                                 const std::optional<GroundTruth>& truth = std::nullopt) = 0;
 
+    /// `runs` sample-rule runs of one image, batched on the device in chunks (run i repeats
+    /// trace(image, "sample", runSeed(seed, i))), with the deterministic run, soft attention where
+    /// the model has it, and ksample:`kSample`. Progress after each chunk; false cancels.
+    virtual Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                                      const std::optional<GroundTruth>& truth, int kSample = 10,
+                                      const Progress& progress = {}) = 0;
+
     /// Accuracy under each rule on the first `limit` images of `split` (0: all).
     virtual Result<EvalReport> evaluate(const Dataset& dataset, Split split,
                                         const std::vector<std::string>& rules, std::int64_t limit,
                                         std::uint64_t seed, const Progress& progress = {}) = 0;
 };
+
+/// What sampleRuns shares between the models: checks, the header, chunks of at most 1,000 runs
+/// (`chunk(firstSeed, count)` runs them batched), progress, and the deterministic, soft (when
+/// `softRule` is not empty) and ksample traces.
+using RunChunk = std::function<Result<std::vector<RunRecord>>(std::uint64_t firstSeed, int count)>;
+Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, std::uint64_t seed,
+                           const std::string& imageId, const std::optional<GroundTruth>& truth, int kSample,
+                           const std::string& softRule, const RunChunk& chunk, const Progress& progress);
 
 /// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N").
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path,

@@ -32,4 +32,9 @@ std::vector<std::string> datasetClassNames(const std::string& dataset) {
     return {};
 }
 
+void appendInts(std::vector<int>& out, const torch::Tensor& values) {
+    const auto v = values.to(torch::kCPU, torch::kInt).contiguous();
+    out.insert(out.end(), v.data_ptr<int>(), v.data_ptr<int>() + v.numel());
+}
+
 }  // namespace saccade

@@ -24,6 +24,8 @@ Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels);
 
 /// A tensor's values as floats (any device, any dtype).
 std::vector<float> toFloatVector(const torch::Tensor& tensor);
+/// Appends an integer tensor's values (any device) to `out`.
+void appendInts(std::vector<int>& out, const torch::Tensor& values);
 
 /// The class names of a registered dataset; empty when it cannot be opened.
 std::vector<std::string> datasetClassNames(const std::string& dataset);

@@ -151,6 +151,49 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
     }
 }
 
+Result<RunSet> PatchModel::sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                                      const std::optional<GroundTruth>& truth, int kSample, const Progress& progress) {
+    auto& m = *m_impl;
+    auto input = modelInput(image, m.config.imageSize, m.config.inChannels, m.device);
+    if (!input) return Error{input.error()};
+    const auto sample = parseSelectionRule("sample");
+    if (!sample) return Error{sample.error()};
+    auto chunk = [&](std::uint64_t firstSeed, int count) -> Result<std::vector<RunRecord>> {
+        try {
+            torch::NoGradGuard noGrad;
+            const auto seeds = runSeeds(firstSeed, count);
+            auto rng = Rng::perRow(seeds);
+            const auto x = input->expand({count, input->size(1), input->size(2), input->size(3)}).contiguous();
+            const auto out = m.net->forward(x, *sample, rng);
+            const auto [confidence, label] = torch::softmax(out.logits, -1).to(torch::kCPU).max(1);
+            const auto cells = out.indices.select(2, 0).to(torch::kCPU).contiguous();  // [T, N]
+            const auto entropy = out.entropy.to(torch::kCPU, torch::kFloat).contiguous();
+            const auto logProb = out.logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
+            const auto cell = cells.accessor<std::int64_t, 2>();
+            const auto ent = entropy.accessor<float, 2>();
+            const auto conf = confidence.accessor<float, 1>();
+            const auto lab = label.accessor<std::int64_t, 1>();
+            const auto lp = logProb.accessor<double, 1>();
+            std::vector<RunRecord> records(size_t(count));
+            for (int i = 0; i < count; ++i) {
+                auto& r = records[size_t(i)];
+                r.seed = seeds[size_t(i)];
+                r.label = int(lab[i]);
+                r.confidence = conf[i];
+                r.logProb = lp[i];
+                for (int t = 0; t < m.config.steps; ++t) {
+                    r.cells.push_back(int(cell[t][i]));
+                    r.entropy.push_back(ent[t][i]);
+                }
+            }
+            return records;
+        } catch (const c10::Error& e) {
+            return Error{std::string("runs failed: ") + e.what_without_backtrace()};
+        }
+    };
+    return collectRuns(*this, image, runs, seed, imageId, truth, kSample, "soft", chunk, progress);
+}
+
 Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
                                         const std::vector<std::string>& rules, std::int64_t limit,
                                         std::uint64_t seed, const Progress& progress) {
@@ -166,6 +209,8 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
     const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::int64_t> correct(rules.size(), 0);
+    EvalReport report;
+    report.predictions.resize(rules.size());
     constexpr std::int64_t kBatch = 250;
     try {
         torch::NoGradGuard noGrad;
@@ -175,9 +220,12 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
             std::vector<std::int64_t> idx;
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
             const auto batch = makeBatch(dataset, split, idx, m.device);
+            appendInts(report.labels, batch.labels);
             for (std::size_t r = 0; r < rules.size(); ++r) {
                 const auto probs = classProbs(m.net, batch.images, rules[r], rngs[r]);
-                correct[r] += (probs.argmax(-1) == batch.labels).sum().item<std::int64_t>();
+                const auto predicted = probs.argmax(-1);
+                correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
+                appendInts(report.predictions[r], predicted);
             }
             if (progress && !progress(double(first + idx.size()) / n))
                 return Error{"evaluation cancelled"};
@@ -185,7 +233,6 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
     } catch (const c10::Error& e) {
         return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
     }
-    EvalReport report;
     report.dataset = info.name;
     report.split = splitName(split);
     report.trainedMode = m.config.mode;

@@ -47,6 +47,11 @@ public:
                         const std::optional<GroundTruth>& truth = std::nullopt) override;
 
     /// Accuracy under each rule on the first `limit` images of `split` (0: all).
+    /// Runs are sampled paths over the grid (cells); soft attention is included.
+    Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                              const std::optional<GroundTruth>& truth, int kSample = 10,
+                              const Progress& progress = {}) override;
+
     Result<EvalReport> evaluate(const Dataset& dataset, Split split,
                                 const std::vector<std::string>& rules, std::int64_t limit,
                                 std::uint64_t seed, const Progress& progress = {}) override;

@@ -146,6 +146,46 @@ Result<Trace> RamModel::trace(const Image& image, const std::string& ruleSpec, s
     }
 }
 
+Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                                    const std::optional<GroundTruth>& truth, int kSample, const Progress& progress) {
+    auto& m = *m_impl;
+    const auto& c = m.config;
+    auto input = modelInput(image, c.imageSize, c.inChannels, m.device);
+    if (!input) return Error{input.error()};
+    const float entropy = float(std::log(2 * M_PI * std::exp(1.0) * c.locationStd * c.locationStd));
+    auto chunk = [&](std::uint64_t firstSeed, int count) -> Result<std::vector<RunRecord>> {
+        try {
+            torch::NoGradGuard noGrad;
+            const auto seeds = runSeeds(firstSeed, count);
+            auto rng = Rng::perRow(seeds);
+            const auto out = m.net->forward(*input, RamRule::Sample, rng, false, count);
+            const auto [confidence, label] = torch::softmax(out.logits, -1).to(torch::kCPU).max(1);
+            const auto points = ((out.locations.to(torch::kCPU, torch::kDouble) + 1) * 0.5 * c.imageSize).to(torch::kFloat).contiguous();
+            const auto logProb = out.logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
+            const auto p = points.accessor<float, 3>();  // [T, N, 2]
+            const auto conf = confidence.accessor<float, 1>();
+            const auto lab = label.accessor<std::int64_t, 1>();
+            const auto lp = logProb.accessor<double, 1>();
+            std::vector<RunRecord> records(size_t(count));
+            for (int i = 0; i < count; ++i) {
+                auto& r = records[size_t(i)];
+                r.seed = seeds[size_t(i)];
+                r.label = int(lab[i]);
+                r.confidence = conf[i];
+                r.logProb = lp[i];
+                for (int t = 0; t < c.glimpses; ++t) {
+                    r.points.push_back({p[t][i][0], p[t][i][1]});
+                    r.entropy.push_back(t == 0 ? 0.f : entropy);
+                }
+            }
+            return records;
+        } catch (const c10::Error& e) {
+            return Error{std::string("runs failed: ") + e.what_without_backtrace()};
+        }
+    };
+    return collectRuns(*this, image, runs, seed, imageId, truth, kSample, "", chunk, progress);
+}
+
 Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                       std::int64_t limit, std::uint64_t seed, const Progress& progress) {
     auto& m = *m_impl;
@@ -160,6 +200,8 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
     const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::int64_t> correct(rules.size(), 0);
+    EvalReport report;
+    report.predictions.resize(rules.size());
     constexpr std::int64_t kBatch = 250;
     try {
         torch::NoGradGuard noGrad;
@@ -169,18 +211,20 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
             std::vector<std::int64_t> idx;
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
             const auto batch = makeBatch(dataset, split, idx, m.device);
+            appendInts(report.labels, batch.labels);
             for (std::size_t r = 0; r < rules.size(); ++r) {
                 auto probs = torch::zeros({batch.images.size(0), m.config.classes}, batch.images.options());
                 for (std::int64_t k = 0; k < parsed[r].k; ++k)
                     probs += torch::softmax(m.net->forward(batch.images, parsed[r].rule, rngs[r]).logits, -1);
-                correct[r] += (probs.argmax(-1) == batch.labels).sum().item<std::int64_t>();
+                const auto predicted = probs.argmax(-1);
+                correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
+                appendInts(report.predictions[r], predicted);
             }
             if (progress && !progress(double(first + idx.size()) / n)) return Error{"evaluation cancelled"};
         }
     } catch (const c10::Error& e) {
         return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
     }
-    EvalReport report;
     report.dataset = info.name;
     report.split = splitName(split);
     report.trainedMode = "reinforce";

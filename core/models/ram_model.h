@@ -37,6 +37,12 @@ public:
                         const std::string& imageId,
                         const std::optional<GroundTruth>& truth = std::nullopt) override;
 
+    /// Runs are sampled episodes; points are glimpse centres, entropy the Gaussian policy's (0 at
+    /// the fixed first glimpse). No soft attention.
+    Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                              const std::optional<GroundTruth>& truth, int kSample = 10,
+                              const Progress& progress = {}) override;
+
     Result<EvalReport> evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                 std::int64_t limit, std::uint64_t seed, const Progress& progress = {}) override;
 

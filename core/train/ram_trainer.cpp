@@ -85,7 +85,8 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     }
 
     MetricsLog log(o.out, /*continueExisting=*/!o.resume.empty());
-    TrainingOrder order((*dataset)->size(Split::Train), seed);
+    const std::int64_t trainSize = (*dataset)->size(Split::Train);
+    TrainingOrder order(trainSize, seed);
     std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
@@ -113,7 +114,10 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
             for (auto& group : adam.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
 
             std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
-            for (int b = 0; b < o.batch; ++b) idx[size_t(b)] = order.at(iteration * o.batch + b);
+            for (int b = 0; b < o.batch; ++b) {
+                const std::int64_t position = iteration * o.batch + b;
+                idx[size_t(b)] = order.at(position) + (o.freshCanvases ? position / trainSize * trainSize : 0);
+            }
             const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
             const auto images = o.replicas > 1 ? batch.images.repeat({o.replicas, 1, 1, 1}) : batch.images;
             const auto labels = o.replicas > 1 ? batch.labels.repeat({o.replicas}) : batch.labels;

@@ -32,6 +32,10 @@ struct RamTrainOptions {
     std::string device = "auto";
     std::string out;
     std::string resume;
+    /// Every pass over the training split uses new canvases: sample i + pass * n, the same item
+    /// at another place with other distractors (canvas datasets generate any index). Off: every
+    /// pass sees the same n images.
+    bool freshCanvases = true;
     std::int64_t evalEvery = 500;
     std::int64_t evalImages = 1000;
     std::string command;

@@ -2,6 +2,8 @@
 // chosen-cell pixels, rules and seeds, superseded requests, errors, and exports.
 
 #include <QFile>
+#include <QPushButton>
+#include <QTableWidget>
 #include <numeric>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -11,6 +13,8 @@
 #include "attention_page.h"
 #include "attention_toolbar.h"
 #include "charts/class_prob_chart.h"
+#include "charts/entropy_band_chart.h"
+#include "compare_runs_panel.h"
 #include "model_panel.h"
 #include "step_info_panel.h"
 #include "step_scrubber.h"
@@ -36,6 +40,7 @@ private Q_SLOTS:
     void newestRequestWins();
     void badImageFileIsReported();
     void exportsWriteReadableFiles();
+    void runsPanelComparesSampledRunsWithArgmax();
     void ramModelOffersItsRulesAndDrawsGlimpses();
     void cleanupTestCase();
 
@@ -60,6 +65,49 @@ void TestAttentionPage::waitForTrace() {
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }
+
+void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
+    m_page->openSample(QStringLiteral("translated-fashion60"), 12);
+    waitForTrace();
+    m_page->toolbar()->setSeed(5);
+    waitForTrace();
+    auto* runs = m_page->runsPanel();
+    runs->setRuns(60);
+    QVERIFY(!runs->shownSet());
+    QTest::mouseClick(runs->findChild<QPushButton*>(QStringLiteral("runButton")), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(runs->shownSet() != nullptr, 60'000);
+    const RunSet& set = *runs->shownSet();
+    QCOMPARE(int(set.runs.size()), 60);
+    QCOMPARE(set.seed, 5u);
+    QVERIFY(set.soft.has_value());
+    QVERIFY2(runs->summaryText().contains(QStringLiteral("agreeing with argmax")), qPrintable(runs->summaryText()));
+    QVERIFY(m_page->canvas()->hasVisits());
+    // The path table's counts add up to the runs; the bars to one.
+    auto* table = runs->pathTable();
+    QVERIFY(table->rowCount() >= 1);
+    int total = 0;
+    for (int r = 0; r < table->rowCount(); ++r) total += table->item(r, 0)->text().toInt();
+    QCOMPARE(total, 60);
+    const QVector<double> bars = runs->outputChart()->shownValues();
+    QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-9);
+    QCOMPARE(runs->entropyChart()->meanPoints().size(), 4);
+    // A path loads its first run's trace: the sample rule with that run's seed, on those cells.
+    const quint64 seed = table->item(0, 0)->data(Qt::UserRole).toULongLong();
+    const auto run = std::find_if(set.runs.begin(), set.runs.end(), [&](const RunRecord& r) { return r.seed == seed; });
+    QVERIFY(run != set.runs.end());
+    Q_EMIT table->cellClicked(0, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->seed == seed, 30'000);
+    waitForTrace();
+    const auto& trace = *m_page->canvas()->trace();
+    QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("sample"));
+    for (size_t t = 0; t < trace.steps.size(); ++t) QCOMPARE(trace.steps[t].chosenCells.at(0), run->cells[t]);
+    QCOMPARE(trace.output.label, run->label);
+    // A new image forgets the runs.
+    m_page->openSample(QStringLiteral("translated-fashion60"), 13);
+    waitForTrace();
+    QVERIFY(!runs->shownSet());
+    QVERIFY(!m_page->canvas()->hasVisits());
+}
 
 void TestAttentionPage::ramModelOffersItsRulesAndDrawsGlimpses() {
     QVERIFY(m_page->setRule(QStringLiteral("sample")));

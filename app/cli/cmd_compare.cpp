@@ -1,0 +1,228 @@
+// saccade-cli compare: repeated stochastic runs against the deterministic rule and soft attention,
+// on one image (a run set) or on a dataset (every rule's accuracy, and where sample and the
+// deterministic rule disagree).
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "common/timing.h"
+#include "run_input.h"
+
+namespace saccade::cli {
+
+namespace {
+
+struct Args {
+    std::string model, image, sample, dataset, rules, device = "auto", out, split = "test";
+    int runs = 1000, k = 10, bins = 6, top = 5;
+    std::int64_t limit = 0;
+    std::uint64_t seed = 7;
+    bool json = false;
+};
+
+std::string className(const std::vector<std::string>& names, int label) {
+    return label >= 0 && label < int(names.size()) ? names[size_t(label)] : std::to_string(label);
+}
+
+std::string pathText(const RunSet& set, const PathCount& p) {
+    std::ostringstream os;
+    os << (set.gridRows > 0 ? "cells" : "location bins");
+    for (int cell : p.key) os << " " << cell;
+    return os.str();
+}
+
+int compareImage(const Args& a, AttentionModel& model) {
+    auto input = resolveInput(model, a.image, a.sample);
+    if (!input) return badInput("compare", input.error());
+    auto set = model.sampleRuns(input->image, a.runs, a.seed, input->id, input->truth, a.k);
+    if (!set) return badInput("compare", set.error());
+    if (a.bins < 1 || a.bins > 64) return badInput("compare", "--bins must be 1..64");
+    const auto stats = computeRunStats(*set, a.bins);
+    const auto json = runSetToJson(*set, stats, a.json ? 2 : -1);
+    if (!a.out.empty()) {
+        if (auto saved = writeFileAtomic(a.out, json); !saved) {
+            std::cerr << "saccade-cli compare: " << saved.error() << "\n";
+            return kExitFailure;
+        }
+    }
+    if (a.json) {
+        std::cout << json << "\n";
+        return 0;
+    }
+    const auto& names = set->classNames;
+    auto verdict = [&](const Trace& t) {
+        std::ostringstream os;
+        const int label = t.output.label;
+        os << className(names, label) << " (p " << std::fixed << std::setprecision(3)
+           << t.output.probs[size_t(label)] << ")";
+        if (set->truth) os << (label == *set->truth ? " right" : " wrong");
+        return os.str();
+    };
+    std::cout << set->modelId << " on " << set->imageId;
+    if (set->truth) std::cout << ", truth " << className(names, *set->truth);
+    std::cout << "\n  " << std::left << std::setw(12) << set->deterministicRule << verdict(set->deterministic) << "\n";
+    if (set->soft) std::cout << "  " << std::setw(12) << "soft" << verdict(*set->soft) << "\n";
+    if (set->ksample) std::cout << "  " << std::setw(12) << set->ksample->rule << verdict(*set->ksample) << "\n";
+    std::cout << std::right << std::fixed << std::setprecision(1) << stats.runs << " sampled runs (seeds " << set->seed
+              << ".." << set->seed + std::uint64_t(stats.runs) - 1 << "; run i = 'trace --rule sample --seed "
+              << set->seed << "+i'), " << set->seconds * 1000 << " ms with the three traces above\n"
+              << "  agreement with " << set->deterministicRule << ": " << 100 * stats.agreement << "%";
+    if (stats.accuracy) std::cout << "   accuracy: " << 100 * *stats.accuracy << "%";
+    std::cout << "\n  outputs:";
+    std::vector<int> order(stats.labelCounts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return stats.labelCounts[size_t(x)] > stats.labelCounts[size_t(y)]; });
+    for (int label : order)
+        if (stats.labelCounts[size_t(label)] > 0)
+            std::cout << "  " << className(names, label) << " " << stats.labelCounts[size_t(label)]
+                      << (label == stats.deterministicLabel ? " (=" + set->deterministicRule + ")" : "");
+    std::cout << "\n  entropy per step (mean +- sd over runs, nats):" << std::setprecision(3);
+    for (size_t t = 0; t < stats.entropyMean.size(); ++t)
+        std::cout << "  " << stats.entropyMean[t] << "+-" << stats.entropyStd[t];
+    std::cout << "\n  distinct paths: " << stats.paths.size() << "; most common:\n";
+    for (int i = 0; i < std::min<int>(a.top, int(stats.paths.size())); ++i) {
+        const auto& p = stats.paths[size_t(i)];
+        std::cout << "    " << i + 1 << ". " << pathText(*set, p) << ": " << p.count << " runs";
+        if (set->truth) std::cout << ", " << std::setprecision(1) << 100.0 * p.correct / p.count << "% right";
+        std::cout << " (first: run " << p.firstRun << ", seed " << set->runs[size_t(p.firstRun)].seed << ")\n";
+    }
+    if (!a.out.empty()) std::cout << "wrote " << a.out << "\n";
+    return 0;
+}
+
+int compareDataset(const Args& a, AttentionModel& model) {
+    auto split = parseSplit(a.split);
+    if (!split) return badInput("compare", split.error());
+    const std::string det = model.deterministicRule();
+    const bool ram = model.trainedMode() == "reinforce";
+    const std::string defaults = "sample," + det + ",ksample:1,ksample:2,ksample:5,ksample:10,ksample:20," +
+                                 (ram ? "random" : "soft");
+    auto rules = parseEvalRules(a.rules.empty() ? defaults : a.rules);
+    if (!rules) return badInput("compare", rules.error());
+    for (const char* needed : {"sample", det.c_str()})
+        if (std::find(rules->begin(), rules->end(), needed) == rules->end()) rules->push_back(needed);
+    auto dataset = openDataset(a.dataset, {"", model.info().seed});
+    if (!dataset) return badInput("compare", dataset.error());
+    auto report = model.evaluate(**dataset, *split, *rules, a.limit, a.seed);
+    if (!report) return badInput("compare", report.error());
+    auto column = [&](const std::string& rule) {
+        return size_t(std::find(rules->begin(), rules->end(), rule) - rules->begin());
+    };
+    const auto& sample = report->predictions[column("sample")];
+    const auto& deterministic = report->predictions[column(det)];
+    std::vector<std::int64_t> disagree;
+    for (size_t i = 0; i < sample.size(); ++i)
+        if (sample[i] != deterministic[i]) disagree.push_back(std::int64_t(i));
+    // The rule the model was trained under: REINFORCE samples; soft and gumbel name themselves.
+    const std::string training = ram || model.trainedMode() == "hard" ? "sample" : model.trainedMode();
+    const double disagreement = sample.empty() ? 0.0 : double(disagree.size()) / double(sample.size());
+    if (a.json) {
+        auto j = nlohmann::json::parse(evalReportToJson(*report, -1));
+        j["schema"] = "saccade.compare-dataset";
+        j["version"] = 1;
+        j["deterministic_rule"] = det;
+        j["training_rule"] = training;
+        j["sample_vs_deterministic"] = {{"disagree", disagree.size()}, {"fraction", disagreement},
+                                        {"images", disagree}};
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << report->dataset << " " << report->split << " split, " << sample.size() << " images, "
+              << std::fixed << std::setprecision(1) << report->seconds << " s; the model was trained with "
+              << model.trainedMode() << " (" << training << " rule)\n";
+    for (const auto& r : report->rules) {
+        std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2) << std::setw(7)
+                  << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-" << 100 * r.high << ")"
+                  << (r.rule.rfind(training, 0) == 0 ? "  [the training rule]"
+                                         : "  [differs from the training rule: " + training + "]")
+                  << "\n";
+    }
+    std::cout << "  sample and " << det << " disagree on " << disagree.size() << " images (" << std::setprecision(2)
+              << 100 * disagreement << "%)";
+    for (size_t i = 0; i < std::min<size_t>(20, disagree.size()); ++i) std::cout << (i ? ", " : ": ") << disagree[i];
+    std::cout << (disagree.size() > 20 ? ", ... (all with --json)" : "") << "\n";
+    return 0;
+}
+
+// bench compare: N runs of one image with their statistics, as the comparison panel computes them.
+void addBenchCompare(CLI::App& bench, int& exitCode) {
+    struct BenchArgs {
+        std::string model, sample, device = "auto";
+        int runs = 1000, repeats = 9;
+    };
+    auto a = std::make_shared<BenchArgs>();
+    auto* cmd = bench.add_subcommand("compare", "Median time of N sampled runs of one image with their statistics "
+                                                "(the deterministic, soft and ksample:10 traces included).");
+    cmd->add_option("--model", a->model, "checkpoint")->required();
+    cmd->add_option("--sample", a->sample, "DATASET:INDEX (default: test image 0 of the model's dataset)");
+    cmd->add_option("--runs", a->runs, "runs per set")->capture_default_str();
+    cmd->add_option("--repeats", a->repeats, "timed repeats (median)")->capture_default_str()->check(CLI::Range(1, 1000));
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->callback([a, &exitCode] {
+        auto model = loadAttentionModel(a->model, a->device);
+        if (!model) { exitCode = badInput("bench compare", model.error()); return; }
+        auto input = resolveInput(**model, "", a->sample.empty() ? (*model)->info().dataset + ":0" : a->sample);
+        if (!input) { exitCode = badInput("bench compare", input.error()); return; }
+        std::string error;
+        std::size_t paths = 0;
+        const double ms = medianMs(a->repeats, [&] {
+            auto set = (*model)->sampleRuns(input->image, a->runs, 1, input->id, input->truth, 10);
+            if (!set) { error = set.error(); return; }
+            paths = computeRunStats(*set).paths.size();
+        });
+        if (!error.empty()) { exitCode = badInput("bench compare", error); return; }
+        std::cout << std::fixed << std::setprecision(1) << (*model)->info().modelType << " model on "
+                  << (*model)->deviceName() << ": " << a->runs << " runs of " << input->id << " with statistics: "
+                  << ms << " ms median of " << a->repeats << " (" << paths << " distinct paths)\n";
+    });
+}
+
+}  // namespace
+
+void addCompareCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "compare", "Repeated stochastic runs against the deterministic rule and soft attention: on one image "
+                   "(--image or --sample: N seeded runs, output histogram, agreement, entropy, distinct paths) "
+                   "or on a dataset (--dataset: every rule's accuracy, and where sample and the deterministic "
+                   "rule disagree).");
+    cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
+    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
+    auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
+    auto* dataset = cmd->add_option("--dataset", a->dataset, "compare the rules on this dataset's split");
+    image->excludes(sample)->excludes(dataset);
+    sample->excludes(dataset);
+    cmd->add_option("--runs", a->runs, "one image: sampled runs, 1..10000")->capture_default_str();
+    cmd->add_option("--k", a->k, "one image: K of the ksample:K summary")->capture_default_str();
+    cmd->add_option("--bins", a->bins, "one image, RAM: location bins per side for paths and visits")
+        ->capture_default_str();
+    cmd->add_option("--top", a->top, "one image: paths listed")->capture_default_str();
+    cmd->add_option("--out", a->out, "one image: also save the run set JSON here (atomic)");
+    cmd->add_option("--rules", a->rules,
+                    "dataset: comma-separated rules (default: sample, the deterministic rule, ksample:1,2,5,10,20, "
+                    "and soft or random glimpses)");
+    cmd->add_option("--split", a->split, "dataset: train or test")->capture_default_str();
+    cmd->add_option("--limit", a->limit, "dataset: first N images only (default: all)");
+    cmd->add_option("--seed", a->seed, "seed of the first run (run i has seed + i)")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print one JSON object");
+    addBenchCompare(*app.get_subcommand("bench"), exitCode);
+    cmd->callback([a, &exitCode] {
+        if (a->image.empty() && a->sample.empty() && a->dataset.empty()) {
+            exitCode = badInput("compare", "give --image FILE, --sample DATASET:INDEX or --dataset NAME");
+            return;
+        }
+        auto model = loadAttentionModel(a->model, a->device);
+        if (!model) { exitCode = badInput("compare", model.error()); return; }
+        exitCode = a->dataset.empty() ? compareImage(*a, **model) : compareDataset(*a, **model);
+    });
+}
+
+}  // namespace saccade::cli

@@ -1,0 +1,54 @@
+#include "run_input.h"
+
+#include "data/dataset.h"
+#include "data/image_io.h"
+
+namespace saccade::cli {
+
+namespace {
+
+// "D:i" -> dataset D, test sample i.
+struct SampleRef {
+    std::string dataset;
+    std::int64_t index = 0;
+};
+Result<SampleRef> parseSampleRef(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos) return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
+    try {
+        return SampleRef{text.substr(0, colon), std::stoll(text.substr(colon + 1))};
+    } catch (const std::exception&) {
+        return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
+    }
+}
+
+}  // namespace
+
+Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
+                                const std::string& sampleRef) {
+    TraceInput in;
+    if (!sampleRef.empty()) {
+        auto ref = parseSampleRef(sampleRef);
+        if (!ref) return Error{ref.error()};
+        auto d = openDataset(ref->dataset, {"", model.info().seed});
+        if (!d) return Error{d.error()};
+        if (ref->index < 0 || ref->index >= (*d)->size(Split::Test))
+            return Error{"sample " + std::to_string(ref->index) + " is outside the test split of " +
+                         ref->dataset};
+        const auto s = (*d)->sample(Split::Test, ref->index);
+        in.image = s.image;
+        in.id = ref->dataset + ":test:" + std::to_string(ref->index);
+        in.truth = GroundTruth{s.label, {s.box}};
+        return in;
+    }
+    if (imagePath.empty()) return Error{"give --image FILE or --sample DATASET:INDEX"};
+    ImageLoadOptions lo;
+    lo.channels = model.channels();
+    auto loaded = loadImage(imagePath, lo);
+    if (!loaded) return Error{loaded.error()};
+    in.image = *loaded;
+    in.id = imagePath;
+    return in;
+}
+
+}  // namespace saccade::cli

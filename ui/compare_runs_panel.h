@@ -1,0 +1,70 @@
+#pragma once
+// CompareRunsPanel: "if I sample again, does the model look elsewhere, and is it still right?"
+// N seeded sample-rule runs of the current image next to the deterministic rule, soft attention
+// (where the model has it) and ksample: the output histogram, agreement, per-step entropy over
+// the runs, and the distinct glimpse paths, most common first. Choosing a path (or a run number)
+// loads that run's trace on the canvas; the visits overlay shows where the runs looked.
+
+#include <QString>
+#include <QWidget>
+
+#include "analysis/run_set.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace saccade::ui {
+
+class ClassProbChart;
+class EntropyBandChart;
+
+class CompareRunsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CompareRunsPanel(QWidget* parent = nullptr);
+
+    int runs() const;
+    void setRuns(int runs);
+    /// Shows a run set and its statistics.
+    void showResult(const RunSet& set, const RunStats& stats);
+    /// Progress of the set being computed.
+    void setProgress(int done, int total);
+    /// Forgets the shown set (the input or the model changed), with a note.
+    void clear(const QString& message = {});
+    void showError(const QString& message);
+    bool isRunning() const { return m_running; }
+
+    QString summaryText() const;
+    QTableWidget* pathTable() const { return m_paths; }
+    ClassProbChart* outputChart() const { return m_outputs; }
+    EntropyBandChart* entropyChart() const { return m_entropy; }
+    const RunSet* shownSet() const { return m_set.runs.empty() ? nullptr : &m_set; }
+
+Q_SIGNALS:
+    void runRequested(int runs);
+    void cancelRequested();
+    /// Load run `seed` (the sample rule with that seed) on the canvas.
+    void runChosen(quint64 seed);
+
+private:
+    void setRunning(bool running);
+
+    QSpinBox* m_count = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_summary = nullptr;
+    ClassProbChart* m_outputs = nullptr;
+    EntropyBandChart* m_entropy = nullptr;
+    QTableWidget* m_paths = nullptr;
+    QSpinBox* m_runIndex = nullptr;
+    QPushButton* m_loadRun = nullptr;
+    RunSet m_set;
+    bool m_running = false;
+};
+
+}  // namespace saccade::ui
