@@ -71,6 +71,8 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_paths->setSelectionMode(QAbstractItemView::SingleSelection);
     m_paths->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_paths->setToolTip(tr("Distinct paths, most common first; click one to load its first run"));
+    for (QWidget* w : {static_cast<QWidget*>(m_outputs), static_cast<QWidget*>(m_entropy), static_cast<QWidget*>(m_paths)})
+        w->setMinimumWidth(120);  // the panel shares the left column; it must not widen the window
     m_runIndex = new QSpinBox(this);
     m_runIndex->setPrefix(tr("run #"));
     m_loadRun = new QPushButton(tr("Load run"), this);
@@ -78,14 +80,16 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     auto* top = new QHBoxLayout;
     top->addWidget(m_count, 1);
     top->addWidget(m_run);
-    top->addWidget(m_cancel);
+    auto* progress = new QHBoxLayout;
+    progress->addWidget(m_progress, 1);
+    progress->addWidget(m_cancel);
     auto* load = new QHBoxLayout;
     load->addWidget(m_runIndex, 1);
     load->addWidget(m_loadRun);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
-    layout->addWidget(m_progress);
+    layout->addLayout(progress);
     layout->addWidget(m_summary);
     layout->addWidget(m_outputs, 2);
     layout->addWidget(m_entropy, 2);

@@ -104,16 +104,17 @@ int compareDataset(const Args& a, AttentionModel& model) {
     const bool ram = model.trainedMode() == "reinforce";
     const std::string defaults = "sample," + det + ",ksample:1,ksample:2,ksample:5,ksample:10,ksample:20," +
                                  (ram ? "random" : "soft");
-    auto rules = parseEvalRules(a.rules.empty() ? defaults : a.rules);
-    if (!rules) return badInput("compare", rules.error());
-    for (const char* needed : {"sample", det.c_str()})
-        if (std::find(rules->begin(), rules->end(), needed) == rules->end()) rules->push_back(needed);
+    auto parsed = parseEvalRules(a.rules.empty() ? defaults : a.rules);
+    if (!parsed) return badInput("compare", parsed.error());
+    std::vector<std::string> rules = *parsed;
+    for (const std::string& needed : {std::string("sample"), det})  // the disagreement needs both
+        if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);
     auto dataset = openDataset(a.dataset, {"", model.info().seed});
     if (!dataset) return badInput("compare", dataset.error());
-    auto report = model.evaluate(**dataset, *split, *rules, a.limit, a.seed);
+    auto report = model.evaluate(**dataset, *split, rules, a.limit, a.seed);
     if (!report) return badInput("compare", report.error());
     auto column = [&](const std::string& rule) {
-        return size_t(std::find(rules->begin(), rules->end(), rule) - rules->begin());
+        return size_t(std::find(rules.begin(), rules.end(), rule) - rules.begin());
     };
     const auto& sample = report->predictions[column("sample")];
     const auto& deterministic = report->predictions[column(det)];

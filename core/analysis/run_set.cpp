@@ -51,7 +51,7 @@ RunStats computeRunStats(const RunSet& set, int bins) {
         for (int t = 0; t < set.steps; ++t) {
             const int cell = visitCell(set, run, t, s.visitRows, s.visitCols);
             key.push_back(cell);
-            if (cell >= 0) s.visits[size_t(t)][size_t(cell)] += 1.0 / s.runs;
+            if (cell >= 0) s.visits[size_t(t)][size_t(cell)] += 1;  // counts; fractions below
             if (t < int(run.entropy.size())) s.entropyMean[size_t(t)] += run.entropy[size_t(t)] / s.runs;
         }
         auto [it, inserted] = pathIndex.try_emplace(key, s.paths.size());
@@ -73,6 +73,8 @@ RunStats computeRunStats(const RunSet& set, int bins) {
             s.entropyStd[size_t(t)] += d * d / s.runs;
         }
     for (auto& v : s.entropyStd) v = std::sqrt(v);
+    for (auto& step : s.visits)
+        for (auto& v : step) v /= s.runs;
     s.agreement = double(agree) / s.runs;
     if (set.truth) s.accuracy = double(right) / s.runs;
     std::stable_sort(s.paths.begin(), s.paths.end(), [](const PathCount& a, const PathCount& b) {

@@ -174,7 +174,7 @@ Result<RunSet> PatchModel::sampleRuns(const Image& image, int runs, std::uint64_
             const auto conf = confidence.accessor<float, 1>();
             const auto lab = label.accessor<std::int64_t, 1>();
             const auto lp = logProb.accessor<double, 1>();
-            std::vector<RunRecord> records(size_t(count));
+            std::vector<RunRecord> records(static_cast<std::size_t>(count));
             for (int i = 0; i < count; ++i) {
                 auto& r = records[size_t(i)];
                 r.seed = seeds[size_t(i)];

@@ -20,6 +20,7 @@
 #include "step_scrubber.h"
 #include "trace_export.h"
 
+using namespace saccade;
 using namespace saccade::ui;
 
 namespace {
@@ -68,26 +69,31 @@ void TestAttentionPage::cleanupTestCase() { delete m_page; }
 
 void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
     m_page->openSample(QStringLiteral("translated-fashion60"), 12);
-    waitForTrace();
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_page->canvas()->trace()->imageId),
+                              QStringLiteral("translated-fashion60:test:12"), 30'000);
     m_page->toolbar()->setSeed(5);
     waitForTrace();
     auto* runs = m_page->runsPanel();
     runs->setRuns(60);
     QVERIFY(!runs->shownSet());
-    QTest::mouseClick(runs->findChild<QPushButton*>(QStringLiteral("runButton")), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(runs->shownSet() != nullptr, 60'000);
+    auto* button = runs->findChild<QPushButton*>(QStringLiteral("runButton"));
+    QVERIFY(button && button->isEnabled());
+    button->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(runs->shownSet() != nullptr, qPrintable(runs->summaryText()), 60'000);
     const RunSet& set = *runs->shownSet();
     QCOMPARE(int(set.runs.size()), 60);
     QCOMPARE(set.seed, 5u);
     QVERIFY(set.soft.has_value());
     QVERIFY2(runs->summaryText().contains(QStringLiteral("agreeing with argmax")), qPrintable(runs->summaryText()));
     QVERIFY(m_page->canvas()->hasVisits());
-    // The path table's counts add up to the runs; the bars to one.
+    // The path table lists the most common paths (at most 50) with their counts; the bars sum to one.
+    const RunStats stats = computeRunStats(set);
     auto* table = runs->pathTable();
-    QVERIFY(table->rowCount() >= 1);
-    int total = 0;
-    for (int r = 0; r < table->rowCount(); ++r) total += table->item(r, 0)->text().toInt();
-    QCOMPARE(total, 60);
+    QCOMPARE(table->rowCount(), std::min(50, int(stats.paths.size())));
+    int all = 0;
+    for (const auto& p : stats.paths) all += p.count;
+    QCOMPARE(all, 60);
+    for (int r = 0; r < table->rowCount(); ++r) QCOMPARE(table->item(r, 0)->text().toInt(), stats.paths[size_t(r)].count);
     const QVector<double> bars = runs->outputChart()->shownValues();
     QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-9);
     QCOMPARE(runs->entropyChart()->meanPoints().size(), 4);
@@ -104,7 +110,8 @@ void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
     QCOMPARE(trace.output.label, run->label);
     // A new image forgets the runs.
     m_page->openSample(QStringLiteral("translated-fashion60"), 13);
-    waitForTrace();
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_page->canvas()->trace()->imageId),
+                              QStringLiteral("translated-fashion60:test:13"), 30'000);
     QVERIFY(!runs->shownSet());
     QVERIFY(!m_page->canvas()->hasVisits());
 }
