@@ -6,6 +6,8 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,9 @@ namespace {
 
 // Runs the reference script and returns its JSON line (empty on failure, with a note on stderr).
 nlohmann::json runReference(const std::string& script, const std::string& args) {
-    const std::string command = "python3 " + script + " " + args + " 2>/dev/null";
+    // Debian's interpreter, where python3-torch lives (a python3 earlier on PATH may lack it).
+    const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string command = python + " " + script + " " + args + " 2>/dev/null";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return {};
     std::string output;

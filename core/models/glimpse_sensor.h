@@ -23,8 +23,9 @@ struct GlimpseGeometry {
     int features() const { return scales * channels * size * size; }
 };
 
-/// The summed-area table of images [B, C, H, W]: [B, C, H + 1, W + 1] float64, zero first row and
-/// column, entry (y, x) = sum of pixels [0, y) x [0, x).
+/// The summed-area table of images [B, C, H, W] in [0, 1]: [B, C, H + 1, W + 1] int32 of 8-bit
+/// levels (pixels are rounded to multiples of 1/255, which every Saccade input already is), zero
+/// first row and column, entry (y, x) = sum of pixels [0, y) x [0, x). Exact.
 torch::Tensor summedAreaTable(const torch::Tensor& images);
 
 /// Glimpses at `locations` [N, 2] ((x, y) in [-1, 1]; finite values outside are clamped, NaN or

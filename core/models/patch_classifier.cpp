@@ -91,13 +91,23 @@ torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images)
     return m_patchNet->forward(flat).view({B, L, -1});
 }
 
-PatchOutput PatchClassifierImpl::forward(const torch::Tensor& images, const SelectionOptions& rule,
-                                         Rng& rng, const torch::Tensor& useExpectation) {
-    const auto keys = encode(images);
-    const auto prepared = m_scorer->prepareKeys(keys);
-    const auto mean = keys.mean(/*dim=*/1);
-    auto h = torch::tanh(m_initH(mean));
-    auto c = torch::tanh(m_initC(mean));
+PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const SelectionOptions& rule,
+                                         Rng& rng, const torch::Tensor& useExpectation, std::int64_t episodes) {
+    TORCH_CHECK(episodes == 1 || one.size(0) == 1, "patch classifier: episodes > 1 needs a single image");
+    // Episodes of one image: everything before the first selection is the same for all of them.
+    auto share = [&](const torch::Tensor& x) {
+        if (episodes == 1) return x;
+        std::vector<std::int64_t> sizes(x.sizes().begin(), x.sizes().end());
+        sizes[0] = episodes;
+        return x.expand(sizes);
+    };
+    const auto images = share(one);
+    const auto encoded = encode(one);
+    const auto keys = share(encoded);
+    const auto prepared = share(m_scorer->prepareKeys(encoded));
+    const auto mean = encoded.mean(/*dim=*/1);
+    auto h = share(torch::tanh(m_initH(mean)));
+    auto c = share(torch::tanh(m_initC(mean)));
     std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync

@@ -35,8 +35,10 @@ public:
     /// images [B, C, S, S] in [0, 1] on the module's device. `useExpectation` ([B] bool, optional)
     /// replaces the selected context by the expected (soft) one for those samples: the 0.5
     /// mixing of Xu et al. 2015 section 4.1. Draws come from `rng` only.
+    /// With `episodes` > 1 and a single image, runs that many episodes of it: the encoder and
+    /// the initial state are computed once and shared.
     PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
-                        const torch::Tensor& useExpectation = {});
+                        const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
 
     /// The keys the scorer reads, [B, L, K]: the cell features (dense) or the cheap
     /// low-resolution features (select).

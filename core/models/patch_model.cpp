@@ -163,8 +163,7 @@ Result<RunSet> PatchModel::sampleRuns(const Image& image, int runs, std::uint64_
             torch::NoGradGuard noGrad;
             const auto seeds = runSeeds(firstSeed, count);
             auto rng = Rng::perRow(seeds);
-            const auto x = input->expand({count, input->size(1), input->size(2), input->size(3)}).contiguous();
-            const auto out = m.net->forward(x, *sample, rng);
+            const auto out = m.net->forward(*input, *sample, rng, {}, count);
             const auto [confidence, label] = torch::softmax(out.logits, -1).to(torch::kCPU).max(1);
             const auto cells = out.indices.select(2, 0).to(torch::kCPU).contiguous();  // [T, N]
             const auto entropy = out.entropy.to(torch::kCPU, torch::kFloat).contiguous();

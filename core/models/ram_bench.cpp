@@ -67,7 +67,8 @@ Result<RamBenchResult> benchRam(const RamBenchOptions& o) {
                 net->forward(one, RamRule::Sample, rng, false, o.episodes);
                 sync();
             });
-            r.episodesGflop = flopsPerGlimpse(c) * c.glimpses * o.episodes / 1e9;
+            // The first glimpse (at the centre) is shared by all episodes and runs once.
+            r.episodesGflop = flopsPerGlimpse(c) * (double(c.glimpses - 1) * o.episodes + 1) / 1e9;
         }
         net->train();
         torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(3e-4));

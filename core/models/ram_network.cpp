@@ -55,17 +55,27 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     locations.push_back(l);
     means.push_back(l);
     logProbs.push_back(torch::zeros({b}, images.options()));
+    // Episodes of one image all take their first glimpse at the centre: that step is the same
+    // for every episode, so it runs on one row and is broadcast (a sixth of the work at T = 6).
+    const bool shareFirst = episodes > 1 && rule != RamRule::Random;
     for (int t = 0; t < m_config.glimpses; ++t) {
-        const auto phi = extractGlimpses(sat, l, geo);
+        const bool shared = shareFirst && t == 0;
+        const auto lt = shared ? l.narrow(0, 0, 1) : l;
+        const auto phi = extractGlimpses(sat, lt, geo);
         const auto what = torch::relu(m_glimpse(phi));
-        const auto where = torch::relu(m_location(l));
+        const auto where = torch::relu(m_location(lt));
         const auto g = torch::relu(m_whatToG(what) + m_whereToG(where));
         if (m_lstm.is_empty()) {
-            h = torch::relu(m_inputToHidden(g) + m_hiddenToHidden(h));
+            h = torch::relu(m_inputToHidden(g) + m_hiddenToHidden(shared ? h.narrow(0, 0, 1) : h));
         } else {
-            auto state = m_lstm(g, std::make_tuple(h, cell));
+            auto state = m_lstm(g, shared ? std::make_tuple(h.narrow(0, 0, 1), cell.narrow(0, 0, 1))
+                                          : std::make_tuple(h, cell));
             h = std::get<0>(state);
             cell = std::get<1>(state);
+        }
+        if (shared) {
+            h = h.expand({b, m_config.hidden});
+            if (cell.defined()) cell = cell.expand({b, m_config.hidden});
         }
         baselines.push_back(m_baseline(h.detach()).squeeze(1));
         if (wantStepLogits) stepLogits.push_back(m_classifier(h));

@@ -86,7 +86,7 @@ Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Spl
 TEST(GlimpseSensor, SummedAreaGlimpsesEqualNaiveCropsAtEveryScaleAndBorder) {
     torch::manual_seed(0);
     const auto g = geometry(21, 17, 4, 3, 2, 3);  // odd, non-square sizes; 3 channels
-    const auto images = torch::rand({2, 3, 17, 21});
+    const auto images = torch::randint(0, 256, {2, 3, 17, 21}).to(torch::kFloat) / 255;  // 8-bit levels
     const std::vector<std::array<double, 2>> places = {
         {0, 0}, {-1, -1}, {1, 1}, {-1, 1}, {0.93, -0.41}, {-0.5, 0.77}, {1.7, -3}};  // last: clamped
     auto locations = torch::empty({long(places.size()), 2});
@@ -100,7 +100,7 @@ TEST(GlimpseSensor, SummedAreaGlimpsesEqualNaiveCropsAtEveryScaleAndBorder) {
         ASSERT_EQ(got.sizes(), (std::vector<std::int64_t>{long(places.size()), g.features()}));
         for (size_t i = 0; i < places.size(); ++i) {
             const auto want = naiveGlimpse(images[b], places[i][0], places[i][1], g);
-            EXPECT_TRUE(torch::allclose(got[long(i)], want, 1e-4, 1e-5))
+            EXPECT_TRUE(torch::allclose(got[long(i)], want, 1e-6, 1e-6))
                 << "image " << b << " location (" << places[i][0] << ", " << places[i][1] << ")";
         }
     }
@@ -183,8 +183,9 @@ TEST(RamNetwork, BatchedEpisodesEqualSeparateRunsAndSeedsRepeat) {
     Rng a(7), b(7), c(8);
     const auto batched = net->forward(image, RamRule::Sample, a, true, 50);
     const auto repeated = net->forward(image.expand({50, 1, 28, 28}).contiguous(), RamRule::Sample, b, true);
-    EXPECT_TRUE(torch::allclose(batched.logits, repeated.logits, 1e-5, 1e-6));
-    EXPECT_TRUE(torch::equal(batched.locations, repeated.locations));
+    // (The batched call runs the shared first step on one row: equal up to float rounding.)
+    EXPECT_TRUE(torch::allclose(batched.logits, repeated.logits, 1e-4, 1e-5));
+    EXPECT_TRUE(torch::allclose(batched.locations, repeated.locations, 1e-5, 1e-6));
     EXPECT_FALSE(torch::equal(batched.locations, net->forward(image, RamRule::Sample, c, true, 50).locations));
 
     // The first glimpse is at the centre; sampled ones spread around their means by the policy's std.
