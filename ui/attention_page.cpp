@@ -125,6 +125,16 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_service->requestRuns(request);
     });
     connect(m_runs, &CompareRunsPanel::cancelRequested, m_service, &ModelService::cancelRuns);
+    // The Runs tab's charts and path table need room: widen the left column when it opens.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        auto sizes = m_splitter->sizes();
+        constexpr int kRunsWidth = 440;
+        if (m_tabs->widget(index) != m_runs || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
+        const int extra = std::min(kRunsWidth - sizes[0], std::max(0, sizes[1] - 300));
+        sizes[0] += extra;
+        sizes[1] -= extra;
+        m_splitter->setSizes(sizes);
+    });
     connect(m_runs, &CompareRunsPanel::runChosen, this, [this](quint64 seed) {
         {
             const QSignalBlocker block(m_toolbar);  // one trace for rule and seed together

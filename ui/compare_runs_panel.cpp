@@ -1,6 +1,7 @@
 #include "compare_runs_panel.h"
 
 #include <QHBoxLayout>
+#include <algorithm>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
@@ -60,7 +61,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_outputs = new ClassProbChart(this);
-    m_outputs->setMinimumHeight(170);
+    m_outputs->setMinimumHeight(190);
     m_entropy = new EntropyBandChart(this);
     m_paths = new QTableWidget(0, 3, this);
     m_paths->setObjectName(QStringLiteral("pathTable"));
@@ -176,7 +177,8 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats) {
         shares << double(stats.labelCounts[k]) / std::max(1, stats.runs);
         names << nameOf(set, int(k));
     }
-    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, 5);
+    const int seen = int(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }));
+    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5));
     m_entropy->setSeries(QVector<double>(stats.entropyMean.begin(), stats.entropyMean.end()),
                          QVector<double>(stats.entropyStd.begin(), stats.entropyStd.end()));
 

@@ -29,7 +29,7 @@ QString className(const Trace& t, int k) {
 QString ruleMeaning(const QString& rule) {
     if (rule == QLatin1String("soft")) return QObject::tr("expected context over all cells (deterministic)");
     if (rule == QLatin1String("argmax")) return QObject::tr("the most probable cell (deterministic)");
-    if (rule == QLatin1String("sample")) return QObject::tr("one cell drawn from the distribution");
+    if (rule == QLatin1String("sample")) return QObject::tr("one draw from the distribution at each step");
     if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
     if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
     if (rule.startsWith(QLatin1String("ksample")))
@@ -50,8 +50,8 @@ QString glimpseStepText(const TraceStep& step, bool kSample) {
     if (!step.gaussian)
         return text + QObject::tr("<br>no policy at this step (the fixed first glimpse, or random)");
     const auto& g = *step.gaussian;
-    return text + QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats<br>"
-                              "%5 %6")
+    return text + QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats (over pixel positions)<br>"
+                              "%5 %6 (locations in [-1, 1] units)")
                       .arg(g.meanX, 0, 'f', 1).arg(g.meanY, 0, 'f', 1).arg(g.stdX, 0, 'f', 1)
                       .arg(step.entropy, 0, 'f', 3)
                       .arg(kSample ? QObject::tr("mean log density of the draws") : QObject::tr("log density of the draw"))

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "attention_page.h"
 #include "common/runtime.h"
 #include "main_window.h"
 
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
         QStringLiteral("file"));
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
+    parser.addPositionalArgument(QStringLiteral("checkpoint"),
+                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default."),
+                                 QStringLiteral("[checkpoint]"));
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
@@ -111,6 +115,8 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
     }
+    if (!parser.positionalArguments().isEmpty())
+        window.attentionPage()->openModel(parser.positionalArguments().constFirst());
     window.show();
     if (screenshot) scheduleScreenshot(&window, parser.value(screenshotOption));
     return app.exec();

@@ -43,6 +43,13 @@ Result<ParsedRule> parseRamRule(const std::string& spec) {
     return Error{"'" + spec + "' is not a rule of the recurrent attention model (use sample, mean, random or ksample:K)"};
 }
 
+// The differential entropy of the 2-D Gaussian policy over pixel positions (nats): log(2 pi e s^2)
+// with s the standard deviation in pixels (in [-1, 1] units it would be negative and unreadable).
+double policyEntropyPx(const RamConfig& c) {
+    const double sigmaPx = c.locationStd * c.imageSize / 2;
+    return std::log(2 * M_PI * std::exp(1.0) * sigmaPx * sigmaPx);
+}
+
 }  // namespace
 
 RamModel::RamModel() : m_impl(std::make_unique<Impl>()) {}
@@ -102,7 +109,7 @@ Result<Trace> RamModel::trace(const Image& image, const std::string& ruleSpec, s
         const auto locations = out.locations.to(torch::kCPU);  // [T, K, 2]
         const auto means = out.means.to(torch::kCPU);
         const double w = c.imageSize, sigmaPx = c.locationStd * w / 2;
-        const double entropy = std::log(2 * M_PI * std::exp(1.0) * c.locationStd * c.locationStd);
+        const double entropy = policyEntropyPx(c);
         const auto geometry = m.net->geometry();
         auto toPixel = [&](double v) { return (v + 1) * 0.5 * w; };
 
@@ -152,7 +159,7 @@ Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t 
     const auto& c = m.config;
     auto input = modelInput(image, c.imageSize, c.inChannels, m.device);
     if (!input) return Error{input.error()};
-    const float entropy = float(std::log(2 * M_PI * std::exp(1.0) * c.locationStd * c.locationStd));
+    const float entropy = float(policyEntropyPx(c));
     auto chunk = [&](std::uint64_t firstSeed, int count) -> Result<std::vector<RunRecord>> {
         try {
             torch::NoGradGuard noGrad;

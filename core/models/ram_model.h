@@ -30,7 +30,8 @@ public:
 
     /// Per step: the Gaussian policy (mean and standard deviation in pixels; none at the fixed
     /// first glimpse or under random), the location, the glimpse boxes of every scale, the
-    /// log-density of the location, the policy's entropy, and the class probabilities.
+    /// log-density of the location, the policy's entropy over pixel positions, and the class
+    /// probabilities.
     /// ksample:K runs K episodes at once: the mean location, every episode's finest glimpse box,
     /// and the averaged output.
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed,
