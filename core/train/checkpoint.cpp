@@ -143,4 +143,12 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
     return Unit{};
 }
 
+Result<Unit> checkOutputPath(const std::string& path) {
+    if (path.empty()) return Error{"no output checkpoint path given"};
+    const auto folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder))
+        return Error{"cannot write checkpoint '" + path + "': the folder '" + folder.string() + "' does not exist"};
+    return Unit{};
+}
+
 }  // namespace saccade

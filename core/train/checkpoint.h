@@ -42,6 +42,10 @@ Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::
 /// an Error naming the file and the problem.
 Result<CheckpointInfo> readCheckpointInfo(const std::string& path);
 
+/// Checks, before any training, that a checkpoint can be written at `path`: it is given and its
+/// folder exists (the error says which).
+Result<Unit> checkOutputPath(const std::string& path);
+
 /// Loads weights into `model` (and the optimizer when given and present). A truncated or foreign
 /// archive, or parameters whose names or shapes differ from the model's, is an Error saying which.
 /// Tensors are mapped to `device` (the model's device; CPU when null).

@@ -51,7 +51,7 @@ Result<Unit> checkInitArchitecture(const std::string& path, PatchConfig config) 
 
 Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
                                      const std::function<bool(const TrainProgress&)>& onProgress) {
-    if (o.out.empty()) return Error{"no output checkpoint path given"};
+    if (auto out = checkOutputPath(o.out); !out) return Error{out.error()};
     if (o.batch < 1 || o.lr <= 0) return Error{"batch and learning rate must be positive"};
     if (o.iterations <= 0 && o.minutes <= 0 && o.resume.empty())
         return Error{"give a time budget (minutes) or an iteration count"};
