@@ -32,6 +32,24 @@ std::vector<std::string> datasetClassNames(const std::string& dataset) {
     return {};
 }
 
+std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const torch::Tensor& logits,
+                                  const torch::Tensor& logProb) {
+    const auto [confidence, label] = torch::softmax(logits, -1).to(torch::kCPU, torch::kFloat).max(1);
+    const auto total = logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
+    const auto conf = confidence.accessor<float, 1>();
+    const auto lab = label.accessor<std::int64_t, 1>();
+    const auto lp = total.accessor<double, 1>();
+    std::vector<RunRecord> records(seeds.size());
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+        auto& r = records[i];
+        r.seed = seeds[i];
+        r.label = int(lab[std::int64_t(i)]);
+        r.confidence = conf[std::int64_t(i)];
+        r.logProb = lp[std::int64_t(i)];
+    }
+    return records;
+}
+
 void appendInts(std::vector<int>& out, const torch::Tensor& values) {
     const auto v = values.to(torch::kCPU, torch::kInt).contiguous();
     out.insert(out.end(), v.data_ptr<int>(), v.data_ptr<int>() + v.numel());

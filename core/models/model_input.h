@@ -1,13 +1,14 @@
 #pragma once
 // What every loaded model does with its inputs and outputs: check an image or a dataset against
 // the model's input shape, turn an image into a [1, C, H, W] tensor in [0, 1], read a tensor
-// back as floats, and name the classes of the sidecar's dataset. Engine header: LibTorch.
+// back as floats, name the classes of the sidecar's dataset, and record a batch of runs. Engine header: LibTorch.
 
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
 
+#include "analysis/run_set.h"
 #include "common/atomic_file.h"
 #include "common/result.h"
 #include "data/dataset.h"
@@ -24,6 +25,11 @@ Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels);
 
 /// A tensor's values as floats (any device, any dtype).
 std::vector<float> toFloatVector(const torch::Tensor& tensor);
+/// One record per run of a batch: its seed, and from `logits` [N, C] and `logProb` [T, N] its
+/// output class, that class's probability and the summed log-probability of its choices. The
+/// model adds its own per-step fields.
+std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const torch::Tensor& logits,
+                                  const torch::Tensor& logProb);
 /// Appends an integer tensor's values (any device) to `out`.
 void appendInts(std::vector<int>& out, const torch::Tensor& values);
 

@@ -164,27 +164,16 @@ Result<RunSet> PatchModel::sampleRuns(const Image& image, int runs, std::uint64_
             const auto seeds = runSeeds(firstSeed, count);
             auto rng = Rng::perRow(seeds);
             const auto out = m.net->forward(*input, *sample, rng, {}, count);
-            const auto [confidence, label] = torch::softmax(out.logits, -1).to(torch::kCPU).max(1);
+            auto records = runRecords(seeds, out.logits, out.logProb);
             const auto cells = out.indices.select(2, 0).to(torch::kCPU).contiguous();  // [T, N]
             const auto entropy = out.entropy.to(torch::kCPU, torch::kFloat).contiguous();
-            const auto logProb = out.logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
             const auto cell = cells.accessor<std::int64_t, 2>();
             const auto ent = entropy.accessor<float, 2>();
-            const auto conf = confidence.accessor<float, 1>();
-            const auto lab = label.accessor<std::int64_t, 1>();
-            const auto lp = logProb.accessor<double, 1>();
-            std::vector<RunRecord> records(static_cast<std::size_t>(count));
-            for (int i = 0; i < count; ++i) {
-                auto& r = records[size_t(i)];
-                r.seed = seeds[size_t(i)];
-                r.label = int(lab[i]);
-                r.confidence = conf[i];
-                r.logProb = lp[i];
+            for (int i = 0; i < count; ++i)
                 for (int t = 0; t < m.config.steps; ++t) {
-                    r.cells.push_back(int(cell[t][i]));
-                    r.entropy.push_back(ent[t][i]);
+                    records[size_t(i)].cells.push_back(int(cell[t][i]));
+                    records[size_t(i)].entropy.push_back(ent[t][i]);
                 }
-            }
             return records;
         } catch (const c10::Error& e) {
             return Error{std::string("runs failed: ") + e.what_without_backtrace()};

@@ -166,25 +166,14 @@ Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t 
             const auto seeds = runSeeds(firstSeed, count);
             auto rng = Rng::perRow(seeds);
             const auto out = m.net->forward(*input, RamRule::Sample, rng, false, count);
-            const auto [confidence, label] = torch::softmax(out.logits, -1).to(torch::kCPU).max(1);
+            auto records = runRecords(seeds, out.logits, out.logProb);
             const auto points = ((out.locations.to(torch::kCPU, torch::kDouble) + 1) * 0.5 * c.imageSize).to(torch::kFloat).contiguous();
-            const auto logProb = out.logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
             const auto p = points.accessor<float, 3>();  // [T, N, 2]
-            const auto conf = confidence.accessor<float, 1>();
-            const auto lab = label.accessor<std::int64_t, 1>();
-            const auto lp = logProb.accessor<double, 1>();
-            std::vector<RunRecord> records(static_cast<std::size_t>(count));
-            for (int i = 0; i < count; ++i) {
-                auto& r = records[size_t(i)];
-                r.seed = seeds[size_t(i)];
-                r.label = int(lab[i]);
-                r.confidence = conf[i];
-                r.logProb = lp[i];
+            for (int i = 0; i < count; ++i)
                 for (int t = 0; t < c.glimpses; ++t) {
-                    r.points.push_back({p[t][i][0], p[t][i][1]});
-                    r.entropy.push_back(t == 0 ? 0.f : entropy);
+                    records[size_t(i)].points.push_back({p[t][i][0], p[t][i][1]});
+                    records[size_t(i)].entropy.push_back(t == 0 ? 0.f : entropy);
                 }
-            }
             return records;
         } catch (const c10::Error& e) {
             return Error{std::string("runs failed: ") + e.what_without_backtrace()};

@@ -9,10 +9,12 @@
 #include "data/dataset.h"
 #include "models/patch_classifier.h"
 #include "models/patch_model.h"
+#include "temp_dir.h"
 #include "train/checkpoint.h"
 #include "train/patch_trainer.h"
 
 using namespace saccade;
+using saccade::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,13 +30,6 @@ PatchConfig tinyConfig(const std::string& mode = "soft") {
     c.mode = mode;
     return c;
 }
-
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("saccade-patch-" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string saveTiny(const TempDir& dir, const std::string& name, std::uint64_t seed = 3) {
     torch::manual_seed(seed);

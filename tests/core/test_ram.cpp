@@ -9,10 +9,12 @@
 #include "models/glimpse_sensor.h"
 #include "models/ram_model.h"
 #include "models/ram_network.h"
+#include "temp_dir.h"
 #include "train/checkpoint.h"
 #include "train/ram_trainer.h"
 
 using namespace saccade;
+using saccade::test::TempDir;
 namespace fs = std::filesystem;
 using torch::indexing::Slice;
 
@@ -58,13 +60,6 @@ RamConfig tinyRam(int imageSize = 28) {
     c.locationStd = 0.2;
     return c;
 }
-
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("saccade-ram-" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string saveTinyRam(const TempDir& dir, const std::string& name, const RamConfig& config = tinyRam()) {
     torch::manual_seed(5);

@@ -10,6 +10,7 @@
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "models/ram_network.h"
+#include "temp_dir.h"
 #include "train/checkpoint.h"
 
 using namespace saccade;
@@ -57,12 +58,6 @@ std::string tinyRam(const fs::path& dir) {
     EXPECT_TRUE(saveCheckpoint(*net, nullptr, info, path).ok());
     return path;
 }
-
-struct Fixture : ::testing::Test {
-    fs::path dir = fs::temp_directory_path() / ("saccade-runs-" + std::to_string(::getpid()));
-    void SetUp() override { fs::create_directories(dir); }
-    void TearDown() override { fs::remove_all(dir); }
-};
 
 }  // namespace
 
@@ -122,8 +117,9 @@ TEST(Rng, PerRowStreamsEqualSingleStreams) {
     EXPECT_THROW(rows.uniform({2, 4}, torch::kCPU), c10::Error);
 }
 
-TEST_F(Fixture, RamRunSetsRepeatPerSeedAndEqualSingleRuns) {
-    auto model = loadAttentionModel(tinyRam(dir), "cpu");
+TEST(RamRunSets, RepeatPerSeedAndEqualSingleRuns) {
+    saccade::test::TempDir dir("saccade-runs");
+    auto model = loadAttentionModel(tinyRam(dir.path), "cpu");
     ASSERT_TRUE(model.ok()) << model.error();
     const auto sample = (*openDataset("digits28"))->sample(Split::Test, 3);
     const GroundTruth truth{sample.label, {sample.box}};
