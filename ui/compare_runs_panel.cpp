@@ -165,7 +165,8 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats) {
     if (set.ksample) text += tr("%1: %2<br>").arg(QString::fromStdString(set.ksample->rule), verdict(set, *set.ksample));
     text += tr("runs agreeing with %1: <b>%2%</b>").arg(det).arg(100 * stats.agreement, 0, 'f', 1);
     if (stats.accuracy) text += tr("; right: <b>%1%</b>").arg(100 * *stats.accuracy, 0, 'f', 1);
-    text += tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class).")
+    text += tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class; "
+               "the deterministic rule's output is named in brackets).")
                 .arg(stats.paths.size());
     if (set.trainedMode == "soft")
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
@@ -178,7 +179,8 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats) {
         names << nameOf(set, int(k));
     }
     const int seen = int(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }));
-    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5));
+    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5),
+                                stats.deterministicLabel, det);
     m_entropy->setSeries(QVector<double>(stats.entropyMean.begin(), stats.entropyMean.end()),
                          QVector<double>(stats.entropyStd.begin(), stats.entropyStd.end()));
 

@@ -96,6 +96,10 @@ void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
     for (int r = 0; r < table->rowCount(); ++r) QCOMPARE(table->item(r, 0)->text().toInt(), stats.paths[size_t(r)].count);
     const QVector<double> bars = runs->outputChart()->shownValues();
     QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-9);
+    const QString argmaxName = QString::fromStdString(set.classNames[size_t(set.deterministic.output.label)]);
+    if (stats.labelCounts[size_t(set.deterministic.output.label)] > 0)
+        QVERIFY2(runs->outputChart()->shownCategories().contains(argmaxName + QStringLiteral(" (argmax)")),
+                 qPrintable(runs->outputChart()->shownCategories().join(QLatin1Char('|'))));
     QCOMPARE(runs->entropyChart()->meanPoints().size(), 4);
     // A path loads its first run's trace: the sample rule with that run's seed, on those cells.
     const quint64 seed = table->item(0, 0)->data(Qt::UserRole).toULongLong();

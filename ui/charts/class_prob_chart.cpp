@@ -46,7 +46,7 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
 }
 
 void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStringList& names,
-                                      int truth, int maxBars) {
+                                      int truth, int maxBars, int marked, const QString& markNote) {
     QVector<int> order(probs.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probs[a] > probs[b]; });
@@ -58,7 +58,9 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     m_set->deselectAllBars();
     for (int i = 0; i < order.size(); ++i) {
         const int k = order[i];
-        categories << (k < names.size() ? names[k] : tr("class %1").arg(k));
+        QString name = k < names.size() ? names[k] : tr("class %1").arg(k);
+        if (k == marked && !markNote.isEmpty()) name += QStringLiteral(" (%1)").arg(markNote);
+        categories << name;
         m_set->append(std::round(probs[k] * 1000) / 1000);
     }
     m_set->setSelectedColor(kTruthColour);

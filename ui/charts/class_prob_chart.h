@@ -21,8 +21,10 @@ public:
 
     /// Shows the `maxBars` largest of `probs` (named by `names`; "class i" when missing);
     /// `truth` (or -1) is drawn in green.
+    /// `marked` (or -1) gets `markNote` in brackets after its name (the comparison panel marks
+    /// the deterministic rule's output this way).
     void setProbabilities(const QVector<double>& probs, const QStringList& names, int truth,
-                          int maxBars = 10);
+                          int maxBars = 10, int marked = -1, const QString& markNote = {});
     void clear();
 
     /// The categories shown, top bar first, and their values (for tests).
