@@ -11,7 +11,8 @@ namespace F = torch::nn::functional;
 
 torch::Tensor summedAreaTable(const torch::Tensor& images) {
     TORCH_CHECK(images.dim() == 4, "summedAreaTable: images must be [B, C, H, W]");
-    TORCH_CHECK(images.size(2) * images.size(3) <= 4096 * 4096, "summedAreaTable: images larger than 4096x4096");
+    // 255 x H x W must fit in int32.
+    TORCH_CHECK(images.size(2) * images.size(3) <= 2048 * 2048, "summedAreaTable: images larger than 2048x2048 pixels");
     // 8-bit levels summed as integers: exact at any size, and half the bytes of float64 (float32
     // sums lose up to 2e-4 of a pixel value near the far corner of a 60x60 image).
     const auto levels = (images * 255).round().to(torch::kInt32);
