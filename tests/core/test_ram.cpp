@@ -10,6 +10,7 @@
 #include "models/ram_model.h"
 #include "models/ram_network.h"
 #include "temp_dir.h"
+#include "tiny_ram.h"
 #include "train/checkpoint.h"
 #include "train/ram_trainer.h"
 
@@ -48,30 +49,10 @@ torch::Tensor naiveGlimpse(const torch::Tensor& image, double x, double y, const
     return torch::cat(scales);
 }
 
-RamConfig tinyRam(int imageSize = 28) {
-    RamConfig c;
-    c.imageSize = imageSize;
-    c.glimpseSize = 6;
-    c.scales = 2;
-    c.glimpses = 3;
-    c.glimpseHidden = 16;
-    c.glimpseDim = 24;
-    c.hidden = 24;
-    c.locationStd = 0.2;
-    return c;
-}
+RamConfig tinyRam() { return test::tinyRamConfig(); }
 
 std::string saveTinyRam(const TempDir& dir, const std::string& name, const RamConfig& config = tinyRam()) {
-    torch::manual_seed(5);
-    RamNetwork net(config);
-    CheckpointInfo info;
-    info.modelType = "ram";
-    info.configJson = ramConfigToJson(config);
-    info.dataset = "digits28";
-    info.seed = 1;
-    const auto path = dir.file(name);
-    EXPECT_TRUE(saveCheckpoint(*net, nullptr, info, path).ok());
-    return path;
+    return test::saveTinyRam(dir.file(name), config, 5);
 }
 
 Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Split::Test, i).image; }

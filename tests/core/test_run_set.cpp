@@ -11,6 +11,7 @@
 #include "models/attention_model.h"
 #include "models/ram_network.h"
 #include "temp_dir.h"
+#include "tiny_ram.h"
 #include "train/checkpoint.h"
 
 using namespace saccade;
@@ -39,24 +40,11 @@ RunSet handMade() {
     return set;
 }
 
-std::string tinyRam(const fs::path& dir) {
-    RamConfig c;
-    c.imageSize = 28;
-    c.glimpseSize = 6;
-    c.scales = 2;
+std::string tinyRam(const saccade::test::TempDir& dir) {
+    auto c = saccade::test::tinyRamConfig();
     c.glimpses = 4;
-    c.glimpseHidden = 16;
-    c.glimpseDim = c.hidden = 24;
     c.locationStd = 0.3;
-    torch::manual_seed(2);
-    RamNetwork net(c);
-    CheckpointInfo info;
-    info.modelType = "ram";
-    info.configJson = ramConfigToJson(c);
-    info.dataset = "digits28";
-    const auto path = (dir / "ram.pt").string();
-    EXPECT_TRUE(saveCheckpoint(*net, nullptr, info, path).ok());
-    return path;
+    return saccade::test::saveTinyRam(dir.file("ram.pt"), c, 2);
 }
 
 }  // namespace
@@ -119,7 +107,7 @@ TEST(Rng, PerRowStreamsEqualSingleStreams) {
 
 TEST(RamRunSets, RepeatPerSeedAndEqualSingleRuns) {
     saccade::test::TempDir dir("saccade-runs");
-    auto model = loadAttentionModel(tinyRam(dir.path), "cpu");
+    auto model = loadAttentionModel(tinyRam(dir), "cpu");
     ASSERT_TRUE(model.ok()) << model.error();
     const auto sample = (*openDataset("digits28"))->sample(Split::Test, 3);
     const GroundTruth truth{sample.label, {sample.box}};
