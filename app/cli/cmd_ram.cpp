@@ -116,13 +116,15 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
                   << " intra-op thread(s): " << o->canvas << "x" << o->canvas << ", " << o->glimpses
                   << " glimpses, g " << o->glimpseSize << ", k " << o->scales << ", hidden " << o->hidden << "\n"
                   << "  " << o->episodes << " episodes of one image: " << std::setprecision(2) << r->episodesMs
-                  << " ms median (" << r->episodesGflop << " GFLOP of matrix work: "
-                  << std::setprecision(1) << r->episodesGflop / (r->episodesMs / 1000.0) << " GFLOP/s)\n"
+                  << " ms median\n    matrix work of independent episodes " << r->episodesGflop
+                  << " GFLOP; computed " << r->episodesGflopComputed << " GFLOP (" << r->glimpsesComputed << " of "
+                  << std::int64_t(o->episodes) * o->glimpses << " glimpses; shared rows run once): "
+                  << std::setprecision(1) << r->episodesGflopComputed / (r->episodesMs / 1000.0) << " GFLOP/s\n"
                   << "  training, batch " << o->batch << ": " << std::setprecision(1) << r->trainStepMs
                   << " ms per step, " << std::setprecision(0) << r->trainImagesPerSecond << " images/s\n";
         if (reference->empty()) return;
         const std::string common = "--threads " + std::to_string(r->threads) + " --batch " + std::to_string(o->batch) +
-                                   " --episodes " + std::to_string(o->episodes) + " --repeats 3";
+                                   " --episodes " + std::to_string(o->episodes) + " --repeats 5";
         const auto loop = runReference(*reference, "--bench train --retina loop " + common);
         const auto grid = runReference(*reference, "--bench train --retina grid " + common);
         const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common);

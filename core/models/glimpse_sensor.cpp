@@ -35,25 +35,35 @@ std::vector<Box> glimpseBoxes(double x, double y, const GlimpseGeometry& g) {
     return boxes;
 }
 
-torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& locations,
-                              const GlimpseGeometry& g) {
-    TORCH_CHECK(sat.dim() == 4 && sat.size(2) == g.imageHeight + 1 && sat.size(3) == g.imageWidth + 1,
-                "extractGlimpses: the summed-area table does not match the geometry");
+torch::Tensor glimpseCentres(const torch::Tensor& locations, const GlimpseGeometry& g) {
     TORCH_CHECK(locations.dim() == 2 && locations.size(1) == 2, "extractGlimpses: locations must be [N, 2] (x, y), got ",
                 locations.sizes());
     TORCH_CHECK(torch::isfinite(locations).all().item<bool>(),
                 "extractGlimpses: a location is NaN or infinite (a diverged policy?)");
-    const auto n = locations.size(0);
+    const auto l = locations.to(torch::kFloat).clamp(-1, 1);
+    const auto scale = torch::tensor({float(g.imageWidth), float(g.imageHeight)}, torch::TensorOptions().device(l.device()));
+    return ((l + 1) * 0.5 * scale).floor().to(torch::kLong);
+}
+
+torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& locations,
+                              const GlimpseGeometry& g) {
+    return extractGlimpsesAt(sat, glimpseCentres(locations.to(sat.device()), g), g);
+}
+
+torch::Tensor extractGlimpsesAt(const torch::Tensor& sat, const torch::Tensor& centres,
+                                const GlimpseGeometry& g) {
+    TORCH_CHECK(sat.dim() == 4 && sat.size(2) == g.imageHeight + 1 && sat.size(3) == g.imageWidth + 1,
+                "extractGlimpses: the summed-area table does not match the geometry");
+    TORCH_CHECK(centres.dim() == 2 && centres.size(1) == 2, "extractGlimpses: centres must be [N, 2]");
+    const auto n = centres.size(0);
     TORCH_CHECK(sat.size(0) == 1 || sat.size(0) == n, "extractGlimpses: ", sat.size(0),
                 " tables for ", n, " locations");
     const auto device = sat.device();
     const int w = g.imageWidth, h = g.imageHeight, c = int(sat.size(1));
     const auto longs = torch::TensorOptions().dtype(torch::kLong).device(device);
+    const auto centre = centres.to(device, torch::kLong);
 
-    // Centre pixels [N, 2] and, per scale, the g + 1 cell boundaries along each axis.
-    const auto l = locations.to(device, torch::kFloat).clamp(-1, 1);
-    const auto scale = torch::tensor({float(w), float(h)}, torch::TensorOptions().device(device));
-    const auto centre = ((l + 1) * 0.5 * scale).floor().to(torch::kLong);  // [N, 2]
+    // Per scale, the g + 1 cell boundaries along each axis.
     std::vector<torch::Tensor> offsets;
     std::vector<float> areas;
     int size = g.size;

@@ -37,6 +37,15 @@ torch::Tensor summedAreaTable(const torch::Tensor& images);
 torch::Tensor extractGlimpses(const torch::Tensor& sat, const torch::Tensor& locations,
                               const GlimpseGeometry& geometry);
 
+/// The centre pixels [N, 2] (x, y; int64, in [0, W] x [0, H]: l = 1 lands one past the last
+/// pixel) of `locations` [N, 2], checked as extractGlimpses checks them. Two locations with the
+/// same centre pixel give the same glimpse.
+torch::Tensor glimpseCentres(const torch::Tensor& locations, const GlimpseGeometry& geometry);
+
+/// extractGlimpses from centre pixels [N, 2] already computed by glimpseCentres.
+torch::Tensor extractGlimpsesAt(const torch::Tensor& sat, const torch::Tensor& centres,
+                                const GlimpseGeometry& geometry);
+
 /// The pixel boxes of every scale of a glimpse at (x, y) in [-1, 1] (clamped), finest first.
 std::vector<Box> glimpseBoxes(double x, double y, const GlimpseGeometry& geometry);
 

@@ -22,7 +22,9 @@ struct RamBenchResult {
     int threads = 0;
     std::string device;
     double episodesMs = 0;          ///< median ms for `episodes` episodes of one image
-    double episodesGflop = 0;       ///< the matrix work of those episodes
+    double episodesGflop = 0;       ///< the matrix work of that many independent episodes
+    double episodesGflopComputed = 0;  ///< what ran after sharing equal rows (see ram_network.h)
+    long long glimpsesComputed = 0;    ///< glimpses through the glimpse layers, of episodes x T
     double trainStepMs = 0;         ///< median ms per training step
     double trainImagesPerSecond = 0;
 };

@@ -43,7 +43,6 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     TORCH_CHECK(episodes == 1 || images.size(0) == 1, "RAM: episodes > 1 needs a single image");
     const auto device = images.device();
     const std::int64_t b = episodes > 1 ? episodes : images.size(0);
-    const GlimpseGeometry geo = geometry();
     const auto sat = summedAreaTable(images);
     const double sigma = m_config.locationStd;
     const double logNorm = -std::log(sigma) - 0.5 * std::log(2 * M_PI);
@@ -52,27 +51,31 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     auto cell = m_lstm.is_empty() ? torch::Tensor() : torch::zeros({b, m_config.hidden}, images.options());
     auto l = rule == RamRule::Random ? rng.uniform({b, 2}, device) * 2 - 1 : torch::zeros({b, 2}, images.options());
     std::vector<torch::Tensor> locations, means, logProbs, baselines, stepLogits;
+    RamOutput out;
     locations.push_back(l);
     means.push_back(l);
     logProbs.push_back(torch::zeros({b}, images.options()));
     // Episodes of one image all take their first glimpse at the centre: that step is the same
     // for every episode, so it runs on one row and is broadcast (a sixth of the work at T = 6).
     const bool shareFirst = episodes > 1 && rule != RamRule::Random;
+    bool sameState = false;  // every row holds the same h (after the shared first step)
     for (int t = 0; t < m_config.glimpses; ++t) {
         const bool shared = shareFirst && t == 0;
         const auto lt = shared ? l.narrow(0, 0, 1) : l;
-        const auto phi = extractGlimpses(sat, lt, geo);
-        const auto what = torch::relu(m_glimpse(phi));
-        const auto where = torch::relu(m_location(lt));
-        const auto g = torch::relu(m_whatToG(what) + m_whereToG(where));
+        const auto what = glimpseFeatures(sat, lt, episodes > 1 && !shared, out.glimpsesComputed);
+        const auto g = torch::relu(what + m_whereToG(torch::relu(m_location(lt))));
         if (m_lstm.is_empty()) {
-            h = torch::relu(m_inputToHidden(g) + m_hiddenToHidden(shared ? h.narrow(0, 0, 1) : h));
+            auto input = m_inputToHidden(g);
+            // W h is one row when all rows share h, and nothing at all while h = 0.
+            if (t > 0) input = input + m_hiddenToHidden(sameState ? h.narrow(0, 0, 1) : h);
+            h = torch::relu(input);
         } else {
             auto state = m_lstm(g, shared ? std::make_tuple(h.narrow(0, 0, 1), cell.narrow(0, 0, 1))
                                           : std::make_tuple(h, cell));
             h = std::get<0>(state);
             cell = std::get<1>(state);
         }
+        sameState = shared;
         if (shared) {
             h = h.expand({b, m_config.hidden});
             if (cell.defined()) cell = cell.expand({b, m_config.hidden});
@@ -94,7 +97,6 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
         locations.push_back(l);
         means.push_back(mu.detach());
     }
-    RamOutput out;
     out.logits = m_classifier(h);
     if (wantStepLogits) out.stepLogits = torch::stack(stepLogits);
     out.locations = torch::stack(locations);
@@ -102,6 +104,26 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     out.logProb = torch::stack(logProbs);
     out.baselines = torch::stack(baselines);
     return out;
+}
+
+torch::Tensor RamNetworkImpl::glimpseFeatures(const torch::Tensor& sat, const torch::Tensor& l, bool dedupe,
+                                              std::int64_t& computed) {
+    const GlimpseGeometry geo = geometry();
+    const auto centres = glimpseCentres(l, geo);
+    auto features = [&](const torch::Tensor& at) {
+        computed += at.size(0);
+        return m_whatToG(torch::relu(m_glimpse(extractGlimpsesAt(sat, at, geo))));
+    };
+    if (!dedupe) return features(centres);
+    // Episodes of one image whose centre pixels coincide see the same glimpse: the two glimpse
+    // layers run once per distinct centre, and the rows are gathered back. Exact.
+    const std::int64_t stride = geo.imageWidth + 1;
+    const auto key = centres.select(1, 1) * stride + centres.select(1, 0);
+    const auto found = torch::_unique(key, /*sorted=*/true, /*return_inverse=*/true);
+    const torch::Tensor& keys = std::get<0>(found);
+    if (keys.size(0) == key.size(0)) return features(centres);
+    const auto distinct = torch::stack({keys.remainder(stride), torch::div(keys, stride, "floor")}, 1);
+    return features(distinct).index_select(0, std::get<1>(found));
 }
 
 RamLoss ramHybridLoss(const RamOutput& out, const torch::Tensor& labels) {

@@ -27,6 +27,9 @@ struct RamOutput {
     torch::Tensor means;       ///< [T, B, 2] the policy mean for each glimpse (step 0: the start)
     torch::Tensor logProb;     ///< [T, B] log-density of each location under its policy (0 at t=0)
     torch::Tensor baselines;   ///< [T, B] b_t, from the detached state
+    /// Glimpses that went through the glimpse layers: with episodes of one image, the first step
+    /// and glimpses at a centre pixel another episode also chose in that step are computed once.
+    std::int64_t glimpsesComputed = 0;
 };
 
 class RamNetworkImpl : public torch::nn::Module {
@@ -43,6 +46,11 @@ public:
     GlimpseGeometry geometry() const;
 
 private:
+    /// W(what -> g) relu(W_g glimpse) for locations `l` [N, 2]; `dedupe` computes each distinct
+    /// centre pixel once (for episodes of one image). Adds the rows computed to `computed`.
+    torch::Tensor glimpseFeatures(const torch::Tensor& sat, const torch::Tensor& l, bool dedupe,
+                                  std::int64_t& computed);
+
     RamConfig m_config;
     torch::nn::Linear m_glimpse{nullptr}, m_location{nullptr}, m_whatToG{nullptr}, m_whereToG{nullptr};
     torch::nn::Linear m_inputToHidden{nullptr}, m_hiddenToHidden{nullptr};

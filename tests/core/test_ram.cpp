@@ -163,6 +163,11 @@ TEST(RamNetwork, BatchedEpisodesEqualSeparateRunsAndSeedsRepeat) {
     EXPECT_TRUE(torch::allclose(batched.logits, repeated.logits, 1e-4, 1e-5));
     EXPECT_TRUE(torch::allclose(batched.locations, repeated.locations, 1e-5, 1e-6));
     EXPECT_FALSE(torch::equal(batched.locations, net->forward(image, RamRule::Sample, c, true, 50).locations));
+    // Batched, the first step and every glimpse at a centre pixel another episode chose in the same
+    // step went through the glimpse layers once; separately, all of them did.
+    const int steps = net->config().glimpses;
+    EXPECT_EQ(repeated.glimpsesComputed, 50 * steps);
+    EXPECT_LT(batched.glimpsesComputed, 1 + 50 * (steps - 1));
 
     // The first glimpse is at the centre; sampled ones spread around their means by the policy's std.
     EXPECT_TRUE(torch::equal(batched.locations[0], torch::zeros({50, 2})));
