@@ -8,7 +8,21 @@ namespace nn = torch::nn;
 
 namespace {
 constexpr int kCheapDim = 16;  // features per cell of the select variant's cheap pass
+
+PatchOutput stackSteps(const std::vector<torch::Tensor>& stepLogits, const std::vector<torch::Tensor>& probs,
+                       const std::vector<torch::Tensor>& indices, const std::vector<torch::Tensor>& logProb,
+                       const std::vector<torch::Tensor>& entropy) {
+    PatchOutput out;
+    out.stepLogits = torch::stack(stepLogits);
+    out.logits = stepLogits.back();
+    out.probs = torch::stack(probs);
+    out.indices = torch::stack(indices);
+    out.logProb = torch::stack(logProb);
+    out.entropy = torch::stack(entropy);
+    return out;
 }
+
+}  // namespace
 
 PatchClassifierImpl::PatchClassifierImpl(const PatchConfig& config) : m_config(config) {
     auto valid = validatePatchConfig(config);
@@ -94,6 +108,8 @@ torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images)
 PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const SelectionOptions& rule,
                                          Rng& rng, const torch::Tensor& useExpectation, std::int64_t episodes) {
     TORCH_CHECK(episodes == 1 || one.size(0) == 1, "patch classifier: episodes > 1 needs a single image");
+    const bool singleCell = rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax;
+    if (episodes > 1 && singleCell && !useExpectation.defined()) return forwardPaths(one, rule, rng, episodes);
     // Episodes of one image: everything before the first selection is the same for all of them.
     auto share = [&](const torch::Tensor& x) {
         if (episodes == 1) return x;
@@ -114,7 +130,6 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const Selecti
     // Select variant: one chosen cell per step reads only that window; rules that weight every
     // cell need every cell's patch features, computed once.
     const bool select = !m_patchNet.is_empty();
-    const bool singleCell = rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax;
     const auto values = !select ? keys
                         : (!singleCell || useExpectation.defined()) ? allPatchFeatures(images)
                                                                      : keys;
@@ -136,14 +151,43 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const Selecti
         logProb.push_back(s.logProb);
         entropy.push_back(s.entropy);
     }
-    PatchOutput out;
-    out.stepLogits = torch::stack(stepLogits);
-    out.logits = stepLogits.back();
-    out.probs = torch::stack(probs);
-    out.indices = torch::stack(indices);
-    out.logProb = torch::stack(logProb);
-    out.entropy = torch::stack(entropy);
-    return out;
+    return stackSteps(stepLogits, probs, indices, logProb, entropy);
+}
+
+PatchOutput PatchClassifierImpl::forwardPaths(const torch::Tensor& one, const SelectionOptions& rule, Rng& rng,
+                                              std::int64_t episodes) {
+    const auto encoded = encode(one);  // [1, L, D]
+    const auto cells = encoded.size(1);
+    const auto prepared = m_scorer->prepareKeys(encoded);
+    const auto values = encoded.expand({episodes, -1, -1});
+    const auto mean = encoded.mean(/*dim=*/1);
+    // One state per distinct path prefix; `path` maps each episode to its prefix's row.
+    auto h = torch::tanh(m_initH(mean));
+    auto c = torch::tanh(m_initC(mean));
+    auto path = torch::zeros({episodes}, torch::TensorOptions().dtype(torch::kLong).device(one.device()));
+    std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
+    SelectionOptions checked = rule;
+    checked.checkFinite = false;
+    for (int t = 0; t < m_config.steps; ++t) {
+        const auto scores = m_scorer->forwardPrepared(h, prepared.expand({h.size(0), -1, -1}));
+        const auto s = saccade::select(scores.index_select(0, path), values, checked, rng);
+        // The extended prefixes: the parent prefix and the cell chosen now.
+        const auto found = torch::_unique(path * cells + s.indices.squeeze(1), /*sorted=*/true, /*return_inverse=*/true);
+        const auto& keys = std::get<0>(found);
+        const auto parent = torch::div(keys, cells, "floor"), cell = keys.remainder(cells);
+        const auto hp = h.index_select(0, parent), cp = c.index_select(0, parent);
+        const auto context = m_patchNet.is_empty()
+                                 ? encoded[0].index_select(0, cell)
+                                 : patchFeatures(one.expand({keys.size(0), -1, -1, -1}), cell);
+        std::tie(h, c) = m_rnn(torch::sigmoid(m_gate(hp)) * context, std::make_tuple(hp, cp));
+        path = std::get<1>(found);
+        stepLogits.push_back(m_classifier(h).index_select(0, path));
+        probs.push_back(s.probs);
+        indices.push_back(s.indices);
+        logProb.push_back(s.logProb);
+        entropy.push_back(s.entropy);
+    }
+    return stackSteps(stepLogits, probs, indices, logProb, entropy);
 }
 
 }  // namespace saccade

@@ -36,7 +36,8 @@ public:
     /// replaces the selected context by the expected (soft) one for those samples: the 0.5
     /// mixing of Xu et al. 2015 section 4.1. Draws come from `rng` only.
     /// With `episodes` > 1 and a single image, runs that many episodes of it: the encoder and
-    /// the initial state are computed once and shared.
+    /// the initial state are computed once and shared, and under sample or argmax the scorer,
+    /// the recurrent step and the classifier run once per distinct path of cells so far.
     PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
                         const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
 
@@ -52,6 +53,11 @@ public:
     const PatchConfig& config() const { return m_config; }
 
 private:
+    /// forward() for episodes of one image under a single-cell rule, one state per distinct
+    /// path prefix. Selection still runs on every row, so each row's draws are unchanged.
+    PatchOutput forwardPaths(const torch::Tensor& one, const SelectionOptions& rule, Rng& rng,
+                             std::int64_t episodes);
+
     PatchConfig m_config;
     torch::nn::Sequential m_encoder{nullptr};    // dense: the cell features; select: the cheap pass
     torch::nn::Sequential m_patchNet{nullptr};   // select only

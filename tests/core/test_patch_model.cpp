@@ -338,3 +338,30 @@ TEST(PatchModel, SelectVariantProcessesOnlyTheChosenCell) {
             encoderGrad += p.value().grad().abs().sum().item<double>();
     EXPECT_GT(encoderGrad, 0);
 }
+
+TEST(PatchModel, EpisodesOfOneImageEqualARepeatedBatchInBothVariants) {
+    // Episodes share their state per distinct path prefix; the result must be what a batch of
+    // copies of the image gives with the same stream.
+    for (const char* variant : {"dense", "select"}) {
+        auto config = tinyConfig("hard");
+        config.variant = variant;
+        torch::manual_seed(3);
+        PatchClassifier net(config);
+        net->eval();
+        torch::NoGradGuard noGrad;
+        const auto x = torch::rand({1, 1, 28, 28});
+        for (const char* spec : {"sample", "argmax"}) {
+            Rng a(11), b(11);
+            const auto episodes = net->forward(x, *parseSelectionRule(spec), a, {}, 60);
+            const auto batch = net->forward(x.expand({60, 1, 28, 28}).contiguous(), *parseSelectionRule(spec), b);
+            EXPECT_TRUE(torch::equal(episodes.indices, batch.indices)) << variant << " " << spec;
+            EXPECT_TRUE(torch::allclose(episodes.stepLogits, batch.stepLogits, 1e-4, 1e-5)) << variant << " " << spec;
+            EXPECT_TRUE(torch::allclose(episodes.probs, batch.probs, 1e-5, 1e-6)) << variant << " " << spec;
+            EXPECT_TRUE(torch::allclose(episodes.logProb, batch.logProb, 1e-4, 1e-5)) << variant << " " << spec;
+        }
+        // Sampled episodes take different paths.
+        Rng c(5);
+        const auto out = net->forward(x, *parseSelectionRule("sample"), c, {}, 60);
+        EXPECT_GT(std::get<0>(torch::_unique(out.indices[1].squeeze(1))).size(0), 1) << variant;
+    }
+}
