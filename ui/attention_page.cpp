@@ -14,6 +14,7 @@
 #include "attention_canvas.h"
 #include "attention_toolbar.h"
 #include "compare_runs_panel.h"
+#include "dataset_compare_panel.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
 #include "image_convert.h"
@@ -51,6 +52,10 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_runs = new CompareRunsPanel(this);
     m_tabs->addTab(m_runs, tr("Runs"));
     m_tabs->setTabToolTip(2, tr("N seeded sampled runs of this image against the deterministic rule"));
+    m_comparison = new DatasetComparePanel(this);
+    m_tabs->addTab(m_comparison, tr("Dataset"));
+    m_tabs->setTabToolTip(3, tr("Every rule on a test split: accuracy, accuracy against K, and where sample "
+                                "and the deterministic rule disagree"));
 
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
@@ -125,11 +130,12 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_service->requestRuns(request);
     });
     connect(m_runs, &CompareRunsPanel::cancelRequested, m_service, &ModelService::cancelRuns);
-    // The Runs tab's charts and path table need room: widen the left column when it opens.
+    // The Runs and Dataset tabs' charts and tables need room: widen the left column when they open.
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         auto sizes = m_splitter->sizes();
         constexpr int kRunsWidth = 440;
-        if (m_tabs->widget(index) != m_runs || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
+        const bool wide = m_tabs->widget(index) == m_runs || m_tabs->widget(index) == m_comparison;
+        if (!wide || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
         const int extra = std::min(kRunsWidth - sizes[0], std::max(0, sizes[1] - 300));
         sizes[0] += extra;
         sizes[1] -= extra;
@@ -145,10 +151,26 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     });
     connect(m_service, &ModelService::runsProgress, m_runs, &CompareRunsPanel::setProgress);
     connect(m_service, &ModelService::runsFailed, m_runs, &CompareRunsPanel::showError);
-    connect(m_service, &ModelService::runsReady, this, [this](const RunSet& set, const RunStats& stats) {
-        m_runs->showResult(set, stats);
+    auto showRuns = [this](const RunSet& set, const RunStats& stats, int total) {
+        m_runs->showResult(set, stats, total);
         m_canvas->setVisits(stats.visits, stats.visitRows, stats.visitCols);
+    };
+    connect(m_service, &ModelService::runsPartial, this, showRuns);
+    connect(m_service, &ModelService::runsReady, this,
+            [showRuns](const RunSet& set, const RunStats& stats) { showRuns(set, stats, 0); });
+    connectComparison();
+}
+
+void AttentionPage::connectComparison() {
+    connect(m_comparison, &DatasetComparePanel::compareRequested, this, [this](const QString& dataset, qint64 limit) {
+        if (!m_service->hasModel()) return m_comparison->showError(tr("Open a model first."));
+        m_service->requestComparison(dataset, limit, m_toolbar->seed());
     });
+    connect(m_comparison, &DatasetComparePanel::cancelRequested, m_service, &ModelService::cancelComparison);
+    connect(m_comparison, &DatasetComparePanel::imageChosen, this, &AttentionPage::openSample);
+    connect(m_service, &ModelService::comparisonProgress, m_comparison, &DatasetComparePanel::setProgress);
+    connect(m_service, &ModelService::comparisonReady, m_comparison, &DatasetComparePanel::showComparison);
+    connect(m_service, &ModelService::comparisonFailed, m_comparison, &DatasetComparePanel::showError);
 }
 
 AttentionPage::~AttentionPage() = default;
@@ -228,6 +250,8 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     }
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
     m_images->setDeterministicRuleName(card.deterministicRule);
+    m_service->cancelComparison();
+    m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // Keep the current input when it fits the new model; else the saved or the first sample.
     if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {

@@ -22,6 +22,7 @@ namespace saccade::ui {
 class AttentionCanvas;
 class AttentionToolbar;
 class CompareRunsPanel;
+class DatasetComparePanel;
 class ImagePanel;
 class ModelPanel;
 class ModelService;
@@ -54,6 +55,7 @@ public:
     StepInfoPanel* infoPanel() const { return m_info; }
     AttentionToolbar* toolbar() const { return m_toolbar; }
     CompareRunsPanel* runsPanel() const { return m_runs; }
+    DatasetComparePanel* comparisonPanel() const { return m_comparison; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
     /// The folder of the bundled models ("" when not found).
@@ -70,11 +72,13 @@ private:
     void requestTrace();
     /// Drops the shown run set and its visits (the input or the model changed).
     void forgetRuns();
+    void connectComparison();
     void exportAs(int what);
 
     ModelService* m_service = nullptr;
     AttentionToolbar* m_toolbar = nullptr;
     CompareRunsPanel* m_runs = nullptr;
+    DatasetComparePanel* m_comparison = nullptr;
     AttentionCanvas* m_canvas = nullptr;
     StepScrubber* m_scrubber = nullptr;
     StepInfoPanel* m_info = nullptr;

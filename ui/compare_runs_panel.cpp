@@ -1,17 +1,19 @@
 #include "compare_runs_panel.h"
 
 #include <QHBoxLayout>
-#include <algorithm>
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
+#include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
-#include "charts/entropy_band_chart.h"
+#include "view_export.h"
 
 namespace saccade::ui {
 
@@ -62,7 +64,11 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_outputs = new ClassProbChart(this);
     m_outputs->setMinimumHeight(190);
-    m_entropy = new EntropyBandChart(this);
+    m_entropy = new BandChart(this);
+    m_entropy->setObjectName(QStringLiteral("entropyChart"));
+    m_entropy->setTitles(tr("Entropy per step over the runs (nats): mean, ±1 sd"), tr("step"), {});
+    m_outputs->setObjectName(QStringLiteral("outputChart"));
+    m_outputs->setToolTip(tr("Share of runs per output; click a bar to load the first run with that output"));
     m_paths = new QTableWidget(0, 3, this);
     m_paths->setObjectName(QStringLiteral("pathTable"));
     m_paths->setHorizontalHeaderLabels({tr("runs"), tr("right"), tr("path (row,col per step)")});
@@ -77,6 +83,17 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_runIndex = new QSpinBox(this);
     m_runIndex->setPrefix(tr("run #"));
     m_loadRun = new QPushButton(tr("Load run"), this);
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    m_export = makeExportButton(
+        this, {{tr("Export the output chart"), QStringLiteral("runs-outputs.png"), views,
+                [this](const QString& path) { return exportOutputs(path); }},
+               {tr("Export the entropy chart"), QStringLiteral("runs-entropy.png"), views,
+                [this](const QString& path) { return exportEntropy(path); }},
+               {tr("Export the path table"), QStringLiteral("runs-paths.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& path) { return exportPaths(path); }},
+               {tr("Export the run set"), QStringLiteral("runs.json"), tr("JSON (*.json)"),
+                [this](const QString& path) { return exportRunSet(path); }}});
+    m_export->setToolTip(tr("Charts and tables as PNG, SVG or CSV; the run set as JSON (saccade.runset)"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_count, 1);
@@ -87,6 +104,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     auto* load = new QHBoxLayout;
     load->addWidget(m_runIndex, 1);
     load->addWidget(m_loadRun);
+    load->addWidget(m_export);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
@@ -113,6 +131,11 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
         const auto* item = m_paths->item(row, 0);
         if (item) Q_EMIT runChosen(item->data(Qt::UserRole).toULongLong());
     });
+    connect(m_outputs, &ClassProbChart::classClicked, this, [this](int label) {
+        const auto run = std::find_if(m_set.runs.begin(), m_set.runs.end(),
+                                      [label](const RunRecord& r) { return r.label == label; });
+        if (run != m_set.runs.end()) Q_EMIT runChosen(run->seed);
+    });
     connect(m_loadRun, &QPushButton::clicked, this, [this] {
         const int i = m_runIndex->value();
         if (i >= 0 && i < int(m_set.runs.size())) Q_EMIT runChosen(m_set.runs[size_t(i)].seed);
@@ -137,6 +160,8 @@ void CompareRunsPanel::setProgress(int done, int total) {
 
 void CompareRunsPanel::clear(const QString& message) {
     m_set = RunSet{};
+    m_stats = RunStats{};
+    m_export->setEnabled(false);
     setRunning(false);
     m_progress->setValue(0);
     m_summary->setText(message);
@@ -152,14 +177,18 @@ void CompareRunsPanel::showError(const QString& message) {
     m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
 }
 
-void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats) {
+void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int total) {
     m_set = set;
-    setRunning(false);
-    m_progress->setRange(0, stats.runs);
+    m_stats = stats;
+    const bool more = total > stats.runs;
+    setRunning(more);
+    m_export->setEnabled(!more);
+    m_progress->setRange(0, std::max(total, stats.runs));
     m_progress->setValue(stats.runs);
     const QString det = QString::fromStdString(set.deterministicRule);
-    QString text = tr("<b>%1 runs</b>, seeds %2–%3, %4 ms<br>").arg(stats.runs).arg(set.seed)
-                       .arg(set.seed + quint64(stats.runs) - 1).arg(set.seconds * 1000, 0, 'f', 0);
+    QString text = more ? tr("<b>%1 of %2 runs so far</b>, seeds from %3<br>").arg(stats.runs).arg(total).arg(set.seed)
+                        : tr("<b>%1 runs</b>, seeds %2–%3, %4 ms<br>").arg(stats.runs).arg(set.seed)
+                              .arg(set.seed + quint64(stats.runs) - 1).arg(set.seconds * 1000, 0, 'f', 0);
     text += tr("%1: %2<br>").arg(det, verdict(set, set.deterministic));
     if (set.soft) text += tr("soft: %1<br>").arg(verdict(set, *set.soft));
     if (set.ksample) text += tr("%1: %2<br>").arg(QString::fromStdString(set.ksample->rule), verdict(set, *set.ksample));
@@ -204,5 +233,50 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats) {
 }
 
 QString CompareRunsPanel::summaryText() const { return m_summary->text(); }
+
+QString CompareRunsPanel::outputsCsv() const {
+    QString csv = QStringLiteral("class,name,runs,share,true_class,%1_output\n").arg(QString::fromStdString(m_set.deterministicRule));
+    for (size_t k = 0; k < m_stats.labelCounts.size(); ++k)
+        csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n").arg(k).arg(nameOf(m_set, int(k))).arg(m_stats.labelCounts[k])
+                   .arg(double(m_stats.labelCounts[k]) / std::max(1, m_stats.runs), 0, 'g', 6)
+                   .arg(m_set.truth && *m_set.truth == int(k) ? 1 : 0).arg(m_stats.deterministicLabel == int(k) ? 1 : 0);
+    return csv;
+}
+
+QString CompareRunsPanel::pathsCsv() const {
+    QString csv = QStringLiteral("runs,right,first_run,first_seed,path\n");
+    for (const auto& p : m_stats.paths) {
+        QStringList cells;
+        for (int cell : p.key) cells << QString::number(cell);
+        csv += QStringLiteral("%1,%2,%3,%4,%5\n").arg(p.count).arg(m_set.truth ? QString::number(p.correct) : QString())
+                   .arg(p.firstRun).arg(m_set.runs[size_t(p.firstRun)].seed).arg(cells.join(QLatin1Char(' ')));
+    }
+    return csv;
+}
+
+QString CompareRunsPanel::exportOutputs(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    return exportView(*m_outputs, outputsCsv(), path);
+}
+
+QString CompareRunsPanel::exportEntropy(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    return exportView(*m_entropy, m_entropy->csv(QStringLiteral("step"), QStringLiteral("mean_entropy"),
+                                                 QStringLiteral("mean_minus_sd"), QStringLiteral("mean_plus_sd")),
+                      path);
+}
+
+QString CompareRunsPanel::exportPaths(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    // CSV lists every path; the drawn table shows the listed ones.
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return writeFileAtomically(path, pathsCsv().toUtf8());
+    return exportTable(*m_paths, path);
+}
+
+QString CompareRunsPanel::exportRunSet(const QString& path) const {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the run set file .json");
+    return writeFileAtomically(path, QByteArray::fromStdString(runSetToJson(m_set, m_stats)));
+}
 
 }  // namespace saccade::ui

@@ -140,6 +140,12 @@ void ImagePanel::setModelShape(int imageSize, int channels, const QString& prefe
 
 QString ImagePanel::dataset() const { return m_dataset->currentData().toString(); }
 
+QStringList ImagePanel::datasets() const {
+    QStringList names;
+    for (int i = 0; i < m_dataset->count(); ++i) names << m_dataset->itemData(i).toString();
+    return names;
+}
+
 int ImagePanel::shownCount() const {
     int n = 0;
     for (int i = 0; i < m_thumbs->count(); ++i) n += m_thumbs->item(i)->isHidden() ? 0 : 1;

@@ -30,6 +30,8 @@ public:
     /// The model's deterministic rule (argmax, or mean for RAM), named in the filters and tips.
     void setDeterministicRuleName(const QString& rule);
     QString dataset() const;
+    /// The datasets listed (those the model's inputs fit).
+    QStringList datasets() const;
     void setRecentFiles(const QStringList& files);
     QStringList recentFiles() const { return m_recent; }
     void addRecentFile(const QString& path);

@@ -76,7 +76,8 @@ ModelService::ModelService(QObject* parent)
       m_state(std::make_shared<WorkerState>()),
       m_traceGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)),
-      m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)) {
+      m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)),
+      m_comparisonGeneration(std::make_shared<std::atomic<quint64>>(0)) {
     m_thread.setObjectName(QStringLiteral("saccade-model"));
     m_context = new QObject;
     m_context->moveToThread(&m_thread);
@@ -89,6 +90,7 @@ ModelService::~ModelService() {
     ++*m_traceGeneration;
     ++*m_samplesGeneration;
     ++*m_runsGeneration;
+    ++*m_comparisonGeneration;
     m_thread.quit();
     m_thread.wait();
 }
@@ -182,25 +184,80 @@ void ModelService::requestRuns(const RunsRequest& request) {
     const quint64 generation = ++*m_runsGeneration;
     QPointer<ModelService> self(this);
     post([self, request, generation, gen = m_runsGeneration, this](WorkerState& state) {
+        // Chunks of runs, each followed by the statistics so far: results stream in, and a newer
+        // request or cancelRuns() stops this one between chunks.
+        constexpr int kChunk = 1000;
+        RunSet set;
+        for (int first = 0; first < request.runs; first += kChunk) {
+            if (gen->load() != generation || !self) return;
+            QString error;
+            try {
+                if (!state.model) {
+                    error = QStringLiteral("no model is loaded");
+                } else {
+                    const int count = std::min(kChunk, request.runs - first);
+                    auto part = state.model->sampleRuns(request.image, count, runSeed(request.seed, size_t(first)),
+                                                        request.imageId, request.truth, request.kSample);
+                    if (!part) {
+                        error = QString::fromStdString(part.error());
+                    } else if (first == 0) {
+                        set = std::move(part).value();
+                    } else {
+                        for (auto& run : part->runs) set.runs.push_back(std::move(run));
+                        set.seconds += part->seconds;
+                    }
+                }
+            } catch (const std::exception& e) {
+                error = errorText(e);
+            }
+            if (!error.isEmpty()) {
+                reply([this, error, generation] {
+                    if (*m_runsGeneration == generation) Q_EMIT runsFailed(error);
+                });
+                return;
+            }
+            const auto stats = computeRunStats(set);
+            const int total = request.runs;
+            reply([this, set, stats, total, generation] {
+                if (*m_runsGeneration != generation) return;
+                if (stats.runs < total) {
+                    Q_EMIT runsProgress(stats.runs, total);
+                    Q_EMIT runsPartial(set, stats, total);
+                } else {
+                    Q_EMIT runsReady(set, stats);
+                }
+            });
+        }
+    });
+}
+
+void ModelService::cancelRuns() { ++*m_runsGeneration; }
+
+void ModelService::requestComparison(const QString& dataset, qint64 limit, quint64 seed) {
+    const quint64 generation = ++*m_comparisonGeneration;
+    QPointer<ModelService> self(this);
+    post([self, dataset, limit, seed, generation, gen = m_comparisonGeneration, this](WorkerState& state) {
         if (gen->load() != generation) return;
-        std::optional<RunSet> set;
+        std::optional<DatasetComparison> comparison;
         QString error;
         try {
+            auto d = state.dataset(dataset.toStdString());
             if (!state.model) {
                 error = QStringLiteral("no model is loaded");
+            } else if (!d) {
+                error = QString::fromStdString(d.error());
             } else {
                 auto progress = [&](double fraction) {
-                    if (gen->load() != generation) return false;
-                    const int done = int(std::lround(fraction * request.runs));
-                    if (self) reply([this, done, total = request.runs, generation] {
-                        if (*m_runsGeneration == generation) Q_EMIT runsProgress(done, total);
+                    if (gen->load() != generation || !self) return false;
+                    reply([this, fraction, generation] {
+                        if (*m_comparisonGeneration == generation) Q_EMIT comparisonProgress(fraction);
                     });
                     return true;
                 };
-                auto result = state.model->sampleRuns(request.image, request.runs, request.seed, request.imageId,
-                                                      request.truth, request.kSample, progress);
+                auto result = compareOnDataset(*state.model, **d, Split::Test, defaultComparisonRules(*state.model),
+                                               limit, seed, progress);
                 if (result)
-                    set = std::move(result).value();
+                    comparison = std::move(result).value();
                 else
                     error = QString::fromStdString(result.error());
             }
@@ -208,19 +265,17 @@ void ModelService::requestRuns(const RunsRequest& request) {
             error = errorText(e);
         }
         if (!self) return;
-        std::optional<RunStats> stats;
-        if (set) stats = computeRunStats(*set);
-        reply([this, set, stats, error, generation] {
-            if (*m_runsGeneration != generation) return;
-            if (set)
-                Q_EMIT runsReady(*set, *stats);
+        reply([this, comparison, error, dataset, generation] {
+            if (*m_comparisonGeneration != generation) return;
+            if (comparison)
+                Q_EMIT comparisonReady(*comparison, dataset);
             else
-                Q_EMIT runsFailed(error);
+                Q_EMIT comparisonFailed(error);
         });
     });
 }
 
-void ModelService::cancelRuns() { ++*m_runsGeneration; }
+void ModelService::cancelComparison() { ++*m_comparisonGeneration; }
 
 void ModelService::requestSamples(const QString& dataset, qint64 first, int count) {
     const quint64 generation = ++*m_samplesGeneration;

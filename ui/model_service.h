@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "analysis/dataset_comparison.h"
 #include "analysis/run_set.h"
 #include "data/image.h"
 #include "data/sample.h"
@@ -86,10 +87,17 @@ public:
     /// Sample `index` of the test split of `dataset`. Emits sampleReady or samplesFailed.
     void requestSample(const QString& dataset, qint64 index);
 
-    /// Queues a run set; emits runsProgress after every chunk of 1,000 runs, then runsReady or
-    /// runsFailed. A newer request, or cancelRuns(), stops an older one after its current chunk.
+    /// Queues a run set; after every chunk of 1,000 runs but the last emits runsProgress and
+    /// runsPartial (the runs so far and their statistics), then runsReady or runsFailed. A newer
+    /// request, or cancelRuns(), stops an older one after its current chunk.
     void requestRuns(const RunsRequest& request);
     void cancelRuns();
+
+    /// Queues a comparison of every rule on the first `limit` test images of `dataset`
+    /// (defaultComparisonRules; seed for the stochastic rules); emits comparisonProgress, then
+    /// comparisonReady or comparisonFailed. A newer request, or cancelComparison(), stops it.
+    void requestComparison(const QString& dataset, qint64 limit, quint64 seed);
+    void cancelComparison();
 
     bool hasModel() const { return m_card.has_value(); }
     const std::optional<ModelCard>& card() const { return m_card; }
@@ -106,8 +114,12 @@ Q_SIGNALS:
     void sampleReady(const QString& dataset, qint64 index, const saccade::Sample& sample);
     void samplesFailed(const QString& message);
     void runsProgress(int done, int total);
+    void runsPartial(const saccade::RunSet& set, const saccade::RunStats& stats, int total);
     void runsReady(const saccade::RunSet& set, const saccade::RunStats& stats);
     void runsFailed(const QString& message);
+    void comparisonProgress(double fraction);
+    void comparisonReady(const saccade::DatasetComparison& comparison, const QString& dataset);
+    void comparisonFailed(const QString& message);
 
 private:
     struct WorkerState;
@@ -122,6 +134,7 @@ private:
     std::shared_ptr<std::atomic<quint64>> m_traceGeneration;
     std::shared_ptr<std::atomic<quint64>> m_samplesGeneration;
     std::shared_ptr<std::atomic<quint64>> m_runsGeneration;
+    std::shared_ptr<std::atomic<quint64>> m_comparisonGeneration;
     std::optional<ModelCard> m_card;
     bool m_loading = false;
     bool m_tracePending = false;

@@ -2,11 +2,11 @@
 
 #include <QBuffer>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <algorithm>
 
 #include "attention_canvas.h"
+#include "view_export.h"
 #include "common/atomic_file.h"
 #include "data/image_io.h"
 #include "render/gif_writer.h"
@@ -17,14 +17,6 @@ namespace saccade::ui {
 namespace {
 
 constexpr int kGifDelayCentiseconds = 80;
-
-QString writeAtomically(const QString& path, const QByteArray& bytes) {
-    QSaveFile file(path);  // a temporary file renamed over `path` on commit
-    if (!file.open(QIODevice::WriteOnly)) return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    return {};
-}
 
 template <class R>
 QString errorOf(const Result<R>& result) {
@@ -42,7 +34,7 @@ QString exportViewPng(const AttentionCanvas& canvas, const QString& path) {
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     if (!image.save(&buffer, "PNG")) return QObject::tr("could not encode the PNG");
-    return writeAtomically(path, bytes);
+    return writeFileAtomically(path, bytes);
 }
 
 QString exportViewSvg(const AttentionCanvas& canvas, const QString& path) {
@@ -62,7 +54,7 @@ QString exportViewSvg(const AttentionCanvas& canvas, const QString& path) {
         canvas.paintScene(p, QTransform::fromScale(scale, scale),
                           QRectF(4, canvas.image().height() * scale, size.width() - 8, 34));
     }
-    return writeAtomically(path, bytes);
+    return writeFileAtomically(path, bytes);
 }
 
 QString exportStripPng(const Image& image, const Trace& trace, const QString& path) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/dataset_comparison.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/timing.h"
@@ -100,55 +101,33 @@ int compareImage(const Args& a, AttentionModel& model) {
 int compareDataset(const Args& a, AttentionModel& model) {
     auto split = parseSplit(a.split);
     if (!split) return badInput("compare", split.error());
-    const std::string det = model.deterministicRule();
-    const bool ram = model.trainedMode() == "reinforce";
-    const std::string defaults = "sample," + det + ",ksample:1,ksample:2,ksample:5,ksample:10,ksample:20," +
-                                 (ram ? "random" : "soft");
-    auto parsed = parseEvalRules(a.rules.empty() ? defaults : a.rules);
-    if (!parsed) return badInput("compare", parsed.error());
-    std::vector<std::string> rules = *parsed;
-    for (const std::string& needed : {std::string("sample"), det})  // the disagreement needs both
-        if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);
+    auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
+    if (!rules) return badInput("compare", rules.error());
     auto dataset = openDataset(a.dataset, {"", model.info().seed});
     if (!dataset) return badInput("compare", dataset.error());
-    auto report = model.evaluate(**dataset, *split, rules, a.limit, a.seed);
-    if (!report) return badInput("compare", report.error());
-    auto column = [&](const std::string& rule) {
-        return size_t(std::find(rules.begin(), rules.end(), rule) - rules.begin());
-    };
-    const auto& sample = report->predictions[column("sample")];
-    const auto& deterministic = report->predictions[column(det)];
-    std::vector<std::int64_t> disagree;
-    for (size_t i = 0; i < sample.size(); ++i)
-        if (sample[i] != deterministic[i]) disagree.push_back(std::int64_t(i));
-    // The rule the model was trained under: REINFORCE samples; soft and gumbel name themselves.
-    const std::string training = ram || model.trainedMode() == "hard" ? "sample" : model.trainedMode();
-    const double disagreement = sample.empty() ? 0.0 : double(disagree.size()) / double(sample.size());
+    auto c = compareOnDataset(model, **dataset, *split, *rules, a.limit, a.seed);
+    if (!c) return badInput("compare", c.error());
     if (a.json) {
-        auto j = nlohmann::json::parse(evalReportToJson(*report, -1));
-        j["schema"] = "saccade.compare-dataset";
-        j["version"] = 1;
-        j["deterministic_rule"] = det;
-        j["training_rule"] = training;
-        j["sample_vs_deterministic"] = {{"disagree", disagree.size()}, {"fraction", disagreement},
-                                        {"images", disagree}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << datasetComparisonToJson(*c) << "\n";
         return 0;
     }
-    std::cout << report->dataset << " " << report->split << " split, " << sample.size() << " images, "
-              << std::fixed << std::setprecision(1) << report->seconds << " s; the model was trained with "
-              << model.trainedMode() << " (" << training << " rule)\n";
-    for (const auto& r : report->rules) {
+    const auto& report = c->report;
+    const std::string& det = c->deterministicRule;
+    std::cout << report.dataset << " " << report.split << " split, " << report.labels.size() << " images, "
+              << std::fixed << std::setprecision(1) << report.seconds << " s; the model was trained with "
+              << model.trainedMode() << " (" << c->trainingRule << " rule)\n";
+    for (const auto& r : report.rules) {
         std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2) << std::setw(7)
                   << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-" << 100 * r.high << ")"
-                  << (r.rule.rfind(training, 0) == 0 ? "  [the training rule]"
-                                         : "  [differs from the training rule: " + training + "]")
+                  << (isTrainingRule(r.rule, c->trainingRule)
+                          ? "  [the training rule]"
+                          : "  [differs from the training rule: " + c->trainingRule + "]")
                   << "\n";
     }
-    std::cout << "  sample and " << det << " disagree on " << disagree.size() << " images (" << std::setprecision(2)
-              << 100 * disagreement << "%)";
-    for (size_t i = 0; i < std::min<size_t>(20, disagree.size()); ++i) std::cout << (i ? ", " : ": ") << disagree[i];
-    std::cout << (disagree.size() > 20 ? ", ... (all with --json)" : "") << "\n";
+    std::cout << "  sample and " << det << " disagree on " << c->disagree.size() << " images (" << std::setprecision(2)
+              << 100 * c->disagreement << "%)";
+    for (size_t i = 0; i < std::min<size_t>(20, c->disagree.size()); ++i) std::cout << (i ? ", " : ": ") << c->disagree[i];
+    std::cout << (c->disagree.size() > 20 ? ", ... (all with --json)" : "") << "\n";
     return 0;
 }
 

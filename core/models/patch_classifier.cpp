@@ -107,9 +107,17 @@ torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images)
 
 PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const SelectionOptions& rule,
                                          Rng& rng, const torch::Tensor& useExpectation, std::int64_t episodes) {
+    return forwardEncoded(one, encode(one), rule, rng, useExpectation, episodes);
+}
+
+PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const torch::Tensor& encoded,
+                                                const SelectionOptions& rule, Rng& rng,
+                                                const torch::Tensor& useExpectation, std::int64_t episodes) {
     TORCH_CHECK(episodes == 1 || one.size(0) == 1, "patch classifier: episodes > 1 needs a single image");
+    TORCH_CHECK(encoded.dim() == 3 && encoded.size(0) == one.size(0), "patch classifier: encoded features of ",
+                encoded.size(0), " images for ", one.size(0));
     const bool singleCell = rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax;
-    if (episodes > 1 && singleCell && !useExpectation.defined()) return forwardPaths(one, rule, rng, episodes);
+    if (episodes > 1 && singleCell && !useExpectation.defined()) return forwardPaths(one, encoded, rule, rng, episodes);
     // Episodes of one image: everything before the first selection is the same for all of them.
     auto share = [&](const torch::Tensor& x) {
         if (episodes == 1) return x;
@@ -118,7 +126,6 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const Selecti
         return x.expand(sizes);
     };
     const auto images = share(one);
-    const auto encoded = encode(one);
     const auto keys = share(encoded);
     const auto prepared = share(m_scorer->prepareKeys(encoded));
     const auto mean = encoded.mean(/*dim=*/1);
@@ -154,9 +161,8 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const Selecti
     return stackSteps(stepLogits, probs, indices, logProb, entropy);
 }
 
-PatchOutput PatchClassifierImpl::forwardPaths(const torch::Tensor& one, const SelectionOptions& rule, Rng& rng,
-                                              std::int64_t episodes) {
-    const auto encoded = encode(one);  // [1, L, D]
+PatchOutput PatchClassifierImpl::forwardPaths(const torch::Tensor& one, const torch::Tensor& encoded,
+                                              const SelectionOptions& rule, Rng& rng, std::int64_t episodes) {
     const auto cells = encoded.size(1);
     const auto prepared = m_scorer->prepareKeys(encoded);
     const auto values = encoded.expand({episodes, -1, -1});

@@ -40,6 +40,10 @@ public:
     /// the recurrent step and the classifier run once per distinct path of cells so far.
     PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
                         const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
+    /// forward() with `encoded` = encode(images) computed once for several rules or draws.
+    PatchOutput forwardEncoded(const torch::Tensor& images, const torch::Tensor& encoded,
+                               const SelectionOptions& rule, Rng& rng,
+                               const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
 
     /// The keys the scorer reads, [B, L, K]: the cell features (dense) or the cheap
     /// low-resolution features (select).
@@ -55,8 +59,8 @@ public:
 private:
     /// forward() for episodes of one image under a single-cell rule, one state per distinct
     /// path prefix. Selection still runs on every row, so each row's draws are unchanged.
-    PatchOutput forwardPaths(const torch::Tensor& one, const SelectionOptions& rule, Rng& rng,
-                             std::int64_t episodes);
+    PatchOutput forwardPaths(const torch::Tensor& one, const torch::Tensor& encoded,
+                             const SelectionOptions& rule, Rng& rng, std::int64_t episodes);
 
     PatchConfig m_config;
     torch::nn::Sequential m_encoder{nullptr};    // dense: the cell features; select: the cheap pass

@@ -27,7 +27,8 @@ struct PatchModel::Impl {
 namespace {
 
 // Class probabilities [B, C] under an evaluation rule; ksample:K averages K sampled runs.
-torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images,
+// `encoded` = net->encode(images), shared by every rule and every draw of ksample.
+torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images, const torch::Tensor& encoded,
                          const std::string& rule, Rng& rng) {
     auto parsed = parseSelectionRule(rule);
     TORCH_CHECK(parsed.ok(), parsed.error());
@@ -36,10 +37,10 @@ torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images,
         sample.rule = SelectionRule::Sample;
         auto sum = torch::zeros({images.size(0), net->config().classes}, images.options());
         for (std::int64_t k = 0; k < parsed->k; ++k)
-            sum += torch::softmax(net->forward(images, sample, rng).logits, -1);
+            sum += torch::softmax(net->forwardEncoded(images, encoded, sample, rng).logits, -1);
         return sum / static_cast<double>(parsed->k);
     }
-    return torch::softmax(net->forward(images, *parsed, rng).logits, -1);
+    return torch::softmax(net->forwardEncoded(images, encoded, *parsed, rng).logits, -1);
 }
 
 }  // namespace
@@ -209,8 +210,9 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
             const auto batch = makeBatch(dataset, split, idx, m.device);
             appendInts(report.labels, batch.labels);
+            const auto encoded = m.net->encode(batch.images);  // once for every rule
             for (std::size_t r = 0; r < rules.size(); ++r) {
-                const auto probs = classProbs(m.net, batch.images, rules[r], rngs[r]);
+                const auto probs = classProbs(m.net, batch.images, encoded, rules[r], rngs[r]);
                 const auto predicted = probs.argmax(-1);
                 correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
                 appendInts(report.predictions[r], predicted);

@@ -1,7 +1,10 @@
 // The attention page on the bundled default model: a trace drawn without a click, stepping,
 // chosen-cell pixels, rules and seeds, superseded requests, errors, and exports.
 
+#include <QBarSet>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPushButton>
 #include <QTableWidget>
 #include <numeric>
@@ -12,9 +15,11 @@
 #include "attention_canvas.h"
 #include "attention_page.h"
 #include "attention_toolbar.h"
+#include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
-#include "charts/entropy_band_chart.h"
 #include "compare_runs_panel.h"
+#include "dataset_compare_panel.h"
+#include "model_service.h"
 #include "model_panel.h"
 #include "step_info_panel.h"
 #include "step_scrubber.h"
@@ -26,6 +31,17 @@ using namespace saccade::ui;
 namespace {
 
 bool isChosenColour(QRgb c) { return qRed(c) < 60 && qGreen(c) > 200 && qBlue(c) > 200; }
+
+QStringList fileLines(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+bool startsWith(const QString& path, const QByteArray& magic) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && f.read(magic.size()) == magic;
+}
 
 }  // namespace
 
@@ -42,7 +58,9 @@ private Q_SLOTS:
     void badImageFileIsReported();
     void exportsWriteReadableFiles();
     void runsPanelComparesSampledRunsWithArgmax();
+    void runsStreamInAndExport();
     void ramModelOffersItsRulesAndDrawsGlimpses();
+    void datasetComparisonListsRulesAndDisagreements();
     void cleanupTestCase();
 
 private:
@@ -66,6 +84,57 @@ void TestAttentionPage::waitForTrace() {
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }
+
+void TestAttentionPage::datasetComparisonListsRulesAndDisagreements() {
+    auto* panel = m_page->comparisonPanel();
+    QCOMPARE(panel->dataset(), QStringLiteral("translated-fashion60"));  // the RAM's dataset
+    panel->setLimit(150);
+    panel->findChild<QPushButton*>(QStringLiteral("compareButton"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->comparison() != nullptr, qPrintable(panel->summaryText()), 120'000);
+    const DatasetComparison c = *panel->comparison();
+    QCOMPARE(int(c.report.labels.size()), 150);
+    QCOMPARE(panel->accuracyTable()->rowCount(), 8);
+    for (int r = 0; r < 8; ++r) {
+        const QString rule = panel->accuracyTable()->item(r, 0)->text();
+        QCOMPARE(panel->accuracyTable()->item(r, 3)->text() == QStringLiteral("yes"), rule == QStringLiteral("sample"));
+        QCOMPARE(panel->accuracyTable()->item(r, 1)->text(),
+                 QStringLiteral("%1%").arg(100 * c.report.rules[size_t(r)].accuracy, 0, 'f', 2));
+    }
+    QVERIFY2(panel->summaryText().contains(QStringLiteral("reinforce")), qPrintable(panel->summaryText()));
+    // Accuracy against K: one point per K with its interval, in percent.
+    const auto points = panel->kChart()->meanPoints();
+    QCOMPARE(points.size(), 5);
+    QCOMPARE(points[0].x(), 1.0);
+    QCOMPARE(points[4].x(), 20.0);
+    QVERIFY(qAbs(points[3].y() - 100 * c.kCurve[3].accuracy) < 1e-9);
+    // The browser lists exactly the disagreeing images; clicking one opens it.
+    auto* table = panel->disagreementTable();
+    QCOMPARE(table->rowCount(), int(c.disagree.size()));
+    QVERIFY(table->rowCount() > 0);
+    const qint64 index = table->item(0, 0)->data(Qt::UserRole).toLongLong();
+    QCOMPARE(index, c.disagree[0]);
+    Q_EMIT table->cellClicked(0, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_page->canvas()->trace()->imageId),
+                              QStringLiteral("translated-fashion60:test:%1").arg(index), 30'000);
+    waitForTrace();
+    // Exports.
+    QTemporaryDir dir;
+    const QString d = dir.path() + QLatin1Char('/');
+    QCOMPARE(panel->exportAccuracy(d + QStringLiteral("a.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("a.csv")).size(), 9);
+    QCOMPARE(panel->exportAccuracy(d + QStringLiteral("a.svg")), QString());
+    QCOMPARE(panel->exportKCurve(d + QStringLiteral("k.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("k.csv")).size(), 6);
+    QCOMPARE(panel->exportKCurve(d + QStringLiteral("k.png")), QString());
+    QVERIFY(startsWith(d + QStringLiteral("k.png"), QByteArray("\x89PNG")));
+    QCOMPARE(panel->exportDisagreements(d + QStringLiteral("x.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("x.csv")).size(), 1 + int(c.disagree.size()));
+    QCOMPARE(panel->exportJson(d + QStringLiteral("c.json")), QString());
+    QFile json(d + QStringLiteral("c.json"));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(json.readAll()).object().value(QStringLiteral("schema")).toString(),
+             QStringLiteral("saccade.compare-dataset"));
+}
 
 void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
     m_page->openSample(QStringLiteral("translated-fashion60"), 12);
@@ -118,6 +187,62 @@ void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
                               QStringLiteral("translated-fashion60:test:13"), 30'000);
     QVERIFY(!runs->shownSet());
     QVERIFY(!m_page->canvas()->hasVisits());
+}
+
+void TestAttentionPage::runsStreamInAndExport() {
+    auto* service = m_page->findChild<ModelService*>();
+    QVERIFY(service);
+    QSignalSpy partial(service, &ModelService::runsPartial);
+    auto* runs = m_page->runsPanel();
+    runs->setRuns(2500);
+    runs->findChild<QPushButton*>(QStringLiteral("runButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(runs->shownSet() && runs->shownSet()->runs.size() == 2500 && !runs->isRunning(), 60'000);
+    // Statistics arrived after 1,000 and 2,000 runs, before the whole set.
+    QCOMPARE(partial.count(), 2);
+    QCOMPARE(partial[0][1].value<RunStats>().runs, 1000);
+    QCOMPARE(partial[1][1].value<RunStats>().runs, 2000);
+    QCOMPARE(partial[1][2].toInt(), 2500);
+    const RunSet set = *runs->shownSet();
+    for (size_t i : {0u, 999u, 1000u, 2499u}) QCOMPARE(set.runs[i].seed, set.seed + i);
+    const RunStats stats = computeRunStats(set);
+
+    // Clicking an output's bar loads the first run with that output.
+    const QVector<int> classes = runs->outputChart()->barClasses();
+    QVERIFY(!classes.isEmpty());
+    const int label = classes.back();  // the top bar
+    const auto first = std::find_if(set.runs.begin(), set.runs.end(), [&](const RunRecord& r) { return r.label == label; });
+    QVERIFY(first != set.runs.end());
+    Q_EMIT runs->outputChart()->barSet()->clicked(int(classes.size()) - 1);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->seed == first->seed, 30'000);
+    waitForTrace();
+    QCOMPARE(m_page->canvas()->trace()->output.label, label);
+
+    // Exports: each chart as PNG, SVG and CSV, the paths as CSV, the run set as JSON.
+    QTemporaryDir dir;
+    const QString d = dir.path() + QLatin1Char('/');
+    QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.png")), QString());
+    QVERIFY(startsWith(d + QStringLiteral("o.png"), QByteArray("\x89PNG")));
+    QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.svg")), QString());
+    QVERIFY(fileLines(d + QStringLiteral("o.svg")).join(QString()).contains(QStringLiteral("<svg")));
+    QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.csv")), QString());
+    const QStringList outputs = fileLines(d + QStringLiteral("o.csv"));
+    QCOMPARE(outputs.size(), 1 + int(set.classNames.size()));
+    QCOMPARE(outputs[1 + label].split(QLatin1Char(','))[2].toInt(), stats.labelCounts[size_t(label)]);
+    QCOMPARE(runs->exportEntropy(d + QStringLiteral("e.csv")), QString());
+    const QStringList entropy = fileLines(d + QStringLiteral("e.csv"));
+    QCOMPARE(entropy.size(), 1 + 4);
+    QVERIFY(qAbs(entropy[1].split(QLatin1Char(','))[1].toDouble() - stats.entropyMean[0]) < 1e-4);
+    QCOMPARE(runs->exportPaths(d + QStringLiteral("p.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("p.csv")).size(), 1 + int(stats.paths.size()));
+    QCOMPARE(runs->exportPaths(d + QStringLiteral("p.png")), QString());
+    QVERIFY(startsWith(d + QStringLiteral("p.png"), QByteArray("\x89PNG")));
+    QCOMPARE(runs->exportRunSet(d + QStringLiteral("r.json")), QString());
+    QFile json(d + QStringLiteral("r.json"));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const auto doc = QJsonDocument::fromJson(json.readAll()).object();
+    QCOMPARE(doc.value(QStringLiteral("schema")).toString(), QStringLiteral("saccade.runset"));
+    QVERIFY(!runs->exportOutputs(d + QStringLiteral("o.bmp")).isEmpty());
+    QVERIFY(!runs->exportRunSet(d + QStringLiteral("r.csv")).isEmpty());
 }
 
 void TestAttentionPage::ramModelOffersItsRulesAndDrawsGlimpses() {

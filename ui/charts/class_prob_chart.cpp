@@ -43,6 +43,9 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
+    connect(m_set, &QBarSet::clicked, this, [this](int index) {
+        if (index >= 0 && index < m_order.size()) Q_EMIT classClicked(m_order[index]);
+    });
 }
 
 void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStringList& names,
@@ -53,6 +56,7 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     order.resize(std::min<int>(maxBars, order.size()));
     // Horizontal bars run bottom-up: append the smallest first so the largest is on top.
     std::reverse(order.begin(), order.end());
+    m_order = order;
     QStringList categories;
     m_set->remove(0, m_set->count());
     m_set->deselectAllBars();
@@ -71,6 +75,7 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
 }
 
 void ClassProbChart::clear() {
+    m_order.clear();
     m_set->remove(0, m_set->count());
     m_axisY->clear();
 }

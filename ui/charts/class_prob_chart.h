@@ -30,12 +30,20 @@ public:
     /// The categories shown, top bar first, and their values (for tests).
     QStringList shownCategories() const;
     QVector<double> shownValues() const;
+    /// The class of each bar, bottom bar first (the bar set's indices).
+    QVector<int> barClasses() const { return m_order; }
+    QBarSet* barSet() const { return m_set; }
+
+Q_SIGNALS:
+    /// The bar of class `classIndex` was clicked.
+    void classClicked(int classIndex);
 
 private:
     QHorizontalBarSeries* m_series = nullptr;
     QBarSet* m_set = nullptr;
     QBarCategoryAxis* m_axisY = nullptr;
     QValueAxis* m_axisX = nullptr;
+    QVector<int> m_order;
 };
 
 }  // namespace saccade::ui

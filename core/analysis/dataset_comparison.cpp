@@ -1,0 +1,69 @@
+#include "analysis/dataset_comparison.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace saccade {
+
+const std::vector<int>& rulePredictions(const EvalReport& report, const std::string& rule) {
+    for (size_t i = 0; i < report.rules.size() && i < report.predictions.size(); ++i)
+        if (report.rules[i].rule == rule) return report.predictions[i];
+    throw std::out_of_range("the rule '" + rule + "' was not evaluated");
+}
+
+std::vector<std::string> defaultComparisonRules(const AttentionModel& model) {
+    const bool ram = model.trainedMode() == "reinforce";
+    return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10",
+            "ksample:20", ram ? "random" : "soft"};
+}
+
+std::string trainingRuleOf(const std::string& trainedMode) {
+    return trainedMode == "reinforce" || trainedMode == "hard" ? "sample" : trainedMode;
+}
+
+bool isTrainingRule(const std::string& rule, const std::string& trainingRule) {
+    // gumbel:TAU is the gumbel rule at any temperature; sample is not ksample.
+    return rule == trainingRule || rule.rfind(trainingRule + ":", 0) == 0;
+}
+
+Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset& dataset, Split split,
+                                           std::vector<std::string> rules, std::int64_t limit,
+                                           std::uint64_t seed, const Progress& progress) {
+    DatasetComparison c;
+    c.deterministicRule = model.deterministicRule();
+    c.trainingRule = trainingRuleOf(model.trainedMode());
+    for (const std::string& needed : {std::string("sample"), c.deterministicRule})  // the disagreement needs both
+        if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);
+    auto report = model.evaluate(dataset, split, rules, limit, seed, progress);
+    if (!report) return Error{report.error()};
+    c.report = std::move(report).value();
+    const auto& r = c.report;
+    const auto& sample = rulePredictions(r, "sample");
+    const auto& deterministic = rulePredictions(r, c.deterministicRule);
+    for (size_t i = 0; i < sample.size(); ++i)
+        if (sample[i] != deterministic[i]) c.disagree.push_back(std::int64_t(i));
+    c.disagreement = sample.empty() ? 0.0 : double(c.disagree.size()) / double(sample.size());
+    for (const auto& a : r.rules)
+        if (a.rule.rfind("ksample:", 0) == 0) c.kCurve.push_back({std::stoi(a.rule.substr(8)), a.accuracy, a.low, a.high});
+    std::sort(c.kCurve.begin(), c.kCurve.end(), [](const KAccuracy& a, const KAccuracy& b) { return a.k < b.k; });
+    return c;
+}
+
+std::string datasetComparisonToJson(const DatasetComparison& c, int indent) {
+    auto j = nlohmann::json::parse(evalReportToJson(c.report, -1));
+    j["schema"] = "saccade.compare-dataset";
+    j["version"] = 1;
+    j["deterministic_rule"] = c.deterministicRule;
+    j["training_rule"] = c.trainingRule;
+    for (auto& rule : j["rules"]) rule["training_rule"] = isTrainingRule(rule["rule"].get<std::string>(), c.trainingRule);
+    auto curve = nlohmann::json::array();
+    for (const auto& k : c.kCurve) curve.push_back({{"k", k.k}, {"accuracy", k.accuracy}, {"low", k.low}, {"high", k.high}});
+    j["accuracy_vs_k"] = curve;
+    j["sample_vs_deterministic"] = {{"disagree", c.disagree.size()}, {"fraction", c.disagreement},
+                                    {"images", c.disagree}};
+    return j.dump(indent);
+}
+
+}  // namespace saccade

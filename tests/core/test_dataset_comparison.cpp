@@ -1,0 +1,69 @@
+// The dataset comparison: every rule's accuracy, accuracy against K, the training rule named,
+// and the images where sample and the deterministic rule disagree.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/dataset_comparison.h"
+#include "data/dataset.h"
+#include "models/attention_model.h"
+
+using namespace saccade;
+
+TEST(DatasetComparison, TrainingRulesAreNamedFromTheTrainingMode) {
+    EXPECT_EQ(trainingRuleOf("hard"), "sample");
+    EXPECT_EQ(trainingRuleOf("reinforce"), "sample");
+    EXPECT_EQ(trainingRuleOf("soft"), "soft");
+    EXPECT_EQ(trainingRuleOf("gumbel"), "gumbel");
+    EXPECT_TRUE(isTrainingRule("sample", "sample"));
+    EXPECT_FALSE(isTrainingRule("ksample:10", "sample"));
+    EXPECT_TRUE(isTrainingRule("gumbel:0.5", "gumbel"));
+    EXPECT_FALSE(isTrainingRule("argmax", "soft"));
+}
+
+TEST(DatasetComparison, DisagreementsAndTheKCurveFollowTheEvaluatedOutputs) {
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto dataset = openDataset("fashion28");
+    if (!dataset.ok()) GTEST_SKIP() << dataset.error();
+    const auto rules = defaultComparisonRules(**model);
+    EXPECT_EQ(rules, (std::vector<std::string>{"sample", "mean", "ksample:1", "ksample:2", "ksample:5", "ksample:10",
+                                                "ksample:20", "random"}));
+    // Rules given without sample and mean get them added: the disagreement needs both.
+    auto c = compareOnDataset(**model, **dataset, Split::Test, {"ksample:5", "ksample:2"}, 120, 3);
+    ASSERT_TRUE(c.ok()) << c.error();
+    EXPECT_EQ(c->deterministicRule, "mean");
+    EXPECT_EQ(c->trainingRule, "sample");
+    ASSERT_EQ(c->report.rules.size(), 4u);
+    EXPECT_EQ(c->report.labels.size(), 120u);
+    const auto& sample = rulePredictions(c->report, "sample");
+    const auto& mean = rulePredictions(c->report, "mean");
+    std::vector<std::int64_t> expected;
+    for (size_t i = 0; i < sample.size(); ++i)
+        if (sample[i] != mean[i]) expected.push_back(std::int64_t(i));
+    EXPECT_EQ(c->disagree, expected);
+    EXPECT_FALSE(expected.empty());  // a RAM's sampled glimpses change some answers
+    EXPECT_DOUBLE_EQ(c->disagreement, double(expected.size()) / 120);
+    EXPECT_THROW(rulePredictions(c->report, "soft"), std::out_of_range);
+    // The K curve is sorted by K and carries each ksample rule's accuracy.
+    ASSERT_EQ(c->kCurve.size(), 2u);
+    EXPECT_EQ(c->kCurve[0].k, 2);
+    EXPECT_EQ(c->kCurve[1].k, 5);
+    EXPECT_DOUBLE_EQ(c->kCurve[1].accuracy, c->report.rules[0].accuracy);
+    EXPECT_LE(c->kCurve[0].low, c->kCurve[0].accuracy);
+    EXPECT_GE(c->kCurve[0].high, c->kCurve[0].accuracy);
+
+    const auto j = nlohmann::json::parse(datasetComparisonToJson(*c));
+    EXPECT_EQ(j["schema"], "saccade.compare-dataset");
+    EXPECT_EQ(j["version"], 1);
+    EXPECT_EQ(j["accuracy_vs_k"].size(), 2u);
+    EXPECT_EQ(j["sample_vs_deterministic"]["images"].size(), expected.size());
+    for (const auto& r : j["rules"]) EXPECT_EQ(r["training_rule"].get<bool>(), r["rule"] == "sample");
+
+    // The same seed gives the same comparison; a bad rule is refused.
+    auto again = compareOnDataset(**model, **dataset, Split::Test, {"ksample:5", "ksample:2"}, 120, 3);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->disagree, c->disagree);
+    EXPECT_FALSE(compareOnDataset(**model, **dataset, Split::Test, {"soft"}, 10, 3).ok());
+}

@@ -1,0 +1,82 @@
+#pragma once
+// DatasetComparePanel: every rule of the loaded model on a test split, side by side. Accuracy
+// with its 95% interval (and whether the rule is the one the model was trained under), accuracy
+// against K for ksample as a chart, and a browser of exactly the images on which sample and the
+// deterministic rule (argmax, or the mean for RAM) disagree: clicking one opens it on the canvas.
+// Charts and tables export to PNG, SVG and CSV, the whole comparison to JSON.
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <optional>
+
+#include "analysis/dataset_comparison.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace saccade::ui {
+
+class BandChart;
+
+class DatasetComparePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit DatasetComparePanel(QWidget* parent = nullptr);
+
+    /// The loaded model: its class names, and the datasets its inputs fit (first: preferred).
+    void setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred);
+    void setProgress(double fraction);
+    void showComparison(const DatasetComparison& comparison, const QString& dataset);
+    void showError(const QString& message);
+    void clear(const QString& message = {});
+    bool isRunning() const { return m_running; }
+
+    QString dataset() const;
+    qint64 limit() const;
+    void setLimit(qint64 images);
+    QString summaryText() const;
+    QTableWidget* accuracyTable() const { return m_accuracy; }
+    QTableWidget* disagreementTable() const { return m_disagree; }
+    BandChart* kChart() const { return m_kChart; }
+    const DatasetComparison* comparison() const { return m_comparison ? &*m_comparison : nullptr; }
+
+    /// Exports by the suffix of `path`; empty on success.
+    QString exportAccuracy(const QString& path) const;
+    QString exportKCurve(const QString& path);
+    QString exportDisagreements(const QString& path) const;
+    QString exportJson(const QString& path) const;
+
+Q_SIGNALS:
+    void compareRequested(const QString& dataset, qint64 limit);
+    void cancelRequested();
+    /// Open test image `index` of `dataset` on the canvas.
+    void imageChosen(const QString& dataset, qint64 index);
+
+private:
+    void setRunning(bool running);
+    QString className(int label) const;
+
+    QComboBox* m_dataset = nullptr;
+    QSpinBox* m_limit = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableWidget* m_accuracy = nullptr;
+    BandChart* m_kChart = nullptr;
+    QLabel* m_disagreeNote = nullptr;
+    QTableWidget* m_disagree = nullptr;
+    QWidget* m_export = nullptr;
+    QStringList m_classNames;
+    std::optional<DatasetComparison> m_comparison;
+    QString m_comparedDataset;
+    bool m_running = false;
+};
+
+}  // namespace saccade::ui

@@ -1,0 +1,154 @@
+#include "view_export.h"
+
+#include <QBuffer>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QImage>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QTableWidget>
+#include <QTextDocument>
+#include <QToolButton>
+
+namespace saccade::ui {
+
+namespace {
+
+QString csvField(QString text) {
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')))
+        return text;
+    return QLatin1Char('"') + text.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+}
+
+QString suffixOf(const QString& path) { return QFileInfo(path).suffix().toLower(); }
+
+QString unknownSuffix(const QString& path, const QString& accepted) {
+    return QObject::tr("cannot tell the format of %1: name it .%2").arg(path, accepted);
+}
+
+QString savePng(const QImage& image, const QString& path) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, "PNG")) return QObject::tr("could not encode the PNG");
+    return writeFileAtomically(path, bytes);
+}
+
+// Paints `paint` into an SVG of `size` and writes it.
+QString saveSvg(const QSize& size, const QString& title, const std::function<void(QPainter&)>& paint,
+                const QString& path) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title);
+    {
+        QPainter p(&svg);
+        paint(p);
+    }
+    return writeFileAtomically(path, bytes);
+}
+
+QString tableHtml(const QTableWidget& table) {
+    QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'><tr>");
+    for (int c = 0; c < table.columnCount(); ++c) {
+        const auto* h = table.horizontalHeaderItem(c);
+        html += QStringLiteral("<th>%1</th>").arg((h ? h->text() : QString::number(c + 1)).toHtmlEscaped());
+    }
+    html += QStringLiteral("</tr>");
+    for (int r = 0; r < table.rowCount(); ++r) {
+        html += QStringLiteral("<tr>");
+        for (int c = 0; c < table.columnCount(); ++c) {
+            const auto* item = table.item(r, c);
+            html += QStringLiteral("<td>%1</td>").arg(item ? item->text().toHtmlEscaped() : QString());
+        }
+        html += QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
+}  // namespace
+
+QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
+    QSaveFile file(path);  // a temporary file renamed over `path` on commit
+    if (!file.open(QIODevice::WriteOnly)) return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json) {
+    const QString suffix = suffixOf(path);
+    if (suffix == QLatin1String("csv")) return writeFileAtomically(path, csv.toUtf8());
+    if (suffix == QLatin1String("json") && !json.isEmpty()) return writeFileAtomically(path, json.toUtf8());
+    if (suffix == QLatin1String("png")) return savePng(view.grab().toImage(), path);
+    if (suffix == QLatin1String("svg"))
+        return saveSvg(view.size(), view.objectName(), [&](QPainter& p) { view.render(&p); }, path);
+    return unknownSuffix(path, json.isEmpty() ? QStringLiteral("png, .svg or .csv") : QStringLiteral("png, .svg, .csv or .json"));
+}
+
+QString tableCsv(const QTableWidget& table) {
+    QStringList lines, header;
+    for (int c = 0; c < table.columnCount(); ++c) {
+        const auto* h = table.horizontalHeaderItem(c);
+        header << csvField(h ? h->text() : QString::number(c + 1));
+    }
+    lines << header.join(QLatin1Char(','));
+    for (int r = 0; r < table.rowCount(); ++r) {
+        QStringList row;
+        for (int c = 0; c < table.columnCount(); ++c) {
+            const auto* item = table.item(r, c);
+            row << csvField(item ? item->text() : QString());
+        }
+        lines << row.join(QLatin1Char(','));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
+}
+
+QString exportTable(const QTableWidget& table, const QString& path) {
+    const QString suffix = suffixOf(path);
+    if (suffix == QLatin1String("csv")) return writeFileAtomically(path, tableCsv(table).toUtf8());
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg"))
+        return unknownSuffix(path, QStringLiteral("csv, .png or .svg"));
+    QTextDocument doc;
+    doc.setDefaultFont(table.font());
+    doc.setHtml(tableHtml(table));
+    doc.setTextWidth(doc.idealWidth());
+    const QSize size = doc.size().toSize() + QSize(2, 2);
+    auto paint = [&](QPainter& p) {
+        p.fillRect(QRect(QPoint(0, 0), size), Qt::white);
+        doc.drawContents(&p);
+    };
+    if (suffix == QLatin1String("svg")) return saveSvg(size, table.objectName(), paint, path);
+    QImage image(size, QImage::Format_ARGB32);
+    {
+        QPainter p(&image);
+        paint(p);
+    }
+    return savePng(image, path);
+}
+
+QToolButton* makeExportButton(QWidget* parent, const QList<ExportItem>& items) {
+    auto* button = new QToolButton(parent);
+    button->setText(QObject::tr("Export"));
+    button->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(button);
+    for (const auto& item : items) {
+        menu->addAction(item.title + QStringLiteral("…"), parent, [parent, item] {
+            const QString path = QFileDialog::getSaveFileName(parent, item.title, item.fileName, item.filters);
+            if (path.isEmpty()) return;
+            const QString error = item.write(path);
+            if (!error.isEmpty()) QMessageBox::warning(parent, item.title, error);
+        });
+    }
+    button->setMenu(menu);
+    return button;
+}
+
+}  // namespace saccade::ui

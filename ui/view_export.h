@@ -1,0 +1,41 @@
+#pragma once
+// Exports of charts and tables: what a chart shows as PNG or SVG, its data as CSV; a table as
+// CSV, or drawn in full (every row, not only the visible ones) as PNG or SVG. The format follows
+// the file's suffix. Every file is written atomically; each function returns an empty string on
+// success, else a readable error.
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <functional>
+
+class QTableWidget;
+class QToolButton;
+class QWidget;
+
+namespace saccade::ui {
+
+/// Writes `bytes` to a temporary file renamed over `path`.
+QString writeFileAtomically(const QString& path, const QByteArray& bytes);
+
+/// .png or .svg: what `view` shows; .csv: `csv`; .json: `json` when given. Other suffixes are refused.
+QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json = {});
+
+/// CSV of a table: the header labels, then every row's cell texts (quoted where needed).
+QString tableCsv(const QTableWidget& table);
+
+/// .csv: tableCsv; .png or .svg: every row of the table drawn with its header.
+QString exportTable(const QTableWidget& table, const QString& path);
+
+/// One entry of an export menu: what it exports, a default file name, the save dialog's
+/// filters (e.g. "PNG (*.png);;SVG (*.svg);;CSV (*.csv)") and the function that writes a path.
+struct ExportItem {
+    QString title, fileName, filters;
+    std::function<QString(const QString&)> write;
+};
+
+/// A "Export" tool button with one menu entry per item; each asks for a path and writes it,
+/// showing an error box when writing fails.
+QToolButton* makeExportButton(QWidget* parent, const QList<ExportItem>& items);
+
+}  // namespace saccade::ui
