@@ -251,7 +251,7 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
     m_images->setDeterministicRuleName(card.deterministicRule);
     m_service->cancelComparison();
-    m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset);
+    m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // Keep the current input when it fits the new model; else the saved or the first sample.
     if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {

@@ -61,7 +61,7 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_accuracy = makeTable(this, QStringLiteral("accuracyTable"),
-                           {tr("rule"), tr("accuracy"), tr("95% interval"), tr("training rule?")});
+                           {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")});
     m_kChart = new BandChart(this);
     m_kChart->setObjectName(QStringLiteral("kChart"));
     m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), {});
@@ -123,8 +123,9 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
 }
 
 void DatasetComparePanel::setModel(const QStringList& classNames, const QStringList& datasets,
-                                   const QString& preferred) {
+                                   const QString& preferred, const QString& deterministicRule) {
     m_classNames = classNames;
+    m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(deterministicRule));
     m_dataset->clear();
     m_dataset->addItems(datasets);
     const int i = m_dataset->findText(preferred);
@@ -190,8 +191,11 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         m_accuracy->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(a.rule)));
         m_accuracy->setItem(i, 1, new QTableWidgetItem(percent(a.accuracy)));
         m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * a.low, 0, 'f', 2).arg(100 * a.high, 0, 'f', 2)));
-        auto* note = new QTableWidgetItem(trained ? tr("yes") : tr("no: trained for %1").arg(training));
-        if (!trained) note->setForeground(QColor(170, 90, 0));
+        auto* note = new QTableWidgetItem(trained ? tr("yes") : tr("no"));
+        if (!trained) {
+            note->setForeground(QColor(170, 90, 0));
+            note->setToolTip(tr("The model was trained for %1, not for %2").arg(training, QString::fromStdString(a.rule)));
+        }
         m_accuracy->setItem(i, 3, note);
     }
     m_accuracy->resizeColumnsToContents();
@@ -204,7 +208,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         high << 100 * k.high;
     }
     m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), tr("accuracy (%)"));
-    m_kChart->setBand(ks, acc, low, high, 100);
+    m_kChart->setBand(ks, acc, low, high, 100);  // fitted to the band: the differences are a few points
 
     m_disagreeNote->setText(tr("sample and %1 disagree on <b>%2</b> of %3 images (%4). Click one to open it.")
                                 .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(percent(c.disagreement)));

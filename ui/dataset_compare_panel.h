@@ -29,8 +29,10 @@ class DatasetComparePanel : public QWidget {
 public:
     explicit DatasetComparePanel(QWidget* parent = nullptr);
 
-    /// The loaded model: its class names, and the datasets its inputs fit (first: preferred).
-    void setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred);
+    /// The loaded model: its class names, the datasets its inputs fit, the one to preselect,
+    /// and its deterministic rule (argmax or mean).
+    void setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred,
+                  const QString& deterministicRule);
     void setProgress(double fraction);
     void showComparison(const DatasetComparison& comparison, const QString& dataset);
     void showError(const QString& message);

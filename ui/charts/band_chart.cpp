@@ -59,23 +59,36 @@ void BandChart::setSeries(const QVector<double>& mean, const QVector<double>& sd
 }
 
 void BandChart::setBand(const QVector<double>& x, const QVector<double>& y, const QVector<double>& low,
-                        const QVector<double>& high, double yMax) {
+                        const QVector<double>& high, double fitWithin) {
     QList<QPointF> m, hi, lo;
-    double top = 0, left = x.isEmpty() ? 0 : x.front(), right = x.isEmpty() ? 1 : x.front();
+    double top = 0, bottom = fitWithin, left = x.isEmpty() ? 0 : x.front(), right = x.isEmpty() ? 1 : x.front();
     for (int i = 0; i < y.size() && i < x.size() && i < low.size() && i < high.size(); ++i) {
         m << QPointF(x[i], y[i]);
         hi << QPointF(x[i], high[i]);
         lo << QPointF(x[i], low[i]);
         top = std::max(top, high[i]);
+        bottom = std::min(bottom, low[i]);
         left = std::min(left, x[i]);
         right = std::max(right, x[i]);
     }
     m_mean->replace(m);
     m_upper->replace(hi);
     m_lower->replace(lo);
+    if (m.isEmpty()) {  // empty axes: two ticks, no repeated labels
+        m_x->setRange(0, 1);
+        m_x->setTickCount(2);
+        m_y->setRange(0, 1);
+        return;
+    }
     m_x->setRange(left, right > left ? right : left + 1);
-    m_x->setTickCount(std::clamp<int>(int(m.size()), 2, 11));
-    m_y->setRange(0, yMax > 0 ? yMax : top > 0 ? top * 1.15 : 1);
+    m_x->applyNiceNumbers();  // ticks on round values: K = 1, 2, 5, 10, 20 reads on 0, 5, 10, ...
+    if (fitWithin > 0 && !m.isEmpty()) {
+        const double margin = std::max(0.02 * fitWithin, 0.15 * (top - bottom));
+        m_y->setRange(std::max(0.0, bottom - margin), std::min(fitWithin, top + margin));
+        m_y->applyNiceNumbers();
+    } else {
+        m_y->setRange(0, top > 0 ? top * 1.15 : 1);
+    }
 }
 
 void BandChart::clear() { setBand({}, {}, {}, {}); }

@@ -21,9 +21,10 @@ public:
     void setTitles(const QString& title, const QString& xTitle, const QString& yTitle);
     /// Per-step values (x = 1, 2, ...): the mean and a band of +- sd, floored at 0.
     void setSeries(const QVector<double>& mean, const QVector<double>& sd);
-    /// Points (x[i], y[i]) with the band [low[i], high[i]]; `yMax` > 0 fixes the top of the axis.
+    /// Points (x[i], y[i]) with the band [low[i], high[i]]. The y axis starts at 0; with `fitWithin`
+    /// > 0 it spans the band instead (plus a margin), kept within [0, fitWithin].
     void setBand(const QVector<double>& x, const QVector<double>& y, const QVector<double>& low,
-                 const QVector<double>& high, double yMax = 0);
+                 const QVector<double>& high, double fitWithin = 0);
     void clear();
 
     /// The plotted line and band edges (for tests and CSV).
