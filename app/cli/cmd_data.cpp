@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "run_input.h"
 #include "data/contact_sheet.h"
 #include "data/data_bench.h"
 #include "data/dataset.h"
@@ -25,21 +26,6 @@ std::string sampleTitle(const Sample& s, const std::vector<std::string>& classes
     if (s.label >= 0)
         title += " " + (s.label < int(classes.size()) ? classes[s.label] : std::to_string(s.label));
     return title;
-}
-
-bool parseRange(const std::string& text, int& lo, int& hi) {
-    const auto colon = text.find(':');
-    try {
-        if (colon == std::string::npos) {
-            lo = hi = std::stoi(text);
-            return true;
-        }
-        lo = std::stoi(text.substr(0, colon));
-        hi = std::stoi(text.substr(colon + 1));
-        return lo <= hi;
-    } catch (const std::exception&) {
-        return false;
-    }
 }
 
 int writeSheet(const std::string& command, const Image& sheet, const std::string& out) {

@@ -24,6 +24,9 @@ void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);
 
+/// sweep: a probe object moved across the model's cells (failure maps), and size and clutter sweeps.
+void addSweepCommand(CLI::App& app, int& exitCode);
+
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
 

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);
+    addSweepCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 
     try {

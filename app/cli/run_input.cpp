@@ -51,4 +51,19 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
     return in;
 }
 
+bool parseRange(const std::string& text, int& lo, int& hi) {
+    const auto colon = text.find(':');
+    try {
+        if (colon == std::string::npos) {
+            lo = hi = std::stoi(text);
+            return true;
+        }
+        lo = std::stoi(text.substr(0, colon));
+        hi = std::stoi(text.substr(colon + 1));
+        return lo <= hi;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 }  // namespace saccade::cli

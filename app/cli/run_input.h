@@ -23,4 +23,7 @@ struct TraceInput {
 Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
                                 const std::string& sampleRef);
 
+/// "N" or "LO:HI" (LO <= HI) into lo and hi; false when malformed.
+bool parseRange(const std::string& text, int& lo, int& hi);
+
 }  // namespace saccade::cli

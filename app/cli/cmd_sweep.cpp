@@ -1,0 +1,188 @@
+// saccade-cli sweep: a probe object moved pixel by pixel across the model's cells (patch grid)
+// or glimpse size, with the deterministic rule and N stochastic runs at every position: a failure
+// map of accuracy, hit rate and attention mass, the worst positions, and a PNG of the map. With
+// --vary size or --vary distractors, the same sweep at each value, summarised.
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/boundary_sweep.h"
+#include "commands.h"
+#include "data/dataset.h"
+#include "data/image_io.h"
+#include "render/sweep_render.h"
+#include "run_input.h"
+
+namespace saccade::cli {
+
+namespace {
+
+struct Args {
+    std::string model, device = "auto", object = "item", dataset, dx, dy, out, metric, vary, values;
+    int size = 0, runs = 20, distractors = 0, top = 10;
+    std::int64_t item = 0;
+    std::uint64_t seed = 1;
+    bool json = false;
+};
+
+std::string percent(double v) {
+    if (v < 0) return "   -  ";
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(1) << std::setw(5) << 100 * v << "%";
+    return os.str();
+}
+
+Progress consoleProgress(const std::string& what) {
+    if (!isatty(STDERR_FILENO)) return {};
+    return [what](double f) {
+        std::cerr << "\r" << what << " " << int(100 * f) << "%" << (f >= 1 ? "\n" : "") << std::flush;
+        return true;
+    };
+}
+
+void printSweep(const SweepResult& r, SweepMetric worstBy, int top) {
+    std::cout << std::fixed << std::setprecision(1) << r.points.size() << " positions, dx " << r.probe.dxMin << ".."
+              << r.probe.dxMax << ", dy " << r.probe.dyMin << ".." << r.probe.dyMax << " from the grid lines at x = "
+              << r.anchorX << ", y = " << r.anchorY << " (cell " << r.probe.cellSize << " px, object "
+              << r.probe.objectSize << " px), " << r.runs << " runs each, " << r.seconds << " s\n"
+              << "  mean " << r.deterministicRule << " accuracy " << percent(meanSweepValue(r, SweepMetric::DeterministicAccuracy))
+              << ", sample accuracy " << percent(meanSweepValue(r, SweepMetric::SampleAccuracy)) << ", hit rate "
+              << percent(meanSweepValue(r, SweepMetric::HitRate)) << ", " << r.deterministicRule << " hits "
+              << percent(meanSweepValue(r, SweepMetric::DeterministicHit)) << ", attention mass on the object "
+              << percent(meanSweepValue(r, SweepMetric::Mass)) << "\n"
+              << "  worst positions by " << sweepMetricName(worstBy) << ":\n"
+              << "     dx   dy  " << std::setw(8) << r.deterministicRule << "   sample   hit rate   mass\n";
+    for (size_t i : worstPoints(r, worstBy, size_t(top))) {
+        const auto& p = r.points[i];
+        std::cout << "  " << std::setw(5) << p.dx << std::setw(5) << p.dy << "  " << std::setw(8)
+                  << (p.truth < 0 ? "-" : p.deterministicLabel == p.truth ? "right" : "wrong") << "   "
+                  << percent(p.sampleAccuracy) << "   " << percent(p.sampleRuns ? p.hitRate : -1) << "   "
+                  << percent(p.mass) << "\n";
+    }
+}
+
+int runSweep(const Args& a) {
+    auto model = loadAttentionModel(a.model, a.device);
+    if (!model) return badInput("sweep", model.error());
+    auto& m = **model;
+    auto cell = modelCellSize(m);
+    if (!cell) return badInput("sweep", cell.error());
+    SweepOptions o;
+    o.runs = a.runs;
+    o.seed = a.seed;
+    auto& p = o.probe;
+    p.canvas = m.imageSize();
+    p.cellSize = *cell;
+    p.seed = a.seed;
+    p.distractors = a.distractors;
+    p.itemIndex = a.item;
+    auto object = parseProbeObject(a.object);
+    if (!object) return badInput("sweep", object.error());
+    p.object = *object;
+    // Default: an object of one cell, every pixel across two cells on each axis.
+    p.objectSize = a.size > 0 ? a.size : std::max(*cell, p.object == ProbeObject::Item ? 20 : 1);
+    p.dxMin = p.dyMin = -*cell;
+    p.dxMax = p.dyMax = *cell - 1;
+    if ((!a.dx.empty() && !parseRange(a.dx, p.dxMin, p.dxMax)) || (!a.dy.empty() && !parseRange(a.dy, p.dyMin, p.dyMax)))
+        return badInput("sweep", "offsets must be N or LO:HI with LO <= HI");
+    std::shared_ptr<const Dataset> source;
+    if (p.object == ProbeObject::Item || p.distractors > 0) {
+        auto d = openDataset(a.dataset.empty() ? m.info().dataset : a.dataset);
+        if (!d) return badInput("sweep", d.error());
+        source = *d;
+    }
+    const bool labelled = p.object == ProbeObject::Item;
+    SweepMetric metric = labelled ? SweepMetric::SampleAccuracy : SweepMetric::HitRate;
+    if (!a.metric.empty()) {
+        auto parsed = parseSweepMetric(a.metric);
+        if (!parsed) return badInput("sweep", parsed.error());
+        metric = *parsed;
+    }
+    const ObjectSource* objects = source ? source->objectSource() : nullptr;
+
+    if (!a.vary.empty()) {
+        if (a.vary != "size" && a.vary != "distractors") return badInput("sweep", "--vary takes size or distractors");
+        std::vector<int> values;
+        std::stringstream ss(a.values);
+        for (std::string v; std::getline(ss, v, ',');) {
+            try {
+                values.push_back(std::stoi(v));
+            } catch (const std::exception&) {
+                return badInput("sweep", "--values must be comma-separated integers, got '" + a.values + "'");
+            }
+        }
+        if (values.empty()) return badInput("sweep", "--vary needs --values, e.g. --values 4,8,12,16");
+        std::vector<SweepSummary> rows;
+        nlohmann::json sweeps = nlohmann::json::array();
+        for (int v : values) {
+            SweepOptions ov = o;
+            (a.vary == "size" ? ov.probe.objectSize : ov.probe.distractors) = v;
+            auto r = runBoundarySweep(m, ov, objects, consoleProgress(a.vary + " " + std::to_string(v)));
+            if (!r) return badInput("sweep", r.error());
+            rows.push_back(summariseSweep(v, *r));
+            sweeps.push_back(nlohmann::json::parse(sweepToJson(*r, -1)));
+        }
+        if (a.json) {
+            nlohmann::json j{{"schema", "saccade.sweep-series"}, {"version", 1}, {"vary", a.vary}, {"sweeps", sweeps}};
+            std::cout << j.dump(2) << "\n";
+            return 0;
+        }
+        std::cout << "mean over " << sweeps[0]["points"].size() << " positions per " << a.vary << ":\n  "
+                  << std::setw(11) << a.vary << "  " << std::setw(8) << m.deterministicRule() << "   sample   hit rate   mass\n";
+        for (const auto& row : rows)
+            std::cout << "  " << std::setw(11) << row.value << "  " << std::setw(8) << percent(row.deterministicAccuracy)
+                      << "   " << percent(row.sampleAccuracy) << "   " << percent(row.hitRate) << "   " << percent(row.mass) << "\n";
+        return 0;
+    }
+
+    auto r = runBoundarySweep(m, o, objects, consoleProgress("sweep"));
+    if (!r) return badInput("sweep", r.error());
+    if (!a.out.empty()) {
+        auto saved = saveImagePng(renderSweepMap(*r, metric), a.out);
+        if (!saved) return badInput("sweep", saved.error());
+    }
+    if (a.json) {
+        std::cout << sweepToJson(*r) << "\n";
+        return 0;
+    }
+    printSweep(*r, metric, a.top);
+    if (!a.out.empty()) std::cout << "wrote the " << sweepMetricName(metric) << " map to " << a.out << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void addSweepCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "sweep", "Boundary sweep: a probe object moved pixel by pixel across the model's cells (patch grid) or "
+                 "glimpse size, with the deterministic rule and N sampled runs at each position: accuracy, hit "
+                 "rate (a chosen cell or the finest glimpse holds half the object) and attention mass on it.");
+    cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
+    cmd->add_option("--object", a->object, "item (a test item of --dataset, resized) or blob (a small disc)")
+        ->capture_default_str();
+    cmd->add_option("--dataset", a->dataset, "source of items and clutter (default: the model's dataset)");
+    cmd->add_option("--item", a->item, "test-split index of the item")->capture_default_str();
+    cmd->add_option("--size", a->size, "object side in pixels (default: the cell, at least 20 for an item)");
+    cmd->add_option("--distractors", a->distractors, "clutter pieces around the object")->capture_default_str();
+    cmd->add_option("--dx", a->dx, "x offsets from the grid line, LO:HI (default: two cells)");
+    cmd->add_option("--dy", a->dy, "y offsets from the grid line, LO:HI (default: two cells)");
+    cmd->add_option("--runs", a->runs, "sampled runs per position (0: the deterministic rule only)")->capture_default_str();
+    cmd->add_option("--seed", a->seed, "seed of the runs and the clutter")->capture_default_str();
+    cmd->add_option("--metric", a->metric, "map and worst list: accuracy, sample-accuracy, hit-rate, hit or mass");
+    cmd->add_option("--top", a->top, "worst positions listed")->capture_default_str();
+    cmd->add_option("--out", a->out, "PNG of the failure map");
+    cmd->add_option("--vary", a->vary, "size or distractors: repeat the sweep for each of --values");
+    cmd->add_option("--values", a->values, "comma-separated values for --vary");
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print the sweep as JSON (schema saccade.sweep)");
+    cmd->callback([a, &exitCode] { exitCode = runSweep(*a); });
+}
+
+}  // namespace saccade::cli
