@@ -27,6 +27,9 @@ void addCompareCommand(CLI::App& app, int& exitCode);
 /// sweep: a probe object moved across the model's cells (failure maps), and size and clutter sweeps.
 void addSweepCommand(CLI::App& app, int& exitCode);
 
+/// faithfulness: mass in the box, pointing, deletion curves, saliency correlation, calibration.
+void addFaithfulnessCommand(CLI::App& app, int& exitCode);
+
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
 

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);
     addSweepCommand(app, exitCode);
+    addFaithfulnessCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 
     try {

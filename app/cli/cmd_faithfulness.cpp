@@ -1,0 +1,83 @@
+// saccade-cli faithfulness: does attention mean what it seems to? Mass in the box and the
+// pointing game per step, deletion curves (most attended against random cells), rank agreement
+// with occlusion saliency, and the calibration of attention as the probability of the object.
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <unistd.h>
+
+#include "analysis/faithfulness.h"
+#include "commands.h"
+#include "data/dataset.h"
+
+namespace saccade::cli {
+
+namespace {
+
+struct Args {
+    std::string model, dataset, device = "auto";
+    FaithfulnessOptions options;
+    bool json = false;
+};
+
+int runFaithfulness(const Args& a) {
+    auto model = loadAttentionModel(a.model, a.device);
+    if (!model) return badInput("faithfulness", model.error());
+    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset);
+    if (!dataset) return badInput("faithfulness", dataset.error());
+    Progress progress;
+    if (isatty(STDERR_FILENO))
+        progress = [](double f) {
+            std::cerr << "\rfaithfulness " << int(100 * f) << "%" << (f >= 1 ? "\n" : "") << std::flush;
+            return true;
+        };
+    auto r = measureFaithfulness(**model, **dataset, Split::Test, a.options, progress);
+    if (!r) return badInput("faithfulness", r.error());
+    if (a.json) {
+        std::cout << faithfulnessToJson(*r) << "\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(1) << r->dataset << " test split, " << r->images << " images, "
+              << r->rule << " rule, attention on a " << r->rows << "x" << r->cols << " grid, " << r->seconds << " s\n"
+              << "  " << kAttentionCaveat << "\n  step   mass in box   pointing game\n";
+    for (size_t k = 0; k < r->massPerStep.size(); ++k)
+        std::cout << "  " << std::setw(4) << k + 1 << "   " << std::setw(10) << 100 * r->massPerStep[k] << "%   "
+                  << std::setw(12) << 100 * r->pointingPerStep[k] << "%\n";
+    std::cout << "  (uniform attention would put " << 100 * r->uniformMass << "% in the box)\n"
+              << "  deletion: removed   accuracy (attended / random)   TV distance (attended / random)\n";
+    for (const auto& d : r->deletion)
+        std::cout << "  " << std::setw(15) << 100 * d.fraction << "%   " << std::setw(10) << 100 * d.accuracyAttention
+                  << "% / " << std::setw(5) << 100 * d.accuracyRandom << "%   " << std::setprecision(3) << std::setw(16)
+                  << d.tvAttention << " / " << d.tvRandom << std::setprecision(1) << "\n";
+    std::cout << std::setprecision(3) << "  rank correlation with occlusion saliency (Spearman, " << r->correlationImages
+              << " images): " << r->rankCorrelation << "\n  calibration (attention as the probability a cell lies on the "
+              << "object), ECE " << r->expectedCalibrationError << ":\n      bin        cells   mean attention   on object\n";
+    for (const auto& b : r->reliability)
+        if (b.count)
+            std::cout << "  " << std::setprecision(1) << b.low << "-" << b.high << std::setw(12) << b.count << std::setprecision(3)
+                      << std::setw(15) << b.meanAttention << std::setw(12) << b.onObject << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "faithfulness", "Does attention mean what it seems to? Mass in the box and the pointing game per step, "
+                        "deletion curves (most attended against random cells), rank correlation with occlusion "
+                        "saliency, and the calibration of attention as the probability of the object.");
+    cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
+    cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
+    cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str();
+    cmd->add_option("--saliency-images", a->options.saliencyImages,
+                    "images for the saliency correlation (each cell occluded alone)")->capture_default_str();
+    cmd->add_option("--seed", a->options.seed, "seed of the random deletion order")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");
+    cmd->callback([a, &exitCode] { exitCode = runFaithfulness(*a); });
+}
+
+}  // namespace saccade::cli

@@ -1,0 +1,86 @@
+#pragma once
+// Is attention faithful? On a model and a test split, under its deterministic rule:
+// - attention mass inside the ground-truth box per step, and the pointing game (the most
+//   attended cell, or the Gaussian's mean, falls on the object), against what uniform attention
+//   would give;
+// - deletion curves: remove (fill with the background, 0) the most attended cells versus random
+//   cells of the same area, and report the accuracy and the total variation distance between
+//   the class distributions before and after, per fraction removed;
+// - rank agreement (Spearman) between the attention map and an occlusion saliency map (each
+//   cell occluded alone, the change in the output's probability), after Jain and Wallace 2019;
+// - calibration of a cell's attention as the probability that the cell lies on the object
+//   (at least half inside the box): a reliability diagram and its expected calibration error.
+// Attention is a record of where the model looked, not an explanation of its answer: these
+// figures say how far the two coincide.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/progress.h"
+#include "common/result.h"
+#include "data/dataset.h"
+#include "data/image.h"
+#include "models/attention_model.h"
+
+namespace saccade {
+
+/// Says what attention maps are, in one sentence, wherever faithfulness figures are shown.
+inline constexpr const char* kAttentionCaveat =
+    "Attention is a record of access (where the model looked), not an explanation of its answer.";
+
+struct FaithfulnessOptions {
+    std::int64_t limit = 200;          ///< test images (mass, pointing, deletion, calibration)
+    std::int64_t saliencyImages = 30;  ///< images for the occlusion saliency correlation (L traces each)
+    std::vector<double> fractions{0.0, 0.05, 0.1, 0.2, 0.3, 0.5};  ///< of the cells removed
+    int gridForGlimpses = 10;          ///< cells per side of the map of a RAM's Gaussians
+    int bins = 10;                     ///< reliability bins over [0, 1]
+    std::uint64_t seed = 1;            ///< the random deletion order
+};
+
+struct DeletionPoint {
+    double fraction = 0;
+    double accuracyAttention = 0, accuracyRandom = 0;  ///< after removing the most attended / random cells
+    double tvAttention = 0, tvRandom = 0;              ///< mean total variation from the intact output
+};
+
+struct ReliabilityBin {
+    double low = 0, high = 0;
+    std::int64_t count = 0;
+    double meanAttention = 0, onObject = 0;  ///< mean attention, and the fraction of cells on the object
+};
+
+struct FaithfulnessReport {
+    std::string dataset, rule;
+    std::int64_t images = 0;
+    int rows = 0, cols = 0;                 ///< the attention map's grid
+    std::vector<double> massPerStep;        ///< mean attention mass in the box, per step
+    std::vector<double> pointingPerStep;    ///< pointing-game hit rate, per step
+    double uniformMass = 0;                 ///< mean box area / image area: uniform attention's mass
+    std::vector<DeletionPoint> deletion;
+    double rankCorrelation = 0;             ///< mean Spearman rho, attention vs occlusion saliency
+    std::int64_t correlationImages = 0;
+    std::vector<ReliabilityBin> reliability;
+    double expectedCalibrationError = 0;
+    double seconds = 0;
+};
+
+/// Fills the cells (row-major indices of a rows x cols grid) of a copy of `image` with `fill`.
+Image occludeCells(const Image& image, int rows, int cols, const std::vector<int>& cells, std::uint8_t fill = 0);
+
+/// Total variation distance between two distributions: half the L1 distance.
+double totalVariation(const std::vector<float>& p, const std::vector<float>& q);
+
+/// Spearman's rank correlation (average ranks for ties); 0 when either side is constant.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+/// The mean over steps of each step's attention on a rows x cols grid.
+std::vector<double> attentionMap(const Trace& trace, int rows, int cols);
+
+Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
+                                               const FaithfulnessOptions& options, const Progress& progress = {});
+
+/// JSON (schema "saccade.faithfulness", version 1), with the caveat.
+std::string faithfulnessToJson(const FaithfulnessReport& report, int indent = 2);
+
+}  // namespace saccade
