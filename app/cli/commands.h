@@ -30,6 +30,9 @@ void addSweepCommand(CLI::App& app, int& exitCode);
 /// faithfulness: mass in the box, pointing, deletion curves, saliency correlation, calibration.
 void addFaithfulnessCommand(CLI::App& app, int& exitCode);
 
+/// cost: time and FLOPs per stage and rule.
+void addCostCommand(CLI::App& app, int& exitCode);
+
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
 

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     addCompareCommand(app, exitCode);
     addSweepCommand(app, exitCode);
     addFaithfulnessCommand(app, exitCode);
+    addCostCommand(app, exitCode);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 
     try {

@@ -107,7 +107,10 @@ torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images)
 
 PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const SelectionOptions& rule,
                                          Rng& rng, const torch::Tensor& useExpectation, std::int64_t episodes) {
-    return forwardEncoded(one, encode(one), rule, rng, useExpectation, episodes);
+    if (m_clock) m_clock->start();
+    const auto encoded = encode(one);
+    lapIf(m_clock, "encoder");
+    return forwardEncoded(one, encoded, rule, rng, useExpectation, episodes);
 }
 
 PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const torch::Tensor& encoded,
@@ -127,25 +130,31 @@ PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const 
     };
     const auto images = share(one);
     const auto keys = share(encoded);
-    const auto prepared = share(m_scorer->prepareKeys(encoded));
-    const auto mean = encoded.mean(/*dim=*/1);
-    auto h = share(torch::tanh(m_initH(mean)));
-    auto c = share(torch::tanh(m_initC(mean)));
-    std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
-    SelectionOptions checked = rule;
-    checked.checkFinite = false;  // scores come from finite weights; skip the device sync
     // Select variant: one chosen cell per step reads only that window; rules that weight every
-    // cell need every cell's patch features, computed once.
+    // cell need every cell's patch features, computed once, before any selection.
     const bool select = !m_patchNet.is_empty();
     const auto values = !select ? keys
                         : (!singleCell || useExpectation.defined()) ? allPatchFeatures(images)
                                                                      : keys;
+    if (select) lapIf(m_clock, "patch network");
+    const auto prepared = share(m_scorer->prepareKeys(encoded));  // the additive scorer projects every key
+    lapIf(m_clock, "scoring");
+    const auto mean = encoded.mean(/*dim=*/1);
+    auto h = share(torch::tanh(m_initH(mean)));
+    auto c = share(torch::tanh(m_initC(mean)));
+    lapIf(m_clock, "recurrent + classifier");
+    std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
+    SelectionOptions checked = rule;
+    checked.checkFinite = false;  // scores come from finite weights; skip the device sync
     for (int t = 0; t < m_config.steps; ++t) {
         const auto scores = m_scorer->forwardPrepared(h, prepared);
+        lapIf(m_clock, "scoring");
         const auto s = saccade::select(scores, values, checked, rng);
+        lapIf(m_clock, "selection");
         auto context = select && singleCell && !useExpectation.defined()
                            ? patchFeatures(images, s.indices.squeeze(1))
                            : s.context;
+        if (select && singleCell) lapIf(m_clock, "patch network");
         if (useExpectation.defined()) {
             const auto expected = torch::bmm(s.probs.unsqueeze(1), values).squeeze(1);
             context = torch::where(useExpectation.unsqueeze(1), expected, context);
@@ -153,6 +162,7 @@ PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const 
         context = torch::sigmoid(m_gate(h)) * context;
         std::tie(h, c) = m_rnn(context, std::make_tuple(h, c));
         stepLogits.push_back(m_classifier(h));
+        lapIf(m_clock, "recurrent + classifier");
         probs.push_back(s.probs);
         indices.push_back(s.indices);
         logProb.push_back(s.logProb);

@@ -14,6 +14,7 @@
 
 #include "attention/scorer.h"
 #include "attention/selection.h"
+#include "common/stage_clock.h"
 #include "models/patch_config.h"
 
 namespace saccade {
@@ -55,6 +56,13 @@ public:
     torch::Tensor allPatchFeatures(const torch::Tensor& images);
 
     const PatchConfig& config() const { return m_config; }
+    /// The cell encoder (dense: the features; select: the cheap pass) and, in the select
+    /// variant, the patch network (else empty): for counting their multiply-adds.
+    const torch::nn::Sequential& encoder() const { return m_encoder; }
+    const torch::nn::Sequential& patchNet() const { return m_patchNet; }
+    /// Times the stages of later forward() calls (encoder, scoring, selection, patch network,
+    /// recurrent + classifier) on `clock`; null stops.
+    void setStageClock(StageClock* clock) { m_clock = clock; }
 
 private:
     /// forward() for episodes of one image under a single-cell rule, one state per distinct
@@ -63,6 +71,7 @@ private:
                              const SelectionOptions& rule, Rng& rng, std::int64_t episodes);
 
     PatchConfig m_config;
+    StageClock* m_clock = nullptr;
     torch::nn::Sequential m_encoder{nullptr};    // dense: the cell features; select: the cheap pass
     torch::nn::Sequential m_patchNet{nullptr};   // select only
     torch::Tensor windows(const torch::Tensor& images);  // [B, C*w*w, L]

@@ -43,7 +43,9 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
     TORCH_CHECK(episodes == 1 || images.size(0) == 1, "RAM: episodes > 1 needs a single image");
     const auto device = images.device();
     const std::int64_t b = episodes > 1 ? episodes : images.size(0);
+    if (m_clock) m_clock->start();
     const auto sat = summedAreaTable(images);
+    lapIf(m_clock, "glimpse sensor");
     const double sigma = m_config.locationStd;
     const double logNorm = -std::log(sigma) - 0.5 * std::log(2 * M_PI);
 
@@ -64,6 +66,7 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
         const auto lt = shared ? l.narrow(0, 0, 1) : l;
         const auto what = glimpseFeatures(sat, lt, episodes > 1 && !shared, out.glimpsesComputed);
         const auto g = torch::relu(what + m_whereToG(torch::relu(m_location(lt))));
+        lapIf(m_clock, "glimpse network");
         if (m_lstm.is_empty()) {
             auto input = m_inputToHidden(g);
             // W h is one row when all rows share h, and nothing at all while h = 0.
@@ -75,6 +78,7 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
             h = std::get<0>(state);
             cell = std::get<1>(state);
         }
+        lapIf(m_clock, "recurrent core");
         sameState = shared;
         if (shared) {
             h = h.expand({b, m_config.hidden});
@@ -96,8 +100,11 @@ RamOutput RamNetworkImpl::forward(const torch::Tensor& images, RamRule rule, Rng
         l = next.clamp(-1, 1);
         locations.push_back(l);
         means.push_back(mu.detach());
+        lapIf(m_clock, "policy + baseline");
     }
+    lapIf(m_clock, "policy + baseline");
     out.logits = m_classifier(h);
+    lapIf(m_clock, "classifier");
     if (wantStepLogits) out.stepLogits = torch::stack(stepLogits);
     out.locations = torch::stack(locations);
     out.means = torch::stack(means);
@@ -112,7 +119,9 @@ torch::Tensor RamNetworkImpl::glimpseFeatures(const torch::Tensor& sat, const to
     const auto centres = glimpseCentres(l, geo);
     auto features = [&](const torch::Tensor& at) {
         computed += at.size(0);
-        return m_whatToG(torch::relu(m_glimpse(extractGlimpsesAt(sat, at, geo))));
+        const auto glimpses = extractGlimpsesAt(sat, at, geo);
+        lapIf(m_clock, "glimpse sensor");
+        return m_whatToG(torch::relu(m_glimpse(glimpses)));
     };
     if (!dedupe) return features(centres);
     // Episodes of one image whose centre pixels coincide see the same glimpse: the two glimpse

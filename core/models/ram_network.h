@@ -11,6 +11,7 @@
 #include <torch/nn/pimpl.h>
 
 #include "common/rng.h"
+#include "common/stage_clock.h"
 #include "models/glimpse_sensor.h"
 #include "models/ram_config.h"
 
@@ -43,6 +44,9 @@ public:
                       std::int64_t episodes = 1);
 
     const RamConfig& config() const { return m_config; }
+    /// Times the stages of later forward() calls (glimpse sensor, glimpse network, recurrent
+    /// core, policy, classifier) on `clock`; null stops.
+    void setStageClock(StageClock* clock) { m_clock = clock; }
     GlimpseGeometry geometry() const;
 
 private:
@@ -52,6 +56,7 @@ private:
                                   std::int64_t& computed);
 
     RamConfig m_config;
+    StageClock* m_clock = nullptr;
     torch::nn::Linear m_glimpse{nullptr}, m_location{nullptr}, m_whatToG{nullptr}, m_whereToG{nullptr};
     torch::nn::Linear m_inputToHidden{nullptr}, m_hiddenToHidden{nullptr};
     torch::nn::LSTMCell m_lstm{nullptr};
