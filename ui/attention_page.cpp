@@ -252,6 +252,7 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_images->setDeterministicRuleName(card.deterministicRule);
     m_service->cancelComparison();
     m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
+    Q_EMIT modelOpened(card.path, card.dataset);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // Keep the current input when it fits the new model; else the saved or the first sample.
     if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
@@ -293,6 +294,16 @@ void AttentionPage::openImageFile(const QString& path) {
     m_images->markCurrent(QString(), -1);
     setInput(image, path, std::nullopt);
     Q_EMIT statusMessage(tr("Opened %1%2").arg(QFileInfo(path).fileName(), note));
+}
+
+void AttentionPage::openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs) {
+    m_inputDataset.clear();
+    m_inputIndex = -1;
+    m_inputFile.clear();
+    setInput(image, id, truth);
+    m_tabs->setCurrentWidget(m_runs);
+    m_runs->setRuns(runs);
+    m_runs->startRuns();
 }
 
 void AttentionPage::setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth) {

@@ -61,8 +61,13 @@ public:
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 
+    /// Shows a probe image (from a boundary sweep) and runs `runs` sampled runs of it on the Runs tab.
+    void openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs);
+
 Q_SIGNALS:
     void statusMessage(const QString& message);
+    /// A model was loaded: its checkpoint and dataset.
+    void modelOpened(const QString& checkpoint, const QString& dataset);
 
 private:
     void onModelLoaded(const ModelCard& card);

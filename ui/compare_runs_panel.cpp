@@ -82,7 +82,8 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
         w->setMinimumWidth(120);  // the panel shares the left column; it must not widen the window
     m_runIndex = new QSpinBox(this);
     m_runIndex->setPrefix(tr("run #"));
-    m_loadRun = new QPushButton(tr("Load run"), this);
+    m_loadRun = new QPushButton(tr("Load"), this);
+    m_loadRun->setToolTip(tr("Show this run's trace on the canvas"));
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
     m_export = makeExportButton(
         this, {{tr("Export the output chart"), QStringLiteral("runs-outputs.png"), views,
@@ -115,12 +116,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_paths, 3);
     layout->addLayout(load);
 
-    connect(m_run, &QPushButton::clicked, this, [this] {
-        setRunning(true);
-        m_progress->setRange(0, m_count->value());
-        m_progress->setValue(0);
-        Q_EMIT runRequested(m_count->value());
-    });
+    connect(m_run, &QPushButton::clicked, this, &CompareRunsPanel::startRuns);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         setRunning(false);
         m_progress->setValue(0);
@@ -145,6 +141,13 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
 
 int CompareRunsPanel::runs() const { return m_count->value(); }
 void CompareRunsPanel::setRuns(int runs) { m_count->setValue(runs); }
+
+void CompareRunsPanel::startRuns() {
+    setRunning(true);
+    m_progress->setRange(0, m_count->value());
+    m_progress->setValue(0);
+    Q_EMIT runRequested(m_count->value());
+}
 
 void CompareRunsPanel::setRunning(bool running) {
     m_running = running;

@@ -31,6 +31,8 @@ public:
 
     int runs() const;
     void setRuns(int runs);
+    /// Asks for the runs (what the Run button does).
+    void startRuns();
     /// Shows a run set and its statistics; `total` > number of runs means more are coming.
     void showResult(const RunSet& set, const RunStats& stats, int total = 0);
     /// Progress of the set being computed.

@@ -44,6 +44,8 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("datasetComparePanel"));
     m_dataset = new QComboBox(this);
     m_dataset->setToolTip(tr("The test split to compare the rules on"));
+
+
     m_limit = new QSpinBox(this);
     m_limit->setObjectName(QStringLiteral("imageLimit"));
     m_limit->setRange(10, 10000);
@@ -87,14 +89,16 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     top->addWidget(m_limit, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
-    buttons->addWidget(m_cancel);
     buttons->addWidget(m_export);
     buttons->addStretch();
+    auto* progress = new QHBoxLayout;
+    progress->addWidget(m_progress, 1);
+    progress->addWidget(m_cancel);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addLayout(buttons);
-    layout->addWidget(m_progress);
+    layout->addLayout(progress);
     layout->addWidget(m_summary);
     layout->addWidget(m_accuracy, 3);
     layout->addWidget(m_kChart, 3);

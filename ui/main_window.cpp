@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QMimeData>
 
+#include "analysis_page.h"
 #include "attention_page.h"
 #include "doctor_panel.h"
 #include "scalar_lab_panel.h"
@@ -24,6 +25,7 @@ const QString MainWindow::kAttentionPage = QStringLiteral("attention");
 const QString MainWindow::kTrainingPage = QStringLiteral("training");
 const QString MainWindow::kScalarPage = QStringLiteral("scalar");
 const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
+const QString MainWindow::kAnalysisPage = QStringLiteral("analysis");
 
 namespace {
 
@@ -60,7 +62,9 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_training = new TrainingPanel(this);
     m_scalarLab = new ScalarLabPanel(this);
     m_doctor = new DoctorPanel(this);
+    m_analysis = new AnalysisPage(this);
     addPage(kAttentionPage, tr("Attention"), m_attention);
+    addPage(kAnalysisPage, tr("Probes & cost"), m_analysis);
     addPage(kTrainingPage, tr("Training"), m_training);
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab);
     addPage(kDoctorPage, tr("Doctor"), m_doctor);
@@ -86,6 +90,12 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
         setCurrentPage(kAttentionPage);
         m_attention->openModel(path);
     });
+    connect(m_attention, &AttentionPage::modelOpened, m_analysis, &AnalysisPage::setModel);
+    connect(m_analysis, &AnalysisPage::caseChosen, this,
+            [this](const Image& image, const QString& id, const GroundTruth& truth, int runs) {
+                setCurrentPage(kAttentionPage);
+                m_attention->openProbe(image, id, truth, runs);
+            });
     connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
     connect(m_doctor, &DoctorPanel::statusMessage, this, keepStatus(m_doctor));
     connect(m_sidebar, &QListWidget::currentRowChanged, this,

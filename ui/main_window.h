@@ -13,6 +13,7 @@ namespace saccade::ui {
 
 class AttentionPage;
 class DoctorPanel;
+class AnalysisPage;
 class TrainingPanel;
 class ScalarLabPanel;
 
@@ -25,6 +26,7 @@ public:
     static const QString kTrainingPage;
     static const QString kScalarPage;
     static const QString kDoctorPage;
+    static const QString kAnalysisPage;
 
     /// With `useSettings` false nothing is read or written (screenshots, tests).
     explicit MainWindow(bool useSettings = true, QWidget* parent = nullptr);
@@ -40,6 +42,7 @@ public:
     TrainingPanel* trainingPanel() const { return m_training; }
     ScalarLabPanel* scalarLabPanel() const { return m_scalarLab; }
     DoctorPanel* doctorPanel() const { return m_doctor; }
+    AnalysisPage* analysisPage() const { return m_analysis; }
 
     /// True while the current page is still computing what it first shows.
     bool isBusy() const;
@@ -61,6 +64,7 @@ private:
     TrainingPanel* m_training = nullptr;
     ScalarLabPanel* m_scalarLab = nullptr;
     DoctorPanel* m_doctor = nullptr;
+    AnalysisPage* m_analysis = nullptr;
     QStringList m_keys;
     QHash<QWidget*, QString> m_lastStatus;
     bool m_useSettings = true;

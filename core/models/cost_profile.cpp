@@ -123,12 +123,12 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
             RuleCost c = makeRuleCost(variant, rule, seconds, o.batch, flops);
             c.allFeaturesFirst = !select || soft;
             if (!select)
-                c.note = soft ? "soft attention weights every cell: all features are needed"
-                              : "selection saved nothing: every cell's features were computed before it";
+                c.note = soft ? "Soft attention weights every cell: all features are needed"
+                              : "Selection saved nothing: every cell's features were computed before it";
             else if (soft)
-                c.note = "soft attention needs every cell's patch features: the select variant saves nothing here";
+                c.note = "Soft attention needs every cell's patch features: the select variant saves nothing here";
             else
-                c.note = "only the chosen window went through the patch network";
+                c.note = "Only the chosen window went through the patch network";
             rules.push_back(c);
         }
     }
@@ -164,7 +164,7 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
         const auto seconds = medianStages(clock, o.repeats, [&] { net->forward(x, rule, rng); });
         net->setStageClock(nullptr);
         RuleCost c = makeRuleCost("ram", name, seconds, o.batch, flops);
-        c.note = "no features before selection: one pass over the image builds the summed-area table, then the "
+        c.note = "No features before selection: one pass over the image builds the summed-area table, then the "
                  "network sees only the glimpses, " + std::to_string(int(T)) + " x " + std::to_string(int(F)) +
                  " values against " + std::to_string(config.imageSize * config.imageSize * config.inChannels) + " pixels";
         rules.push_back(c);

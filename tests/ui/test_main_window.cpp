@@ -40,8 +40,9 @@ void TestMainWindow::initTestCase() {
 void TestMainWindow::pages() {
     MainWindow window(/*useSettings=*/false);
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
-    QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("training"),
-                                             QStringLiteral("scalar"), QStringLiteral("doctor")}));
+    QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("analysis"),
+                                             QStringLiteral("training"), QStringLiteral("scalar"),
+                                             QStringLiteral("doctor")}));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.attentionPage() != nullptr);
     QVERIFY(window.scalarLabPanel() != nullptr);
@@ -61,6 +62,7 @@ void TestMainWindow::grabHasTheWindowSize_data() {
     QTest::newRow("attention") << "attention";
     QTest::newRow("scalar lab") << "scalar";
     QTest::newRow("doctor") << "doctor";
+    QTest::newRow("probes and cost") << "analysis";
 }
 
 void TestMainWindow::grabHasTheWindowSize() {

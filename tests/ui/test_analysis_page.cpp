@@ -1,0 +1,153 @@
+// The "Probes & cost" page on the bundled default model: a boundary sweep with its failure map,
+// profile, worst positions and exports; a click that opens the case with its runs on the
+// Attention page; the faithfulness report with its caveat; and the cost of each rule per stage.
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "analysis_page.h"
+#include "attention_canvas.h"
+#include "attention_page.h"
+#include "charts/cost_chart.h"
+#include "charts/series_chart.h"
+#include "charts/sweep_map_view.h"
+#include "compare_runs_panel.h"
+#include "cost_panel.h"
+#include "faithfulness_panel.h"
+#include "main_window.h"
+#include "sweep_panel.h"
+
+using namespace saccade;
+using namespace saccade::ui;
+
+namespace {
+
+QStringList fileLines(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+}  // namespace
+
+class TestAnalysisPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void sweepMapsFailuresAndOpensACase();
+    void faithfulnessStatesItsCaveatAndFigures();
+    void costShowsEveryStageAndRule();
+    void cleanupTestCase();
+
+private:
+    MainWindow* m_window = nullptr;
+};
+
+void TestAnalysisPage::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    m_window = new MainWindow(/*useSettings=*/false);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    // The attention page loads the bundled model and hands it to this page.
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->analysisPage()->sweepPanel()->summaryText().startsWith(QStringLiteral("Model:")), 60'000);
+    QVERIFY(m_window->setCurrentPage(MainWindow::kAnalysisPage));
+}
+
+void TestAnalysisPage::cleanupTestCase() { delete m_window; }
+
+void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {
+    auto* sweep = m_window->analysisPage()->sweepPanel();
+    sweep->setRuns(4);
+    sweep->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(sweep->result() != nullptr, qPrintable(sweep->summaryText()), 120'000);
+    const SweepResult r = *sweep->result();
+    // Two 6-px cells each way on the hard patch model's 10x10 grid of a 60x60 input.
+    QCOMPARE(r.probe.cellSize, 6);
+    QCOMPARE(int(r.points.size()), 12 * 12);
+    QCOMPARE(r.points.front().sampleRuns, 4);
+    QVERIFY(sweep->map()->hasResult());
+    const QRect square = sweep->map()->squareOf(-6, -6);
+    QVERIFY(!square.isEmpty());
+    QVERIFY(sweep->map()->squareOf(-7, 0).isEmpty());
+    // The worst list starts with the lowest share of right runs.
+    auto* worst = sweep->worstTable();
+    QVERIFY(worst->rowCount() > 0);
+    double lowest = 1;
+    for (const auto& p : r.points) lowest = std::min(lowest, p.sampleAccuracy);
+    QCOMPARE(worst->item(0, 3)->text(), QStringLiteral("%1%").arg(100 * lowest, 0, 'f', 1));
+    // The profile along dx at dy = 0 has one point per dx for each figure.
+    QVERIFY(!sweep->profile()->series().isEmpty());
+    QCOMPARE(sweep->profile()->series().front().points.size(), 12);
+    QTemporaryDir dir;
+    const QString d = dir.path() + QLatin1Char('/');
+    QCOMPARE(sweep->exportMap(d + QStringLiteral("map.png")), QString());
+    QCOMPARE(sweep->exportMap(d + QStringLiteral("map.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("map.csv")).size(), 1 + 144);
+    QCOMPARE(sweep->exportProfile(d + QStringLiteral("profile.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("profile.csv")).size(), 1 + 12);
+    QCOMPARE(sweep->exportWorst(d + QStringLiteral("worst.csv")), QString());
+    QCOMPARE(sweep->exportJson(d + QStringLiteral("sweep.json")), QString());
+    QVERIFY(fileLines(d + QStringLiteral("sweep.json")).join(QString()).contains(QStringLiteral("saccade.sweep")));
+
+    // Clicking a square opens that probe on the Attention page and runs its sampled runs.
+    const auto& target = r.points[size_t(worst->item(0, 1)->text().toInt() + 6) * 12 + size_t(worst->item(0, 0)->text().toInt() + 6)];
+    QTest::mouseClick(sweep->map(), Qt::LeftButton, {}, sweep->map()->squareOf(target.dx, target.dy).center());
+    QCOMPARE(m_window->currentPage(), MainWindow::kAttentionPage);
+    auto* attention = m_window->attentionPage();
+    const QString id = QStringLiteral("probe:%1,%2").arg(target.dx).arg(target.dy);
+    QTRY_VERIFY_WITH_TIMEOUT(attention->canvas()->trace() && QString::fromStdString(attention->canvas()->trace()->imageId) == id, 30'000);
+    QTRY_VERIFY_WITH_TIMEOUT(attention->runsPanel()->shownSet() && !attention->runsPanel()->isRunning(), 30'000);
+    const RunSet& set = *attention->runsPanel()->shownSet();
+    QCOMPARE(QString::fromStdString(set.imageId), id);
+    QCOMPARE(int(set.runs.size()), 4);
+    // The same runs as the sweep's: the same share of them right.
+    int right = 0;
+    for (const auto& run : set.runs) right += run.label == target.truth;
+    QCOMPARE(double(right) / 4, target.sampleAccuracy);
+    QVERIFY(m_window->setCurrentPage(MainWindow::kAnalysisPage));
+}
+
+void TestAnalysisPage::faithfulnessStatesItsCaveatAndFigures() {
+    auto* panel = m_window->analysisPage()->faithfulnessPanel();
+    QVERIFY(panel->caveatText().contains(QStringLiteral("not an explanation")));
+    panel->setImages(12, 1);
+    panel->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->report() != nullptr, qPrintable(panel->summaryText()), 120'000);
+    const auto& r = *panel->report();
+    QCOMPARE(r.images, 12);
+    QCOMPARE(panel->stepTable()->rowCount(), 4);
+    QCOMPARE(panel->stepTable()->item(0, 1)->text(), QStringLiteral("%1%").arg(100 * r.massPerStep[0], 0, 'f', 1));
+    QCOMPARE(panel->deletionChart()->series().size(), 4);
+    QCOMPARE(panel->deletionChart()->series()[0].points.size(), int(r.deletion.size()));
+    QTemporaryDir dir;
+    const QString d = dir.path() + QLatin1Char('/');
+    QCOMPARE(panel->exportDeletion(d + QStringLiteral("deletion.csv")), QString());
+    QCOMPARE(fileLines(d + QStringLiteral("deletion.csv")).size(), 1 + int(r.deletion.size()));
+    QCOMPARE(panel->exportReliability(d + QStringLiteral("reliability.svg")), QString());
+    QCOMPARE(panel->exportSteps(d + QStringLiteral("steps.csv")), QString());
+    QCOMPARE(panel->exportJson(d + QStringLiteral("f.json")), QString());
+}
+
+void TestAnalysisPage::costShowsEveryStageAndRule() {
+    auto* panel = m_window->analysisPage()->costPanel();
+    panel->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->report() != nullptr, qPrintable(panel->notesText()), 120'000);
+    QCOMPARE(panel->chart()->categories(), (QStringList{QStringLiteral("dense / soft"), QStringLiteral("dense / sample"),
+                                                        QStringLiteral("select / soft"), QStringLiteral("select / sample")}));
+    QVERIFY2(panel->notesText().contains(QStringLiteral("Selection saved nothing")), qPrintable(panel->notesText()));
+    panel->showFlops(true);
+    const QStringList csv = panel->chart()->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(csv.size(), 5);
+    QVERIFY(csv[0].contains(QStringLiteral("encoder")) && csv[0].endsWith(QStringLiteral("unit")));
+    QVERIFY(csv[2].endsWith(QStringLiteral("MFLOP")));
+    QTemporaryDir dir;
+    QCOMPARE(panel->exportChart(dir.path() + QStringLiteral("/cost.svg")), QString());
+    QCOMPARE(panel->exportJson(dir.path() + QStringLiteral("/cost.json")), QString());
+}
+
+QTEST_MAIN(TestAnalysisPage)
+#include "test_analysis_page.moc"

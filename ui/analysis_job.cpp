@@ -1,0 +1,66 @@
+#include "analysis_job.h"
+
+#include <QMetaObject>
+#include <QPointer>
+#include <chrono>
+#include <exception>
+
+namespace saccade::ui {
+
+AnalysisJob::AnalysisJob(QObject* parent) : QObject(parent) {}
+
+AnalysisJob::~AnalysisJob() {
+    if (m_thread) {
+        m_cancel->store(true);
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::function<void()> done) {
+    if (m_running) return false;
+    if (m_thread) {
+        m_thread->wait();
+        delete m_thread;
+    }
+    m_cancel = std::make_shared<std::atomic_bool>(false);
+    m_running = true;
+    QPointer<AnalysisJob> self(this);
+    m_thread = QThread::create([self, cancel = m_cancel, work = std::move(work), done = std::move(done), this] {
+        auto post = [&](auto fn) {
+            if (self) QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection);
+        };
+        auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        const Progress progress = [&](double f) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last > std::chrono::milliseconds(100) || f >= 1) {  // at most ten updates a second
+                last = now;
+                post([this, f] { Q_EMIT this->progress(f); });
+            }
+            return !cancel->load();
+        };
+        QString error;
+        try {
+            error = work(progress);
+        } catch (const std::exception& e) {
+            error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
+        }
+        post([this, error, done, cancel] {
+            m_running = false;
+            if (cancel->load()) return;  // cancelled: the panel already said so
+            if (error.isEmpty())
+                done();
+            else
+                Q_EMIT failed(error);
+        });
+    });
+    m_thread->setObjectName(QStringLiteral("saccade-analysis"));
+    m_thread->start(QThread::LowPriority);
+    return true;
+}
+
+void AnalysisJob::cancel() {
+    if (m_cancel) m_cancel->store(true);
+}
+
+}  // namespace saccade::ui

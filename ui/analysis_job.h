@@ -1,0 +1,42 @@
+#pragma once
+// AnalysisJob: one long analysis (a boundary sweep, a faithfulness measurement, a cost profile)
+// on a thread of its own, with progress and cancel. The work loads its own model on that thread,
+// so no LibTorch state is shared with the GUI's model service.
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "common/progress.h"
+
+namespace saccade::ui {
+
+class AnalysisJob : public QObject {
+    Q_OBJECT
+
+public:
+    explicit AnalysisJob(QObject* parent = nullptr);
+    /// Cancels a running job and waits for it.
+    ~AnalysisJob() override;
+
+    /// Runs `work` on the job's thread; it reports progress through the callback (which returns
+    /// false once cancelled) and returns an error message or an empty string. On success `done`
+    /// runs on this object's thread. False when a job is already running.
+    bool start(std::function<QString(const Progress&)> work, std::function<void()> done);
+    void cancel();
+    bool isRunning() const { return m_running; }
+
+Q_SIGNALS:
+    void progress(double fraction);
+    void failed(const QString& message);
+
+private:
+    QThread* m_thread = nullptr;
+    std::shared_ptr<std::atomic_bool> m_cancel;
+    bool m_running = false;
+};
+
+}  // namespace saccade::ui

@@ -1,0 +1,45 @@
+#pragma once
+// AnalysisPage ("Probes & cost"): the boundary-case explorer, the faithfulness of attention, and
+// what selection costs, for the model open on the Attention page.
+
+#include <QString>
+#include <QWidget>
+
+#include "data/image.h"
+#include "trace/trace.h"
+
+class QLabel;
+class QTabWidget;
+
+namespace saccade::ui {
+
+class CostPanel;
+class FaithfulnessPanel;
+class SweepPanel;
+
+class AnalysisPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit AnalysisPage(QWidget* parent = nullptr);
+
+    /// The model to analyse: its checkpoint and dataset.
+    void setModel(const QString& checkpoint, const QString& dataset);
+
+    SweepPanel* sweepPanel() const { return m_sweep; }
+    FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
+    CostPanel* costPanel() const { return m_cost; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+Q_SIGNALS:
+    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs);
+
+private:
+    QLabel* m_model = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    SweepPanel* m_sweep = nullptr;
+    FaithfulnessPanel* m_faithfulness = nullptr;
+    CostPanel* m_cost = nullptr;
+};
+
+}  // namespace saccade::ui

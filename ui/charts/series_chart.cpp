@@ -1,0 +1,87 @@
+#include "series_chart.h"
+
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <algorithm>
+#include <map>
+
+namespace saccade::ui {
+
+namespace {
+const QColor kColours[] = {QColor(30, 80, 160), QColor(220, 120, 20), QColor(40, 160, 80), QColor(150, 60, 160),
+                           QColor(120, 120, 120)};
+}  // namespace
+
+SeriesChart::SeriesChart(QWidget* parent) : QChartView(parent) {
+    auto* chart = new QChart;
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    chart->setBackgroundRoundness(0);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    m_x = new QValueAxis;
+    m_y = new QValueAxis;
+    m_x->setLabelFormat(QStringLiteral("%g"));
+    m_y->setLabelFormat(QStringLiteral("%.2g"));
+    chart->addAxis(m_x, Qt::AlignBottom);
+    chart->addAxis(m_y, Qt::AlignLeft);
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumHeight(160);
+    setMinimumWidth(160);  // pages share the window: never widen it
+}
+
+void SeriesChart::setTitles(const QString& title, const QString& xTitle, const QString& yTitle) {
+    chart()->setTitle(title);
+    m_x->setTitleText(xTitle);
+    m_y->setTitleText(yTitle);
+}
+
+void SeriesChart::setSeries(const QVector<Series>& series, double yMin, double yMax) {
+    m_series = series;
+    chart()->removeAllSeries();
+    double left = 0, right = 1, bottom = 0, top = 1;
+    bool first = true;
+    for (int i = 0; i < series.size(); ++i) {
+        auto* line = new QLineSeries;
+        line->setName(series[i].name);
+        QPen pen(kColours[i % 5], 2);
+        if (series[i].dashed) pen.setStyle(Qt::DashLine);
+        line->setPen(pen);
+        line->setPointsVisible(series[i].points.size() <= 30);
+        line->replace(QList<QPointF>(series[i].points.begin(), series[i].points.end()));
+        chart()->addSeries(line);
+        line->attachAxis(m_x);
+        line->attachAxis(m_y);
+        for (const auto& p : series[i].points) {
+            left = first ? p.x() : std::min(left, p.x());
+            right = first ? p.x() : std::max(right, p.x());
+            bottom = first ? p.y() : std::min(bottom, p.y());
+            top = first ? p.y() : std::max(top, p.y());
+            first = false;
+        }
+    }
+    m_x->setRange(left, right > left ? right : left + 1);
+    if (yMax > yMin)
+        m_y->setRange(yMin, yMax);
+    else
+        m_y->setRange(bottom, top > bottom ? top : bottom + 1);
+    chart()->legend()->setVisible(series.size() > 1);
+}
+
+QString SeriesChart::csv(const QString& xName) const {
+    std::map<double, QStringList> rows;
+    for (int i = 0; i < m_series.size(); ++i)
+        for (const auto& p : m_series[i].points) {
+            auto& row = rows[p.x()];
+            while (row.size() < m_series.size()) row << QString();
+            row[i] = QString::number(p.y(), 'g', 6);
+        }
+    QStringList header{xName};
+    for (const auto& s : m_series) header << s.name;
+    QString out = header.join(QLatin1Char(',')) + QLatin1Char('\n');
+    for (const auto& [x, row] : rows) out += QString::number(x, 'g', 6) + QLatin1Char(',') + row.join(QLatin1Char(',')) + QLatin1Char('\n');
+    return out;
+}
+
+}  // namespace saccade::ui

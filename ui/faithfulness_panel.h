@@ -1,0 +1,67 @@
+#pragma once
+// FaithfulnessPanel: does attention mean what it seems to? On the current model and the first
+// N test images: attention mass in the ground-truth box and the pointing game per step, deletion
+// curves (the most attended cells against random ones), the rank correlation with occlusion
+// saliency, and a reliability diagram of attention as the probability of the object. The caveat
+// that attention records access and does not explain is stated above the figures.
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "analysis/faithfulness.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace saccade::ui {
+
+class AnalysisJob;
+class SeriesChart;
+
+class FaithfulnessPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FaithfulnessPanel(QWidget* parent = nullptr);
+
+    void setModel(const QString& checkpoint, const QString& dataset);
+    void setImages(int images, int saliencyImages);
+    void run();
+    bool isRunning() const;
+
+    const FaithfulnessReport* report() const { return m_report.get(); }
+    QTableWidget* stepTable() const { return m_steps; }
+    SeriesChart* deletionChart() const { return m_deletion; }
+    SeriesChart* reliabilityChart() const { return m_reliability; }
+    QString summaryText() const;
+    QString caveatText() const;
+
+    QString exportSteps(const QString& path) const;
+    QString exportDeletion(const QString& path);
+    QString exportReliability(const QString& path);
+    QString exportJson(const QString& path) const;
+
+private:
+    void showReport();
+
+    QSpinBox* m_images = nullptr;
+    QSpinBox* m_saliency = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_caveat = nullptr;
+    QLabel* m_summary = nullptr;
+    QTableWidget* m_steps = nullptr;
+    SeriesChart* m_deletion = nullptr;
+    SeriesChart* m_reliability = nullptr;
+    QWidget* m_export = nullptr;
+    AnalysisJob* m_job = nullptr;
+    QString m_checkpoint, m_dataset;
+    std::shared_ptr<FaithfulnessReport> m_report;
+};
+
+}  // namespace saccade::ui

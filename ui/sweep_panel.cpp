@@ -1,0 +1,295 @@
+#include "sweep_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "analysis_job.h"
+#include "charts/series_chart.h"
+#include "charts/sweep_map_view.h"
+#include "data/dataset.h"
+#include "view_export.h"
+
+namespace saccade::ui {
+
+namespace {
+
+constexpr int kWorstRows = 15;
+
+QString percent(double v) { return v < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * v, 0, 'f', 1); }
+
+}  // namespace
+
+SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("sweepPanel"));
+    m_job = new AnalysisJob(this);
+    m_object = new QComboBox(this);
+    m_object->addItem(tr("test item"), QStringLiteral("item"));
+    m_object->addItem(tr("blob (no class)"), QStringLiteral("blob"));
+    m_object->setToolTip(tr("A test image's object, resized, or a small disc like a defect"));
+    m_item = new QSpinBox(this);
+    m_item->setRange(0, 9999);
+    m_item->setPrefix(tr("test item #"));
+    m_size = new QSpinBox(this);
+    m_size->setRange(0, 100);
+    m_size->setSpecialValueText(tr("auto"));
+    m_size->setToolTip(tr("Auto: one cell (items at least 20 px)"));
+    m_size->setSuffix(tr(" px"));
+    m_distractors = new QSpinBox(this);
+    m_distractors->setRange(0, 40);
+    m_distractors->setSuffix(tr(" clutter"));
+    m_runs = new QSpinBox(this);
+    m_runs->setRange(0, 1000);
+    m_runs->setValue(20);
+    m_runs->setSuffix(tr(" runs each"));
+    m_metric = new QComboBox(this);
+    for (auto [m, label] : {std::pair{SweepMetric::SampleAccuracy, tr("sampled runs right")},
+                            std::pair{SweepMetric::DeterministicAccuracy, tr("deterministic rule right")},
+                            std::pair{SweepMetric::HitRate, tr("hit rate of the runs")},
+                            std::pair{SweepMetric::DeterministicHit, tr("deterministic rule hits")},
+                            std::pair{SweepMetric::Mass, tr("attention mass on the object")}})
+        m_metric->addItem(label, QString::fromStdString(sweepMetricName(m)));
+    m_metric->setMinimumContentsLength(12);
+    m_metric->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_run = new QPushButton(tr("Sweep"), this);
+    m_run->setObjectName(QStringLiteral("sweepButton"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_summary = new QLabel(tr("Open a model on the Attention page, then sweep a probe across its cells."), this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_map = new SweepMapView(this);
+    m_profile = new SeriesChart(this);
+    m_profile->setObjectName(QStringLiteral("sweepProfile"));
+    m_worst = new QTableWidget(0, 6, this);
+    m_worst->setObjectName(QStringLiteral("worstPositions"));
+    m_worst->setHorizontalHeaderLabels({tr("dx"), tr("dy"), tr("deterministic"), tr("sampled right"), tr("hit rate"), tr("mass")});
+    m_worst->verticalHeader()->setVisible(false);
+    m_worst->setMinimumWidth(150);
+    m_worst->horizontalHeader()->setStretchLastSection(true);
+    m_worst->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_worst->setSelectionBehavior(QAbstractItemView::SelectRows);
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    m_export = makeExportButton(
+        this, {{tr("Export the failure map"), QStringLiteral("failure-map.png"), views, [this](const QString& p) { return exportMap(p); }},
+               {tr("Export the profile along dx"), QStringLiteral("failure-profile.png"), views, [this](const QString& p) { return exportProfile(p); }},
+               {tr("Export the worst positions"), QStringLiteral("worst-positions.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& p) { return exportWorst(p); }},
+               {tr("Export the sweep"), QStringLiteral("sweep.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
+    m_export->setEnabled(false);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Object"), m_object);
+    form->addRow(QString(), m_item);
+    form->addRow(tr("Size"), m_size);
+    form->addRow(tr("Background"), m_distractors);
+    form->addRow(tr("Runs"), m_runs);
+    form->addRow(tr("Map"), m_metric);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_export);
+    auto* controls = new QWidget(this);
+    auto* left = new QVBoxLayout(controls);
+    left->addLayout(form);
+    left->addLayout(buttons);
+    left->addWidget(m_progress);
+    left->addWidget(m_summary);
+    left->addWidget(m_worst, 1);
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(m_map);
+    right->addWidget(m_profile);
+    m_profile->setMinimumHeight(230);
+    right->setSizes({440, 260});
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(controls, 2);
+    layout->addWidget(right, 3);
+
+    connect(m_run, &QPushButton::clicked, this, &SweepPanel::run);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_job->cancel();
+        m_run->setEnabled(true);
+        m_cancel->setEnabled(false);
+        m_summary->setText(tr("Cancelled."));
+    });
+    connect(m_job, &AnalysisJob::progress, this, [this](double f) { m_progress->setValue(int(std::lround(1000 * f))); });
+    connect(m_job, &AnalysisJob::failed, this, [this](const QString& message) {
+        m_run->setEnabled(true);
+        m_cancel->setEnabled(false);
+        m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
+    });
+    connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
+        m_map->setMetric(metric());
+        if (m_result) showResult();
+    });
+    connect(m_object, &QComboBox::currentIndexChanged, this, [this] { m_item->setEnabled(m_object->currentData() == QStringLiteral("item")); });
+    connect(m_map, &SweepMapView::positionClicked, this, [this](int dx, int dy) {
+        showProfile(dy);
+        choose(dx, dy);
+    });
+    connect(m_worst, &QTableWidget::cellClicked, this, [this](int row, int) {
+        const int dx = m_worst->item(row, 0)->text().toInt(), dy = m_worst->item(row, 1)->text().toInt();
+        m_map->setSelected(dx, dy);
+        choose(dx, dy);
+    });
+}
+
+void SweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
+    m_checkpoint = checkpoint;
+    m_dataset = dataset;
+    m_summary->setText(tr("Model: %1. Sweep a probe across its cells.").arg(checkpoint.section(QLatin1Char('/'), -1)));
+}
+
+void SweepPanel::setRuns(int runs) { m_runs->setValue(runs); }
+void SweepPanel::setObject(const QString& object) { m_object->setCurrentIndex(m_object->findData(object)); }
+bool SweepPanel::isRunning() const { return m_job->isRunning(); }
+QString SweepPanel::summaryText() const { return m_summary->text(); }
+SweepMetric SweepPanel::metric() const { return *parseSweepMetric(m_metric->currentData().toString().toStdString()); }
+
+void SweepPanel::run() {
+    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
+    const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
+    const bool item = m_object->currentData() == QStringLiteral("item");
+    const int size = m_size->value(), distractors = m_distractors->value(), runs = m_runs->value();
+    const std::int64_t itemIndex = m_item->value();
+    auto result = std::make_shared<SweepResult>();
+    auto work = [=](const Progress& progress) -> QString {
+        auto model = loadAttentionModel(checkpoint, "auto");
+        if (!model) return QString::fromStdString(model.error());
+        auto cell = modelCellSize(**model);
+        if (!cell) return QString::fromStdString(cell.error());
+        SweepOptions o;
+        o.runs = runs;
+        auto& p = o.probe;
+        p.canvas = (*model)->imageSize();
+        p.cellSize = *cell;
+        p.object = item ? ProbeObject::Item : ProbeObject::Blob;
+        p.itemIndex = itemIndex;
+        p.distractors = distractors;
+        p.objectSize = size > 0 ? size : std::max(*cell, item ? 20 : 1);
+        p.dxMin = p.dyMin = -*cell;
+        p.dxMax = p.dyMax = *cell - 1;
+        std::shared_ptr<const Dataset> source;
+        if (item || distractors > 0) {
+            auto d = openDataset(dataset);
+            if (!d) return QString::fromStdString(d.error());
+            source = *d;
+        }
+        auto r = runBoundarySweep(**model, o, source ? source->objectSource() : nullptr, progress);
+        if (!r) return QString::fromStdString(r.error());
+        *result = std::move(r).value();
+        return {};
+    };
+    if (!m_job->start(work, [this, result] {
+            m_result = result;
+            m_run->setEnabled(true);
+            m_cancel->setEnabled(false);
+            m_progress->setValue(1000);
+            m_map->setResult(*result, metric());
+            showProfile(0);
+            showResult();
+        }))
+        return;
+    m_run->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setValue(0);
+    m_summary->setText(tr("Sweeping…"));
+}
+
+void SweepPanel::showResult() {
+    const auto& r = *m_result;
+    m_export->setEnabled(true);
+    const QString det = QString::fromStdString(r.deterministicRule);
+    m_summary->setText(
+        tr("<b>%1 positions</b> (cell %2 px, object %3 px), %4 runs each, %5 s.<br>%6 right: <b>%7</b>; sampled runs "
+           "right: <b>%8</b>; hit rate: <b>%9</b>; attention mass on the object: <b>%10</b>.<br>Solid lines: the object's "
+           "near edge on a grid line; dashed: its far edge. Click a square or a row to open that case.")
+            .arg(r.points.size()).arg(r.probe.cellSize).arg(r.probe.objectSize).arg(r.runs).arg(r.seconds, 0, 'f', 1)
+            .arg(det, percent(meanSweepValue(r, SweepMetric::DeterministicAccuracy)),
+                 percent(meanSweepValue(r, SweepMetric::SampleAccuracy)), percent(meanSweepValue(r, SweepMetric::HitRate)),
+                 percent(meanSweepValue(r, SweepMetric::Mass))));
+    const auto worst = worstPoints(r, metric(), kWorstRows);
+    m_worst->setRowCount(int(worst.size()));
+    m_worst->horizontalHeaderItem(2)->setText(det);
+    for (int row = 0; row < int(worst.size()); ++row) {
+        const auto& p = r.points[worst[size_t(row)]];
+        const QStringList cells{QString::number(p.dx), QString::number(p.dy),
+                                p.truth < 0 ? QStringLiteral("–") : p.deterministicLabel == p.truth ? tr("right") : tr("wrong"),
+                                percent(p.sampleAccuracy), percent(p.sampleRuns ? p.hitRate : -1), percent(p.mass)};
+        for (int c = 0; c < cells.size(); ++c) m_worst->setItem(row, c, new QTableWidgetItem(cells[c]));
+    }
+    m_worst->resizeColumnsToContents();
+    showProfile(m_profileRow);
+}
+
+void SweepPanel::showProfile(int dy) {
+    m_profileRow = dy;
+    if (!m_result) return;
+    QVector<SeriesChart::Series> series{{QString::fromStdString(m_result->deterministicRule) + tr(" right"), {}},
+                                        {tr("sampled right"), {}}, {tr("hit rate"), {}}, {tr("mass"), {}, true}};
+    for (const auto& p : m_result->points) {
+        if (p.dy != dy) continue;
+        const double values[] = {sweepValue(p, SweepMetric::DeterministicAccuracy), p.sampleAccuracy,
+                                 p.sampleRuns ? p.hitRate : -1, p.mass};
+        for (int s = 0; s < 4; ++s)
+            if (values[s] >= 0) series[s].points << QPointF(p.dx, values[s]);
+    }
+    QVector<SeriesChart::Series> shown;
+    for (const auto& s : series)
+        if (!s.points.isEmpty()) shown << s;
+    m_profile->setTitles(tr("Along dx at dy = %1").arg(dy), tr("dx (px from the grid line)"), {});
+    m_profile->setSeries(shown, 0, 1.05);
+}
+
+void SweepPanel::choose(int dx, int dy) {
+    if (!m_result) return;
+    ProbeOptions p = m_result->probe;
+    p.dxMin = p.dxMax = dx;
+    p.dyMin = p.dyMax = dy;
+    std::shared_ptr<const Dataset> source;
+    if (p.object == ProbeObject::Item || p.distractors > 0) {
+        auto d = openDataset(m_dataset.toStdString());
+        if (!d) return m_summary->setText(QString::fromStdString(d.error()));
+        source = *d;
+    }
+    auto probes = makeProbes(p, source ? source->objectSource() : nullptr);
+    if (!probes || probes->empty()) return;
+    const auto& s = probes->front().sample;
+    Q_EMIT caseChosen(s.image, QStringLiteral("probe:%1,%2").arg(dx).arg(dy), GroundTruth{s.label, {s.box}},
+                      std::max(1, m_result->runs));
+}
+
+QString SweepPanel::exportMap(const QString& path) {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return exportView(*m_map, m_map->csv(), path);
+}
+
+QString SweepPanel::exportProfile(const QString& path) {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path);
+}
+
+QString SweepPanel::exportWorst(const QString& path) const {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return exportTable(*m_worst, path);
+}
+
+QString SweepPanel::exportJson(const QString& path) const {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the sweep file .json");
+    return writeFileAtomically(path, QByteArray::fromStdString(sweepToJson(*m_result)));
+}
+
+}  // namespace saccade::ui

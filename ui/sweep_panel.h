@@ -1,0 +1,85 @@
+#pragma once
+// SweepPanel: the boundary-case explorer. A probe object (a test item or a small blob, on a clean
+// or cluttered canvas) moved pixel by pixel across two of the model's cells (patch grid) or
+// glimpses, with the deterministic rule and N sampled runs at each offset. A failure map of the
+// chosen metric with the grid lines drawn, the same figures along dx at one dy, and the worst
+// positions; clicking a position or a row opens that case on the Attention page with its runs.
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "analysis/boundary_sweep.h"
+#include "data/image.h"
+#include "trace/trace.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace saccade::ui {
+
+class AnalysisJob;
+class SeriesChart;
+class SweepMapView;
+
+class SweepPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SweepPanel(QWidget* parent = nullptr);
+
+    /// The model to sweep (a checkpoint) and the dataset its items and clutter come from.
+    void setModel(const QString& checkpoint, const QString& dataset);
+    /// Starts a sweep with the panel's settings (what Run does).
+    void run();
+    void setRuns(int runs);
+    void setObject(const QString& object);  ///< "item" or "blob"
+    bool isRunning() const;
+
+    const SweepResult* result() const { return m_result.get(); }
+    SweepMapView* map() const { return m_map; }
+    SeriesChart* profile() const { return m_profile; }
+    QTableWidget* worstTable() const { return m_worst; }
+    QString summaryText() const;
+    /// Selects the row dy of the profile chart.
+    void showProfile(int dy);
+
+    QString exportMap(const QString& path);
+    QString exportProfile(const QString& path);
+    QString exportWorst(const QString& path) const;
+    QString exportJson(const QString& path) const;
+
+Q_SIGNALS:
+    /// Open this probe on the canvas with `runs` sampled runs.
+    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs);
+
+private:
+    void showResult();
+    void choose(int dx, int dy);
+    SweepMetric metric() const;
+
+    QComboBox* m_object = nullptr;
+    QSpinBox* m_item = nullptr;
+    QSpinBox* m_size = nullptr;
+    QSpinBox* m_distractors = nullptr;
+    QSpinBox* m_runs = nullptr;
+    QComboBox* m_metric = nullptr;
+    QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_summary = nullptr;
+    SweepMapView* m_map = nullptr;
+    SeriesChart* m_profile = nullptr;
+    QTableWidget* m_worst = nullptr;
+    QWidget* m_export = nullptr;
+    AnalysisJob* m_job = nullptr;
+    QString m_checkpoint, m_dataset;
+    std::shared_ptr<SweepResult> m_result;
+    int m_profileRow = 0;
+};
+
+}  // namespace saccade::ui
