@@ -45,7 +45,9 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_steps = new QTableWidget(0, 3, this);
     m_steps->setObjectName(QStringLiteral("faithfulnessSteps"));
-    m_steps->setHorizontalHeaderLabels({tr("step"), tr("mass in box"), tr("pointing game")});
+    m_steps->setToolTip(tr("Attention mass inside the ground-truth box, and the pointing game: the most attended "
+                           "cell (or the Gaussian's mean) on the object"));
+    m_steps->setHorizontalHeaderLabels({tr("step"), tr("mass in box"), tr("pointing")});
     m_steps->verticalHeader()->setVisible(false);
     m_steps->horizontalHeader()->setStretchLastSection(true);
     m_steps->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -162,9 +164,10 @@ void FaithfulnessPanel::showReport() {
         m_steps->setItem(k, 1, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * r.massPerStep[size_t(k)], 0, 'f', 1)));
         m_steps->setItem(k, 2, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * r.pointingPerStep[size_t(k)], 0, 'f', 1)));
     }
+    m_steps->resizeColumnsToContents();
     // Accuracy (solid) and the output's total variation distance (dashed) after removing the
     // most attended cells, or random ones.
-    QVector<SeriesChart::Series> deletion{{tr("acc. attended"), {}}, {tr("acc. random"), {}},
+    QVector<SeriesChart::Series> deletion{{tr("attended"), {}}, {tr("random"), {}},
                                           {tr("TV attended"), {}, true}, {tr("TV random"), {}, true}};
     for (const auto& d : r.deletion) {
         deletion[0].points << QPointF(d.fraction, d.accuracyAttention);

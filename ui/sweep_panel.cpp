@@ -250,7 +250,7 @@ void SweepPanel::showProfile(int dy) {
     for (const auto& s : series)
         if (!s.points.isEmpty()) shown << s;
     m_profile->setTitles(tr("Along dx at dy = %1").arg(dy), tr("dx (px from the grid line)"), {});
-    m_profile->setSeries(shown, 0, 1.05);
+    m_profile->setSeries(shown, 0, 1);
 }
 
 void SweepPanel::choose(int dx, int dy) {

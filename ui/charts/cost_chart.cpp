@@ -69,6 +69,7 @@ void CostChart::setReport(const CostReport& report, bool flops) {
     y->append(bottomUp);
     auto* x = new QValueAxis;
     x->setRange(0, top > 0 ? top * 1.05 : 1);
+    x->applyNiceNumbers();
     x->setTitleText(flops ? tr("MFLOP per image (counted)") : tr("ms per image (measured, %1)").arg(QString::fromStdString(report.device)));
     x->setLabelFormat(QStringLiteral("%.3g"));
     chart()->addAxis(y, Qt::AlignLeft);

@@ -5,11 +5,23 @@
 #include <QLineSeries>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace saccade::ui {
 
 namespace {
+
+// Ticks on round values (1, 2 or 5 times a power of ten) within the exact data range.
+void roundTicks(QValueAxis* axis, double low, double high) {
+    const double raw = (high - low) / 5;
+    const double power = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1)));
+    const double step = raw / power < 1.5 ? power : raw / power < 3.5 ? 2 * power : raw / power < 7.5 ? 5 * power : 10 * power;
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+}
+
 const QColor kColours[] = {QColor(30, 80, 160), QColor(220, 120, 20), QColor(40, 160, 80), QColor(150, 60, 160),
                            QColor(120, 120, 120)};
 }  // namespace
@@ -19,6 +31,9 @@ SeriesChart::SeriesChart(QWidget* parent) : QChartView(parent) {
     chart->setMargins(QMargins(2, 2, 2, 2));
     chart->setBackgroundRoundness(0);
     chart->legend()->setAlignment(Qt::AlignBottom);
+    QFont small = chart->legend()->font();
+    if (small.pointSizeF() > 0) small.setPointSizeF(small.pointSizeF() * 0.85);
+    chart->legend()->setFont(small);
     m_x = new QValueAxis;
     m_y = new QValueAxis;
     m_x->setLabelFormat(QStringLiteral("%g"));
@@ -61,11 +76,17 @@ void SeriesChart::setSeries(const QVector<Series>& series, double yMin, double y
             first = false;
         }
     }
-    m_x->setRange(left, right > left ? right : left + 1);
-    if (yMax > yMin)
+    if (right <= left) right = left + 1;
+    m_x->setRange(left, right);
+    roundTicks(m_x, left, right);
+    if (yMax > yMin) {
         m_y->setRange(yMin, yMax);
-    else
-        m_y->setRange(bottom, top > bottom ? top : bottom + 1);
+        roundTicks(m_y, yMin, yMax);
+    } else {
+        if (top <= bottom) top = bottom + 1;
+        m_y->setRange(bottom, top);
+        roundTicks(m_y, bottom, top);
+    }
     chart()->legend()->setVisible(series.size() > 1);
 }
 
