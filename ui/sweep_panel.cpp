@@ -178,9 +178,8 @@ void SweepPanel::run() {
         p.object = item ? ProbeObject::Item : ProbeObject::Blob;
         p.itemIndex = itemIndex;
         p.distractors = distractors;
-        p.objectSize = size > 0 ? size : std::max(*cell, item ? 20 : 1);
-        p.dxMin = p.dyMin = -*cell;
-        p.dxMax = p.dyMax = *cell - 1;
+        p.objectSize = size > 0 ? size : defaultProbeSize(*cell, p.object);
+        setDefaultSweepRanges(p);
         std::shared_ptr<const Dataset> source;
         if (item || distractors > 0) {
             auto d = openDataset(dataset);

@@ -85,12 +85,13 @@ int runSweep(const Args& a) {
     auto object = parseProbeObject(a.object);
     if (!object) return badInput("sweep", object.error());
     p.object = *object;
-    // Default: an object of one cell, every pixel across two cells on each axis.
-    p.objectSize = a.size > 0 ? a.size : std::max(*cell, p.object == ProbeObject::Item ? 20 : 1);
-    p.dxMin = p.dyMin = -*cell;
-    p.dxMax = p.dyMax = *cell - 1;
-    if ((!a.dx.empty() && !parseRange(a.dx, p.dxMin, p.dxMax)) || (!a.dy.empty() && !parseRange(a.dy, p.dyMin, p.dyMax)))
-        return badInput("sweep", "offsets must be N or LO:HI with LO <= HI");
+    // Default: an object of one cell, every pixel across two cells on each axis that keeps it on the canvas.
+    p.objectSize = a.size > 0 ? a.size : defaultProbeSize(*cell, p.object);
+    auto ranges = [&a](ProbeOptions& q) {
+        setDefaultSweepRanges(q);
+        return (a.dx.empty() || parseRange(a.dx, q.dxMin, q.dxMax)) && (a.dy.empty() || parseRange(a.dy, q.dyMin, q.dyMax));
+    };
+    if (!ranges(p)) return badInput("sweep", "offsets must be N or LO:HI with LO <= HI");
     std::shared_ptr<const Dataset> source;
     if (p.object == ProbeObject::Item || p.distractors > 0) {
         auto d = openDataset(a.dataset.empty() ? m.info().dataset : a.dataset);
@@ -123,6 +124,7 @@ int runSweep(const Args& a) {
         for (int v : values) {
             SweepOptions ov = o;
             (a.vary == "size" ? ov.probe.objectSize : ov.probe.distractors) = v;
+            ranges(ov.probe);  // a larger object leaves fewer offsets on the canvas
             auto r = runBoundarySweep(m, ov, objects, consoleProgress(a.vary + " " + std::to_string(v)));
             if (!r) return badInput("sweep", r.error());
             rows.push_back(summariseSweep(v, *r));
@@ -133,10 +135,11 @@ int runSweep(const Args& a) {
             std::cout << j.dump(2) << "\n";
             return 0;
         }
-        std::cout << "mean over " << sweeps[0]["points"].size() << " positions per " << a.vary << ":\n  "
-                  << std::setw(11) << a.vary << "  " << std::setw(8) << m.deterministicRule() << "   sample   hit rate   mass\n";
+        std::cout << "means over the positions at each " << a.vary << " value:\n  " << std::setw(11) << a.vary
+                  << "  positions  " << std::setw(8) << m.deterministicRule() << "   sample   hit rate   mass\n";
         for (const auto& row : rows)
-            std::cout << "  " << std::setw(11) << row.value << "  " << std::setw(8) << percent(row.deterministicAccuracy)
+            std::cout << "  " << std::setw(11) << row.value << std::setw(11) << row.positions << "  " << std::setw(8)
+                      << percent(row.deterministicAccuracy)
                       << "   " << percent(row.sampleAccuracy) << "   " << percent(row.hitRate) << "   " << percent(row.mass) << "\n";
         return 0;
     }

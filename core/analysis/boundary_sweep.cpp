@@ -44,6 +44,16 @@ Result<int> modelCellSize(AttentionModel& model) {
     return Error{"the model records neither an attention grid nor glimpses"};
 }
 
+int defaultProbeSize(int cell, ProbeObject object) { return std::max(cell, object == ProbeObject::Item ? 20 : 1); }
+
+void setDefaultSweepRanges(ProbeOptions& p) {
+    const int ax = probeAnchor(p.canvas, p.cellSize, p.originX), ay = probeAnchor(p.canvas, p.cellSize, p.originY);
+    p.dxMin = std::max(-p.cellSize, -ax);
+    p.dxMax = std::min(p.cellSize - 1, p.canvas - p.objectSize - ax);
+    p.dyMin = std::max(-p.cellSize, -ay);
+    p.dyMax = std::min(p.cellSize - 1, p.canvas - p.objectSize - ay);
+}
+
 Result<SweepMetric> parseSweepMetric(const std::string& name) {
     for (auto m : {SweepMetric::DeterministicAccuracy, SweepMetric::SampleAccuracy, SweepMetric::HitRate,
                    SweepMetric::DeterministicHit, SweepMetric::Mass})
@@ -158,7 +168,8 @@ double meanSweepValue(const SweepResult& r, SweepMetric m) {
 }
 
 SweepSummary summariseSweep(int value, const SweepResult& r) {
-    return {value, meanSweepValue(r, SweepMetric::DeterministicAccuracy), meanSweepValue(r, SweepMetric::SampleAccuracy),
+    return {value, int(r.points.size()), meanSweepValue(r, SweepMetric::DeterministicAccuracy),
+            meanSweepValue(r, SweepMetric::SampleAccuracy),
             std::max(0.0, meanSweepValue(r, SweepMetric::HitRate)), std::max(0.0, meanSweepValue(r, SweepMetric::Mass))};
 }
 

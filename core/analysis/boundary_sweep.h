@@ -19,6 +19,13 @@ namespace saccade {
 /// The side of the model's cell: its attention grid's cell, or its finest glimpse (RAM).
 Result<int> modelCellSize(AttentionModel& model);
 
+/// The default probe side: one cell, and at least 20 px for an item (smaller items lose their shape).
+int defaultProbeSize(int cell, ProbeObject object);
+
+/// Offsets across two cells on each axis (-cell .. cell - 1 from the anchor line), narrowed so
+/// that the object stays on the canvas; uses canvas, cellSize, origins and objectSize.
+void setDefaultSweepRanges(ProbeOptions& probe);
+
 struct SweepOptions {
     ProbeOptions probe;  ///< canvas: the model's input size; offsets relative to the anchor line
     int runs = 20;       ///< stochastic runs per position (0: the deterministic rule only)
@@ -77,6 +84,7 @@ std::string sweepToJson(const SweepResult& result, int indent = 2);
 /// One value of a size or clutter sweep: the position sweep's means at that value.
 struct SweepSummary {
     int value = 0;
+    int positions = 0;
     double deterministicAccuracy = -1, sampleAccuracy = -1, hitRate = 0, mass = 0;
 };
 SweepSummary summariseSweep(int value, const SweepResult& result);

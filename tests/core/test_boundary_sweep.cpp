@@ -99,6 +99,21 @@ TEST(BoundarySweep, AProbeAtAKnownOffsetHitsOrMissesTheFixedCell) {
     EXPECT_GT(brightness(0), 600);
     EXPECT_LT(brightness(6), 60);
     EXPECT_TRUE(edgeOnGridLine(-6, 6) && edgeOnGridLine(0, 6) && !edgeOnGridLine(-5, 6));
+    // Default ranges: two cells each way, narrowed to keep the object on the canvas. With 12-px
+    // cells the anchor nearest 30 is 36: a 20-px object fits up to dx = 60 - 20 - 36 = 4.
+    ProbeOptions wide;
+    wide.canvas = 60;
+    wide.cellSize = 12;
+    wide.objectSize = defaultProbeSize(12, ProbeObject::Item);
+    EXPECT_EQ(wide.objectSize, 20);
+    EXPECT_EQ(defaultProbeSize(6, ProbeObject::Blob), 6);
+    setDefaultSweepRanges(wide);
+    EXPECT_EQ(wide.dxMin, -12);
+    EXPECT_EQ(wide.dxMax, 4);
+    EXPECT_EQ(wide.dyMax, 4);
+    EXPECT_TRUE(makeProbes(wide, nullptr).ok() || wide.object == ProbeObject::Item);
+    wide.object = ProbeObject::Blob;
+    EXPECT_TRUE(makeProbes(wide, nullptr).ok());
     // A canvas that is not the model's input size is refused.
     o.probe.canvas = 28;
     EXPECT_FALSE(runBoundarySweep(model, o, nullptr).ok());
