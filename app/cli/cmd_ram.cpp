@@ -106,6 +106,7 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
     cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
     cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--model", o->model, "also time the episodes of this trained RAM checkpoint");
     cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)");
     cmd->add_flag("--json", *json, "print our figures as one JSON object");
     cmd->callback([o, reference, json, &exitCode] {
@@ -120,6 +121,10 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
                   << " GFLOP; computed " << r->episodesGflopComputed << " GFLOP (" << r->glimpsesComputed << " of "
                   << std::int64_t(o->episodes) * o->glimpses << " glimpses; shared rows run once): "
                   << std::setprecision(1) << r->episodesGflopComputed / (r->episodesMs / 1000.0) << " GFLOP/s\n"
+                  << (o->model.empty() ? std::string()
+                                       : "  the same episodes on the trained " + o->model + ": " +
+                                             std::to_string(r->modelEpisodesMs).substr(0, 5) + " ms (" +
+                                             std::to_string(r->modelGlimpsesComputed) + " glimpses computed)\n")
                   << "  training, batch " << o->batch << ": " << std::setprecision(1) << r->trainStepMs
                   << " ms per step, " << std::setprecision(0) << r->trainImagesPerSecond << " images/s\n";
         if (reference->empty()) return;

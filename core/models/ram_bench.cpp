@@ -5,7 +5,10 @@
 
 #include "common/device.h"
 #include "common/timing.h"
+#include "data/batch.h"
+#include "data/dataset.h"
 #include "models/ram_network.h"
+#include "train/checkpoint.h"
 
 namespace saccade {
 
@@ -84,6 +87,29 @@ Result<RamBenchResult> benchRam(const RamBenchOptions& o) {
             r.episodesGflopComputed = 2 * macsComputed(c, glimpseRows, o.episodes) / 1e9;
             r.glimpsesComputed = glimpseRows;
         }
+        if (!o.model.empty()) {
+            auto info = readCheckpointInfo(o.model);
+            if (!info) return Error{info.error()};
+            auto config = ramConfigFromJson(info->configJson);
+            if (!config || info->modelType != "ram") return Error{"bench ram: '" + o.model + "' is not a RAM checkpoint"};
+            RamNetwork trained(*config);
+            trained->to(*device);
+            if (auto loaded = loadCheckpointWeights(*trained, nullptr, o.model, &*device); !loaded)
+                return Error{loaded.error()};
+            auto dataset = openDataset(info->dataset);
+            if (!dataset) return Error{dataset.error()};
+            torch::NoGradGuard noGrad;
+            trained->eval();
+            const auto image = makeBatch(**dataset, Split::Test, {0}, *device).images;
+            Rng rng(1);
+            std::int64_t rows = 0;
+            r.modelEpisodesMs = medianMs(o.repeats, [&] {
+                rows = trained->forward(image, RamRule::Sample, rng, false, o.episodes).glimpsesComputed;
+                sync();
+            });
+            r.modelGlimpsesComputed = rows;
+            r.modelGflopComputed = 2 * macsComputed(*config, rows, o.episodes) / 1e9;
+        }
         net->train();
         torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(3e-4));
         const auto x = canvases(o.batch, o.canvas, *device);
@@ -112,7 +138,9 @@ std::string ramBenchToJson(const RamBenchOptions& o, const RamBenchResult& r, in
                           {"episodes_gflop_computed", r.episodesGflopComputed},
                           {"episodes_glimpses_computed", r.glimpsesComputed},
                           {"episodes_gflops_per_s", r.episodesGflopComputed / (r.episodesMs / 1000.0)},
-                          {"train_step_ms", r.trainStepMs}, {"train_images_per_s", r.trainImagesPerSecond}}
+                          {"train_step_ms", r.trainStepMs}, {"train_images_per_s", r.trainImagesPerSecond},
+                          {"model", o.model}, {"model_episodes_ms", r.modelEpisodesMs},
+                          {"model_glimpses_computed", r.modelGlimpsesComputed}}
         .dump(indent);
 }
 

@@ -16,6 +16,9 @@ struct RamBenchOptions {
     int episodes = 1000;
     int repeats = 9;
     std::string device = "auto";
+    /// Also time the episodes of this trained RAM checkpoint on the first test image of its
+    /// dataset (a trained policy spreads its glimpses more than the untrained benchmark network).
+    std::string model;
 };
 
 struct RamBenchResult {
@@ -27,6 +30,9 @@ struct RamBenchResult {
     long long glimpsesComputed = 0;    ///< glimpses through the glimpse layers, of episodes x T
     double trainStepMs = 0;         ///< median ms per training step
     double trainImagesPerSecond = 0;
+    double modelEpisodesMs = 0;          ///< with `model`: the same episodes on the trained network
+    long long modelGlimpsesComputed = 0;
+    double modelGflopComputed = 0;
 };
 
 Result<RamBenchResult> benchRam(const RamBenchOptions& options);
