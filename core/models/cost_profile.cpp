@@ -107,10 +107,11 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
             auto patchNet = net->patchNet();
             windowFlops = sequentialFlops(patchNet, vc.inChannels, window, window, device);
         }
-        for (const char* rule : {"soft", "sample"}) {
+        for (const char* rule : {"soft", "argmax", "sample", "ksample:10", "gumbel:1"}) {
             const auto parsed = parseSelectionRule(rule);
-            const bool soft = std::string(rule) == "soft";
-            // Soft attention forms its context from every cell: L x D multiply-adds per step.
+            // One hard choice reads its row; every other rule weights all L rows (L x D multiply-adds
+            // per step) and, in the select variant, needs every window's patch features.
+            const bool soft = parsed->rule != SelectionRule::Sample && parsed->rule != SelectionRule::Argmax;
             const double selection = soft ? T * 2 * L * D : 0.0;
             std::map<std::string, double> flops{{"encoder", encoderFlops}, {"scoring", scoring},
                                                 {"selection", selection}, {"recurrent + classifier", recurrent}};
@@ -122,22 +123,28 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
             net->setStageClock(nullptr);
             RuleCost c = makeRuleCost(variant, rule, seconds, o.batch, flops);
             c.allFeaturesFirst = !select || soft;
+            const bool weighted = parsed->rule == SelectionRule::Soft;
             if (!select)
-                c.note = soft ? "Soft attention weights every cell: all features are needed"
-                              : "Selection saved nothing: every cell's features were computed before it";
+                c.note = weighted ? "Soft attention weights every cell: all features are needed"
+                                  : "Selection saved nothing: every cell's features were computed before it";
             else if (soft)
-                c.note = "Soft attention needs every cell's patch features: the select variant saves nothing here";
+                c.note = std::string(weighted ? "Soft attention weights every cell" : "This rule forms its context from weights over every cell") +
+                         ", so every window goes through the patch network: no saving";
             else
                 c.note = "Only the chosen window went through the patch network";
             rules.push_back(c);
         }
     }
-    // What the select variant's hard rule saved against the dense one, measured.
-    const auto& dense = rules[1];
-    auto& chosen = rules[3];
-    chosen.note += ": " + std::to_string(int(std::lround(100 * chosen.mflopsPerImage / dense.mflopsPerImage))) +
-                   "% of the dense variant's FLOPs and " +
-                   std::to_string(int(std::lround(100 * chosen.msPerImage / dense.msPerImage))) + "% of its time";
+    // What the select variant's hard rules saved against the dense ones, measured.
+    const size_t perVariant = rules.size() / 2;
+    for (size_t i = 0; i < perVariant; ++i) {
+        const auto& dense = rules[i];
+        auto& chosen = rules[perVariant + i];
+        if (chosen.allFeaturesFirst) continue;
+        chosen.note += ": " + std::to_string(int(std::lround(100 * chosen.mflopsPerImage / dense.mflopsPerImage))) +
+                       "% of the dense variant's FLOPs and " +
+                       std::to_string(int(std::lround(100 * chosen.msPerImage / dense.msPerImage))) + "% of its time";
+    }
     return rules;
 }
 
@@ -157,7 +164,8 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
         {"recurrent core", config.core == "lstm" ? T * linearFlops(gd + h, 4 * h) : T * linearFlops(gd, h) + (T - 1) * linearFlops(h, h)},
         {"policy + baseline", (T - 1) * linearFlops(h, 2) + T * linearFlops(h, 1)},
         {"classifier", linearFlops(h, config.classes)}};
-    for (auto [name, rule] : {std::pair{"mean", RamRule::Mean}, std::pair{"sample", RamRule::Sample}}) {
+    for (auto [name, rule] : {std::pair{"mean", RamRule::Mean}, std::pair{"sample", RamRule::Sample},
+                              std::pair{"random", RamRule::Random}}) {
         Rng rng(1);
         torch::NoGradGuard noGrad;
         net->setStageClock(&clock);

@@ -33,8 +33,8 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     o.device = "cpu";
     auto r = profileCost(o);
     ASSERT_TRUE(r.ok()) << r.error();
-    ASSERT_EQ(r->rules.size(), 4u);  // dense and select, soft and sample
-    const auto& denseSample = r->rules[1];
+    ASSERT_EQ(r->rules.size(), 10u);  // dense and select, each soft, argmax, sample, ksample:10, gumbel:1
+    const auto& denseSample = r->rules[2];
     EXPECT_EQ(denseSample.variant, "dense");
     EXPECT_EQ(denseSample.rule, "sample");
     // The dense encoder of a 60x60 input, layer by layer: 5x5 conv 1->16 on 60x60, 3x3 conv
@@ -50,18 +50,24 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     EXPECT_TRUE(denseSample.allFeaturesFirst);
     EXPECT_NE(denseSample.note.find("saved nothing"), std::string::npos);
     // The select variant's hard rule runs the patch network on T windows only: fewer FLOPs.
-    const auto& selectSample = r->rules[3];
+    const auto& selectSample = r->rules[7];
     EXPECT_EQ(selectSample.variant, "select");
     EXPECT_FALSE(selectSample.allFeaturesFirst);
     EXPECT_LT(selectSample.mflopsPerImage, denseSample.mflopsPerImage);
     EXPECT_NE(stageOf(selectSample, "patch network"), nullptr);
     // Its soft rule needs every window: more patch-network FLOPs than all of the hard rule.
-    EXPECT_GT(stageOf(r->rules[2], "patch network")->mflopsPerImage, selectSample.mflopsPerImage);
+    EXPECT_GT(stageOf(r->rules[5], "patch network")->mflopsPerImage, selectSample.mflopsPerImage);
+    EXPECT_EQ(r->rules[5].rule, "soft");
+    // ksample and gumbel weight every cell: no saving in the select variant either.
+    EXPECT_TRUE(r->rules[8].allFeaturesFirst);
+    EXPECT_EQ(r->rules[8].rule, "ksample:10");
+    EXPECT_NEAR(stageOf(r->rules[9], "patch network")->mflopsPerImage, stageOf(r->rules[5], "patch network")->mflopsPerImage, 1e-9);
+    EXPECT_NE(r->rules[6].note.find("% of the dense variant's FLOPs"), std::string::npos);  // select / argmax
 
     o.model = SACCADE_SAMPLES_DIR "/models/ram-translated-fashion60.pt";
     auto ram = profileCost(o);
     ASSERT_TRUE(ram.ok()) << ram.error();
-    ASSERT_EQ(ram->rules.size(), 2u);
+    ASSERT_EQ(ram->rules.size(), 3u);  // mean, sample, random
     // Six glimpses of 3 x 12 x 12 values: h_g (432 -> 128), h_l (2 -> 128), and both to g (128 -> 256).
     const auto* glimpse = stageOf(ram->rules[0], "glimpse network");
     ASSERT_NE(glimpse, nullptr);
@@ -69,7 +75,7 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
                 6 * (linearFlops(432, 128) + linearFlops(2, 128) + 2 * linearFlops(128, 256)) / 1e6, 1e-9);
     const auto j = nlohmann::json::parse(costReportToJson(*ram));
     EXPECT_EQ(j["schema"], "saccade.cost");
-    EXPECT_EQ(j["rules"].size(), 2u);
+    EXPECT_EQ(j["rules"].size(), 3u);
     o.model = "/nonexistent.pt";
     EXPECT_FALSE(profileCost(o).ok());
 }
