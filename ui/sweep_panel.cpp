@@ -5,10 +5,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -61,6 +63,13 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
         m_metric->addItem(label, QString::fromStdString(sweepMetricName(m)));
     m_metric->setMinimumContentsLength(12);
     m_metric->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_vary = new QComboBox(this);
+    m_vary->addItem(tr("one sweep"), QString());
+    m_vary->addItem(tr("object size series"), QStringLiteral("size"));
+    m_vary->addItem(tr("clutter series"), QStringLiteral("distractors"));
+    m_values = new QLineEdit(QStringLiteral("8,12,16,20,28"), this);
+    m_values->setToolTip(tr("The sizes (px) or clutter counts of the series, comma-separated"));
+    m_values->setEnabled(false);
     m_run = new QPushButton(tr("Sweep"), this);
     m_run->setObjectName(QStringLiteral("sweepButton"));
     m_cancel = new QPushButton(tr("Cancel"), this);
@@ -73,6 +82,11 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_map = new SweepMapView(this);
     m_profile = new SeriesChart(this);
     m_profile->setObjectName(QStringLiteral("sweepProfile"));
+    m_seriesChart = new SeriesChart(this);
+    m_seriesChart->setObjectName(QStringLiteral("sweepSeries"));
+    m_charts = new QTabWidget(this);
+    m_charts->addTab(m_profile, tr("Along dx"));
+    m_charts->addTab(m_seriesChart, tr("Series"));
     m_worst = new QTableWidget(0, 6, this);
     m_worst->setObjectName(QStringLiteral("worstPositions"));
     m_worst->setHorizontalHeaderLabels({tr("dx"), tr("dy"), tr("deterministic"), tr("sampled right"), tr("hit rate"), tr("mass")});
@@ -85,6 +99,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_export = makeExportButton(
         this, {{tr("Export the failure map"), QStringLiteral("failure-map.png"), views, [this](const QString& p) { return exportMap(p); }},
                {tr("Export the profile along dx"), QStringLiteral("failure-profile.png"), views, [this](const QString& p) { return exportProfile(p); }},
+               {tr("Export the series"), QStringLiteral("sweep-series.png"), views, [this](const QString& p) { return exportSeries(p); }},
                {tr("Export the worst positions"), QStringLiteral("worst-positions.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
                 [this](const QString& p) { return exportWorst(p); }},
                {tr("Export the sweep"), QStringLiteral("sweep.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
@@ -97,6 +112,10 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Background"), m_distractors);
     form->addRow(tr("Runs"), m_runs);
     form->addRow(tr("Map"), m_metric);
+    auto* series = new QHBoxLayout;
+    series->addWidget(m_vary);
+    series->addWidget(m_values, 1);
+    form->addRow(tr("Repeat"), series);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
     buttons->addWidget(m_cancel);
@@ -110,7 +129,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     left->addWidget(m_worst, 1);
     auto* right = new QSplitter(Qt::Vertical, this);
     right->addWidget(m_map);
-    right->addWidget(m_profile);
+    right->addWidget(m_charts);
     m_profile->setMinimumHeight(230);
     right->setSizes({440, 260});
     auto* layout = new QHBoxLayout(this);
@@ -134,6 +153,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
         m_map->setMetric(metric());
         if (m_result) showResult();
     });
+    connect(m_vary, &QComboBox::currentIndexChanged, this, [this] { m_values->setEnabled(!m_vary->currentData().toString().isEmpty()); });
     connect(m_object, &QComboBox::currentIndexChanged, this, [this] { m_item->setEnabled(m_object->currentData() == QStringLiteral("item")); });
     connect(m_map, &SweepMapView::positionClicked, this, [this](int dx, int dy) {
         showProfile(dy);
@@ -158,41 +178,67 @@ bool SweepPanel::isRunning() const { return m_job->isRunning(); }
 QString SweepPanel::summaryText() const { return m_summary->text(); }
 SweepMetric SweepPanel::metric() const { return *parseSweepMetric(m_metric->currentData().toString().toStdString()); }
 
+void SweepPanel::setSeries(const QString& vary, const QString& values) {
+    m_vary->setCurrentIndex(std::max(0, m_vary->findData(vary)));
+    m_values->setText(values);
+}
+
 void SweepPanel::run() {
     if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
     const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
     const bool item = m_object->currentData() == QStringLiteral("item");
     const int size = m_size->value(), distractors = m_distractors->value(), runs = m_runs->value();
     const std::int64_t itemIndex = m_item->value();
+    const QString vary = m_vary->currentData().toString();
+    std::vector<int> values;
+    if (!vary.isEmpty()) {
+        for (const auto& v : m_values->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            values.push_back(v.trimmed().toInt(&ok));
+            if (!ok || values.back() < 0)
+                return m_summary->setText(tr("<span style='color:#c33'>The series values must be non-negative integers, "
+                                             "comma-separated: '%1'</span>").arg(v.toHtmlEscaped()));
+        }
+        if (values.empty()) return m_summary->setText(tr("Give the series values, e.g. 8,12,16,20,28."));
+    }
     auto result = std::make_shared<SweepResult>();
+    auto summaries = std::make_shared<std::vector<SweepSummary>>();
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");
         if (!model) return QString::fromStdString(model.error());
         auto cell = modelCellSize(**model);
         if (!cell) return QString::fromStdString(cell.error());
-        SweepOptions o;
-        o.runs = runs;
-        auto& p = o.probe;
-        p.canvas = (*model)->imageSize();
-        p.cellSize = *cell;
-        p.object = item ? ProbeObject::Item : ProbeObject::Blob;
-        p.itemIndex = itemIndex;
-        p.distractors = distractors;
-        p.objectSize = size > 0 ? size : defaultProbeSize(*cell, p.object);
-        setDefaultSweepRanges(p);
         std::shared_ptr<const Dataset> source;
-        if (item || distractors > 0) {
+        if (item || distractors > 0 || vary == QStringLiteral("distractors")) {
             auto d = openDataset(dataset);
             if (!d) return QString::fromStdString(d.error());
             source = *d;
         }
-        auto r = runBoundarySweep(**model, o, source ? source->objectSource() : nullptr, progress);
-        if (!r) return QString::fromStdString(r.error());
-        *result = std::move(r).value();
+        const std::vector<int> steps = vary.isEmpty() ? std::vector<int>{0} : values;
+        for (size_t i = 0; i < steps.size(); ++i) {
+            SweepOptions o;
+            o.runs = runs;
+            auto& p = o.probe;
+            p.canvas = (*model)->imageSize();
+            p.cellSize = *cell;
+            p.object = item ? ProbeObject::Item : ProbeObject::Blob;
+            p.itemIndex = itemIndex;
+            p.distractors = vary == QStringLiteral("distractors") ? steps[i] : distractors;
+            p.objectSize = vary == QStringLiteral("size") ? steps[i] : size > 0 ? size : defaultProbeSize(*cell, p.object);
+            setDefaultSweepRanges(p);  // a larger object leaves fewer offsets on the canvas
+            const double n = double(steps.size());
+            auto r = runBoundarySweep(**model, o, source ? source->objectSource() : nullptr,
+                                      [&](double f) { return progress((double(i) + f) / n); });
+            if (!r) return QString::fromStdString(r.error());
+            summaries->push_back(summariseSweep(steps[i], *r));
+            *result = std::move(r).value();
+        }
         return {};
     };
-    if (!m_job->start(work, [this, result] {
+    if (!m_job->start(work, [this, result, summaries, vary] {
             m_result = result;
+            m_series = vary.isEmpty() ? std::vector<SweepSummary>{} : *summaries;
+            m_seriesName = vary;
             m_run->setEnabled(true);
             m_cancel->setEnabled(false);
             m_progress->setValue(1000);
@@ -204,7 +250,7 @@ void SweepPanel::run() {
     m_run->setEnabled(false);
     m_cancel->setEnabled(true);
     m_progress->setValue(0);
-    m_summary->setText(tr("Sweeping…"));
+    m_summary->setText(vary.isEmpty() ? tr("Sweeping…") : tr("Sweeping at %1 values…").arg(values.size()));
 }
 
 void SweepPanel::showResult() {
@@ -231,6 +277,24 @@ void SweepPanel::showResult() {
     }
     m_worst->resizeColumnsToContents();
     showProfile(m_profileRow);
+    // A size or clutter series: the means of each sweep against the value; the map shows the last.
+    QVector<SeriesChart::Series> series{{det + tr(" right"), {}}, {tr("sampled right"), {}}, {tr("hit rate"), {}},
+                                        {tr("mass"), {}, true}};
+    for (const auto& row : m_series) {
+        const double values[] = {row.deterministicAccuracy, row.sampleAccuracy, row.hitRate, row.mass};
+        for (int k = 0; k < 4; ++k)
+            if (values[k] >= 0) series[k].points << QPointF(row.value, values[k]);
+    }
+    QVector<SeriesChart::Series> shown;
+    for (const auto& s : series)
+        if (!s.points.isEmpty()) shown << s;
+    m_seriesChart->setTitles(m_series.empty() ? tr("Choose a size or clutter series under Repeat")
+                                              : tr("Means over the offsets, by %1 (the map shows %2 = %3)")
+                                                    .arg(m_seriesName == QStringLiteral("size") ? tr("object size") : tr("clutter pieces"),
+                                                         m_seriesName).arg(m_series.back().value),
+                             m_seriesName == QStringLiteral("size") ? tr("object size (px)") : tr("clutter pieces"), {});
+    m_seriesChart->setSeries(shown, 0, 1);
+    m_charts->setCurrentWidget(m_series.empty() ? static_cast<QWidget*>(m_profile) : m_seriesChart);
 }
 
 void SweepPanel::showProfile(int dy) {
@@ -278,6 +342,11 @@ QString SweepPanel::exportMap(const QString& path) {
 QString SweepPanel::exportProfile(const QString& path) {
     if (!m_result) return tr("nothing to export: no sweep yet");
     return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path);
+}
+
+QString SweepPanel::exportSeries(const QString& path) {
+    if (m_series.empty()) return tr("nothing to export: no size or clutter series yet");
+    return exportView(*m_seriesChart, m_seriesChart->csv(m_seriesName), path);
 }
 
 QString SweepPanel::exportWorst(const QString& path) const {

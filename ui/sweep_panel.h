@@ -8,6 +8,7 @@
 #include <QString>
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 #include "analysis/boundary_sweep.h"
 #include "data/image.h"
@@ -15,6 +16,8 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
+class QTabWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -38,11 +41,16 @@ public:
     void run();
     void setRuns(int runs);
     void setObject(const QString& object);  ///< "item" or "blob"
+    /// Repeat the sweep for each value of "size" or "distractors" (empty: one sweep).
+    void setSeries(const QString& vary, const QString& values);
     bool isRunning() const;
 
     const SweepResult* result() const { return m_result.get(); }
     SweepMapView* map() const { return m_map; }
     SeriesChart* profile() const { return m_profile; }
+    /// The means of each sweep of a size or clutter series against the value.
+    SeriesChart* seriesChart() const { return m_seriesChart; }
+    const std::vector<SweepSummary>& series() const { return m_series; }
     QTableWidget* worstTable() const { return m_worst; }
     QString summaryText() const;
     /// Selects the row dy of the profile chart.
@@ -52,6 +60,7 @@ public:
     QString exportProfile(const QString& path);
     QString exportWorst(const QString& path) const;
     QString exportJson(const QString& path) const;
+    QString exportSeries(const QString& path);
 
 Q_SIGNALS:
     /// Open this probe on the canvas with `runs` sampled runs.
@@ -68,6 +77,12 @@ private:
     QSpinBox* m_distractors = nullptr;
     QSpinBox* m_runs = nullptr;
     QComboBox* m_metric = nullptr;
+    QComboBox* m_vary = nullptr;
+    QLineEdit* m_values = nullptr;
+    QTabWidget* m_charts = nullptr;
+    SeriesChart* m_seriesChart = nullptr;
+    std::vector<SweepSummary> m_series;
+    QString m_seriesName;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -39,6 +39,7 @@ class TestAnalysisPage : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void sweepMapsFailuresAndOpensACase();
+    void sizeSeriesSummarisesEachSweep();
     void faithfulnessStatesItsCaveatAndFigures();
     void costShowsEveryStageAndRule();
     void cleanupTestCase();
@@ -109,6 +110,29 @@ void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {
     for (const auto& run : set.runs) right += run.label == target.truth;
     QCOMPARE(double(right) / 4, target.sampleAccuracy);
     QVERIFY(m_window->setCurrentPage(MainWindow::kAnalysisPage));
+}
+
+void TestAnalysisPage::sizeSeriesSummarisesEachSweep() {
+    auto* sweep = m_window->analysisPage()->sweepPanel();
+    sweep->setRuns(2);
+    sweep->setSeries(QStringLiteral("size"), QStringLiteral("8, 28"));
+    sweep->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(!sweep->isRunning() && sweep->series().size() == 2, qPrintable(sweep->summaryText()), 120'000);
+    const auto series = sweep->series();
+    QCOMPARE(series[0].value, 8);
+    QCOMPARE(series[1].value, 28);
+    // A 28-px object fits fewer offsets on the 60-px canvas than an 8-px one.
+    QVERIFY(series[1].positions < series[0].positions);
+    QCOMPARE(sweep->result()->probe.objectSize, 28);  // the map shows the last value
+    const auto& chart = sweep->seriesChart()->series();
+    QVERIFY(!chart.isEmpty());
+    QCOMPARE(chart[0].points.size(), 2);
+    QCOMPARE(chart[0].points[1].x(), 28.0);
+    QCOMPARE(chart[0].points[1].y(), series[1].deterministicAccuracy);
+    QTemporaryDir dir;
+    QCOMPARE(sweep->exportSeries(dir.path() + QStringLiteral("/series.csv")), QString());
+    QCOMPARE(fileLines(dir.path() + QStringLiteral("/series.csv")).size(), 3);
+    sweep->setSeries({}, {});
 }
 
 void TestAnalysisPage::faithfulnessStatesItsCaveatAndFigures() {
