@@ -1,8 +1,12 @@
 #include "analysis_job.h"
 
+#include <QLabel>
 #include <QMetaObject>
 #include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
 #include <chrono>
+#include <cmath>
 #include <exception>
 
 namespace saccade::ui {
@@ -61,6 +65,26 @@ bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::funct
 
 void AnalysisJob::cancel() {
     if (m_cancel) m_cancel->store(true);
+}
+
+void bindJobControls(AnalysisJob* job, QPushButton* run, QPushButton* cancel, QProgressBar* progress, QLabel* message) {
+    auto idle = [run, cancel] {
+        run->setEnabled(true);
+        if (cancel) cancel->setEnabled(false);
+    };
+    if (cancel)
+        QObject::connect(cancel, &QPushButton::clicked, job, [job, idle, message] {
+            job->cancel();
+            idle();
+            message->setText(QObject::tr("Cancelled."));
+        });
+    if (progress)
+        QObject::connect(job, &AnalysisJob::progress, progress,
+                         [progress](double f) { progress->setValue(int(std::lround(1000 * f))); });
+    QObject::connect(job, &AnalysisJob::failed, message, [idle, message](const QString& error) {
+        idle();
+        message->setText(QObject::tr("<span style='color:#c33'>%1</span>").arg(error.toHtmlEscaped()));
+    });
 }
 
 }  // namespace saccade::ui

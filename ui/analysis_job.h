@@ -12,6 +12,10 @@
 
 #include "common/progress.h"
 
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
 namespace saccade::ui {
 
 class AnalysisJob : public QObject {
@@ -38,5 +42,10 @@ private:
     std::shared_ptr<std::atomic_bool> m_cancel;
     bool m_running = false;
 };
+
+/// The controls every analysis panel gives its job: `cancel` stops it and says so in `message`,
+/// `progress` (0..1000) follows it, and a failure shows in red in `message`; both re-enable `run`.
+/// `cancel` and `progress` may be null.
+void bindJobControls(AnalysisJob* job, QPushButton* run, QPushButton* cancel, QProgressBar* progress, QLabel* message);
 
 }  // namespace saccade::ui

@@ -278,8 +278,7 @@ QString CompareRunsPanel::exportPaths(const QString& path) {
 
 QString CompareRunsPanel::exportRunSet(const QString& path) const {
     if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the run set file .json");
-    return writeFileAtomically(path, QByteArray::fromStdString(runSetToJson(m_set, m_stats)));
+    return exportJsonFile(runSetToJson(m_set, m_stats), path);
 }
 
 }  // namespace saccade::ui

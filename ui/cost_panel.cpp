@@ -43,10 +43,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         if (m_report) m_chart->setReport(*m_report, m_unit->currentIndex() == 1);
     });
-    connect(m_job, &AnalysisJob::failed, this, [this](const QString& message) {
-        m_run->setEnabled(true);
-        m_notes->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
-    });
+    bindJobControls(m_job, m_run, nullptr, nullptr, m_notes);
 }
 
 void CostPanel::setModel(const QString& checkpoint) { m_checkpoint = checkpoint; }
@@ -96,8 +93,7 @@ QString CostPanel::exportChart(const QString& path) {
 
 QString CostPanel::exportJson(const QString& path) const {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the report file .json");
-    return writeFileAtomically(path, QByteArray::fromStdString(costReportToJson(*m_report)));
+    return exportJsonFile(costReportToJson(*m_report), path);
 }
 
 }  // namespace saccade::ui

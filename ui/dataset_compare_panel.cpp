@@ -265,8 +265,7 @@ QString DatasetComparePanel::exportDisagreements(const QString& path) const {
 
 QString DatasetComparePanel::exportJson(const QString& path) const {
     if (!m_comparison) return tr("nothing to export: no comparison yet");
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the comparison file .json");
-    return writeFileAtomically(path, QByteArray::fromStdString(datasetComparisonToJson(*m_comparison)));
+    return exportJsonFile(datasetComparisonToJson(*m_comparison), path);
 }
 
 }  // namespace saccade::ui

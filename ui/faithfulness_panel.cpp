@@ -88,18 +88,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(grid, 1);
 
     connect(m_run, &QPushButton::clicked, this, &FaithfulnessPanel::run);
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_job->cancel();
-        m_run->setEnabled(true);
-        m_cancel->setEnabled(false);
-        m_summary->setText(tr("Cancelled."));
-    });
-    connect(m_job, &AnalysisJob::progress, this, [this](double f) { m_progress->setValue(int(std::lround(1000 * f))); });
-    connect(m_job, &AnalysisJob::failed, this, [this](const QString& message) {
-        m_run->setEnabled(true);
-        m_cancel->setEnabled(false);
-        m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
-    });
+    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
     m_summary->setText(tr("Open a model on the Attention page, then measure."));
 }
 
@@ -202,8 +191,7 @@ QString FaithfulnessPanel::exportReliability(const QString& path) {
 
 QString FaithfulnessPanel::exportJson(const QString& path) const {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the report file .json");
-    return writeFileAtomically(path, QByteArray::fromStdString(faithfulnessToJson(*m_report)));
+    return exportJsonFile(faithfulnessToJson(*m_report), path);
 }
 
 }  // namespace saccade::ui

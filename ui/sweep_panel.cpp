@@ -137,18 +137,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(right, 3);
 
     connect(m_run, &QPushButton::clicked, this, &SweepPanel::run);
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_job->cancel();
-        m_run->setEnabled(true);
-        m_cancel->setEnabled(false);
-        m_summary->setText(tr("Cancelled."));
-    });
-    connect(m_job, &AnalysisJob::progress, this, [this](double f) { m_progress->setValue(int(std::lround(1000 * f))); });
-    connect(m_job, &AnalysisJob::failed, this, [this](const QString& message) {
-        m_run->setEnabled(true);
-        m_cancel->setEnabled(false);
-        m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
-    });
+    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
         m_map->setMetric(metric());
         if (m_result) showResult();
@@ -356,8 +345,7 @@ QString SweepPanel::exportWorst(const QString& path) const {
 
 QString SweepPanel::exportJson(const QString& path) const {
     if (!m_result) return tr("nothing to export: no sweep yet");
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) return tr("name the sweep file .json");
-    return writeFileAtomically(path, QByteArray::fromStdString(sweepToJson(*m_result)));
+    return exportJsonFile(sweepToJson(*m_result), path);
 }
 
 }  // namespace saccade::ui

@@ -2,7 +2,6 @@
 
 #include <QBuffer>
 #include <QPainter>
-#include <QSvgGenerator>
 #include <algorithm>
 
 #include "attention_canvas.h"
@@ -41,20 +40,11 @@ QString exportViewSvg(const AttentionCanvas& canvas, const QString& path) {
     if (canvas.image().isNull()) return QObject::tr("nothing to export: no image is shown");
     const int scale = exportScale(canvas.image().width());
     const QSize size(canvas.image().width() * scale, canvas.image().height() * scale + 34);
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setTitle(QStringLiteral("Saccade attention view"));
-    {
-        QPainter p(&svg);
+    return saveSvg(size, QStringLiteral("Saccade attention view"), [&](QPainter& p) {
         p.fillRect(QRect(QPoint(0, 0), size), QColor(38, 40, 44));
         canvas.paintScene(p, QTransform::fromScale(scale, scale),
                           QRectF(4, canvas.image().height() * scale, size.width() - 8, 34));
-    }
-    return writeFileAtomically(path, bytes);
+    }, path);
 }
 
 QString exportStripPng(const Image& image, const Trace& trace, const QString& path) {

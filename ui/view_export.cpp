@@ -38,23 +38,6 @@ QString savePng(const QImage& image, const QString& path) {
     return writeFileAtomically(path, bytes);
 }
 
-// Paints `paint` into an SVG of `size` and writes it.
-QString saveSvg(const QSize& size, const QString& title, const std::function<void(QPainter&)>& paint,
-                const QString& path) {
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setTitle(title);
-    {
-        QPainter p(&svg);
-        paint(p);
-    }
-    return writeFileAtomically(path, bytes);
-}
-
 QString tableHtml(const QTableWidget& table) {
     QString html = QStringLiteral("<table border='1' cellspacing='0' cellpadding='3'><tr>");
     for (int c = 0; c < table.columnCount(); ++c) {
@@ -91,6 +74,27 @@ QString exportView(QWidget& view, const QString& csv, const QString& path, const
     if (suffix == QLatin1String("svg"))
         return saveSvg(view.size(), view.objectName(), [&](QPainter& p) { view.render(&p); }, path);
     return unknownSuffix(path, json.isEmpty() ? QStringLiteral("png, .svg or .csv") : QStringLiteral("png, .svg, .csv or .json"));
+}
+
+QString saveSvg(const QSize& size, const QString& title, const std::function<void(QPainter&)>& paint,
+                const QString& path) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title);
+    {
+        QPainter p(&svg);
+        paint(p);
+    }
+    return writeFileAtomically(path, bytes);
+}
+
+QString exportJsonFile(const std::string& json, const QString& path) {
+    if (suffixOf(path) != QLatin1String("json")) return QObject::tr("name the file %1 with .json").arg(path);
+    return writeFileAtomically(path, QByteArray::fromStdString(json));
 }
 
 QString tableCsv(const QTableWidget& table) {

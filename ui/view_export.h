@@ -8,7 +8,10 @@
 #include <QList>
 #include <QString>
 #include <functional>
+#include <string>
 
+class QPainter;
+class QSize;
 class QTableWidget;
 class QToolButton;
 class QWidget;
@@ -20,6 +23,13 @@ QString writeFileAtomically(const QString& path, const QByteArray& bytes);
 
 /// .png or .svg: what `view` shows; .csv: `csv`; .json: `json` when given. Other suffixes are refused.
 QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json = {});
+
+/// Paints `paint` into an SVG of `size` (titled `title`) and writes it to `path`.
+QString saveSvg(const QSize& size, const QString& title, const std::function<void(QPainter&)>& paint,
+                const QString& path);
+
+/// Writes `json` to `path`, which must end in .json (else the error says to name it so).
+QString exportJsonFile(const std::string& json, const QString& path);
 
 /// CSV of a table: the header labels, then every row's cell texts (quoted where needed).
 QString tableCsv(const QTableWidget& table);

@@ -6,11 +6,10 @@
 #include <iostream>
 #include <memory>
 
-#include <unistd.h>
-
 #include "analysis/faithfulness.h"
 #include "commands.h"
 #include "data/dataset.h"
+#include "run_input.h"
 
 namespace saccade::cli {
 
@@ -27,13 +26,7 @@ int runFaithfulness(const Args& a) {
     if (!model) return badInput("faithfulness", model.error());
     auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset);
     if (!dataset) return badInput("faithfulness", dataset.error());
-    Progress progress;
-    if (isatty(STDERR_FILENO))
-        progress = [](double f) {
-            std::cerr << "\rfaithfulness " << int(100 * f) << "%" << (f >= 1 ? "\n" : "") << std::flush;
-            return true;
-        };
-    auto r = measureFaithfulness(**model, **dataset, Split::Test, a.options, progress);
+    auto r = measureFaithfulness(**model, **dataset, Split::Test, a.options, consoleProgress("faithfulness"));
     if (!r) return badInput("faithfulness", r.error());
     if (a.json) {
         std::cout << faithfulnessToJson(*r) << "\n";

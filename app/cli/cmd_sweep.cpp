@@ -8,8 +8,6 @@
 #include <memory>
 #include <sstream>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "analysis/boundary_sweep.h"
@@ -36,14 +34,6 @@ std::string percent(double v) {
     std::ostringstream os;
     os << std::fixed << std::setprecision(1) << std::setw(5) << 100 * v << "%";
     return os.str();
-}
-
-Progress consoleProgress(const std::string& what) {
-    if (!isatty(STDERR_FILENO)) return {};
-    return [what](double f) {
-        std::cerr << "\r" << what << " " << int(100 * f) << "%" << (f >= 1 ? "\n" : "") << std::flush;
-        return true;
-    };
 }
 
 void printSweep(const SweepResult& r, SweepMetric worstBy, int top) {

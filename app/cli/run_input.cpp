@@ -1,5 +1,9 @@
 #include "run_input.h"
 
+#include <unistd.h>
+
+#include <iostream>
+
 #include "data/dataset.h"
 #include "data/image_io.h"
 
@@ -64,6 +68,14 @@ bool parseRange(const std::string& text, int& lo, int& hi) {
     } catch (const std::exception&) {
         return false;
     }
+}
+
+Progress consoleProgress(const std::string& what) {
+    if (!isatty(STDERR_FILENO)) return {};
+    return [what](double f) {
+        std::cerr << "\r" << what << " " << int(100 * f) << "%" << (f >= 1 ? "\n" : "") << std::flush;
+        return true;
+    };
 }
 
 }  // namespace saccade::cli

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "common/progress.h"
 #include "common/result.h"
 #include "data/image.h"
 #include "models/attention_model.h"
@@ -22,6 +23,9 @@ struct TraceInput {
 /// files are read with the model's channel count.
 Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
                                 const std::string& sampleRef);
+
+/// A progress line on stderr ("what 42%") when stderr is a terminal; nothing otherwise.
+Progress consoleProgress(const std::string& what);
 
 /// "N" or "LO:HI" (LO <= HI) into lo and hi; false when malformed.
 bool parseRange(const std::string& text, int& lo, int& hi);
