@@ -22,7 +22,8 @@ AnalysisJob::~AnalysisJob() {
 }
 
 bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::function<void()> done) {
-    if (m_running) return false;
+    // A cancelled job stops at its next progress report; wait for it rather than refuse.
+    if (m_running && !(m_cancel && m_cancel->load())) return false;
     if (m_thread) {
         m_thread->wait();
         delete m_thread;
@@ -39,7 +40,9 @@ bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::funct
             const auto now = std::chrono::steady_clock::now();
             if (now - last > std::chrono::milliseconds(100) || f >= 1) {  // at most ten updates a second
                 last = now;
-                post([this, f] { Q_EMIT this->progress(f); });
+                post([this, f, cancel] {
+                    if (cancel == m_cancel) Q_EMIT this->progress(f);
+                });
             }
             return !cancel->load();
         };
@@ -50,6 +53,7 @@ bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::funct
             error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
         }
         post([this, error, done, cancel] {
+            if (cancel != m_cancel) return;  // a job replaced after it was cancelled
             m_running = false;
             if (cancel->load()) return;  // cancelled: the panel already said so
             if (error.isEmpty())

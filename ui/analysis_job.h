@@ -28,7 +28,8 @@ public:
 
     /// Runs `work` on the job's thread; it reports progress through the callback (which returns
     /// false once cancelled) and returns an error message or an empty string. On success `done`
-    /// runs on this object's thread. False when a job is already running.
+    /// runs on this object's thread. False when a job is already running (a cancelled one is
+    /// waited for, then replaced).
     bool start(std::function<QString(const Progress&)> work, std::function<void()> done);
     void cancel();
     bool isRunning() const { return m_running; }
