@@ -16,17 +16,29 @@ AnalysisJob::AnalysisJob(QObject* parent) : QObject(parent) {}
 AnalysisJob::~AnalysisJob() {
     if (m_thread) {
         m_cancel->store(true);
-        m_thread->wait();
-        delete m_thread;
+        m_retired.push_back(m_thread);
+    }
+    for (QThread* t : m_retired) {
+        t->wait();
+        delete t;
     }
 }
 
 bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::function<void()> done) {
     // A cancelled job stops at its next progress report; wait for it rather than refuse.
     if (m_running && !(m_cancel && m_cancel->load())) return false;
+    for (auto it = m_retired.begin(); it != m_retired.end();)
+        if ((*it)->isFinished()) {
+            delete *it;
+            it = m_retired.erase(it);
+        } else {
+            ++it;
+        }
     if (m_thread) {
-        m_thread->wait();
-        delete m_thread;
+        if (m_thread->isFinished())
+            delete m_thread;
+        else
+            m_retired.push_back(m_thread);  // cancelled: it stops at its next progress report
     }
     m_cancel = std::make_shared<std::atomic_bool>(false);
     m_running = true;

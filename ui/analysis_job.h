@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "common/progress.h"
 
@@ -29,7 +30,7 @@ public:
     /// Runs `work` on the job's thread; it reports progress through the callback (which returns
     /// false once cancelled) and returns an error message or an empty string. On success `done`
     /// runs on this object's thread. False when a job is already running (a cancelled one is
-    /// waited for, then replaced).
+    /// left to finish its current step in the background, and replaced).
     bool start(std::function<QString(const Progress&)> work, std::function<void()> done);
     void cancel();
     bool isRunning() const { return m_running; }
@@ -40,6 +41,7 @@ Q_SIGNALS:
 
 private:
     QThread* m_thread = nullptr;
+    std::vector<QThread*> m_retired;  ///< cancelled jobs still finishing their current step
     std::shared_ptr<std::atomic_bool> m_cancel;
     bool m_running = false;
 };

@@ -224,8 +224,9 @@ void SweepPanel::run() {
         }
         return {};
     };
-    if (!m_job->start(work, [this, result, summaries, vary] {
+    if (!m_job->start(work, [this, result, summaries, vary, dataset] {
             m_result = result;
+            m_resultDataset = QString::fromStdString(dataset);
             m_series = vary.isEmpty() ? std::vector<SweepSummary>{} : *summaries;
             m_seriesName = vary;
             m_run->setEnabled(true);
@@ -312,7 +313,7 @@ void SweepPanel::choose(int dx, int dy) {
     p.dyMin = p.dyMax = dy;
     std::shared_ptr<const Dataset> source;
     if (p.object == ProbeObject::Item || p.distractors > 0) {
-        auto d = openDataset(m_dataset.toStdString());
+        auto d = openDataset(m_resultDataset.toStdString());
         if (!d) return m_summary->setText(QString::fromStdString(d.error()));
         source = *d;
     }

@@ -94,6 +94,7 @@ private:
     AnalysisJob* m_job = nullptr;
     QString m_checkpoint, m_dataset;
     std::shared_ptr<SweepResult> m_result;
+    QString m_resultDataset;  ///< the dataset the shown sweep's items and clutter came from
     int m_profileRow = 0;
 };
 

@@ -37,6 +37,7 @@ Result<int> modelCellSize(AttentionModel& model) {
     Image blank = Image::zeros(w, w, model.channels());
     auto t = model.trace(blank, model.deterministicRule(), 1, "blank");
     if (!t) return Error{t.error()};
+    if (t->steps.empty()) return Error{"the model's trace has no steps"};
     const auto& step = t->steps.front();
     if (step.grid && step.grid->cols > 0) return w / step.grid->cols;
     for (const auto& g : step.glimpses)

@@ -85,6 +85,7 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
     const auto start = std::chrono::steady_clock::now();
     const std::string rule = model.deterministicRule();
     const std::int64_t n = std::min(o.limit, dataset.size(split));
+    if (n < 1) return Error{"the " + std::string(splitName(split)) + " split of " + info.name + " is empty"};
     FaithfulnessReport r;
     r.dataset = info.name;
     r.rule = rule;

@@ -107,7 +107,9 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
             auto patchNet = net->patchNet();
             windowFlops = sequentialFlops(patchNet, vc.inChannels, window, window, device);
         }
-        for (const char* rule : {"soft", "argmax", "sample", "ksample:10", "gumbel:1"}) {
+        // (ksample:K as evaluated is K sample runs on one encoding: K times the sample rule's
+        // steps; it is not a single forward pass, so it is not profiled here.)
+        for (const char* rule : {"soft", "argmax", "sample", "gumbel:1"}) {
             const auto parsed = parseSelectionRule(rule);
             // One hard choice reads its row; every other rule weights all L rows (L x D multiply-adds
             // per step) and, in the select variant, needs every window's patch features.

@@ -33,7 +33,7 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     o.device = "cpu";
     auto r = profileCost(o);
     ASSERT_TRUE(r.ok()) << r.error();
-    ASSERT_EQ(r->rules.size(), 10u);  // dense and select, each soft, argmax, sample, ksample:10, gumbel:1
+    ASSERT_EQ(r->rules.size(), 8u);  // dense and select, each soft, argmax, sample, gumbel:1
     const auto& denseSample = r->rules[2];
     EXPECT_EQ(denseSample.variant, "dense");
     EXPECT_EQ(denseSample.rule, "sample");
@@ -50,19 +50,19 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     EXPECT_TRUE(denseSample.allFeaturesFirst);
     EXPECT_NE(denseSample.note.find("saved nothing"), std::string::npos);
     // The select variant's hard rule runs the patch network on T windows only: fewer FLOPs.
-    const auto& selectSample = r->rules[7];
+    const auto& selectSample = r->rules[6];
     EXPECT_EQ(selectSample.variant, "select");
     EXPECT_FALSE(selectSample.allFeaturesFirst);
     EXPECT_LT(selectSample.mflopsPerImage, denseSample.mflopsPerImage);
     EXPECT_NE(stageOf(selectSample, "patch network"), nullptr);
     // Its soft rule needs every window: more patch-network FLOPs than all of the hard rule.
-    EXPECT_GT(stageOf(r->rules[5], "patch network")->mflopsPerImage, selectSample.mflopsPerImage);
-    EXPECT_EQ(r->rules[5].rule, "soft");
-    // ksample and gumbel weight every cell: no saving in the select variant either.
-    EXPECT_TRUE(r->rules[8].allFeaturesFirst);
-    EXPECT_EQ(r->rules[8].rule, "ksample:10");
-    EXPECT_NEAR(stageOf(r->rules[9], "patch network")->mflopsPerImage, stageOf(r->rules[5], "patch network")->mflopsPerImage, 1e-9);
-    EXPECT_NE(r->rules[6].note.find("% of the dense variant's FLOPs"), std::string::npos);  // select / argmax
+    EXPECT_GT(stageOf(r->rules[4], "patch network")->mflopsPerImage, selectSample.mflopsPerImage);
+    EXPECT_EQ(r->rules[4].rule, "soft");
+    // Gumbel weights every cell: no saving in the select variant either.
+    EXPECT_TRUE(r->rules[7].allFeaturesFirst);
+    EXPECT_EQ(r->rules[7].rule, "gumbel:1");
+    EXPECT_NEAR(stageOf(r->rules[7], "patch network")->mflopsPerImage, stageOf(r->rules[4], "patch network")->mflopsPerImage, 1e-9);
+    EXPECT_NE(r->rules[5].note.find("% of the dense variant's FLOPs"), std::string::npos);  // select / argmax
 
     o.model = SACCADE_SAMPLES_DIR "/models/ram-translated-fashion60.pt";
     auto ram = profileCost(o);
