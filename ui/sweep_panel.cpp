@@ -233,7 +233,7 @@ void SweepPanel::run() {
             m_cancel->setEnabled(false);
             m_progress->setValue(1000);
             m_map->setResult(*result, metric());
-            showProfile(0);
+            m_profileRow = 0;
             showResult();
         }))
         return;

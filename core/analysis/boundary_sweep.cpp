@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -111,23 +112,34 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
         p.dx = probe.dx;
         p.dy = probe.dy;
         p.truth = probe.sample.label;
-        auto det = model.trace(probe.sample.image, r.deterministicRule, o.seed, id, truth);
-        if (!det) return Error{det.error()};
-        if (r.modelId.empty()) r.modelId = det->modelId;
-        p.deterministicLabel = det->output.label;
+        // The run set carries the deterministic run too; without runs, trace it alone.
+        std::optional<RunSet> set;
+        if (o.runs > 0) {
+            auto runs = model.sampleRuns(probe.sample.image, o.runs, o.seed, id, truth, 1);
+            if (!runs) return Error{runs.error()};
+            set = std::move(runs).value();
+        }
+        Trace det;
+        if (set) {
+            det = set->deterministic;
+        } else {
+            auto traced = model.trace(probe.sample.image, r.deterministicRule, o.seed, id, truth);
+            if (!traced) return Error{traced.error()};
+            det = std::move(traced).value();
+        }
+        if (r.modelId.empty()) r.modelId = det.modelId;
+        p.deterministicLabel = det.output.label;
         double mass = 0;
-        for (const auto& step : det->steps) {
+        for (const auto& step : det.steps) {
             double c = 0;
             p.deterministicHit = hitBy(chosenRegions(step, w, w), object, &c) || p.deterministicHit;
             p.deterministicCoverage = std::max(p.deterministicCoverage, c);
             mass += std::max(0.0, stepMassInBox(step, w, w, object));
         }
-        p.mass = det->steps.empty() ? 0 : mass / double(det->steps.size());
-        if (o.runs > 0) {
-            auto set = model.sampleRuns(probe.sample.image, o.runs, o.seed, id, truth, 1);
-            if (!set) return Error{set.error()};
+        p.mass = det.steps.empty() ? 0 : mass / double(det.steps.size());
+        if (set) {
             int right = 0, hits = 0;
-            const double glimpse = det->steps.front().glimpses.empty() ? 0 : det->steps.front().glimpses.front().box.w;
+            const double glimpse = det.steps.front().glimpses.empty() ? 0 : det.steps.front().glimpses.front().box.w;
             for (const auto& run : set->runs) {
                 right += run.label == p.truth;
                 std::vector<Box> regions;

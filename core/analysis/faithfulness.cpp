@@ -33,6 +33,14 @@ double probOf(const std::vector<float>& p, int label) {
     return label >= 0 && label < int(p.size()) ? p[size_t(label)] : 0.0;
 }
 
+// The mean of per-step maps of `cells` cells.
+std::vector<double> meanMap(const std::vector<std::vector<double>>& steps, int cells) {
+    std::vector<double> map(size_t(cells), 0.0);
+    for (const auto& a : steps)
+        for (size_t i = 0; i < map.size(); ++i) map[i] += a[i] / double(steps.size());
+    return map;
+}
+
 }  // namespace
 
 Image occludeCells(const Image& image, int rows, int cols, const std::vector<int>& cells, std::uint8_t fill) {
@@ -64,15 +72,6 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
         sbb += (rb[i] - mean) * (rb[i] - mean);
     }
     return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
-}
-
-std::vector<double> attentionMap(const Trace& t, int rows, int cols) {
-    std::vector<double> map(size_t(rows * cols), 0.0);
-    for (const auto& step : t.steps) {
-        const auto a = attentionOnGrid(step, t.imageWidth, t.imageHeight, rows, cols);
-        for (size_t i = 0; i < map.size(); ++i) map[i] += a[i] / double(t.steps.size());
-    }
-    return map;
 }
 
 Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
@@ -121,10 +120,12 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
                 r.pointingPerStep[k] += pointsAt(t->steps[k], w, h, s.box);
             }
         }
+        // Each step's attention on the grid, once: for calibration and the map.
+        std::vector<std::vector<double>> stepMaps;
+        for (const auto& step : t->steps) stepMaps.push_back(attentionOnGrid(step, w, h, r.rows, r.cols));
         // Calibration: every cell of every step, its attention against lying on the object.
         if (hasBox)
-            for (const auto& step : t->steps) {
-                const auto a = attentionOnGrid(step, w, h, r.rows, r.cols);
+            for (const auto& a : stepMaps)
                 for (int c = 0; c < cells; ++c) {
                     const Box cb = cellBox(r.rows, r.cols, w, h, c);
                     const bool on = cb.intersectionArea(s.box) >= 0.5 * cb.w * cb.h;
@@ -133,9 +134,8 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
                     bin.meanAttention += a[size_t(c)];
                     bin.onObject += on;
                 }
-            }
         // Deletion: the most attended cells first, against a random order.
-        const auto map = attentionMap(*t, r.rows, r.cols);
+        const auto map = meanMap(stepMaps, cells);
         std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
         std::iota(byAttention.begin(), byAttention.end(), 0);
         std::iota(byChance.begin(), byChance.end(), 0);

@@ -74,9 +74,6 @@ double totalVariation(const std::vector<float>& p, const std::vector<float>& q);
 /// Spearman's rank correlation (average ranks for ties); 0 when either side is constant.
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
-/// The mean over steps of each step's attention on a rows x cols grid.
-std::vector<double> attentionMap(const Trace& trace, int rows, int cols);
-
 Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
                                                const FaithfulnessOptions& options, const Progress& progress = {});
 
