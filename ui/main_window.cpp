@@ -13,11 +13,11 @@
 #include <QFileInfo>
 #include <QMimeData>
 
-#include "analysis_page.h"
-#include "attention_page.h"
-#include "doctor_panel.h"
-#include "scalar_lab_panel.h"
-#include "training_panel.h"
+#include "analysis/analysis_page.h"
+#include "attention/attention_page.h"
+#include "doctor/doctor_panel.h"
+#include "labs/scalar_lab_panel.h"
+#include "training/training_panel.h"
 
 namespace saccade::ui {
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "analysis/dataset_comparison.h"
-#include "analysis/run_set.h"
+#include "trace/run_set.h"
 #include "data/image.h"
 #include "data/sample.h"
 #include "trace/trace.h"

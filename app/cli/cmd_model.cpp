@@ -101,7 +101,8 @@ void addEval(CLI::App& app, int& exitCode) {
     cmd->add_option("--split", a->split, "train or test")->capture_default_str();
     cmd->add_option("--rules", a->rules,
                     "comma-separated; patch: soft, sample, argmax, ksample:K, gumbel:TAU; RAM: sample, mean, "
-                    "random, ksample:K (default: all of the model's)");
+                    "random, ksample:K; captioner: argmax, soft, sample, gumbel:TAU, beam:K (default: all of the "
+                    "model's)");
     cmd->add_option("--limit", a->limit, "first N images only (default: all)");
     cmd->add_option("--seed", a->seed, "seed of the stochastic rules")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
@@ -111,8 +112,12 @@ void addEval(CLI::App& app, int& exitCode) {
         if (!split) { exitCode = badInput("eval", split.error()); return; }
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
-        const std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
-                                                                           : "soft,sample,argmax,ksample:10";
+        std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
+                                                                     : "soft,sample,argmax,ksample:10";
+        if ((*model)->outputKind() == "caption") {
+            defaults.clear();
+            for (const auto& r : (*model)->evaluationRules()) defaults += (defaults.empty() ? "" : ",") + r;
+        }
         auto rules = parseEvalRules(a->rules.empty() ? defaults : a->rules);
         if (!rules) { exitCode = badInput("eval", rules.error()); return; }
         auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
@@ -124,6 +129,17 @@ void addEval(CLI::App& app, int& exitCode) {
         std::cout << "model trained with " << report->trainedMode << " attention; " << report->dataset
                   << " " << report->split << " split, " << report->rules.front().n << " images, "
                   << std::fixed << std::setprecision(1) << report->seconds << " s\n";
+        if (report->outputKind == "caption") {
+            std::cout << "  rule        BLEU-1 BLEU-2 BLEU-3 BLEU-4  exact   object words: mass  hit rate\n";
+            for (const auto& c : report->captions) {
+                const auto& objects = c.attention.back();
+                std::cout << "  " << std::left << std::setw(10) << c.rule << std::right << std::setprecision(3);
+                for (double b : c.bleu) std::cout << std::setw(7) << b;
+                std::cout << std::setw(7) << c.exactMatch << std::setw(20) << objects.mass << std::setw(10)
+                          << objects.hitRate << "\n";
+            }
+            return;
+        }
         for (const auto& r : report->rules) {
             const bool same = (r.rule == "soft" && report->trainedMode == "soft") ||
                               (r.rule == "sample" && (report->trainedMode == "hard" || report->trainedMode == "reinforce"));
@@ -147,7 +163,8 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
     image->excludes(sample);
     cmd->add_option("--rule", a.rule,
                     "patch: soft, sample, argmax, topk:K, gumbel:TAU or ksample:K; RAM: sample, mean, "
-                    "random or ksample:K (default: the model's deterministic rule, argmax or mean)");
+                    "random or ksample:K; captioner: argmax, soft, sample, gumbel:TAU, beam:K or ksample:K "
+                    "(default: the model's deterministic rule, argmax or mean)");
     cmd->add_option("--seed", a.seed, "seed of the draws")->capture_default_str();
     cmd->add_option("--device", a.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
 }

@@ -13,32 +13,21 @@
 
 #include "commands.h"
 #include "models/ram_bench.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train/ram_trainer.h"
+#include "reference_runner.h"
 #include "train_console.h"
 
 namespace saccade::cli {
 
 namespace {
 
-// Runs the reference script and returns its JSON line (empty on failure, with a note on stderr).
+// The reference's arguments: "--flag value ..." split on spaces (our own fixed strings).
 nlohmann::json runReference(const std::string& script, const std::string& args) {
-    // Debian's interpreter, where python3-torch lives (a python3 earlier on PATH may lack it).
-    const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-    const std::string command = python + " " + script + " " + args + " 2>/dev/null";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return {};
-    std::string output;
-    char buffer[4096];
-    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-    const int rc = ::pclose(pipe);
-    const auto j = nlohmann::json::parse(output, nullptr, false);
-    if (rc != 0 || j.is_discarded()) {
-        std::cerr << "saccade-cli bench ram: the reference failed (" << command
-                  << "); is python3-torch installed?\n";
-        return {};
-    }
-    return j;
+    std::vector<std::string> argv;
+    std::istringstream in(args);
+    for (std::string word; in >> word;) argv.push_back(word);
+    return runReferenceScript("bench ram", script, argv);
 }
 
 void addTrainRam(CLI::App& train, int& exitCode) {

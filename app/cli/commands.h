@@ -20,6 +20,8 @@ void addBenchCommand(CLI::App& app, int& exitCode);
 void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
 /// train ram and bench ram, on the train and bench subcommands.
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
+/// train caption and bench caption.
+void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     addDataCommand(app, exitCode);
     addBenchCommand(app, exitCode);
     addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
+    addCaptionCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);
     addSweepCommand(app, exitCode);

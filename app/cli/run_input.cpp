@@ -6,6 +6,7 @@
 
 #include "data/dataset.h"
 #include "data/image_io.h"
+#include "models/caption_model.h"
 
 namespace saccade::cli {
 
@@ -42,7 +43,7 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
         const auto s = (*d)->sample(Split::Test, ref->index);
         in.image = s.image;
         in.id = ref->dataset + ":test:" + std::to_string(ref->index);
-        in.truth = GroundTruth{s.label, {s.box}};
+        in.truth = s.captionWords.empty() ? GroundTruth{s.label, {s.box}} : sceneGroundTruth(s);
         return in;
     }
     if (imagePath.empty()) return Error{"give --image FILE or --sample DATASET:INDEX"};

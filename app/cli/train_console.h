@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "train/patch_trainer.h"
+#include "train/train_progress.h"
 
 namespace saccade::cli {
 

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "attention_page.h"
+#include "attention/attention_page.h"
 #include "common/runtime.h"
 #include "main_window.h"
 

@@ -8,7 +8,7 @@
 namespace saccade {
 
 Batch makeBatch(const Dataset& dataset, Split split, const std::vector<std::int64_t>& indices,
-                const torch::Device& device) {
+                const torch::Device& device, std::vector<Sample>* samples) {
     const auto& info = dataset.info();
     const auto B = static_cast<std::int64_t>(indices.size());
     const int C = info.channels, H = info.height, W = info.width;
@@ -20,9 +20,10 @@ Batch makeBatch(const Dataset& dataset, Split split, const std::vector<std::int6
     auto* lab = labels.data_ptr<std::int64_t>();
     auto* box = boxes.data_ptr<float>();
     const std::size_t stride = static_cast<std::size_t>(H) * W * C;
+    if (samples) samples->assign(indices.size(), Sample{});
     at::parallel_for(0, B, /*grain_size=*/8, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t b = begin; b < end; ++b) {
-            const Sample s = dataset.sample(split, indices[static_cast<std::size_t>(b)]);
+            Sample s = dataset.sample(split, indices[static_cast<std::size_t>(b)]);
             TORCH_CHECK(s.image.pixels.size() == stride, "dataset ", info.name,
                         " produced an image of the wrong size");
             const auto* src = s.image.pixels.data();
@@ -33,6 +34,7 @@ Batch makeBatch(const Dataset& dataset, Split split, const std::vector<std::int6
             lab[b] = s.label;
             const float xywh[4] = {float(s.box.x), float(s.box.y), float(s.box.w), float(s.box.h)};
             std::memcpy(box + b * 4, xywh, sizeof xywh);
+            if (samples) (*samples)[static_cast<std::size_t>(b)] = std::move(s);
         }
     });
     Batch batch;

@@ -19,7 +19,9 @@ struct Batch {
 
 /// Generates samples `indices` of `split` on the CPU threads of LibTorch's pool and moves the
 /// batch to `device`. Deterministic: the same indices give the same batch in any thread count.
+/// With `samples`, the generated samples are also kept there (in batch order): captions,
+/// references and object boxes for captioners.
 Batch makeBatch(const Dataset& dataset, Split split, const std::vector<std::int64_t>& indices,
-                const torch::Device& device);
+                const torch::Device& device, std::vector<Sample>* samples = nullptr);
 
 }  // namespace saccade

@@ -28,9 +28,29 @@ const Entry kCanvasEntries[] = {
     {"cluttered-digits60", "translated digits 60x60 with 4 distractors", false, 60, 4},
     {"cluttered-digits100", "translated digits 100x100 with 8 distractors", false, 100, 8},
 };
-const char* kScenesName = "scenes64";
-const char* kScenesDescription = "procedural RGB scenes, 64x64, 1-3 shapes with a caption";
+struct SceneEntry {
+    const char* name;
+    const char* description;
+    SceneOptions (*options)(std::uint64_t seed);
+};
+
+const SceneEntry kSceneEntries[] = {
+    {"scenes64", "procedural RGB scenes, 64x64, 1-3 shapes with a caption",
+     [](std::uint64_t seed) {
+         SceneOptions o;  // the defaults are scenes64
+         o.seed = seed;
+         return o;
+     }},
+    {"scenes96", "harder RGB scenes, 96x96, 2-4 shapes (some ~12 px) on noisy texture, captioned",
+     scenes96Options},
+};
 constexpr std::int64_t kSceneTrain = 100000, kSceneTest = 10000;
+
+const SceneEntry* findScenes(const std::string& name) {
+    for (const auto& e : kSceneEntries)
+        if (name == e.name) return &e;
+    return nullptr;
+}
 
 class CanvasDataset : public Dataset {
 public:
@@ -56,10 +76,9 @@ private:
 
 class SceneDataset : public Dataset {
 public:
-    explicit SceneDataset(std::uint64_t seed) {
-        m_options.seed = seed;
-        m_info = {kScenesName, kScenesDescription, m_options.size, m_options.size, 3,
-                  kSceneTrain, kSceneTest, {}};
+    SceneDataset(const SceneEntry& e, std::uint64_t seed) : m_options(e.options(seed)) {
+        m_info = {e.name, e.description, m_options.size, m_options.size, 3, kSceneTrain, kSceneTest,
+                  {}};
     }
     const DatasetInfo& info() const override { return m_info; }
     Sample sample(Split split, std::int64_t index) const override {
@@ -77,12 +96,15 @@ private:
 std::vector<std::pair<std::string, std::string>> datasetNames() {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& e : kCanvasEntries) out.emplace_back(e.name, e.description);
-    out.emplace_back(kScenesName, kScenesDescription);
+    for (const auto& e : kSceneEntries) out.emplace_back(e.name, e.description);
     return out;
 }
 
 std::optional<DatasetShape> datasetShape(const std::string& name) {
-    if (name == kScenesName) return DatasetShape{64, 64, 3};
+    if (const SceneEntry* e = findScenes(name)) {
+        const int size = e->options(1).size;
+        return DatasetShape{size, size, 3};
+    }
     for (const auto& e : kCanvasEntries)
         if (name == e.name) return DatasetShape{e.canvas, e.canvas, 1};
     return std::nullopt;
@@ -90,7 +112,8 @@ std::optional<DatasetShape> datasetShape(const std::string& name) {
 
 Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
                                                    const DatasetOptions& options) {
-    if (name == kScenesName) return std::shared_ptr<const Dataset>(std::make_shared<SceneDataset>(options.seed));
+    if (const SceneEntry* e = findScenes(name))
+        return std::shared_ptr<const Dataset>(std::make_shared<SceneDataset>(*e, options.seed));
     for (const auto& e : kCanvasEntries) {
         if (name != e.name) continue;
         std::shared_ptr<const ObjectSource> source;

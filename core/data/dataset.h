@@ -4,7 +4,9 @@
 //   translated-fashion60/100  one item at a random position on a 60x60 / 100x100 canvas
 //   cluttered-fashion60/100   the same with 4 / 8 distractors (8x8 crops of other items)
 //   digits28, translated-digits60, cluttered-digits60, cluttered-digits100   procedural digits
-//   scenes64                  procedural RGB scenes with captions
+//   scenes64                  procedural RGB scenes with captions, 1-3 shapes on plain grey
+//   scenes96                  harder scenes, 96x96: 2-4 shapes, small ones about 12 px, on a
+//                             noisy textured background (see scenes96Options)
 
 #include <cstdint>
 #include <memory>
@@ -37,7 +39,7 @@ public:
     virtual const DatasetInfo& info() const = 0;
     /// Any index >= 0: the split's size counts distinct items, and index i + size holds the same
     /// item as i, placed anew on canvas datasets (with other distractors) and a new scene for
-    /// scenes64. Training uses this for fresh canvases on every pass.
+    /// the scenes datasets. Training uses this for fresh canvases on every pass.
     virtual Sample sample(Split split, std::int64_t index) const = 0;
     /// The object source behind the dataset (items and clutter for probes); null for scenes.
     virtual const ObjectSource* objectSource() const = 0;

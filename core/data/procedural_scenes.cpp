@@ -37,11 +37,19 @@ constexpr int kPlacementTries = 200;
 constexpr int kColourJitter = 15;
 constexpr int kTintJitter = 5;
 
-constexpr std::uint64_t kSceneStream = 0x53434e45;  // "SCNE"
+constexpr std::uint64_t kSceneStream = 0x53434e45;    // "SCNE"
+constexpr std::uint64_t kTextureStream = 0x54585452;  // "TXTR"
+
+// Textured backgrounds: the grey is lifted so that the stripes' troughs stay above black.
+constexpr double kTextureLift = 25;
+constexpr double kStripeAmplitudeMin = 8, kStripeAmplitudeMax = 20;  // per stripe pattern
+constexpr double kStripePeriodMin = 16, kStripePeriodMax = 48;       // pixels
+constexpr double kNoiseSigma = 10;  // per pixel and channel, over the whole image
 
 // Train and test draw from different streams.
-std::uint64_t sceneSeed(std::uint64_t seed, Split split, std::int64_t index) {
-    return mixSeed(seed, kSceneStream * 2 + (split == Split::Test ? 1 : 0),
+std::uint64_t sceneSeed(std::uint64_t seed, Split split, std::int64_t index,
+                        std::uint64_t stream = kSceneStream) {
+    return mixSeed(seed, stream * 2 + (split == Split::Test ? 1 : 0),
                    static_cast<std::uint64_t>(index));
 }
 
@@ -60,9 +68,11 @@ bool separated(const Placed& a, int x, int y, int side) {
            a.y + a.side + kGap <= y;
 }
 
-int sideFor(std::mt19937_64& rng, int imageSize, bool large) {
-    const double fraction = large ? 0.30 + 0.08 * uniform01(rng) : 0.16 + 0.06 * uniform01(rng);
-    return std::max(large ? 9 : 6, int(std::lround(imageSize * fraction)));
+int sideFor(std::mt19937_64& rng, const SceneOptions& o, bool large) {
+    const double u = uniform01(rng);
+    const double fraction =
+        large ? o.largeFraction + o.largeSpread * u : o.smallFraction + o.smallSpread * u;
+    return std::max(large ? 9 : 6, int(std::lround(o.size * fraction)));
 }
 
 // Tries random positions; returns false when none is free of the placed objects.
@@ -116,6 +126,74 @@ void draw(cv::Mat& image, const Placed& p, const cv::Scalar& colour) {
     }
 }
 
+// Rounds to the nearest byte; inline arithmetic rather than lround, which costs a call per value.
+std::uint8_t toByte(double v) { return std::uint8_t(std::clamp(v, 0.0, 255.0) + 0.5); }
+
+// A triangle wave in [-1, 1] across the image: soft stripes. Plain arithmetic rather than sin,
+// so that textures, like the rest of a scene, are bit-identical on every platform.
+struct Stripes {
+    double dx, dy, period, phase;
+    double amplitude[3];
+    double at(int x, int y) const {
+        const double t = (x * dx + y * dy) / period + phase;
+        double f = t - double(std::int64_t(t));  // the fraction of t, without a call to floor
+        if (f < 0) f += 1;
+        return 1 - 4 * std::abs(f - 0.5);
+    }
+};
+
+Stripes randomStripes(std::mt19937_64& rng) {
+    Stripes s{};
+    // A direction uniform enough for a texture, without trigonometry.
+    double dx = 0, dy = 0;
+    while (dx * dx + dy * dy < 0.01) dx = 2 * uniform01(rng) - 1, dy = 2 * uniform01(rng) - 1;
+    const double norm = std::sqrt(dx * dx + dy * dy);
+    s.dx = dx / norm, s.dy = dy / norm;
+    s.period = kStripePeriodMin + (kStripePeriodMax - kStripePeriodMin) * uniform01(rng);
+    s.phase = uniform01(rng);
+    const double amplitude =
+        kStripeAmplitudeMin + (kStripeAmplitudeMax - kStripeAmplitudeMin) * uniform01(rng);
+    for (double& a : s.amplitude) a = amplitude * (0.5 + 0.5 * uniform01(rng));  // a tint
+    return s;
+}
+
+// Grey `background` with two tinted stripe patterns: structure at the scale of a coarse view,
+// so that averaging a cell does not wash the background out to a known grey.
+void paintTexture(cv::Mat& canvas, int background, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const Stripes stripes[2] = {randomStripes(rng), randomStripes(rng)};
+    for (int y = 0; y < canvas.rows; ++y) {
+        auto* row = canvas.ptr<std::uint8_t>(y);
+        for (int x = 0; x < canvas.cols; ++x) {
+            const double w0 = stripes[0].at(x, y), w1 = stripes[1].at(x, y);
+            for (int c = 0; c < 3; ++c) {
+                const double v = background + kTextureLift + w0 * stripes[0].amplitude[c] +
+                                 w1 * stripes[1].amplitude[c];
+                row[x * 3 + c] = toByte(v);
+            }
+        }
+    }
+}
+
+// Zero-mean noise of standard deviation kNoiseSigma on every pixel and channel. Each value sums
+// the four 16-bit quarters of one 64-bit hash (Irwin-Hall, close to Gaussian): splitmix64 of a
+// counter costs a third of an mt19937_64 draw, and std::normal_distribution's output differs
+// between standard libraries.
+void addNoise(cv::Mat& canvas, std::uint64_t seed) {
+    const double scale = kNoiseSigma / std::sqrt(4.0 / 12.0) / 65536.0;
+    std::uint64_t counter = seed;
+    for (int y = 0; y < canvas.rows; ++y) {
+        auto* row = canvas.ptr<std::uint8_t>(y);
+        for (int i = 0; i < canvas.cols * 3; ++i) {
+            const std::uint64_t r = splitmix64(counter++);
+            const double sum = double(r & 0xffff) + double((r >> 16) & 0xffff) +
+                               double((r >> 32) & 0xffff) + double(r >> 48);
+            const double v = row[i] + (sum - 2 * 65535.0) * scale;
+            row[i] = toByte(v);
+        }
+    }
+}
+
 std::vector<Relation> trueRelations(const Placed& a, const Placed& b) {
     std::vector<Relation> out;
     if (a.x + a.side <= b.x) out.push_back(kLeftOf);
@@ -125,21 +203,48 @@ std::vector<Relation> trueRelations(const Placed& a, const Placed& b) {
     return out;
 }
 
-void appendPhrase(Sample& s, const Placed& p, int object) {
-    const std::string words[4] = {"a", kSizeNames[p.large], kColours[p.colour].name,
-                                  kShapeNames[p.shape]};
-    for (int k = 0; k < 4; ++k) {
-        s.captionWords.push_back(words[k]);
-        s.wordObject.push_back(k == 0 ? -1 : object);
+// The caption that says relation[k] between objects k and k + 1, with the object each word
+// describes (or -1) in wordObject: np rel np ("which" "is" rel np)*.
+std::vector<std::string> caption(const std::vector<Placed>& placed,
+                                 const std::vector<Relation>& relation,
+                                 std::vector<int>& wordObject) {
+    std::vector<std::string> words;
+    wordObject.clear();
+    auto add = [&](const std::string& word, int object) {
+        words.push_back(word);
+        wordObject.push_back(object);
+    };
+    for (size_t k = 0; k < placed.size(); ++k) {
+        if (k >= 2) {
+            add("which", -1);
+            add("is", -1);
+        }
+        if (k >= 1) {
+            for (const auto& word : kRelationWords[relation[k - 1]]) add(word, -1);
+        }
+        const Placed& p = placed[k];
+        add("a", -1);
+        add(kSizeNames[p.large], int(k));
+        add(kColours[p.colour].name, int(k));
+        add(kShapeNames[p.shape], int(k));
     }
+    return words;
 }
 
-void appendRelation(Sample& s, std::mt19937_64& rng, const Placed& a, const Placed& b) {
-    const auto relations = trueRelations(a, b);
-    assert(!relations.empty());  // boxes kGap apart are separated along some axis
-    for (const auto& word : kRelationWords[relations[pick(rng, int(relations.size()))]]) {
-        s.captionWords.push_back(word);
-        s.wordObject.push_back(-1);
+// Every caption: one per combination of the pairs' true relations, the last pair's choice
+// varying fastest. Combinations differ in some relation word, so the captions are distinct.
+std::vector<std::vector<std::string>> allCaptions(
+    const std::vector<Placed>& placed, const std::vector<std::vector<Relation>>& relations) {
+    std::vector<std::vector<std::string>> out;
+    std::vector<size_t> choice(relations.size(), 0);
+    std::vector<Relation> relation(relations.size());
+    std::vector<int> unused;
+    for (;;) {
+        for (size_t k = 0; k < relations.size(); ++k) relation[k] = relations[k][choice[k]];
+        out.push_back(caption(placed, relation, unused));
+        size_t k = relations.size();
+        while (k > 0 && ++choice[k - 1] == relations[k - 1].size()) choice[--k] = 0;
+        if (k == 0) return out;
     }
 }
 
@@ -148,7 +253,7 @@ void appendRelation(Sample& s, std::mt19937_64& rng, const Placed& a, const Plac
 Sample renderScene(const SceneOptions& options, Split split, std::int64_t index) {
     assert(options.size >= 32);
     assert(options.minObjects >= 1 && options.minObjects <= options.maxObjects &&
-           options.maxObjects <= 3);
+           options.maxObjects <= 4);
     std::mt19937_64 rng(sceneSeed(options.seed, split, index));
     const int n = between(rng, options.minObjects, options.maxObjects);
     const int background = between(rng, 0, 50);
@@ -164,11 +269,11 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
         } while (std::any_of(placed.begin(), placed.end(), [&](const Placed& q) {
             return q.shape == p.shape && q.colour == p.colour && q.large == p.large;
         }));
-        p.side = sideFor(rng, options.size, p.large);
+        p.side = sideFor(rng, options, p.large);
         bool free = place(rng, options.size, placed, p);
         if (!free && p.large) {
             p.large = 0;  // a crowded scene still gets its object, only smaller
-            p.side = sideFor(rng, options.size, false);
+            p.side = sideFor(rng, options, false);
             free = place(rng, options.size, placed, p) &&
                    std::none_of(placed.begin(), placed.end(), [&](const Placed& q) {
                        return q.shape == p.shape && q.colour == p.colour && q.large == 0;
@@ -179,6 +284,10 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
 
     cv::Mat canvas(options.size, options.size, CV_8UC3,
                    cv::Scalar(background, background, background));
+    // The texture and noise have a stream of their own: the layout and colours then draw from
+    // `rng` just as they do on a plain background.
+    const std::uint64_t textureSeed = sceneSeed(options.seed, split, index, kTextureStream);
+    if (options.textured) paintTexture(canvas, background, textureSeed);
     Sample s;
     for (size_t k = 0; k < placed.size(); ++k) {
         const Placed& p = placed[k];
@@ -194,24 +303,38 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
             {Box{double(p.x), double(p.y), double(p.side), double(p.side)}, p.shape,
              std::string(kSizeNames[p.large]) + " " + c.name + " " + kShapeNames[p.shape]});
     }
+    if (options.textured) addNoise(canvas, splitmix64(textureSeed));
     s.image.width = s.image.height = options.size;
     s.image.channels = 3;
     s.image.pixels.assign(canvas.data, canvas.data + canvas.total() * canvas.elemSize());
 
-    for (size_t k = 0; k < placed.size(); ++k) {
-        if (k == 1) appendRelation(s, rng, placed[0], placed[1]);
-        if (k == 2) {
-            s.captionWords.insert(s.captionWords.end(), {"which", "is"});
-            s.wordObject.insert(s.wordObject.end(), {-1, -1});
-            appendRelation(s, rng, placed[1], placed[2]);
-        }
-        appendPhrase(s, placed[k], int(k));
+    // One relation drawn per pair, in pair order (the draws scenes have always made); the
+    // references enumerate the rest without drawing.
+    std::vector<std::vector<Relation>> relations;
+    std::vector<Relation> chosen;
+    for (size_t k = 1; k < placed.size(); ++k) {
+        relations.push_back(trueRelations(placed[k - 1], placed[k]));
+        assert(!relations.back().empty());  // boxes kGap apart are separated along some axis
+        chosen.push_back(relations.back()[pick(rng, int(relations.back().size()))]);
     }
+    s.captionWords = caption(placed, chosen, s.wordObject);
+    s.references = allCaptions(placed, relations);
     if (!s.objects.empty()) {
         s.box = s.objects[0].box;
         s.label = s.objects[0].label;
     }
     return s;
+}
+
+SceneOptions scenes96Options(std::uint64_t seed) {
+    SceneOptions o;
+    o.size = 96;
+    o.minObjects = 2, o.maxObjects = 4;
+    o.smallFraction = 0.11, o.smallSpread = 0.04;  // 11-14 px: an eighth of the image
+    o.largeFraction = 0.30, o.largeSpread = 0.06;  // 29-35 px: a third
+    o.textured = true;
+    o.seed = seed;
+    return o;
 }
 
 std::vector<std::string> sceneVocabulary() {

@@ -28,6 +28,8 @@ struct Sample {
     std::vector<LabeledBox> objects;        ///< every object in the scene
     std::vector<std::string> captionWords;  ///< the caption, one word per entry
     std::vector<int> wordObject;            ///< per caption word: index into objects, or -1
+    /// Scenes: every valid caption (captionWords is one of them).
+    std::vector<std::vector<std::string>> references;
 };
 
 /// A deterministic source of small grey object images with class labels (Fashion-MNIST items,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/selection.h"
+#include "models/caption_model.h"
 #include "models/patch_model.h"
 #include "models/ram_model.h"
 
@@ -29,7 +30,7 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
     std::stringstream in(list);
     std::string item;
     while (std::getline(in, item, ',')) {
-        if (item == "mean" || item == "random") {
+        if (item == "mean" || item == "random" || item.rfind("beam", 0) == 0) {
             rules.push_back(item);
             continue;
         }
@@ -48,9 +49,24 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
     for (const auto& a : r.rules)
         rules.push_back({{"rule", a.rule}, {"accuracy", a.accuracy}, {"ci95", {a.low, a.high}},
                          {"correct", a.correct}, {"n", a.n}});
-    return nlohmann::json{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
-                          {"rules", rules}, {"seconds", r.seconds}}
-        .dump(indent);
+    nlohmann::json j{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
+                     {"output_kind", r.outputKind}, {"rules", rules}, {"seconds", r.seconds}};
+    if (!r.captions.empty()) {
+        // One object per rule, and the figures of the first (deterministic) rule at the top level.
+        nlohmann::json byRule = nlohmann::json::object();
+        for (const auto& c : r.captions) {
+            nlohmann::json correctness = nlohmann::json::object();
+            for (const auto& a : c.attention)
+                correctness[a.wordClass] = {{"mass", a.mass}, {"hit_rate", a.hitRate}, {"words", a.words}};
+            byRule[c.rule] = {{"bleu1", c.bleu[0]}, {"bleu2", c.bleu[1]}, {"bleu3", c.bleu[2]}, {"bleu4", c.bleu[3]},
+                              {"exact_match", c.exactMatch}, {"attention_correctness", correctness}};
+        }
+        j["by_rule"] = byRule;
+        for (const char* key : {"bleu1", "bleu2", "bleu3", "bleu4", "exact_match", "attention_correctness"})
+            j[key] = byRule[r.captions.front().rule][key];
+        j["headline_rule"] = r.captions.front().rule;
+    }
+    return j.dump(indent);
 }
 
 Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, std::uint64_t seed,
@@ -106,13 +122,18 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
         if (!m) return Error{m.error()};
         return std::shared_ptr<AttentionModel>(*m);
     }
+    if (info->modelType == "caption") {
+        auto m = CaptionModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    }
     if (info->modelType == "ram") {
         auto m = RamModel::load(path, device);
         if (!m) return Error{m.error()};
         return std::shared_ptr<AttentionModel>(*m);
     }
     return Error{"checkpoint '" + path + "' holds a '" + info->modelType +
-                 "' model; this version knows patch and ram models"};
+                 "' model; this version knows patch, ram and caption models"};
 }
 
 }  // namespace saccade

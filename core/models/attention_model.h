@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/run_set.h"
+#include "trace/run_set.h"
 #include "common/progress.h"
 #include "common/result.h"
 #include "data/dataset.h"
 #include "data/image.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "trace/trace.h"
 
 namespace saccade {
@@ -26,11 +26,33 @@ struct RuleAccuracy {
     double accuracy = 0, low = 0, high = 0;
 };
 
+/// A captioner's figures under one rule (see models/caption_eval.h for their definitions).
+struct CaptionRuleReport {
+    std::string rule;
+    double bleu[4] = {0, 0, 0, 0};
+    double exactMatch = 0;
+    /// Per word class (size, colour, shape, relation; "objects" = size + colour + shape): mean
+    /// attention mass in the named object's box, hit rate of the chosen (or argmax) cell, words.
+    struct Correctness {
+        std::string wordClass;
+        double mass = 0, hitRate = 0;
+        std::int64_t words = 0;
+    };
+    std::vector<Correctness> attention;
+};
+
+/// An evaluation under several rules. Classifiers: accuracy per rule. Captioners: accuracy is the
+/// exact-match rate (the caption is one of the image's references), predictions index
+/// `outputNames` (the distinct captions), and `captions` holds BLEU and attention correctness.
 struct EvalReport {
     std::string dataset, split, trainedMode;
+    std::string outputKind = "class";           ///< "class" or "caption"
     std::vector<RuleAccuracy> rules;
-    std::vector<int> labels;                    ///< per image, the true class
-    std::vector<std::vector<int>> predictions;  ///< per rule, per image, the output class
+    std::vector<int> labels;                    ///< per image, the true class (-1 for captions)
+    std::vector<std::vector<int>> predictions;  ///< per rule, per image, the output class or caption
+    std::vector<std::string> outputNames;       ///< captioners: caption text by prediction id
+    std::vector<std::vector<int>> correct;      ///< captioners: per rule, per image, 1 if exact
+    std::vector<CaptionRuleReport> captions;    ///< captioners: per rule
     double seconds = 0;
 };
 
@@ -38,7 +60,7 @@ struct EvalReport {
 RuleAccuracy wilsonAccuracy(const std::string& rule, std::int64_t correct, std::int64_t n);
 
 /// Parses a comma-separated list of evaluation rules: soft, sample, argmax, mean, random,
-/// ksample:K, gumbel:TAU. Which of them a model supports is for the model to say.
+/// ksample:K, gumbel:TAU, beam:K (captioners). Which of them a model supports is for the model to say.
 Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
 
 std::string evalReportToJson(const EvalReport& report, int indent = 2);
@@ -59,6 +81,11 @@ public:
     virtual std::string deterministicRule() const = 0;
     /// A one-line description of the architecture for model cards.
     virtual std::string summary() const = 0;
+    /// What a run outputs: "class" (classifiers) or "caption" (a word per step: TraceStep::token,
+    /// outputProbs over the vocabulary in classNames(), TraceOutput::text the caption).
+    virtual std::string outputKind() const { return "class"; }
+    /// The evaluation rules this model accepts, the deterministic one first.
+    virtual std::vector<std::string> evaluationRules() const { return {}; }
 
     /// One run on one image under `rule` and seed. The image must match imageSize() and
     /// channels(). Not thread-safe: one caller at a time.

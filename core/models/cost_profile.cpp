@@ -10,7 +10,7 @@
 #include "common/stage_clock.h"
 #include "models/patch_classifier.h"
 #include "models/ram_network.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 namespace saccade {
 

@@ -8,7 +8,7 @@
 
 #include <torch/types.h>
 
-#include "analysis/run_set.h"
+#include "trace/run_set.h"
 #include "common/atomic_file.h"
 #include "common/result.h"
 #include "data/dataset.h"

@@ -12,6 +12,7 @@
 #include "common/device.h"
 #include "data/batch.h"
 #include "models/model_input.h"
+#include "models/model_loading.h"
 #include "models/patch_classifier.h"
 
 namespace saccade {
@@ -49,25 +50,18 @@ PatchModel::PatchModel() : m_impl(std::make_unique<Impl>()) {}
 PatchModel::~PatchModel() = default;
 
 Result<std::shared_ptr<PatchModel>> PatchModel::load(const std::string& path, const std::string& device) {
-    auto info = readCheckpointInfo(path);
-    if (!info) return Error{info.error()};
-    if (info->modelType != "patch")
-        return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, not a patch classifier"};
-    auto config = patchConfigFromJson(info->configJson);
-    if (!config) return Error{"checkpoint '" + path + "': " + config.error()};
-    auto dev = resolveDevice(device);
-    if (!dev) return Error{dev.error()};
+    auto header = openCheckpoint(path, device, "patch", "a patch classifier");
+    if (!header) return Error{header.error()};
+    auto config = patchConfigFromJson(header->info.configJson);
+    if (!config) return configError(path, config.error());
     std::shared_ptr<PatchModel> model(new PatchModel());
     auto& m = *model->m_impl;
     m.config = *config;
-    m.info = *info;
-    m.device = *dev;
+    m.info = header->info;
+    m.device = header->device;
+    m.classNames = header->classNames;
     m.net = PatchClassifier(m.config);
-    m.net->to(m.device);
-    auto loaded = loadCheckpointWeights(*m.net, nullptr, path, &m.device);
-    if (!loaded) return Error{loaded.error()};
-    m.net->eval();
-    m.classNames = datasetClassNames(info->dataset);
+    if (auto loaded = loadNetWeights(*m.net, path, *header); !loaded) return Error{loaded.error()};
     return model;
 }
 

@@ -13,7 +13,7 @@
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "models/patch_config.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "trace/trace.h"
 
 namespace saccade {

@@ -8,7 +8,7 @@
 #include "data/batch.h"
 #include "data/dataset.h"
 #include "models/ram_network.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 namespace saccade {
 

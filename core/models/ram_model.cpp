@@ -10,6 +10,7 @@
 #include "data/batch.h"
 #include "attention/selection.h"
 #include "models/model_input.h"
+#include "models/model_loading.h"
 #include "models/ram_network.h"
 
 namespace saccade {
@@ -56,25 +57,18 @@ RamModel::RamModel() : m_impl(std::make_unique<Impl>()) {}
 RamModel::~RamModel() = default;
 
 Result<std::shared_ptr<RamModel>> RamModel::load(const std::string& path, const std::string& device) {
-    auto info = readCheckpointInfo(path);
-    if (!info) return Error{info.error()};
-    if (info->modelType != "ram")
-        return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, not a recurrent attention model"};
-    auto config = ramConfigFromJson(info->configJson);
-    if (!config) return Error{"checkpoint '" + path + "': " + config.error()};
-    auto dev = resolveDevice(device);
-    if (!dev) return Error{dev.error()};
+    auto header = openCheckpoint(path, device, "ram", "a recurrent attention model");
+    if (!header) return Error{header.error()};
+    auto config = ramConfigFromJson(header->info.configJson);
+    if (!config) return configError(path, config.error());
     std::shared_ptr<RamModel> model(new RamModel());
     auto& m = *model->m_impl;
     m.config = *config;
-    m.info = *info;
-    m.device = *dev;
+    m.info = header->info;
+    m.device = header->device;
+    m.classNames = header->classNames;
     m.net = RamNetwork(m.config);
-    m.net->to(m.device);
-    auto loaded = loadCheckpointWeights(*m.net, nullptr, path, &m.device);
-    if (!loaded) return Error{loaded.error()};
-    m.net->eval();
-    m.classNames = datasetClassNames(info->dataset);
+    if (auto loaded = loadNetWeights(*m.net, path, *header); !loaded) return Error{loaded.error()};
     return model;
 }
 

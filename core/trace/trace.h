@@ -42,7 +42,8 @@ struct TraceStep {
     double logProb = 0;   ///< log-probability of the choice (see Selection::logProb)
     double entropy = 0;   ///< of the step's distribution, nats
     std::vector<float> outputProbs;  ///< per-step class probabilities, if the model emits them
-    std::string token;               ///< per-step word, for captioners
+    std::string token;               ///< per-step word, for captioners (outputProbs: over the vocabulary)
+    int wordObject = -1;             ///< captioners: the ground-truth box (index) the word names, or -1
 };
 
 struct TraceOutput {
@@ -54,6 +55,8 @@ struct TraceOutput {
 struct GroundTruth {
     int label = -1;
     std::vector<Box> boxes;
+    std::vector<std::string> names;       ///< per box, e.g. "small red circle" (scenes); may be empty
+    std::vector<std::string> references;  ///< captioners: every valid caption of the image
 };
 
 struct Trace {

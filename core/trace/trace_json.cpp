@@ -67,6 +67,7 @@ json stepToJson(const TraceStep& s) {
     j["entropy"] = s.entropy;
     if (!s.outputProbs.empty()) j["output_probs"] = s.outputProbs;
     if (!s.token.empty()) j["token"] = s.token;
+    if (s.wordObject >= 0) j["word_object"] = s.wordObject;
     return j;
 }
 
@@ -102,6 +103,7 @@ TraceStep stepFromJson(const Reader& r) {
     s.entropy = r.get<double>("entropy");
     s.outputProbs = r.get<std::vector<float>>("output_probs", {});
     s.token = r.get<std::string>("token", "");
+    s.wordObject = r.get<int>("word_object", -1);
     return s;
 }
 
@@ -126,6 +128,8 @@ std::string traceToJson(const Trace& t, int indent) {
         json boxes = json::array();
         for (const auto& b : t.groundTruth->boxes) boxes.push_back(boxToJson(b));
         j["ground_truth"] = {{"label", t.groundTruth->label}, {"boxes", boxes}};
+        if (!t.groundTruth->names.empty()) j["ground_truth"]["names"] = t.groundTruth->names;
+        if (!t.groundTruth->references.empty()) j["ground_truth"]["references"] = t.groundTruth->references;
     }
     return j.dump(indent);
 }
@@ -171,6 +175,8 @@ Result<Trace> traceFromJson(const std::string& text) {
                 for (size_t i = 0; i < boxes.size(); ++i)
                     g.boxes.push_back(boxFromJson(boxes[i], gt.path + "/boxes/" + std::to_string(i)));
             }
+            g.names = gt.get<std::vector<std::string>>("names", {});
+            g.references = gt.get<std::vector<std::string>>("references", {});
             t.groundTruth = g;
         }
         return validateTrace(t);

@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "models/patch_config.h"
+#include "train/train_progress.h"
 
 namespace saccade {
 
@@ -37,23 +38,6 @@ struct PatchTrainOptions {
     std::int64_t evalEvery = 500;   ///< iterations between evaluations (an "epoch" of the log)
     std::int64_t evalImages = 1000; ///< test images per evaluation
     std::string command;            ///< recorded in the sidecar
-};
-
-struct TrainProgress {
-    std::int64_t iteration = 0, total = 0;
-    double elapsedSeconds = 0, etaSeconds = 0;
-    double loss = 0, crossEntropy = 0, reinforce = 0, reward = 0, baseline = 0, entropy = 0;
-    double temperature = 0, lr = 0, trainAccuracy = 0;
-    bool evaluated = false;  ///< an evaluation just ran: the fields below are set
-    double evalSoft = 0, evalArgmax = 0, evalSample = 0;
-};
-
-struct TrainSummary {
-    std::int64_t iterations = 0;
-    bool cancelled = false;
-    double seconds = 0, imagesPerSecond = 0;
-    std::string checkpoint;
-    std::string metricsJson;  ///< the last evaluation and training figures
 };
 
 /// Runs training; `onProgress` is called after every iteration (return false to stop: the model

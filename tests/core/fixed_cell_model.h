@@ -2,7 +2,7 @@
 // A hand-set attention model for tests: a rows x cols grid over a square image that always puts
 // all its attention on one cell and chooses it, and answers class `answer`.
 
-#include "analysis/run_set.h"
+#include "trace/run_set.h"
 #include "models/attention_model.h"
 
 namespace saccade::test {

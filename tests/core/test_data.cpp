@@ -164,7 +164,7 @@ TEST(Dataset, DeterministicAcrossOpensAndSplitsDiffer) {
         EXPECT_NE(a->sample(Split::Train, 17).image.pixels, a->sample(Split::Test, 17).image.pixels) << name;
     }
     EXPECT_NE(openDataset("mnist").error().find("unknown dataset 'mnist'"), std::string::npos);
-    EXPECT_EQ(datasetNames().size(), 10u);
+    EXPECT_EQ(datasetNames().size(), 11u);
 }
 
 TEST(Dataset, FashionCanvasesHoldTheRealItem) {

@@ -10,7 +10,7 @@
 #include "models/patch_classifier.h"
 #include "models/patch_model.h"
 #include "temp_dir.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train/patch_trainer.h"
 
 using namespace saccade;

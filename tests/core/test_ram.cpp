@@ -11,7 +11,7 @@
 #include "models/ram_network.h"
 #include "temp_dir.h"
 #include "tiny_ram.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 #include "train/ram_trainer.h"
 
 using namespace saccade;

@@ -5,14 +5,14 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "analysis/run_set.h"
+#include "trace/run_set.h"
 #include "common/rng.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "models/ram_network.h"
 #include "temp_dir.h"
 #include "tiny_ram.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 using namespace saccade;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 
 #include "models/ram_config.h"
 #include "models/ram_network.h"
-#include "train/checkpoint.h"
+#include "io/checkpoint.h"
 
 namespace saccade::test {
 

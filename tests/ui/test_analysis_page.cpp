@@ -8,17 +8,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "analysis_page.h"
-#include "attention_canvas.h"
-#include "attention_page.h"
+#include "analysis/analysis_page.h"
+#include "attention/attention_canvas.h"
+#include "attention/attention_page.h"
 #include "charts/cost_chart.h"
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
-#include "compare_runs_panel.h"
-#include "cost_panel.h"
-#include "faithfulness_panel.h"
+#include "attention/compare_runs_panel.h"
+#include "analysis/cost_panel.h"
+#include "analysis/faithfulness_panel.h"
 #include "main_window.h"
-#include "sweep_panel.h"
+#include "analysis/sweep_panel.h"
 
 using namespace saccade;
 using namespace saccade::ui;

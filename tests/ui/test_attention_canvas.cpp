@@ -3,7 +3,7 @@
 
 #include <QtTest>
 
-#include "attention_canvas.h"
+#include "attention/attention_canvas.h"
 
 using namespace saccade;
 using namespace saccade::ui;

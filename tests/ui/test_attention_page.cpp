@@ -12,18 +12,18 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "attention_canvas.h"
-#include "attention_page.h"
-#include "attention_toolbar.h"
+#include "attention/attention_canvas.h"
+#include "attention/attention_page.h"
+#include "attention/attention_toolbar.h"
 #include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
-#include "compare_runs_panel.h"
-#include "dataset_compare_panel.h"
+#include "attention/compare_runs_panel.h"
+#include "attention/dataset_compare_panel.h"
 #include "model_service.h"
-#include "model_panel.h"
-#include "step_info_panel.h"
-#include "step_scrubber.h"
-#include "trace_export.h"
+#include "attention/model_panel.h"
+#include "attention/step_info_panel.h"
+#include "attention/step_scrubber.h"
+#include "attention/trace_export.h"
 
 using namespace saccade;
 using namespace saccade::ui;

@@ -5,7 +5,7 @@
 #include <QPushButton>
 #include <QtTest>
 
-#include "doctor_panel.h"
+#include "doctor/doctor_panel.h"
 
 using saccade::ui::DoctorPanel;
 

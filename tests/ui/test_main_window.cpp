@@ -7,14 +7,14 @@
 #include <QStatusBar>
 #include <QtTest>
 
-#include "attention_canvas.h"
-#include "attention_page.h"
-#include "attention_toolbar.h"
-#include "doctor_panel.h"
+#include "attention/attention_canvas.h"
+#include "attention/attention_page.h"
+#include "attention/attention_toolbar.h"
+#include "doctor/doctor_panel.h"
 #include "main_window.h"
-#include "scalar_lab_form.h"
-#include "scalar_lab_panel.h"
-#include "scalar_lab_result_view.h"
+#include "labs/scalar_lab_form.h"
+#include "labs/scalar_lab_panel.h"
+#include "labs/scalar_lab_result_view.h"
 
 using saccade::ui::MainWindow;
 using Field = saccade::ui::ScalarLabResultView::Field;

@@ -8,9 +8,9 @@
 #include <QtTest>
 
 #include "charts/scalar_lab_chart.h"
-#include "scalar_lab_form.h"
-#include "scalar_lab_panel.h"
-#include "scalar_lab_result_view.h"
+#include "labs/scalar_lab_form.h"
+#include "labs/scalar_lab_panel.h"
+#include "labs/scalar_lab_result_view.h"
 
 using saccade::ui::ScalarLabChart;
 using saccade::ui::ScalarLabPanel;

@@ -7,7 +7,7 @@
 #include <QtTest>
 
 #include "charts/training_chart.h"
-#include "training_panel.h"
+#include "training/training_panel.h"
 
 using namespace saccade::ui;
 

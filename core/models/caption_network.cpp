@@ -1,0 +1,252 @@
+#include "models/caption_network.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <torch/torch.h>
+
+namespace saccade {
+
+namespace nn = torch::nn;
+
+struct CaptionNetworkImpl::State {
+    torch::Tensor values;    // [B, L, D]
+    torch::Tensor prepared;  // the scorer's query-independent part of the keys
+    torch::Tensor h, c;      // [B, H]
+};
+
+namespace {
+
+CaptionSteps stackSteps(const std::vector<torch::Tensor>& logits, const std::vector<Selection>& selections) {
+    std::vector<torch::Tensor> probs, indices, logProb, entropy;
+    for (const auto& s : selections) {
+        probs.push_back(s.probs);
+        indices.push_back(s.indices);
+        logProb.push_back(s.logProb);
+        entropy.push_back(s.entropy);
+    }
+    return {torch::stack(logits), torch::stack(probs), torch::stack(indices), torch::stack(logProb),
+            torch::stack(entropy)};
+}
+
+}  // namespace
+
+CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(config) {
+    auto valid = validateCaptionConfig(config);
+    TORCH_CHECK(valid.ok(), "invalid captioner config: ", valid.error());
+    // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
+    // then one at grid resolution: a cell's receptive field covers its neighbours.
+    int pools = int(std::lround(std::log2(double(config.imageSize / config.grid))));
+    nn::Sequential encoder;
+    const int widths[4] = {config.inChannels, 16, 32, 64};
+    const int kernels[3] = {5, 3, 3};
+    for (int s = 0; s < 3; ++s) {
+        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
+        encoder->push_back(nn::ReLU());
+        if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
+    }
+    encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)));
+    encoder->push_back(nn::ReLU());
+    m_encoder = register_module("encoder", encoder);
+
+    ScorerOptions so;
+    so.kind = *parseScorerKind(config.scorer);
+    so.queryDim = config.hidden;
+    so.keyDim = config.featureDim;
+    so.hiddenDim = config.attnHidden;
+    m_scorer = register_module("scorer", Scorer(so));
+    const auto V = static_cast<std::int64_t>(config.vocabulary.size());
+    m_embed = register_module("embed", nn::Embedding(V, config.embed));
+    m_rnn = register_module("rnn", nn::LSTMCell(config.embed + config.featureDim, config.hidden));
+    m_initH = register_module("init_h", nn::Linear(config.featureDim, config.hidden));
+    m_initC = register_module("init_c", nn::Linear(config.featureDim, config.hidden));
+    m_beta = register_module("beta", nn::Linear(config.hidden, config.featureDim));
+    m_outH = register_module("out_h", nn::Linear(config.hidden, config.embed));
+    m_outZ = register_module("out_z", nn::Linear(config.featureDim, config.embed));
+    m_out = register_module("out", nn::Linear(config.embed, V));
+}
+
+torch::Tensor CaptionNetworkImpl::encode(const torch::Tensor& images) {
+    TORCH_CHECK(images.dim() == 4 && images.size(1) == m_config.inChannels && images.size(2) == m_config.imageSize &&
+                    images.size(3) == m_config.imageSize,
+                "the captioner takes [B, ", m_config.inChannels, ", ", m_config.imageSize, ", ", m_config.imageSize,
+                "] images, got ", images.sizes());
+    const auto grid = m_encoder->forward(images);  // [B, D, g, g]
+    return grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();
+}
+
+CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotations, std::int64_t episodes) {
+    TORCH_CHECK(annotations.dim() == 3 && annotations.size(2) == m_config.featureDim,
+                "captioner: annotations must be [B, L, ", m_config.featureDim, "], got ", annotations.sizes());
+    TORCH_CHECK(episodes == 1 || annotations.size(0) == 1, "captioner: episodes > 1 needs a single image");
+    auto share = [&](const torch::Tensor& x) {
+        if (episodes == 1) return x;
+        std::vector<std::int64_t> sizes(x.sizes().begin(), x.sizes().end());
+        sizes[0] = episodes;
+        return x.expand(sizes);
+    };
+    State s;
+    s.values = share(annotations);
+    s.prepared = share(m_scorer->prepareKeys(annotations));  // once per image, not per word
+    const auto mean = annotations.mean(/*dim=*/1);
+    s.h = share(torch::tanh(m_initH(mean)));
+    s.c = share(torch::tanh(m_initC(mean)));
+    return s;
+}
+
+torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const SelectionOptions& rule,
+                                       Rng& rng, const torch::Tensor& useExpectation, Selection* out) {
+    const auto scores = m_scorer->forwardPrepared(st.h, st.prepared);
+    lapIf(m_clock, "scoring");
+    auto s = saccade::select(scores, st.values, rule, rng);
+    lapIf(m_clock, "selection");
+    auto context = s.context;
+    if (useExpectation.defined()) {
+        const auto expected = torch::bmm(s.probs.unsqueeze(1), st.values).squeeze(1);
+        context = torch::where(useExpectation.unsqueeze(1), expected, context);
+    }
+    const auto gated = torch::sigmoid(m_beta(st.h)) * context;
+    std::tie(st.h, st.c) = m_rnn(torch::cat({embedded, gated}, /*dim=*/1), std::make_tuple(st.h, st.c));
+    auto deep = embedded + m_outH(st.h) + m_outZ(gated);
+    deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
+    auto logits = m_out(deep);
+    lapIf(m_clock, "decoder");
+    *out = std::move(s);
+    return logits;
+}
+
+CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations, const torch::Tensor& tokens,
+                                               const SelectionOptions& rule, Rng& rng,
+                                               const torch::Tensor& useExpectation) {
+    TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) == annotations.size(0) && tokens.size(1) >= 2,
+                "captioner: tokens must be [B, T + 1] for ", annotations.size(0), " images, got ", tokens.sizes());
+    auto st = start(annotations, 1);
+    const auto embedded = m_embed(tokens);  // [B, T + 1, E], every word at once
+    SelectionOptions checked = rule;
+    checked.checkFinite = false;  // scores come from finite weights; skip the device sync
+    std::vector<torch::Tensor> logits;
+    std::vector<Selection> selections;
+    for (std::int64_t t = 0; t + 1 < tokens.size(1); ++t) {
+        Selection s;
+        logits.push_back(step(st, embedded.select(1, t), checked, rng, useExpectation, &s));
+        selections.push_back(std::move(s));
+    }
+    return stackSteps(logits, selections);
+}
+
+DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, const SelectionOptions& rule, Rng& rng,
+                                           double wordTemperature, Rng* wordRng, std::int64_t episodes) {
+    TORCH_CHECK(wordTemperature >= 0 && std::isfinite(wordTemperature), "word temperature must be finite and >= 0");
+    TORCH_CHECK(wordTemperature == 0 || wordRng, "sampled words need a word random stream");
+    if (m_clock) m_clock->start();
+    auto st = start(annotations, episodes);
+    const auto B = st.h.size(0);
+    const auto options = torch::TensorOptions().dtype(torch::kLong).device(annotations.device());
+    auto word = torch::full({B}, kStartToken, options);
+    auto done = torch::zeros({B}, options.dtype(torch::kBool));
+    SelectionOptions checked = rule;
+    checked.checkFinite = false;
+    const auto notWords = torch::tensor({std::int64_t(kStartToken), std::int64_t(kPadToken)}, options);
+    std::vector<torch::Tensor> logits, words, wordLogProb;
+    std::vector<Selection> selections;
+    for (int t = 0; t + 1 < m_config.maxLength; ++t) {
+        Selection s;
+        // A caption never says <start> or <pad>: they are not words.
+        const auto l = step(st, m_embed(word), checked, rng, {}, &s).index_fill(1, notWords, -INFINITY);
+        const auto logp = torch::log_softmax(l, -1);
+        torch::Tensor next;
+        if (wordTemperature > 0) {
+            const auto p = torch::softmax(l / wordTemperature, -1);
+            next = drawCategorical(p, wordRng->uniform({B, 1}, p.device())).squeeze(1);
+        } else {
+            next = l.argmax(-1);
+        }
+        // Rows that have finished emit <pad> from now on.
+        next = torch::where(done, torch::full_like(next, kPadToken), next);
+        const auto chosen = logp.gather(1, next.unsqueeze(1)).squeeze(1);  // -inf for a finished row's <pad>
+        wordLogProb.push_back(torch::where(done, torch::zeros_like(chosen), chosen));
+        done = done.logical_or(next == kEndToken);
+        logits.push_back(l);
+        words.push_back(next);
+        selections.push_back(std::move(s));
+        word = next;
+        if (done.all().item<bool>()) break;
+    }
+    DecodedCaptions d;
+    d.tokens = torch::stack(words, /*dim=*/1);
+    const auto isEnd = (d.tokens == kEndToken).to(torch::kLong);
+    // The position of the first <end>, or T when there is none.
+    const auto T = d.tokens.size(1);
+    const auto positions = torch::arange(T, options).unsqueeze(0).expand({B, T});
+    d.lengths = torch::where(isEnd.to(torch::kBool), positions, torch::full_like(positions, T)).amin(1);
+    d.wordLogProb = torch::stack(wordLogProb);
+    d.steps = stackSteps(logits, selections);
+    return d;
+}
+
+std::vector<BeamCaption> CaptionNetworkImpl::beamSearch(const torch::Tensor& annotations, int beam,
+                                                        const SelectionOptions& rule) {
+    TORCH_CHECK(annotations.size(0) == 1, "beam search takes one image");
+    TORCH_CHECK(beam >= 1 && beam <= 100, "the beam width must be 1..100, got ", beam);
+    TORCH_CHECK(rule.rule == SelectionRule::Soft || rule.rule == SelectionRule::Argmax,
+                "beam search needs a deterministic location rule (soft or argmax)");
+    auto st = start(annotations, 1);
+    const auto device = annotations.device();
+    const auto V = static_cast<std::int64_t>(m_config.vocabulary.size());
+    std::vector<BeamCaption> live(1), finished;
+    Rng unused(0);
+    for (int t = 0; t + 1 < m_config.maxLength && !live.empty(); ++t) {
+        std::vector<std::int64_t> last;
+        for (const auto& b : live) last.push_back(b.tokens.empty() ? kStartToken : b.tokens.back());
+        Selection s;
+        const auto logits = step(st, m_embed(torch::tensor(last, torch::TensorOptions().dtype(torch::kLong).device(device))),
+                                 rule, unused, {}, &s);
+        const auto notWords = torch::tensor({std::int64_t(kStartToken), std::int64_t(kPadToken)},
+                                            torch::TensorOptions().dtype(torch::kLong).device(device));
+        const auto logp = torch::log_softmax(logits.index_fill(1, notWords, -INFINITY), -1).to(torch::kCPU, torch::kDouble);
+        const auto wordProbs = logp.exp();
+        std::vector<double> base;
+        for (const auto& b : live) base.push_back(b.logProb);
+        const auto total = logp + torch::tensor(base, torch::kDouble).unsqueeze(1);
+        const int keep = std::min<std::int64_t>(beam - std::int64_t(finished.size()), total.numel());
+        if (keep <= 0) break;
+        const auto top = std::get<1>(total.flatten().topk(std::min<std::int64_t>(2 * beam, total.numel())));
+        std::vector<BeamCaption> next;
+        std::vector<std::int64_t> rows;
+        for (std::int64_t k = 0; k < top.size(0) && int(next.size()) < keep; ++k) {
+            const auto flat = top[k].item<std::int64_t>();
+            const auto row = flat / V, word = flat % V;
+            if (word == kPadToken || word == kStartToken) continue;
+            BeamCaption b = live[size_t(row)];
+            b.tokens.push_back(word);
+            b.logProb = total.flatten()[flat].item<double>();
+            b.probs.push_back(s.probs[row].to(torch::kCPU));
+            b.indices.push_back(s.indices[row].to(torch::kCPU));
+            b.wordProbs.push_back(wordProbs[row].to(torch::kFloat));
+            if (word == kEndToken) {
+                finished.push_back(std::move(b));
+            } else {
+                next.push_back(std::move(b));
+                rows.push_back(row);
+            }
+        }
+        if (next.empty()) break;
+        const auto index = torch::tensor(rows, torch::TensorOptions().dtype(torch::kLong).device(device));
+        st.h = st.h.index_select(0, index);
+        st.c = st.c.index_select(0, index);
+        st.values = annotations.expand({index.size(0), -1, -1});
+        st.prepared = st.prepared.index_select(0, torch::zeros_like(index));
+        live = std::move(next);
+    }
+    // Hypotheses cut by the length limit still count, after every finished one.
+    for (auto& b : live) finished.push_back(std::move(b));
+    std::stable_sort(finished.begin(), finished.end(), [](const BeamCaption& a, const BeamCaption& b) {
+        const bool aEnd = !a.tokens.empty() && a.tokens.back() == kEndToken;
+        const bool bEnd = !b.tokens.empty() && b.tokens.back() == kEndToken;
+        if (aEnd != bEnd) return aEnd;
+        return a.logProb > b.logProb;
+    });
+    return finished;
+}
+
+}  // namespace saccade

@@ -1,0 +1,36 @@
+#pragma once
+// Loading shared by every model family: the sidecar read and checked against the family's model
+// type, the device resolved, weights loaded onto it (names, shapes and integrity checked) and the
+// network put in eval mode, the class names of the sidecar's dataset. A family adds only the
+// parsing of its config and the construction of its network.
+// Engine header: includes LibTorch.
+
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include "common/result.h"
+#include "io/checkpoint.h"
+
+namespace saccade {
+
+struct CheckpointHeader {
+    CheckpointInfo info;
+    torch::Device device{torch::kCPU};
+    std::vector<std::string> classNames;  ///< of the sidecar's dataset; empty for caption sets
+};
+
+/// Reads the sidecar of `path`, checks that it holds a `modelType` model (else an Error saying
+/// what it holds, in terms of `familyName`, e.g. "a patch classifier") and resolves `device`.
+Result<CheckpointHeader> openCheckpoint(const std::string& path, const std::string& device,
+                                        const std::string& modelType, const std::string& familyName);
+
+/// Moves `net` to the header's device, loads the weights of `path` into it and sets eval mode.
+Result<Unit> loadNetWeights(torch::nn::Module& net, const std::string& path, const CheckpointHeader& header);
+
+/// "checkpoint 'PATH': MESSAGE" for a config that does not parse.
+Error configError(const std::string& path, const std::string& message);
+
+}  // namespace saccade

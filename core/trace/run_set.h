@@ -1,0 +1,93 @@
+#pragma once
+// A run set: N seeded stochastic runs of one model on one image, next to its deterministic run,
+// and the statistics the comparison panel and `saccade-cli compare` show: the output histogram,
+// agreement with the deterministic output, per-step entropy over runs, where the runs looked at
+// each step (visit density), and the distinct glimpse paths with their counts and accuracy.
+// Plain types; no LibTorch.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "trace/trace.h"
+
+namespace saccade {
+
+/// Run i of a set with seed s is the sample-rule trace with seed s + i: trace(image, "sample",
+/// runSeed(s, i)) repeats it exactly.
+inline std::uint64_t runSeed(std::uint64_t seed, std::size_t run) { return seed + run; }
+
+/// The seeds of `count` consecutive runs starting at `first`.
+inline std::vector<std::uint64_t> runSeeds(std::uint64_t first, int count) {
+    std::vector<std::uint64_t> seeds(count > 0 ? std::size_t(count) : 0);
+    for (std::size_t i = 0; i < seeds.size(); ++i) seeds[i] = runSeed(first, i);
+    return seeds;
+}
+
+struct RunRecord {
+    std::uint64_t seed = 0;
+    int label = -1;          ///< the run's output class
+    float confidence = 0;    ///< its probability
+    std::vector<int> cells;  ///< per step, the chosen cell (grid models); empty otherwise
+    std::vector<std::array<float, 2>> points;  ///< per step, the glimpse centre in pixels (RAM)
+    std::vector<float> entropy;  ///< per step, of the distribution the run drew from (nats)
+    double logProb = 0;          ///< of all its choices
+    std::string text;            ///< captioners: the run's caption (its label indexes the set's captions)
+    int correct = -1;            ///< 1 right, 0 wrong, -1 judged by label == truth (classifiers)
+};
+
+struct RunSet {
+    static constexpr int kSchemaVersion = 1;
+    std::string modelId, imageId, trainedMode;
+    std::string deterministicRule;  ///< argmax or mean
+    /// "class" (labels index classNames) or "caption" (labels index the distinct captions, which
+    /// classNames then lists: the deterministic caption first, then in order of first run).
+    std::string outputKind = "class";
+    std::vector<std::string> references;  ///< captioners: the image's valid captions
+    std::uint64_t seed = 1;
+    int imageWidth = 0, imageHeight = 0, steps = 0;
+    int gridRows = 0, gridCols = 0;  ///< the attention grid; 0 for continuous locations
+    std::vector<std::string> classNames;
+    std::optional<int> truth;
+    std::vector<RunRecord> runs;
+    Trace deterministic;        ///< the deterministic rule's run
+    std::optional<Trace> soft;  ///< soft attention, where the model has it
+    std::optional<Trace> ksample;  ///< ksample:K summary of K runs (K = kSampleK)
+    int kSampleK = 0;
+    double seconds = 0;  ///< to compute the runs
+};
+
+/// One distinct path: the cells (grid) or location bins (RAM) of every step.
+struct PathCount {
+    std::vector<int> key;
+    int count = 0;
+    int correct = 0;       ///< runs on this path that output the true class (0 without a truth)
+    int firstRun = -1;     ///< the first run that took it (click to load)
+    std::vector<int> labels;  ///< output histogram of the runs on this path
+};
+
+struct RunStats {
+    int runs = 0;
+    std::vector<int> labelCounts;  ///< per class
+    int deterministicLabel = -1;
+    double agreement = 0;          ///< fraction of runs with the deterministic output
+    std::optional<double> accuracy;  ///< fraction right, when the truth is known
+    std::vector<double> entropyMean, entropyStd;  ///< per step, over runs
+    /// Per step, the fraction of runs that looked in each visit cell: the attention grid, or a
+    /// visitCols x visitRows binning of the image for continuous locations.
+    std::vector<std::vector<double>> visits;
+    int visitRows = 0, visitCols = 0;
+    std::vector<PathCount> paths;  ///< most common first, ties by first run
+};
+
+/// Statistics of a set; continuous locations are binned into `bins` x `bins` cells.
+RunStats computeRunStats(const RunSet& set, int bins = 6);
+
+/// JSON (schema "saccade.runset", version 1): the set's header, every run, the statistics, and
+/// the deterministic, soft and ksample traces.
+std::string runSetToJson(const RunSet& set, const RunStats& stats, int indent = 2);
+
+}  // namespace saccade

@@ -1,0 +1,216 @@
+#include "train/caption_trainer.h"
+
+#include <cmath>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "attention/reinforce.h"
+#include "common/device.h"
+#include "common/seed_mix.h"
+#include "data/batch.h"
+#include "data/dataset.h"
+#include "data/procedural_scenes.h"
+#include "models/caption_data.h"
+#include "models/caption_eval.h"
+#include "models/caption_network.h"
+#include "train/train_loop.h"
+#include "train/train_order.h"
+
+namespace saccade {
+
+namespace {
+
+constexpr std::uint64_t kDrawStream = 0xca1, kMixStream = 0xca2;
+
+Result<Unit> checkInitArchitecture(const std::string& path, CaptionConfig config) {
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (info->modelType != "caption")
+        return Error{"cannot start from '" + path + "': it holds a " + info->modelType + " model, not a captioner"};
+    auto saved = captionConfigFromJson(info->configJson);
+    if (!saved) return Error{"cannot start from '" + path + "': " + saved.error()};
+    CaptionConfig same = *saved;
+    same.mode = config.mode;
+    same.dropout = config.dropout;
+    if (captionConfigToJson(same) != captionConfigToJson(config))
+        return Error{"cannot start from '" + path + "': its architecture differs (" + info->configJson +
+                     "); give the same --grid, --scorer and layer sizes"};
+    return Unit{};
+}
+
+}  // namespace
+
+Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
+                                       const std::function<bool(const TrainProgress&)>& onProgress) {
+    if (auto ok = checkTrainBudget(o.out, o.batch, o.lr, o.minutes, o.iterations, !o.resume.empty()); !ok)
+        return Error{ok.error()};
+    for (double v : {o.dsrLambda, o.entropyBonus, o.gumbelRate, o.finalLrFraction})
+        if (!std::isfinite(v) || v < 0)
+            return Error{"the DSR lambda, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
+    if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
+    if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
+    auto device = resolveDevice(o.device);
+    if (!device) return Error{device.error()};
+
+    CaptionConfig config = o.model;
+    std::int64_t iteration = 0, total = o.iterations;
+    std::uint64_t seed = o.seed;
+    std::string datasetName = o.dataset;
+    MovingAverageBaseline baseline(0.9);
+    if (!o.resume.empty()) {
+        auto point = readResumePoint(o.resume, "caption", o.iterations);
+        if (!point) return Error{point.error()};
+        auto saved = captionConfigFromJson(point->info.configJson);
+        if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
+        config = *saved;
+        iteration = point->iteration;
+        total = point->total;
+        seed = point->info.seed;
+        datasetName = point->info.dataset;
+        baseline.update(point->info.baseline);
+    }
+    auto dataset = openDataset(datasetName, {"", seed});
+    if (!dataset) return Error{dataset.error()};
+    const auto& dinfo = (*dataset)->info();
+    if (!(*dataset)->sample(Split::Train, 0).captionWords.size())
+        return Error{"dataset '" + datasetName + "' has no captions (use scenes64 or scenes96)"};
+    config.inChannels = dinfo.channels;
+    config.imageSize = dinfo.width;
+    config.vocabulary = sceneVocabulary();
+    if (o.resume.empty() && config.maxLength <= 0) {
+        // Room for the longest caption of the first 2,000 training scenes, <start> and <end>.
+        std::size_t longest = 0;
+        for (std::int64_t i = 0; i < 2000; ++i)
+            longest = std::max(longest, (*dataset)->sample(Split::Train, i).captionWords.size());
+        config.maxLength = int(longest) + 2;
+    }
+    if (auto valid = validateCaptionConfig(config); !valid) return Error{valid.error()};
+
+    torch::manual_seed(seed);
+    CaptionNetwork net(config);
+    net->to(*device);
+    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
+    if (!o.resume.empty()) {
+        if (auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device); !loaded) return Error{loaded.error()};
+    } else if (!o.initFrom.empty()) {
+        if (auto same = checkInitArchitecture(o.initFrom, config); !same) return Error{same.error()};
+        if (auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device); !loaded) return Error{loaded.error()};
+    }
+
+    const std::int64_t trainSize = (*dataset)->size(Split::Train);
+    TrainingOrder order(trainSize, seed);
+    std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
+    std::iota(evalIdx.begin(), evalIdx.end(), 0);
+    std::vector<Sample> evalSamples;
+    const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device, &evalSamples);
+
+    TrainLoopSetup setup;
+    setup.net = net.ptr().get();
+    setup.optimizer = &adam;
+    setup.info.modelType = "caption";
+    setup.info.configJson = captionConfigToJson(config);
+    setup.info.dataset = datasetName;
+    setup.info.seed = seed;
+    setup.info.gitRevision = buildGitRevision();
+    setup.info.command = o.command;
+    setup.out = o.out;
+    setup.resumed = !o.resume.empty();
+    setup.firstIteration = iteration;
+    setup.totalIterations = total;
+    setup.minutes = o.minutes;
+    setup.lr = o.lr;
+    setup.finalLrFraction = o.finalLrFraction;
+    setup.evalEvery = o.evalEvery;
+    setup.imagesPerIteration = o.batch;
+    double baselineValue = baseline.value();
+    setup.baseline = &baselineValue;
+
+    auto step = [&](std::int64_t it, double, TrainProgress& p) {
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
+        // Every pass over the split sees new scenes (index i + pass * n is a new scene).
+        for (int b = 0; b < o.batch; ++b) {
+            const std::int64_t position = it * o.batch + b;
+            idx[size_t(b)] = order.at(position) + position / trainSize * trainSize;
+        }
+        std::vector<Sample> samples;
+        const auto batch = makeBatch(**dataset, Split::Train, idx, *device, &samples);
+        const auto tokens = captionTokens(samples, config, *device);
+        Rng rng(mixSeed(seed, kDrawStream, static_cast<std::uint64_t>(it)));
+        SelectionOptions rule;
+        torch::Tensor mix;
+        double tau = 0;
+        if (config.mode == "hard") {
+            rule.rule = SelectionRule::Sample;
+            mix = Rng(mixSeed(seed, kMixStream, it)).uniform({o.batch}, *device) < o.expectationMix;
+        } else if (config.mode == "gumbel") {
+            rule.rule = SelectionRule::Gumbel;
+            tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
+            rule.temperature = tau;
+        }
+        const auto annotations = net->encode(batch.images);
+        const auto out = net->teacherForced(annotations, tokens, rule, rng, mix);
+        const auto targets = tokens.narrow(1, 1, tokens.size(1) - 1).transpose(0, 1);  // [T, B]
+        const auto mask = (targets != kPadToken).to(torch::kFloat);
+        const auto logp = torch::log_softmax(out.wordLogits, -1).gather(2, targets.unsqueeze(2)).squeeze(2) * mask;
+        const auto words = mask.sum();
+        const auto ce = -logp.sum() / words;
+        auto loss = ce;
+        if (config.mode == "hard") {
+            const auto reward = logp.sum(0).detach();  // log p(caption | locations), per caption
+            p.reward = reward.mean().item<double>();
+            const auto chose = mix.logical_not().to(reward.dtype());
+            const auto advantage = (reward - baseline.value()) * chose;
+            const auto reinforce = -(advantage * (out.logProb * mask).sum(0)).mean();
+            const auto entropy = (out.entropy * mask).sum(0).mean();
+            loss = loss + reinforce / words.detach() * double(o.batch) - o.entropyBonus * entropy;
+            p.reinforce = reinforce.item<double>();
+            baselineValue = baseline.update(p.reward);
+        } else if (config.mode == "soft" && o.dsrLambda > 0) {
+            const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
+            loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
+        }
+        p.loss = loss.item<double>();
+        if (!std::isfinite(p.loss)) return;
+        adam.zero_grad();
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(net->parameters(), 5.0);
+        adam.step();
+        p.crossEntropy = ce.item<double>();
+        p.baseline = baseline.value();
+        p.entropy = ((out.entropy * mask).sum() / words).item<double>();
+        p.temperature = tau;
+        const auto predicted = out.wordLogits.argmax(-1);
+        p.trainAccuracy = (((predicted == targets).to(torch::kFloat) * mask).sum() / words).item<double>();
+    };
+    auto evaluate = [&](TrainProgress& p) {
+        torch::NoGradGuard noGrad;
+        nlohmann::json row{{"eval_images", static_cast<std::int64_t>(evalIdx.size())}};
+        const std::string deterministic = config.mode == "soft" ? "soft" : "argmax";
+        for (const char* name : {"soft", "argmax", "sample"}) {
+            auto rule = parseCaptionRule(name, config.mode);
+            Rng rng(1);
+            const auto captions = decodeImages(net, evalBatch.images, *rule, rng);
+            CaptionScoreAccumulator acc(name, config.grid, config.imageSize);
+            for (std::size_t i = 0; i < captions.size(); ++i) acc.add(evalSamples[i], captions[i]);
+            const auto s = acc.scores();
+            row[std::string("eval_exact_") + name] = s.exactMatch;
+            if (std::string(name) == "soft") p.evalSoft = s.exactMatch;
+            if (std::string(name) == "argmax") p.evalArgmax = s.exactMatch;
+            if (std::string(name) == "sample") p.evalSample = s.exactMatch;
+            if (name == deterministic) {
+                p.evalBleu4 = s.bleu.bleu[3];
+                const auto objects = s.correctness.total(objectWordClasses());
+                p.evalAttention = objects.words ? objects.massSum / double(objects.words) : 0;
+                row["eval_bleu4"] = p.evalBleu4;
+                row["eval_attention_mass"] = p.evalAttention;
+                row["eval_attention_hit"] = objects.words ? double(objects.hits) / double(objects.words) : 0;
+            }
+        }
+        return row;
+    };
+    return runTrainLoop(setup, step, evaluate, onProgress);
+}
+
+}  // namespace saccade

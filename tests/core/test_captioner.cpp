@@ -1,0 +1,192 @@
+// The Show-Attend-Tell captioner: network shapes, seeded decoding, batched runs equal to single
+// runs, beam search, caption encoding and grounding, rules, and the trainer-to-model path.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "data/dataset.h"
+#include "data/procedural_scenes.h"
+#include "models/caption_data.h"
+#include "models/caption_eval.h"
+#include "models/caption_model.h"
+#include "models/caption_network.h"
+#include "temp_dir.h"
+#include "train/caption_trainer.h"
+
+using namespace saccade;
+
+namespace {
+
+CaptionConfig tinyConfig() {
+    CaptionConfig c;
+    c.imageSize = 32;
+    c.grid = 4;
+    c.featureDim = 16;
+    c.embed = 8;
+    c.hidden = 16;
+    c.attnHidden = 8;
+    c.maxLength = 8;
+    c.vocabulary = sceneVocabulary();
+    return c;
+}
+
+CaptionNetwork tinyNet() {
+    torch::manual_seed(3);
+    CaptionNetwork net(tinyConfig());
+    net->eval();
+    return net;
+}
+
+}  // namespace
+
+TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
+    auto net = tinyNet();
+    const auto images = torch::rand({3, 3, 32, 32});
+    const auto tokens = torch::tensor({0, 4, 5, 6, 1, 2}, torch::kLong).repeat({3, 1});
+    Rng rng(1);
+    SelectionOptions soft;
+    const auto out = net->teacherForced(net->encode(images), tokens, soft, rng);
+    EXPECT_EQ(out.wordLogits.sizes(), (std::vector<std::int64_t>{5, 3, std::int64_t(sceneVocabulary().size())}));
+    EXPECT_EQ(out.probs.sizes(), (std::vector<std::int64_t>{5, 3, 16}));
+    EXPECT_TRUE(torch::allclose(out.probs.sum(-1), torch::ones({5, 3}), 1e-5, 1e-5));
+}
+
+TEST(Captioner, EpisodesOfOneImageEqualSeparateSeededRuns) {
+    auto net = tinyNet();
+    torch::NoGradGuard noGrad;
+    const auto annotations = net->encode(torch::rand({1, 3, 32, 32}));
+    SelectionOptions sample;
+    sample.rule = SelectionRule::Sample;
+    const std::vector<std::uint64_t> seeds = {11, 12, 13, 14};
+    auto rows = Rng::perRow(seeds);
+    const auto batched = net->decode(annotations, sample, rows, 0, nullptr, 4);
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+        Rng one(seeds[i]);
+        const auto single = net->decode(annotations, sample, one);
+        const auto T = single.tokens.size(1);
+        EXPECT_TRUE(torch::equal(single.tokens[0], batched.tokens[std::int64_t(i)].narrow(0, 0, T))) << "run " << i;
+        EXPECT_TRUE(torch::equal(single.steps.indices.select(1, 0),
+                                 batched.steps.indices.select(1, std::int64_t(i)).narrow(0, 0, T)));
+    }
+    // The same seed repeats, another seed differs somewhere over four runs.
+    auto again = Rng::perRow(seeds);
+    EXPECT_TRUE(torch::equal(batched.steps.indices, net->decode(annotations, sample, again, 0, nullptr, 4).steps.indices));
+}
+
+TEST(Captioner, BeamOfOneIsGreedyDecoding) {
+    auto net = tinyNet();
+    torch::NoGradGuard noGrad;
+    for (int image = 0; image < 4; ++image) {
+        const auto annotations = net->encode(torch::rand({1, 3, 32, 32}));
+        SelectionOptions argmax;
+        argmax.rule = SelectionRule::Argmax;
+        Rng rng(1);
+        const auto greedy = net->decode(annotations, argmax, rng);
+        const auto beam = net->beamSearch(annotations, 1, argmax);
+        ASSERT_FALSE(beam.empty());
+        std::vector<std::int64_t> tokens(greedy.tokens[0].data_ptr<std::int64_t>(),
+                                         greedy.tokens[0].data_ptr<std::int64_t>() + greedy.tokens.size(1));
+        EXPECT_EQ(decodeCaption(beam.front().tokens, tinyConfig().vocabulary),
+                  decodeCaption(tokens, tinyConfig().vocabulary));
+        // A wider beam never finds a less probable finished caption than a beam of one.
+        const auto wide = net->beamSearch(annotations, 4, argmax);
+        const bool finishedOne = beam.front().tokens.back() == kEndToken;
+        if (finishedOne && wide.front().tokens.back() == kEndToken)
+            EXPECT_GE(wide.front().logProb, beam.front().logProb - 1e-9);
+    }
+}
+
+TEST(Captioner, CaptionsEncodeDecodeAndGround) {
+    const auto vocab = sceneVocabulary();
+    const auto ids = encodeCaption({"a", "small", "red", "zebra"}, vocab, 8);
+    EXPECT_EQ(ids.size(), 8u);
+    EXPECT_EQ(ids[0], kStartToken);
+    EXPECT_EQ(ids[4], kUnknownToken);
+    EXPECT_EQ(ids[5], kEndToken);
+    EXPECT_EQ(ids[6], kPadToken);
+    EXPECT_EQ(decodeCaption(ids, vocab), (std::vector<std::string>{"a", "small", "red", "<unk>"}));
+    // Too long for the row: cut, without <end>.
+    EXPECT_EQ(encodeCaption({"a", "a", "a", "a", "a", "a", "a"}, vocab, 5).back(), 4);
+
+    const std::vector<LabeledBox> objects = {{{0, 0, 10, 10}, 0, "small red circle"},
+                                             {{20, 20, 10, 10}, 1, "large blue square"}};
+    const auto words = splitWords("a small red circle left of a large green square");
+    // Exact phrase -> object 0; "large green square" has no exact match: "large" and "square"
+    // name the one object sharing them, "green" names nobody.
+    EXPECT_EQ(groundCaptionWords(words, objects), (std::vector<int>{-1, 0, 0, 0, -1, -1, -1, 1, -1, 1}));
+    EXPECT_TRUE(cellHitsBox({0, 0, 8, 8}, {4, 4, 20, 20}));    // 16 of 64 px: a quarter of the cell
+    EXPECT_FALSE(cellHitsBox({0, 0, 8, 8}, {6, 6, 20, 20}));   // 4 px
+    EXPECT_TRUE(cellHitsBox({0, 0, 16, 16}, {2, 2, 4, 4}));    // a small object inside the cell
+}
+
+TEST(Captioner, RulesParseStrictly) {
+    EXPECT_EQ(parseCaptionRule("beam:4", "soft")->beam, 4);
+    EXPECT_EQ(parseCaptionRule("beam:4", "soft")->location.rule, SelectionRule::Soft);
+    EXPECT_EQ(parseCaptionRule("beam:4", "hard")->location.rule, SelectionRule::Argmax);
+    EXPECT_EQ(parseCaptionRule("beam", "hard")->beam, 3);
+    for (const char* bad : {"beam:0", "beam:12abc", "beam:-1", "beam:", "topk:2", "ksample:3", "mean", "x"})
+        EXPECT_FALSE(parseCaptionRule(bad, "soft").ok()) << bad;
+}
+
+TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
+    test::TempDir dir;
+    CaptionTrainOptions o;
+    o.dataset = "scenes64";
+    o.model.featureDim = 16;
+    o.model.embed = 8;
+    o.model.hidden = 16;
+    o.model.attnHidden = 8;
+    o.model.mode = "hard";
+    o.batch = 4;
+    o.iterations = 2;
+    o.evalEvery = 2;
+    o.evalImages = 4;
+    o.device = "cpu";
+    o.out = dir.file("cap.pt");
+    auto summary = trainCaptionModel(o);
+    ASSERT_TRUE(summary.ok()) << summary.error();
+    EXPECT_EQ(summary->iterations, 2);
+
+    auto model = CaptionModel::load(o.out, "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_EQ((*model)->outputKind(), "caption");
+    EXPECT_EQ((*model)->classNames(), sceneVocabulary());
+    auto dataset = openDataset("scenes64");
+    ASSERT_TRUE(dataset.ok());
+    const Sample s = (*dataset)->sample(Split::Test, 3);
+    const auto truth = sceneGroundTruth(s);
+    auto trace = (*model)->trace(s.image, "sample", 5, "t3", truth);
+    ASSERT_TRUE(trace.ok()) << trace.error();
+    ASSERT_FALSE(trace->steps.empty());
+    EXPECT_EQ(trace->steps.back().token, trace->output.text.empty() ? "<end>" : trace->steps.back().token);
+    EXPECT_EQ(trace->steps.front().outputProbs.size(), sceneVocabulary().size());
+    EXPECT_EQ(trace->steps.front().chosenCells.size(), 1u);
+
+    auto runs = (*model)->sampleRuns(s.image, 12, 5, "t3", truth, 3);
+    ASSERT_TRUE(runs.ok()) << runs.error();
+    EXPECT_EQ(runs->outputKind, "caption");
+    ASSERT_EQ(runs->runs.size(), 12u);
+    EXPECT_EQ(runs->classNames.front(), runs->deterministic.output.text);
+    // Run i repeats the single trace with seed + i.
+    for (int i : {0, 7}) {
+        auto single = (*model)->trace(s.image, "sample", 5 + std::uint64_t(i), "t3", truth);
+        ASSERT_TRUE(single.ok());
+        EXPECT_EQ(runs->runs[size_t(i)].text, single->output.text) << "run " << i;
+        ASSERT_EQ(runs->runs[size_t(i)].cells.size(), single->steps.size());
+        for (std::size_t t = 0; t < single->steps.size(); ++t)
+            EXPECT_EQ(runs->runs[size_t(i)].cells[t], single->steps[t].chosenCells[0]);
+    }
+
+    auto report = (*model)->evaluate(**dataset, Split::Test, {"argmax", "soft", "sample", "beam:2"}, 6, 1);
+    ASSERT_TRUE(report.ok()) << report.error();
+    ASSERT_EQ(report->captions.size(), 4u);
+    for (const auto& c : report->captions)
+        for (double b : c.bleu) EXPECT_TRUE(b >= 0 && b <= 1);
+    EXPECT_EQ(report->predictions[0].size(), 6u);
+    EXPECT_NE(evalReportToJson(*report).find("\"bleu4\""), std::string::npos);
+    // A captioner is not evaluated on a classification set, nor loaded as another family.
+    auto fashion = openDataset("translated-digits60");
+    ASSERT_TRUE(fashion.ok());
+    EXPECT_FALSE((*model)->evaluate(**fashion, Split::Test, {"argmax"}, 4, 1).ok());
+    EXPECT_NE(loadAttentionModel(o.out, "cpu").ok(), false);
+}

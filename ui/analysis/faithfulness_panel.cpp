@@ -1,0 +1,197 @@
+#include "analysis/faithfulness_panel.h"
+
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "analysis/analysis_job.h"
+#include "charts/series_chart.h"
+#include "data/dataset.h"
+#include "view_export.h"
+
+namespace saccade::ui {
+
+FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("faithfulnessPanel"));
+    m_job = new AnalysisJob(this);
+    m_images = new QSpinBox(this);
+    m_images->setRange(10, 10000);
+    m_images->setValue(100);
+    m_images->setSuffix(tr(" images"));
+    m_saliency = new QSpinBox(this);
+    m_saliency->setRange(0, 1000);
+    m_saliency->setValue(10);
+    m_saliency->setSuffix(tr(" for saliency"));
+    m_saliency->setToolTip(tr("Images whose every cell is occluded alone to build an occlusion saliency map"));
+    m_run = new QPushButton(tr("Measure"), this);
+    m_run->setObjectName(QStringLiteral("measureButton"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_caveat = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromUtf8(kAttentionCaveat)), this);
+    m_caveat->setWordWrap(true);
+    m_caveat->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; padding: 6px; border: 1px solid #e0c070; }"));
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_steps = new QTableWidget(0, 3, this);
+    m_steps->setObjectName(QStringLiteral("faithfulnessSteps"));
+    m_steps->setToolTip(tr("Attention mass inside the ground-truth box, and the pointing game: the most attended "
+                           "cell (or the Gaussian's mean) on the object"));
+    m_steps->setHorizontalHeaderLabels({tr("step"), tr("mass in box"), tr("pointing")});
+    m_steps->verticalHeader()->setVisible(false);
+    m_steps->horizontalHeader()->setStretchLastSection(true);
+    m_steps->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_deletion = new SeriesChart(this);
+    m_steps->setMinimumWidth(120);
+    m_deletion->setObjectName(QStringLiteral("deletionChart"));
+    m_reliability = new SeriesChart(this);
+    m_reliability->setObjectName(QStringLiteral("reliabilityChart"));
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    m_export = makeExportButton(
+        this, {{tr("Export the per-step table"), QStringLiteral("faithfulness-steps.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& p) { return exportSteps(p); }},
+               {tr("Export the deletion curves"), QStringLiteral("deletion.png"), views, [this](const QString& p) { return exportDeletion(p); }},
+               {tr("Export the reliability diagram"), QStringLiteral("reliability.png"), views,
+                [this](const QString& p) { return exportReliability(p); }},
+               {tr("Export the report"), QStringLiteral("faithfulness.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
+    m_export->setEnabled(false);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_images);
+    controls->addWidget(m_saliency);
+    controls->addWidget(m_run);
+    controls->addWidget(m_cancel);
+    controls->addWidget(m_export);
+    controls->addWidget(m_progress, 1);
+    auto* grid = new QGridLayout;
+    grid->addWidget(m_summary, 0, 0);
+    grid->addWidget(m_steps, 1, 0);
+    grid->addWidget(m_deletion, 0, 1, 2, 1);
+    grid->addWidget(m_reliability, 0, 2, 2, 1);
+    grid->setColumnStretch(0, 2);
+    grid->setColumnStretch(1, 3);
+    grid->setColumnStretch(2, 3);
+    grid->setRowStretch(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_caveat);
+    layout->addLayout(grid, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &FaithfulnessPanel::run);
+    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
+    m_summary->setText(tr("Open a model on the Attention page, then measure."));
+}
+
+void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset) {
+    m_checkpoint = checkpoint;
+    m_dataset = dataset;
+}
+
+void FaithfulnessPanel::setImages(int images, int saliencyImages) {
+    m_images->setValue(images);
+    m_saliency->setValue(saliencyImages);
+}
+
+bool FaithfulnessPanel::isRunning() const { return m_job->isRunning(); }
+QString FaithfulnessPanel::summaryText() const { return m_summary->text(); }
+QString FaithfulnessPanel::caveatText() const { return m_caveat->text(); }
+
+void FaithfulnessPanel::run() {
+    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
+    FaithfulnessOptions o;
+    o.limit = m_images->value();
+    o.saliencyImages = m_saliency->value();
+    const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
+    auto report = std::make_shared<FaithfulnessReport>();
+    auto work = [=](const Progress& progress) -> QString {
+        auto model = loadAttentionModel(checkpoint, "auto");
+        if (!model) return QString::fromStdString(model.error());
+        auto d = openDataset(dataset);
+        if (!d) return QString::fromStdString(d.error());
+        auto r = measureFaithfulness(**model, **d, Split::Test, o, progress);
+        if (!r) return QString::fromStdString(r.error());
+        *report = std::move(r).value();
+        return {};
+    };
+    if (!m_job->start(work, [this, report] {
+            m_report = report;
+            showReport();
+        }))
+        return;
+    m_run->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setValue(0);
+    m_summary->setText(tr("Measuring on %1 images…").arg(o.limit));
+}
+
+void FaithfulnessPanel::showReport() {
+    const auto& r = *m_report;
+    m_run->setEnabled(true);
+    m_cancel->setEnabled(false);
+    m_progress->setValue(1000);
+    m_export->setEnabled(true);
+    m_summary->setText(tr("<b>%1</b>, %2 test images, %3 rule, attention on a %4x%5 grid, %6 s.<br>Uniform attention "
+                          "would put <b>%7%</b> in the box. Rank correlation with occlusion saliency (Spearman, %8 "
+                          "images): <b>%9</b>. Calibration error of attention as the probability of the object: "
+                          "<b>%10</b>.")
+                           .arg(QString::fromStdString(r.dataset)).arg(r.images).arg(QString::fromStdString(r.rule))
+                           .arg(r.rows).arg(r.cols).arg(r.seconds, 0, 'f', 1).arg(100 * r.uniformMass, 0, 'f', 1)
+                           .arg(r.correlationImages).arg(r.rankCorrelation, 0, 'f', 3).arg(r.expectedCalibrationError, 0, 'f', 3));
+    m_steps->setRowCount(int(r.massPerStep.size()));
+    for (int k = 0; k < int(r.massPerStep.size()); ++k) {
+        m_steps->setItem(k, 0, new QTableWidgetItem(QString::number(k + 1)));
+        m_steps->setItem(k, 1, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * r.massPerStep[size_t(k)], 0, 'f', 1)));
+        m_steps->setItem(k, 2, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * r.pointingPerStep[size_t(k)], 0, 'f', 1)));
+    }
+    m_steps->resizeColumnsToContents();
+    // Accuracy (solid) and the output's total variation distance (dashed) after removing the
+    // most attended cells, or random ones.
+    QVector<SeriesChart::Series> deletion{{tr("attended"), {}}, {tr("random"), {}},
+                                          {tr("TV attended"), {}, true}, {tr("TV random"), {}, true}};
+    for (const auto& d : r.deletion) {
+        deletion[0].points << QPointF(d.fraction, d.accuracyAttention);
+        deletion[1].points << QPointF(d.fraction, d.accuracyRandom);
+        deletion[2].points << QPointF(d.fraction, d.tvAttention);
+        deletion[3].points << QPointF(d.fraction, d.tvRandom);
+    }
+    m_deletion->setTitles(tr("Deletion: accuracy (solid), TV distance (dashed)"), tr("fraction of cells removed"), {});
+    m_deletion->setSeries(deletion, 0, 1);
+    QVector<SeriesChart::Series> reliability{{tr("cells on the object"), {}}, {tr("perfect calibration"), {{0, 0}, {1, 1}}, true}};
+    for (const auto& b : r.reliability)
+        if (b.count) reliability[0].points << QPointF(b.meanAttention, b.onObject);
+    m_reliability->setTitles(tr("Reliability of attention (ECE %1)").arg(r.expectedCalibrationError, 0, 'f', 3),
+                             tr("mean attention of a cell"), tr("fraction on the object"));
+    m_reliability->setSeries(reliability, 0, 1);
+}
+
+QString FaithfulnessPanel::exportSteps(const QString& path) const {
+    if (!m_report) return tr("nothing to export: nothing measured yet");
+    return exportTable(*m_steps, path);
+}
+
+QString FaithfulnessPanel::exportDeletion(const QString& path) {
+    if (!m_report) return tr("nothing to export: nothing measured yet");
+    return exportView(*m_deletion, m_deletion->csv(QStringLiteral("fraction")), path);
+}
+
+QString FaithfulnessPanel::exportReliability(const QString& path) {
+    if (!m_report) return tr("nothing to export: nothing measured yet");
+    return exportView(*m_reliability, m_reliability->csv(QStringLiteral("mean_attention")), path);
+}
+
+QString FaithfulnessPanel::exportJson(const QString& path) const {
+    if (!m_report) return tr("nothing to export: nothing measured yet");
+    return exportJsonFile(faithfulnessToJson(*m_report), path);
+}
+
+}  // namespace saccade::ui

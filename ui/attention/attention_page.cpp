@@ -1,0 +1,383 @@
+#include "attention/attention_page.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "attention/attention_canvas.h"
+#include "attention/attention_toolbar.h"
+#include "attention/compare_runs_panel.h"
+#include "attention/dataset_compare_panel.h"
+#include "common/samples_dir.h"
+#include "data/image_io.h"
+#include "image_convert.h"
+#include "attention/image_panel.h"
+#include "attention/model_panel.h"
+#include "model_service.h"
+#include "attention/step_info_panel.h"
+#include "attention/step_scrubber.h"
+#include "attention/trace_export.h"
+
+namespace saccade::ui {
+
+namespace {
+
+const QString kDefaultModel = QStringLiteral("patch-soft-fashion60.pt");
+const QString kGroup = QStringLiteral("attention/");
+
+QString key(const char* name) { return kGroup + QLatin1String(name); }
+
+}  // namespace
+
+AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("attentionPage"));
+    m_service = new ModelService(this);
+    m_toolbar = new AttentionToolbar(this);
+    m_canvas = new AttentionCanvas(this);
+    m_canvas->setMessage(tr("Loading the model…"));
+    m_scrubber = new StepScrubber(this);
+    m_info = new StepInfoPanel(this);
+    m_models = new ModelPanel(this);
+    m_images = new ImagePanel(m_service, this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(m_images, tr("Images"));
+    m_tabs->addTab(m_models, tr("Model"));
+    m_runs = new CompareRunsPanel(this);
+    m_tabs->addTab(m_runs, tr("Runs"));
+    m_tabs->setTabToolTip(2, tr("N seeded sampled runs of this image against the deterministic rule"));
+    m_comparison = new DatasetComparePanel(this);
+    m_tabs->addTab(m_comparison, tr("Dataset"));
+    m_tabs->setTabToolTip(3, tr("Every rule on a test split: accuracy, accuracy against K, and where sample "
+                                "and the deterministic rule disagree"));
+
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->addWidget(m_toolbar);
+    centreLayout->addWidget(m_canvas, 1);
+    centreLayout->addWidget(m_scrubber);
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->addWidget(m_tabs);
+    m_splitter->addWidget(centre);
+    m_splitter->addWidget(m_info);
+    m_splitter->setStretchFactor(0, 0);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setStretchFactor(2, 0);
+    m_splitter->setSizes({270, 620, 290});
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_splitter);
+
+    // Arrow keys step, Space plays, anywhere on the page (text fields keep their own keys).
+    auto shortcut = [this](QKeySequence keys, auto slot) {
+        auto* s = new QShortcut(keys, this, slot);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+    };
+    shortcut(QKeySequence(Qt::Key_Left), [this] { m_scrubber->step(-1); });
+    shortcut(QKeySequence(Qt::Key_Right), [this] { m_scrubber->step(+1); });
+    shortcut(QKeySequence(Qt::Key_Space), [this] { m_scrubber->togglePlay(); });
+
+    connect(m_scrubber, &StepScrubber::stepChanged, this, [this](int step) {
+        m_canvas->setStep(step);
+        m_info->setStep(step);
+    });
+    connect(m_toolbar, &AttentionToolbar::runChanged, this, &AttentionPage::requestTrace);
+    connect(m_toolbar, &AttentionToolbar::overlaysChanged, m_canvas, &AttentionCanvas::setOverlays);
+    connect(m_toolbar, &AttentionToolbar::fitRequested, m_canvas, &AttentionCanvas::fitToWindow);
+    connect(m_toolbar, &AttentionToolbar::actualSizeRequested, m_canvas, &AttentionCanvas::actualSize);
+    connect(m_toolbar, &AttentionToolbar::exportRequested, this,
+            [this](AttentionToolbar::Export what) { exportAs(int(what)); });
+    connect(m_canvas, &AttentionCanvas::zoomChanged, m_toolbar, &AttentionToolbar::setZoomText);
+    connect(m_models, &ModelPanel::modelRequested, this, [this](const QString& path, const QString& device) {
+        Q_EMIT statusMessage(tr("Loading %1 on %2…").arg(QFileInfo(path).fileName(), device));
+        m_service->loadModel(path, device);
+    });
+    connect(m_images, &ImagePanel::sampleChosen, this, &AttentionPage::openSample);
+    connect(m_images, &ImagePanel::fileChosen, this, &AttentionPage::openImageFile);
+    connect(m_service, &ModelService::modelLoaded, this, &AttentionPage::onModelLoaded);
+    connect(m_service, &ModelService::modelFailed, this, [this](const QString& message) {
+        m_models->showError(message);
+        showError(tr("Model not loaded: %1").arg(message));
+    });
+    connect(m_service, &ModelService::traceReady, this, &AttentionPage::onTrace);
+    connect(m_service, &ModelService::traceFailed, this, &AttentionPage::showError);
+    connect(m_service, &ModelService::sampleReady, this,
+            [this](const QString& dataset, qint64 index, const Sample& s) {
+                m_inputDataset = dataset;
+                m_inputIndex = index;
+                m_inputFile.clear();
+                m_images->markCurrent(dataset, index);
+                setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index),
+                         GroundTruth{s.label, {s.box}});
+            });
+    connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
+
+    connect(m_runs, &CompareRunsPanel::runRequested, this, [this](int runs) {
+        if (!m_input || !m_service->hasModel()) return m_runs->showError(tr("Open a model and an image first."));
+        RunsRequest request;
+        request.image = *m_input;
+        request.runs = runs;
+        request.seed = m_toolbar->seed();
+        request.imageId = m_inputId.toStdString();
+        request.truth = m_truth;
+        m_service->requestRuns(request);
+    });
+    connect(m_runs, &CompareRunsPanel::cancelRequested, m_service, &ModelService::cancelRuns);
+    // The Runs and Dataset tabs' charts and tables need room: widen the left column when they open.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        auto sizes = m_splitter->sizes();
+        constexpr int kRunsWidth = 440;
+        const bool wide = m_tabs->widget(index) == m_runs || m_tabs->widget(index) == m_comparison;
+        if (!wide || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
+        const int extra = std::min(kRunsWidth - sizes[0], std::max(0, sizes[1] - 300));
+        sizes[0] += extra;
+        sizes[1] -= extra;
+        m_splitter->setSizes(sizes);
+    });
+    connect(m_runs, &CompareRunsPanel::runChosen, this, [this](quint64 seed) {
+        {
+            const QSignalBlocker block(m_toolbar);  // one trace for rule and seed together
+            m_toolbar->setRule(QStringLiteral("sample"));
+            m_toolbar->setSeed(seed);
+        }
+        requestTrace();
+    });
+    connect(m_service, &ModelService::runsProgress, m_runs, &CompareRunsPanel::setProgress);
+    connect(m_service, &ModelService::runsFailed, m_runs, &CompareRunsPanel::showError);
+    auto showRuns = [this](const RunSet& set, const RunStats& stats, int total) {
+        m_runs->showResult(set, stats, total);
+        m_canvas->setVisits(stats.visits, stats.visitRows, stats.visitCols);
+    };
+    connect(m_service, &ModelService::runsPartial, this, showRuns);
+    connect(m_service, &ModelService::runsReady, this,
+            [showRuns](const RunSet& set, const RunStats& stats) { showRuns(set, stats, 0); });
+    connectComparison();
+}
+
+void AttentionPage::connectComparison() {
+    connect(m_comparison, &DatasetComparePanel::compareRequested, this, [this](const QString& dataset, qint64 limit) {
+        if (!m_service->hasModel()) return m_comparison->showError(tr("Open a model first."));
+        m_service->requestComparison(dataset, limit, m_toolbar->seed());
+    });
+    connect(m_comparison, &DatasetComparePanel::cancelRequested, m_service, &ModelService::cancelComparison);
+    connect(m_comparison, &DatasetComparePanel::imageChosen, this, &AttentionPage::openSample);
+    connect(m_service, &ModelService::comparisonProgress, m_comparison, &DatasetComparePanel::setProgress);
+    connect(m_service, &ModelService::comparisonReady, m_comparison, &DatasetComparePanel::showComparison);
+    connect(m_service, &ModelService::comparisonFailed, m_comparison, &DatasetComparePanel::showError);
+}
+
+AttentionPage::~AttentionPage() = default;
+
+void AttentionPage::start(QSettings* settings) {
+    const QString samples = QString::fromStdString(findSamplesDir());
+    m_bundledFolder = samples.isEmpty() ? QString() : QDir(samples).filePath(QStringLiteral("models"));
+    m_models->setBundledFolder(m_bundledFolder);
+    QString model = m_bundledFolder.isEmpty() ? QString() : QDir(m_bundledFolder).filePath(kDefaultModel);
+    if (settings) {
+        model = settings->value(key("model"), model).toString();
+        m_models->setDevice(settings->value(key("device"), QStringLiteral("auto")).toString());
+        m_toolbar->setRule(settings->value(key("rule"), QStringLiteral("argmax")).toString());
+        m_toolbar->setSeed(settings->value(key("seed"), 1).toULongLong());
+        OverlaySettings o;
+        o.heatmap = settings->value(key("overlay_heatmap"), o.heatmap).toBool();
+        o.heatmapOpacity = settings->value(key("overlay_opacity"), o.heatmapOpacity).toDouble();
+        o.chosen = settings->value(key("overlay_chosen"), o.chosen).toBool();
+        o.path = settings->value(key("overlay_path"), o.path).toBool();
+        o.truth = settings->value(key("overlay_truth"), o.truth).toBool();
+        o.grid = settings->value(key("overlay_grid"), o.grid).toBool();
+        m_toolbar->setOverlays(o);
+        m_canvas->setOverlays(o);
+        m_images->setRecentFiles(settings->value(key("recent_files")).toStringList());
+        m_splitter->restoreState(settings->value(key("splitter")).toByteArray());
+        m_inputFile = settings->value(key("image_file")).toString();
+        m_inputDataset = settings->value(key("image_dataset")).toString();
+        m_inputIndex = settings->value(key("image_index"), 0).toLongLong();
+    }
+    if (model.isEmpty()) {
+        showError(tr("No bundled models were found (set SACCADE_SAMPLES_DIR to the samples folder), "
+                     "and none was opened before: open a checkpoint in the Model tab."));
+        m_tabs->setCurrentWidget(m_models);
+        return;
+    }
+    Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(model).fileName()));
+    m_awaitingFirst = true;
+    m_service->loadModel(model, m_models->device());
+}
+
+void AttentionPage::saveSettings(QSettings& s) const {
+    if (const auto& card = m_service->card()) s.setValue(key("model"), card->path);
+    s.setValue(key("device"), m_models->device());
+    s.setValue(key("rule"), m_toolbar->rule());
+    s.setValue(key("seed"), m_toolbar->seed());
+    const OverlaySettings o = m_toolbar->overlays();
+    s.setValue(key("overlay_heatmap"), o.heatmap);
+    s.setValue(key("overlay_opacity"), o.heatmapOpacity);
+    s.setValue(key("overlay_chosen"), o.chosen);
+    s.setValue(key("overlay_path"), o.path);
+    s.setValue(key("overlay_truth"), o.truth);
+    s.setValue(key("overlay_grid"), o.grid);
+    s.setValue(key("recent_files"), m_images->recentFiles());
+    s.setValue(key("splitter"), m_splitter->saveState());
+    s.setValue(key("image_file"), m_inputFile);
+    s.setValue(key("image_dataset"), m_inputDataset);
+    s.setValue(key("image_index"), m_inputIndex);
+}
+
+void AttentionPage::openModel(const QString& path) {
+    Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_service->loadModel(path, m_models->device());
+}
+
+void AttentionPage::forgetRuns() {
+    m_service->cancelRuns();
+    m_runs->clear(tr("Run N seeded samples of this image against the deterministic rule."));
+    m_canvas->clearVisits();
+}
+
+void AttentionPage::onModelLoaded(const ModelCard& card) {
+    forgetRuns();
+    m_models->showCard(card);
+    {
+        const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
+        m_toolbar->setAvailableRules(card.rules, card.deterministicRule);
+    }
+    m_images->setModelShape(card.imageSize, card.channels, card.dataset);
+    m_images->setDeterministicRuleName(card.deterministicRule);
+    m_service->cancelComparison();
+    m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
+    Q_EMIT modelOpened(card.path, card.dataset);
+    Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
+    // Keep the current input when it fits the new model; else the saved or the first sample.
+    if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
+        requestTrace();
+    } else if (!m_inputFile.isEmpty() && !m_input) {
+        openImageFile(m_inputFile);
+    } else {
+        const bool savedFits = !m_inputDataset.isEmpty() && m_images->dataset() == m_inputDataset;
+        openSample(savedFits ? m_inputDataset : m_images->dataset(), savedFits ? std::max<qint64>(0, m_inputIndex) : 0);
+    }
+}
+
+void AttentionPage::openSample(const QString& dataset, qint64 index) {
+    if (dataset.isEmpty()) return showError(tr("No dataset has images of this model's size; open an image file."));
+    m_service->requestSample(dataset, index);
+}
+
+void AttentionPage::openImageFile(const QString& path) {
+    const auto& card = m_service->card();
+    if (!card) return showError(tr("Load a model before opening an image."));
+    ImageLoadOptions options;
+    options.channels = card->channels;
+    auto loaded = loadImage(path.toStdString(), options);
+    if (!loaded) {
+        m_inputFile.clear();
+        return showError(QString::fromStdString(loaded.error()));
+    }
+    Image image = *loaded;
+    QString note;
+    if (image.width != card->imageSize || image.height != card->imageSize) {
+        note = tr(" (resized from %1x%2 to the model's %3x%3, aspect kept)")
+                   .arg(image.width).arg(image.height).arg(card->imageSize);
+        image = fitToModelInput(toQImage(image), card->imageSize, card->channels);
+    }
+    m_inputFile = path;
+    m_inputDataset.clear();
+    m_inputIndex = -1;
+    m_images->addRecentFile(path);
+    m_images->markCurrent(QString(), -1);
+    setInput(image, path, std::nullopt);
+    Q_EMIT statusMessage(tr("Opened %1%2").arg(QFileInfo(path).fileName(), note));
+}
+
+void AttentionPage::openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs) {
+    m_inputDataset.clear();
+    m_inputIndex = -1;
+    m_inputFile.clear();
+    setInput(image, id, truth);
+    m_tabs->setCurrentWidget(m_runs);
+    m_runs->setRuns(runs);
+    m_runs->startRuns();
+}
+
+void AttentionPage::setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth) {
+    if (id != m_inputId) forgetRuns();
+    m_input = image;
+    m_inputId = id;
+    m_truth = truth;
+    requestTrace();
+}
+
+bool AttentionPage::setRule(const QString& rule) { return m_toolbar->setRule(rule); }
+
+void AttentionPage::requestTrace() {
+    if (!m_input || !m_service->hasModel()) return;
+    TraceRequest request;
+    request.image = *m_input;
+    request.rule = m_toolbar->rule().toStdString();
+    request.seed = m_toolbar->seed();
+    request.imageId = m_inputId.toStdString();
+    request.truth = m_truth;
+    m_service->requestTrace(request);
+}
+
+void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
+    m_trace = trace;
+    m_traceImage = image;
+    m_awaitingFirst = false;
+    m_canvas->setMessage({});
+    m_canvas->setImage(toQImage(image));
+    m_canvas->setTrace(trace);
+    m_scrubber->setStepCount(int(trace.steps.size()));
+    m_canvas->setStep(m_scrubber->currentStep());
+    m_info->setTrace(trace, ms);
+    m_info->setStep(m_scrubber->currentStep());
+    m_toolbar->setExportEnabled(true);
+    Q_EMIT statusMessage(tr("%1 under %2: %3 (%4 ms)")
+                             .arg(QString::fromStdString(trace.imageId), QString::fromStdString(trace.rule),
+                                  QString::fromStdString(trace.output.text))
+                             .arg(ms, 0, 'f', 1));
+}
+
+void AttentionPage::showError(const QString& message) {
+    m_awaitingFirst = false;
+    m_canvas->setMessage(message);
+    Q_EMIT statusMessage(message);
+}
+
+bool AttentionPage::isBusy() const { return m_service->isBusy() || m_awaitingFirst; }
+
+void AttentionPage::exportAs(int what) {
+    if (!m_trace) return;
+    using E = AttentionToolbar::Export;
+    const auto kind = E(what);
+    struct Choice { const char* suffix; const char* filter; };
+    const Choice choice = kind == E::ViewPng    ? Choice{"-view.png", "PNG images (*.png)"}
+                          : kind == E::ViewSvg  ? Choice{"-view.svg", "SVG images (*.svg)"}
+                          : kind == E::StripPng ? Choice{"-strip.png", "PNG images (*.png)"}
+                          : kind == E::Gif      ? Choice{".gif", "Animated GIF (*.gif)"}
+                          : kind == E::TraceJson ? Choice{".json", "Saccade traces (*.json)"}
+                                                 : Choice{".csv", "CSV (*.csv)"};
+    QString base = QString::fromStdString(m_trace->rule).replace(QLatin1Char(':'), QLatin1Char('-'));
+    const QString suggested = QStringLiteral("trace-%1%2").arg(base, QLatin1String(choice.suffix));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, tr(choice.filter));
+    if (path.isEmpty()) return;
+    QString error;
+    switch (kind) {
+    case E::ViewPng: error = exportViewPng(*m_canvas, path); break;
+    case E::ViewSvg: error = exportViewSvg(*m_canvas, path); break;
+    case E::StripPng: error = exportStripPng(m_traceImage, *m_trace, path); break;
+    case E::Gif: error = exportGif(m_traceImage, *m_trace, path); break;
+    case E::TraceJson: error = exportTraceJson(*m_trace, path); break;
+    case E::TraceCsv: error = exportTraceCsv(*m_trace, path); break;
+    }
+    Q_EMIT statusMessage(error.isEmpty() ? tr("Wrote %1").arg(path) : tr("Export failed: %1").arg(error));
+}
+
+}  // namespace saccade::ui

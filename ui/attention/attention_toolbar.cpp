@@ -1,0 +1,235 @@
+#include "attention/attention_toolbar.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace saccade::ui {
+
+namespace {
+
+QCheckBox* makeToggle(const QString& text, const QString& tip, bool on, QWidget* parent) {
+    auto* box = new QCheckBox(text, parent);
+    box->setToolTip(tip);
+    box->setChecked(on);
+    return box;
+}
+
+struct RuleEntry {
+    const char* data;
+    const char* label;
+    const char* tip;
+};
+
+// Every rule the toolbar knows, in menu order; a model offers a subset (ModelCard::rules).
+const RuleEntry kRules[] = {
+    {"argmax", QT_TRANSLATE_NOOP("AttentionToolbar", "argmax"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The most probable cell: deterministic")},
+    {"mean", QT_TRANSLATE_NOOP("AttentionToolbar", "mean"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The location policy's mean at every step: deterministic, a "
+                                           "Gaussian's argmax")},
+    {"sample", QT_TRANSLATE_NOOP("AttentionToolbar", "sample"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "One draw from the distribution at every step, seeded")},
+    {"soft", QT_TRANSLATE_NOOP("AttentionToolbar", "soft"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The expected context over all cells: deterministic")},
+    {"topk", QT_TRANSLATE_NOOP("AttentionToolbar", "top-k"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "The K most probable cells, renormalised")},
+    {"gumbel", QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel ST"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel-perturbed argmax with temperature tau, seeded")},
+    {"ksample", QT_TRANSLATE_NOOP("AttentionToolbar", "K samples"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "K seeded sample runs: every place they looked, the mean "
+                                           "distribution, and the averaged output")},
+    {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Glimpses at uniformly random places, seeded: a control "
+                                           "that ignores the policy")},
+};
+
+}  // namespace
+
+AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("attentionToolbar"));
+    m_rule = new QComboBox(this);
+    m_rule->setObjectName(QStringLiteral("ruleCombo"));
+    m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
+                          "reads. Repeated runs against argmax: the comparison panel."));
+    m_k = new QSpinBox(this);
+    m_k->setRange(1, 1000);
+    m_k->setValue(3);
+    m_k->setPrefix(QStringLiteral("K = "));
+    m_tau = new QDoubleSpinBox(this);
+    m_tau->setRange(0.05, 10);
+    m_tau->setSingleStep(0.1);
+    m_tau->setValue(0.5);
+    m_tau->setPrefix(QStringLiteral("τ = "));
+    m_seed = new QSpinBox(this);
+    m_seed->setObjectName(QStringLiteral("seedSpin"));
+    m_seed->setRange(0, 2147483647);
+    m_seed->setValue(1);
+    m_seed->setPrefix(tr("seed "));
+    m_seed->setKeyboardTracking(false);
+    m_newSeed = new QToolButton(this);
+    m_newSeed->setText(tr("Resample"));
+    m_newSeed->setToolTip(tr("Next seed: another stochastic run"));
+
+    m_heatmap = makeToggle(tr("Heatmap"), tr("The step's attention distribution"), true, this);
+    m_opacity = new QSlider(Qt::Horizontal, this);
+    m_opacity->setRange(0, 100);
+    m_opacity->setValue(55);
+    m_opacity->setMaximumWidth(90);
+    m_opacity->setToolTip(tr("Heatmap opacity"));
+    m_chosen = makeToggle(tr("Chosen"), tr("The cells the step chose (cyan)"), true, this);
+    m_path = makeToggle(tr("Path"), tr("The earlier steps' choices, numbered"), true, this);
+    m_truth = makeToggle(tr("Truth"), tr("Ground-truth box (green, dashed)"), true, this);
+    m_grid = makeToggle(tr("Grid"), tr("The cell grid"), false, this);
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Fit"));
+    fit->setToolTip(tr("Fit the image to the window (double-click the image)"));
+    auto* oneToOne = new QToolButton(this);
+    oneToOne->setText(QStringLiteral("1:1"));
+    oneToOne->setToolTip(tr("One image pixel per screen pixel"));
+    m_zoom = new QLabel(this);
+    m_zoom->setMinimumWidth(48);
+    m_export = new QToolButton(this);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    m_export->setText(tr("Export"));
+    m_export->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_export);
+    const std::pair<QString, Export> entries[] = {
+        {tr("View as PNG…"), Export::ViewPng},         {tr("View as SVG…"), Export::ViewSvg},
+        {tr("All steps as a PNG strip…"), Export::StripPng}, {tr("All steps as an animated GIF…"), Export::Gif},
+        {tr("Trace as JSON…"), Export::TraceJson},     {tr("Trace as CSV…"), Export::TraceCsv}};
+    for (const auto& [text, what] : entries)
+        menu->addAction(text, this, [this, what = what] { Q_EMIT exportRequested(what); });
+    m_export->setMenu(menu);
+
+    auto* runRow = new QHBoxLayout;
+    runRow->addWidget(new QLabel(tr("Rule:"), this));
+    runRow->addWidget(m_rule);
+    runRow->addWidget(m_k);
+    runRow->addWidget(m_tau);
+    runRow->addWidget(m_seed);
+    runRow->addWidget(m_newSeed);
+    runRow->addStretch(1);
+    runRow->addWidget(fit);
+    runRow->addWidget(oneToOne);
+    runRow->addWidget(m_zoom);
+    runRow->addWidget(m_export);
+    auto* overlayRow = new QHBoxLayout;
+    overlayRow->addWidget(new QLabel(tr("Show:"), this));
+    overlayRow->addWidget(m_heatmap);
+    overlayRow->addWidget(m_opacity);
+    overlayRow->addWidget(m_chosen);
+    overlayRow->addWidget(m_path);
+    overlayRow->addWidget(m_truth);
+    overlayRow->addWidget(m_grid);
+    overlayRow->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(runRow);
+    layout->addLayout(overlayRow);
+
+    setAvailableRules({}, QStringLiteral("argmax"));
+    connect(m_rule, &QComboBox::currentIndexChanged, this, [this] {
+        updateEnabled();
+        Q_EMIT runChanged();
+    });
+    connect(m_k, &QSpinBox::valueChanged, this, &AttentionToolbar::runChanged);
+    connect(m_tau, &QDoubleSpinBox::valueChanged, this, &AttentionToolbar::runChanged);
+    connect(m_seed, &QSpinBox::valueChanged, this, &AttentionToolbar::runChanged);
+    connect(m_newSeed, &QToolButton::clicked, this, [this] { m_seed->setValue(m_seed->value() + 1); });
+    for (QCheckBox* box : {m_heatmap, m_chosen, m_path, m_truth, m_grid})
+        connect(box, &QCheckBox::toggled, this, [this] { Q_EMIT overlaysChanged(overlays()); });
+    connect(m_opacity, &QSlider::valueChanged, this, [this] { Q_EMIT overlaysChanged(overlays()); });
+    connect(fit, &QToolButton::clicked, this, &AttentionToolbar::fitRequested);
+    connect(oneToOne, &QToolButton::clicked, this, &AttentionToolbar::actualSizeRequested);
+    updateEnabled();
+    setExportEnabled(false);
+}
+
+void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString& fallback) {
+    const QString current = m_rule->count() > 0 ? rule() : QString();
+    {
+        const QSignalBlocker block(m_rule);
+        m_rule->clear();
+        for (const auto& entry : kRules) {
+            const QString data = QLatin1String(entry.data);
+            if (!rules.isEmpty() && !rules.contains(data)) continue;
+            m_rule->addItem(tr(entry.label), data);
+            m_rule->setItemData(m_rule->count() - 1, tr(entry.tip), Qt::ToolTipRole);
+        }
+        if (current.isEmpty() || !setRule(current)) setRule(fallback.isEmpty() ? m_rule->itemData(0).toString() : fallback);
+    }
+    updateEnabled();
+    if (!current.isEmpty() && rule() != current) Q_EMIT runChanged();
+}
+
+QString AttentionToolbar::rule() const {
+    const QString base = m_rule->currentData().toString();
+    if (base == QLatin1String("topk") || base == QLatin1String("ksample"))
+        return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
+    if (base == QLatin1String("gumbel")) return QStringLiteral("gumbel:%1").arg(m_tau->value());
+    return base;
+}
+
+bool AttentionToolbar::setRule(const QString& rule) {
+    const QString base = rule.section(QLatin1Char(':'), 0, 0);
+    const int i = m_rule->findData(base);
+    if (i < 0) return false;
+    const QString param = rule.section(QLatin1Char(':'), 1);
+    bool ok = true;
+    if ((base == QLatin1String("topk") || base == QLatin1String("ksample")) && !param.isEmpty())
+        m_k->setValue(param.toInt(&ok));
+    if (base == QLatin1String("gumbel") && !param.isEmpty()) m_tau->setValue(param.toDouble(&ok));
+    m_rule->setCurrentIndex(i);
+    return ok;
+}
+
+quint64 AttentionToolbar::seed() const { return quint64(m_seed->value()); }
+void AttentionToolbar::setSeed(quint64 seed) { m_seed->setValue(int(std::min<quint64>(seed, 2147483647))); }
+
+OverlaySettings AttentionToolbar::overlays() const {
+    OverlaySettings o;
+    o.heatmap = m_heatmap->isChecked();
+    o.heatmapOpacity = m_opacity->value() / 100.0;
+    o.chosen = m_chosen->isChecked();
+    o.path = m_path->isChecked();
+    o.truth = m_truth->isChecked();
+    o.grid = m_grid->isChecked();
+    return o;
+}
+
+void AttentionToolbar::setOverlays(const OverlaySettings& o) {
+    m_heatmap->setChecked(o.heatmap);
+    m_opacity->setValue(int(std::lround(o.heatmapOpacity * 100)));
+    m_chosen->setChecked(o.chosen);
+    m_path->setChecked(o.path);
+    m_truth->setChecked(o.truth);
+    m_grid->setChecked(o.grid);
+}
+
+void AttentionToolbar::setZoomText(double zoom) {
+    m_zoom->setText(QStringLiteral("%1%").arg(std::lround(zoom * 100)));
+}
+
+void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(enabled); }
+
+void AttentionToolbar::updateEnabled() {
+    const QString base = m_rule->currentData().toString();
+    m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample"));
+    m_tau->setVisible(base == QLatin1String("gumbel"));
+    const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
+                            base == QLatin1String("ksample") || base == QLatin1String("random");
+    m_seed->setEnabled(stochastic);
+    m_newSeed->setEnabled(stochastic);
+}
+
+}  // namespace saccade::ui

@@ -1,0 +1,73 @@
+#pragma once
+// AttentionToolbar: the controls above the canvas: selection rule and its parameter, seed,
+// overlay toggles and heatmap opacity, zoom (fit, 1:1) and the export menu.
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "attention/overlay_settings.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QMenu;
+class QSlider;
+class QSpinBox;
+class QToolButton;
+
+namespace saccade::ui {
+
+class AttentionToolbar : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Export { ViewPng, ViewSvg, StripPng, Gif, TraceJson, TraceCsv };
+
+    explicit AttentionToolbar(QWidget* parent = nullptr);
+
+    /// Offers only these rule names (base names: argmax, mean, sample, soft, topk, gumbel,
+    /// ksample, random; empty: all). Keeps the current rule if it is offered, else selects
+    /// `fallback`; emits runChanged when the rule changed.
+    void setAvailableRules(const QStringList& rules, const QString& fallback);
+    /// The rule in the engine's spelling: soft, sample, argmax, mean, random, topk:K, ksample:K,
+    /// gumbel:TAU.
+    QString rule() const;
+    /// Accepts any of those spellings; false (and no change) for anything else.
+    bool setRule(const QString& rule);
+    quint64 seed() const;
+    void setSeed(quint64 seed);
+    OverlaySettings overlays() const;
+    void setOverlays(const OverlaySettings& overlays);
+    void setZoomText(double zoom);
+    /// Enables the export menu's entries (they need a trace).
+    void setExportEnabled(bool enabled);
+
+Q_SIGNALS:
+    /// Rule, parameter or seed changed.
+    void runChanged();
+    void overlaysChanged(const saccade::ui::OverlaySettings& overlays);
+    void fitRequested();
+    void actualSizeRequested();
+    void exportRequested(saccade::ui::AttentionToolbar::Export what);
+
+private:
+    void updateEnabled();
+
+    QComboBox* m_rule = nullptr;
+    QSpinBox* m_k = nullptr;
+    QDoubleSpinBox* m_tau = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QToolButton* m_newSeed = nullptr;
+    QCheckBox* m_heatmap = nullptr;
+    QSlider* m_opacity = nullptr;
+    QCheckBox* m_chosen = nullptr;
+    QCheckBox* m_path = nullptr;
+    QCheckBox* m_truth = nullptr;
+    QCheckBox* m_grid = nullptr;
+    QLabel* m_zoom = nullptr;
+    QToolButton* m_export = nullptr;
+};
+
+}  // namespace saccade::ui

@@ -1,0 +1,284 @@
+#include "attention/compare_runs_panel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "charts/band_chart.h"
+#include "charts/class_prob_chart.h"
+#include "view_export.h"
+
+namespace saccade::ui {
+
+namespace {
+
+constexpr int kListedPaths = 50;
+
+QString nameOf(const RunSet& set, int label) {
+    return label >= 0 && label < int(set.classNames.size()) ? QString::fromStdString(set.classNames[size_t(label)])
+                                                            : QString::number(label);
+}
+
+QString verdict(const RunSet& set, const Trace& t) {
+    const int label = t.output.label;
+    const double p = label >= 0 && label < int(t.output.probs.size()) ? t.output.probs[size_t(label)] : 0;
+    QString text = QStringLiteral("%1 (p %2)").arg(nameOf(set, label)).arg(p, 0, 'f', 2);
+    if (set.truth) text += label == *set.truth ? QObject::tr(", right") : QObject::tr(", wrong");
+    return text;
+}
+
+// A path as the user reads it: grid cells as (row, col), RAM bins likewise.
+QString pathText(const RunStats& stats, const PathCount& p) {
+    QStringList steps;
+    for (int cell : p.key)
+        steps << (cell < 0 ? QStringLiteral("-")
+                           : QStringLiteral("%1,%2").arg(cell / stats.visitCols).arg(cell % stats.visitCols));
+    return steps.join(QStringLiteral(" → "));
+}
+
+}  // namespace
+
+CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("compareRunsPanel"));
+    m_count = new QSpinBox(this);
+    m_count->setObjectName(QStringLiteral("runCount"));
+    m_count->setRange(1, 10000);
+    m_count->setValue(100);
+    m_count->setSuffix(tr(" runs"));
+    m_count->setToolTip(tr("Sampled runs of this image: run i uses the toolbar's seed + i"));
+    m_run = new QPushButton(tr("Run"), this);
+    m_run->setObjectName(QStringLiteral("runButton"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setTextVisible(true);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("runsSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_outputs = new ClassProbChart(this);
+    m_outputs->setMinimumHeight(190);
+    m_entropy = new BandChart(this);
+    m_entropy->setObjectName(QStringLiteral("entropyChart"));
+    m_entropy->setTitles(tr("Entropy per step over the runs (nats): mean, ±1 sd"), tr("step"), {});
+    m_outputs->setObjectName(QStringLiteral("outputChart"));
+    m_outputs->setToolTip(tr("Share of runs per output; click a bar to load the first run with that output"));
+    m_paths = new QTableWidget(0, 3, this);
+    m_paths->setObjectName(QStringLiteral("pathTable"));
+    m_paths->setHorizontalHeaderLabels({tr("runs"), tr("right"), tr("path (row,col per step)")});
+    m_paths->horizontalHeader()->setStretchLastSection(true);
+    m_paths->verticalHeader()->setVisible(false);
+    m_paths->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_paths->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_paths->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_paths->setToolTip(tr("Distinct paths, most common first; click one to load its first run"));
+    for (QWidget* w : {static_cast<QWidget*>(m_outputs), static_cast<QWidget*>(m_entropy), static_cast<QWidget*>(m_paths)})
+        w->setMinimumWidth(120);  // the panel shares the left column; it must not widen the window
+    m_runIndex = new QSpinBox(this);
+    m_runIndex->setPrefix(tr("run #"));
+    m_loadRun = new QPushButton(tr("Load"), this);
+    m_loadRun->setToolTip(tr("Show this run's trace on the canvas"));
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    m_export = makeExportButton(
+        this, {{tr("Export the output chart"), QStringLiteral("runs-outputs.png"), views,
+                [this](const QString& path) { return exportOutputs(path); }},
+               {tr("Export the entropy chart"), QStringLiteral("runs-entropy.png"), views,
+                [this](const QString& path) { return exportEntropy(path); }},
+               {tr("Export the path table"), QStringLiteral("runs-paths.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& path) { return exportPaths(path); }},
+               {tr("Export the run set"), QStringLiteral("runs.json"), tr("JSON (*.json)"),
+                [this](const QString& path) { return exportRunSet(path); }}});
+    m_export->setToolTip(tr("Charts and tables as PNG, SVG or CSV; the run set as JSON (saccade.runset)"));
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_count, 1);
+    top->addWidget(m_run);
+    auto* progress = new QHBoxLayout;
+    progress->addWidget(m_progress, 1);
+    progress->addWidget(m_cancel);
+    auto* load = new QHBoxLayout;
+    load->addWidget(m_runIndex, 1);
+    load->addWidget(m_loadRun);
+    load->addWidget(m_export);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addLayout(progress);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_outputs, 2);
+    layout->addWidget(m_entropy, 2);
+    layout->addWidget(m_paths, 3);
+    layout->addLayout(load);
+
+    connect(m_run, &QPushButton::clicked, this, &CompareRunsPanel::startRuns);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        setRunning(false);
+        m_progress->setValue(0);
+        m_summary->setText(tr("Cancelled."));
+        Q_EMIT cancelRequested();
+    });
+    connect(m_paths, &QTableWidget::cellClicked, this, [this](int row, int) {
+        const auto* item = m_paths->item(row, 0);
+        if (item) Q_EMIT runChosen(item->data(Qt::UserRole).toULongLong());
+    });
+    connect(m_outputs, &ClassProbChart::classClicked, this, [this](int label) {
+        const auto run = std::find_if(m_set.runs.begin(), m_set.runs.end(),
+                                      [label](const RunRecord& r) { return r.label == label; });
+        if (run != m_set.runs.end()) Q_EMIT runChosen(run->seed);
+    });
+    connect(m_loadRun, &QPushButton::clicked, this, [this] {
+        const int i = m_runIndex->value();
+        if (i >= 0 && i < int(m_set.runs.size())) Q_EMIT runChosen(m_set.runs[size_t(i)].seed);
+    });
+    clear(tr("Run N seeded samples of this image against the deterministic rule."));
+}
+
+int CompareRunsPanel::runs() const { return m_count->value(); }
+void CompareRunsPanel::setRuns(int runs) { m_count->setValue(runs); }
+
+void CompareRunsPanel::startRuns() {
+    setRunning(true);
+    m_progress->setRange(0, m_count->value());
+    m_progress->setValue(0);
+    Q_EMIT runRequested(m_count->value());
+}
+
+void CompareRunsPanel::setRunning(bool running) {
+    m_running = running;
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+    m_count->setEnabled(!running);
+}
+
+void CompareRunsPanel::setProgress(int done, int total) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+}
+
+void CompareRunsPanel::clear(const QString& message) {
+    m_set = RunSet{};
+    m_stats = RunStats{};
+    m_export->setEnabled(false);
+    setRunning(false);
+    m_progress->setValue(0);
+    m_summary->setText(message);
+    m_outputs->clear();
+    m_entropy->clear();
+    m_paths->setRowCount(0);
+    m_runIndex->setRange(0, 0);
+    m_loadRun->setEnabled(false);
+}
+
+void CompareRunsPanel::showError(const QString& message) {
+    setRunning(false);
+    m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int total) {
+    m_set = set;
+    m_stats = stats;
+    const bool more = total > stats.runs;
+    setRunning(more);
+    m_export->setEnabled(!more);
+    m_progress->setRange(0, std::max(total, stats.runs));
+    m_progress->setValue(stats.runs);
+    const QString det = QString::fromStdString(set.deterministicRule);
+    QString text = more ? tr("<b>%1 of %2 runs so far</b>, seeds from %3<br>").arg(stats.runs).arg(total).arg(set.seed)
+                        : tr("<b>%1 runs</b>, seeds %2–%3, %4 ms<br>").arg(stats.runs).arg(set.seed)
+                              .arg(set.seed + quint64(stats.runs) - 1).arg(set.seconds * 1000, 0, 'f', 0);
+    text += tr("%1: %2<br>").arg(det, verdict(set, set.deterministic));
+    if (set.soft) text += tr("soft: %1<br>").arg(verdict(set, *set.soft));
+    if (set.ksample) text += tr("%1: %2<br>").arg(QString::fromStdString(set.ksample->rule), verdict(set, *set.ksample));
+    text += tr("runs agreeing with %1: <b>%2%</b>").arg(det).arg(100 * stats.agreement, 0, 'f', 1);
+    if (stats.accuracy) text += tr("; right: <b>%1%</b>").arg(100 * *stats.accuracy, 0, 'f', 1);
+    text += tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class; "
+               "the deterministic rule's output is named in brackets).")
+                .arg(stats.paths.size());
+    if (set.trainedMode == "soft")
+        text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
+    m_summary->setText(text);
+
+    QVector<double> shares;
+    QStringList names;
+    for (size_t k = 0; k < stats.labelCounts.size(); ++k) {
+        shares << double(stats.labelCounts[k]) / std::max(1, stats.runs);
+        names << nameOf(set, int(k));
+    }
+    const int seen = int(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }));
+    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5),
+                                stats.deterministicLabel, det);
+    m_entropy->setSeries(QVector<double>(stats.entropyMean.begin(), stats.entropyMean.end()),
+                         QVector<double>(stats.entropyStd.begin(), stats.entropyStd.end()));
+
+    const int rows = std::min<int>(kListedPaths, int(stats.paths.size()));
+    m_paths->setRowCount(rows);
+    for (int r = 0; r < rows; ++r) {
+        const auto& p = stats.paths[size_t(r)];
+        auto* count = new QTableWidgetItem(QString::number(p.count));
+        count->setData(Qt::UserRole, quint64(set.runs[size_t(p.firstRun)].seed));
+        m_paths->setItem(r, 0, count);
+        m_paths->setItem(r, 1, new QTableWidgetItem(set.truth ? QStringLiteral("%1%").arg(100.0 * p.correct / p.count, 0, 'f', 0)
+                                                              : QStringLiteral("?")));
+        auto* path = new QTableWidgetItem(pathText(stats, p));
+        path->setToolTip(tr("first taken by run %1 (seed %2)").arg(p.firstRun).arg(set.runs[size_t(p.firstRun)].seed));
+        m_paths->setItem(r, 2, path);
+    }
+    m_paths->resizeColumnToContents(0);
+    m_paths->resizeColumnToContents(1);
+    m_runIndex->setRange(0, std::max(0, stats.runs - 1));
+    m_loadRun->setEnabled(stats.runs > 0);
+}
+
+QString CompareRunsPanel::summaryText() const { return m_summary->text(); }
+
+QString CompareRunsPanel::outputsCsv() const {
+    QString csv = QStringLiteral("class,name,runs,share,true_class,%1_output\n").arg(QString::fromStdString(m_set.deterministicRule));
+    for (size_t k = 0; k < m_stats.labelCounts.size(); ++k)
+        csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n").arg(k).arg(nameOf(m_set, int(k))).arg(m_stats.labelCounts[k])
+                   .arg(double(m_stats.labelCounts[k]) / std::max(1, m_stats.runs), 0, 'g', 6)
+                   .arg(m_set.truth && *m_set.truth == int(k) ? 1 : 0).arg(m_stats.deterministicLabel == int(k) ? 1 : 0);
+    return csv;
+}
+
+QString CompareRunsPanel::pathsCsv() const {
+    QString csv = QStringLiteral("runs,right,first_run,first_seed,path\n");
+    for (const auto& p : m_stats.paths) {
+        QStringList cells;
+        for (int cell : p.key) cells << QString::number(cell);
+        csv += QStringLiteral("%1,%2,%3,%4,%5\n").arg(p.count).arg(m_set.truth ? QString::number(p.correct) : QString())
+                   .arg(p.firstRun).arg(m_set.runs[size_t(p.firstRun)].seed).arg(cells.join(QLatin1Char(' ')));
+    }
+    return csv;
+}
+
+QString CompareRunsPanel::exportOutputs(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    return exportView(*m_outputs, outputsCsv(), path);
+}
+
+QString CompareRunsPanel::exportEntropy(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    return exportView(*m_entropy, m_entropy->csv(QStringLiteral("step"), QStringLiteral("mean_entropy"),
+                                                 QStringLiteral("mean_minus_sd"), QStringLiteral("mean_plus_sd")),
+                      path);
+}
+
+QString CompareRunsPanel::exportPaths(const QString& path) {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    // CSV lists every path; the drawn table shows the listed ones.
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return writeFileAtomically(path, pathsCsv().toUtf8());
+    return exportTable(*m_paths, path);
+}
+
+QString CompareRunsPanel::exportRunSet(const QString& path) const {
+    if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
+    return exportJsonFile(runSetToJson(m_set, m_stats), path);
+}
+
+}  // namespace saccade::ui

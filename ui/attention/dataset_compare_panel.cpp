@@ -1,0 +1,271 @@
+#include "attention/dataset_compare_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "charts/band_chart.h"
+#include "view_export.h"
+
+namespace saccade::ui {
+
+namespace {
+
+constexpr int kListedImages = 2000;  // the disagreement browser's rows; the CSV and JSON have all
+
+QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& headers) {
+    auto* t = new QTableWidget(0, int(headers.size()), parent);
+    t->setObjectName(name);
+    t->setHorizontalHeaderLabels(headers);
+    t->horizontalHeader()->setStretchLastSection(true);
+    t->verticalHeader()->setVisible(false);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->setMinimumWidth(120);
+    return t;
+}
+
+QString percent(double x) { return QStringLiteral("%1%").arg(100 * x, 0, 'f', 2); }
+
+}  // namespace
+
+DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("datasetComparePanel"));
+    m_dataset = new QComboBox(this);
+    m_dataset->setToolTip(tr("The test split to compare the rules on"));
+
+
+    m_limit = new QSpinBox(this);
+    m_limit->setObjectName(QStringLiteral("imageLimit"));
+    m_limit->setRange(10, 10000);
+    m_limit->setSingleStep(500);
+    m_limit->setValue(1000);
+    m_limit->setSuffix(tr(" images"));
+    m_limit->setToolTip(tr("The first N test images (10,000: the whole Fashion-MNIST test split)"));
+    m_run = new QPushButton(tr("Compare"), this);
+    m_run->setObjectName(QStringLiteral("compareButton"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("comparisonSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_accuracy = makeTable(this, QStringLiteral("accuracyTable"),
+                           {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")});
+    m_kChart = new BandChart(this);
+    m_kChart->setObjectName(QStringLiteral("kChart"));
+    m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), {});
+    m_kChart->setMinimumWidth(120);
+    m_disagreeNote = new QLabel(this);
+    m_disagreeNote->setWordWrap(true);
+    m_disagree = makeTable(this, QStringLiteral("disagreementTable"), {tr("image"), tr("true"), {}, tr("sample")});
+    m_disagree->setToolTip(tr("Images on which sample and the deterministic rule disagree; click one to open it"));
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    const QString tables = tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)");
+    m_export = makeExportButton(
+        this, {{tr("Export the accuracy table"), QStringLiteral("rules-accuracy.csv"), tables,
+                [this](const QString& path) { return exportAccuracy(path); }},
+               {tr("Export the accuracy-against-K chart"), QStringLiteral("accuracy-vs-k.png"), views,
+                [this](const QString& path) { return exportKCurve(path); }},
+               {tr("Export the disagreeing images"), QStringLiteral("disagreements.csv"), tables,
+                [this](const QString& path) { return exportDisagreements(path); }},
+               {tr("Export the comparison"), QStringLiteral("comparison.json"), tr("JSON (*.json)"),
+                [this](const QString& path) { return exportJson(path); }}});
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_dataset, 2);
+    top->addWidget(m_limit, 1);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_export);
+    buttons->addStretch();
+    auto* progress = new QHBoxLayout;
+    progress->addWidget(m_progress, 1);
+    progress->addWidget(m_cancel);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addLayout(buttons);
+    layout->addLayout(progress);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_accuracy, 3);
+    layout->addWidget(m_kChart, 3);
+    layout->addWidget(m_disagreeNote);
+    layout->addWidget(m_disagree, 2);
+
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        if (m_dataset->currentText().isEmpty()) return showError(tr("Open a model first."));
+        setRunning(true);
+        m_progress->setValue(0);
+        m_summary->setText(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(m_dataset->currentText()));
+        Q_EMIT compareRequested(m_dataset->currentText(), m_limit->value());
+    });
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        setRunning(false);
+        m_progress->setValue(0);
+        m_summary->setText(tr("Cancelled."));
+        Q_EMIT cancelRequested();
+    });
+    connect(m_disagree, &QTableWidget::cellClicked, this, [this](int row, int) {
+        const auto* item = m_disagree->item(row, 0);
+        if (item && !m_comparedDataset.isEmpty()) Q_EMIT imageChosen(m_comparedDataset, item->data(Qt::UserRole).toLongLong());
+    });
+    clear(tr("Compare every rule of the model on a test split: accuracy, accuracy against K, "
+             "and the images where sample and the deterministic rule disagree."));
+}
+
+void DatasetComparePanel::setModel(const QStringList& classNames, const QStringList& datasets,
+                                   const QString& preferred, const QString& deterministicRule) {
+    m_classNames = classNames;
+    m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(deterministicRule));
+    m_dataset->clear();
+    m_dataset->addItems(datasets);
+    const int i = m_dataset->findText(preferred);
+    m_dataset->setCurrentIndex(i >= 0 ? i : 0);
+    clear(tr("Compare every rule of this model on a test split."));
+}
+
+QString DatasetComparePanel::dataset() const { return m_dataset->currentText(); }
+qint64 DatasetComparePanel::limit() const { return m_limit->value(); }
+void DatasetComparePanel::setLimit(qint64 images) { m_limit->setValue(int(images)); }
+QString DatasetComparePanel::summaryText() const { return m_summary->text(); }
+
+void DatasetComparePanel::setRunning(bool running) {
+    m_running = running;
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+    m_dataset->setEnabled(!running);
+    m_limit->setEnabled(!running);
+}
+
+void DatasetComparePanel::setProgress(double fraction) { m_progress->setValue(int(std::lround(fraction * 1000))); }
+
+void DatasetComparePanel::clear(const QString& message) {
+    m_comparison.reset();
+    m_comparedDataset.clear();
+    setRunning(false);
+    m_progress->setValue(0);
+    m_summary->setText(message);
+    m_accuracy->setRowCount(0);
+    m_kChart->clear();
+    m_disagreeNote->clear();
+    m_disagree->setRowCount(0);
+    m_export->setEnabled(false);
+}
+
+void DatasetComparePanel::showError(const QString& message) {
+    setRunning(false);
+    m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+QString DatasetComparePanel::className(int label) const {
+    return label >= 0 && label < m_classNames.size() ? m_classNames[label] : QString::number(label);
+}
+
+void DatasetComparePanel::showComparison(const DatasetComparison& c, const QString& dataset) {
+    m_comparison = c;
+    m_comparedDataset = dataset;
+    setRunning(false);
+    m_progress->setValue(1000);
+    m_export->setEnabled(true);
+    const auto& r = c.report;
+    const QString det = QString::fromStdString(c.deterministicRule);
+    const QString training = QString::fromStdString(c.trainingRule);
+    m_summary->setText(tr("<b>%1</b> test split, %2 images, %3 s.<br>The model was trained with <b>%4</b> "
+                          "(its training rule: <b>%5</b>); a figure under any other rule is marked as such.")
+                           .arg(dataset).arg(r.labels.size()).arg(r.seconds, 0, 'f', 1)
+                           .arg(QString::fromStdString(r.trainedMode), training));
+
+    m_accuracy->setRowCount(int(r.rules.size()));
+    for (int i = 0; i < int(r.rules.size()); ++i) {
+        const auto& a = r.rules[size_t(i)];
+        const bool trained = isTrainingRule(a.rule, c.trainingRule);
+        m_accuracy->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(a.rule)));
+        m_accuracy->setItem(i, 1, new QTableWidgetItem(percent(a.accuracy)));
+        m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * a.low, 0, 'f', 2).arg(100 * a.high, 0, 'f', 2)));
+        auto* note = new QTableWidgetItem(trained ? tr("yes") : tr("no"));
+        if (!trained) {
+            note->setForeground(QColor(170, 90, 0));
+            note->setToolTip(tr("The model was trained for %1, not for %2").arg(training, QString::fromStdString(a.rule)));
+        }
+        m_accuracy->setItem(i, 3, note);
+    }
+    m_accuracy->resizeColumnsToContents();
+
+    QVector<double> ks, acc, low, high;
+    for (const auto& k : c.kCurve) {
+        ks << k.k;
+        acc << 100 * k.accuracy;
+        low << 100 * k.low;
+        high << 100 * k.high;
+    }
+    m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), tr("accuracy (%)"));
+    m_kChart->setBand(ks, acc, low, high, 100);  // fitted to the band: the differences are a few points
+
+    m_disagreeNote->setText(tr("sample and %1 disagree on <b>%2</b> of %3 images (%4). Click one to open it.")
+                                .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(percent(c.disagreement)));
+    m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(det));
+    const auto& sample = rulePredictions(r, "sample");
+    const auto& deterministic = rulePredictions(r, c.deterministicRule);
+    const int rows = int(std::min<size_t>(kListedImages, c.disagree.size()));
+    m_disagree->setRowCount(rows);
+    for (int i = 0; i < rows; ++i) {
+        const auto index = c.disagree[size_t(i)];
+        auto* id = new QTableWidgetItem(QString::number(index));
+        id->setData(Qt::UserRole, qint64(index));
+        m_disagree->setItem(i, 0, id);
+        m_disagree->setItem(i, 1, new QTableWidgetItem(className(r.labels[size_t(index)])));
+        for (int col : {2, 3}) {
+            const int label = (col == 2 ? deterministic : sample)[size_t(index)];
+            auto* item = new QTableWidgetItem(className(label));
+            item->setForeground(label == r.labels[size_t(index)] ? QColor(30, 140, 60) : QColor(190, 40, 40));
+            m_disagree->setItem(i, col, item);
+        }
+    }
+    m_disagree->resizeColumnsToContents();
+}
+
+QString DatasetComparePanel::exportAccuracy(const QString& path) const {
+    if (!m_comparison) return tr("nothing to export: no comparison yet");
+    return exportTable(*m_accuracy, path);
+}
+
+QString DatasetComparePanel::exportKCurve(const QString& path) {
+    if (!m_comparison) return tr("nothing to export: no comparison yet");
+    return exportView(*m_kChart, m_kChart->csv(QStringLiteral("k"), QStringLiteral("accuracy_percent"),
+                                               QStringLiteral("low_percent"), QStringLiteral("high_percent")),
+                      path);
+}
+
+QString DatasetComparePanel::exportDisagreements(const QString& path) const {
+    if (!m_comparison) return tr("nothing to export: no comparison yet");
+    if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return exportTable(*m_disagree, path);
+    // The CSV lists every disagreeing image, also past the browser's rows.
+    const auto& r = m_comparison->report;
+    const auto& sample = rulePredictions(r, "sample");
+    const auto& deterministic = rulePredictions(r, m_comparison->deterministicRule);
+    QString csv = QStringLiteral("image,true,%1,sample\n").arg(QString::fromStdString(m_comparison->deterministicRule));
+    for (const auto index : m_comparison->disagree)
+        csv += QStringLiteral("%1,%2,%3,%4\n").arg(index).arg(r.labels[size_t(index)])
+                   .arg(deterministic[size_t(index)]).arg(sample[size_t(index)]);
+    return writeFileAtomically(path, csv.toUtf8());
+}
+
+QString DatasetComparePanel::exportJson(const QString& path) const {
+    if (!m_comparison) return tr("nothing to export: no comparison yet");
+    return exportJsonFile(datasetComparisonToJson(*m_comparison), path);
+}
+
+}  // namespace saccade::ui

@@ -1,0 +1,162 @@
+#include "attention/model_panel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "common/device_list.h"
+
+namespace saccade::ui {
+
+namespace {
+
+// The sidecar's one-line description of a bundled checkpoint for the list.
+QString listEntry(const QString& ptPath) {
+    const QFileInfo info(ptPath);
+    QFile sidecar(info.path() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".json"));
+    QString text = info.completeBaseName();
+    if (sidecar.open(QIODevice::ReadOnly)) {
+        const QJsonObject o = QJsonDocument::fromJson(sidecar.readAll()).object();
+        const QJsonObject config = o.value(QStringLiteral("config")).toObject();
+        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("ram"))
+            text += QStringLiteral("\n  RAM, %1 glimpses, %2")
+                        .arg(config.value(QStringLiteral("glimpses")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
+        else
+            text += QStringLiteral("\n  %1 attention, %2 steps, %3")
+                        .arg(config.value(QStringLiteral("mode")).toString())
+                        .arg(config.value(QStringLiteral("steps")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
+    }
+    return text;
+}
+
+}  // namespace
+
+QString modelCardHtml(const ModelCard& c) {
+    QString html = QStringLiteral("<b>%1</b><br>").arg(c.name.toHtmlEscaped());
+    if (c.grid > 0) {
+        html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
+        html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
+                    .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
+    } else {
+        html += QObject::tr("trained with <b>%1</b> (hybrid loss); deterministic rule: %2<br>")
+                    .arg(c.mode, c.deterministicRule);
+        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
+    }
+    html += QObject::tr("dataset %1; %2 iterations, seed %3; revision %4<br>")
+                .arg(c.dataset).arg(c.iterations).arg(c.seed).arg(c.gitRevision.toHtmlEscaped());
+    html += QObject::tr("device %1<br>").arg(c.device);
+    const QJsonObject m = QJsonDocument::fromJson(c.metricsJson.toUtf8()).object();
+    QStringList accuracies;
+    for (const char* rule : {"soft", "argmax", "mean", "sample", "random"}) {
+        const QString key = QStringLiteral("eval_%1").arg(QLatin1String(rule));
+        if (m.contains(key))
+            accuracies << QStringLiteral("%1 %2%").arg(QLatin1String(rule)).arg(100 * m.value(key).toDouble(), 0, 'f', 1);
+    }
+    if (!accuracies.isEmpty()) {
+        html += QObject::tr("accuracy at the end of training (first %1 test images): %2<br>")
+                    .arg(m.value(QStringLiteral("eval_images")).toInt())
+                    .arg(accuracies.join(QStringLiteral(", ")));
+    }
+    if (!c.command.isEmpty())
+        html += QObject::tr("<small>re-create: <tt>%1</tt></small>").arg(c.command.toHtmlEscaped());
+    return html;
+}
+
+ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("modelPanel"));
+    m_list = new QListWidget(this);
+    m_list->setObjectName(QStringLiteral("bundledModels"));
+    m_open = new QPushButton(tr("Open checkpoint…"), this);
+    m_open->setToolTip(tr("A .pt checkpoint with its .json sidecar (or drop one on the window)"));
+    m_device = new QComboBox(this);
+    m_device->setObjectName(QStringLiteral("deviceCombo"));
+    m_device->addItem(tr("auto"), QStringLiteral("auto"));
+    for (const auto& name : availableDeviceNames())
+        m_device->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_card = new QLabel(this);
+    m_card->setObjectName(QStringLiteral("modelCard"));
+    m_card->setWordWrap(true);
+    m_card->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_card->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+
+    auto* deviceRow = new QFormLayout;
+    deviceRow->addRow(tr("Device:"), m_device);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(tr("Bundled models:"), this));
+    layout->addWidget(m_list, 1);
+    layout->addWidget(m_open);
+    layout->addLayout(deviceRow);
+    layout->addWidget(m_card, 1);
+
+    connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        Q_EMIT modelRequested(item->data(Qt::UserRole).toString(), device());
+    });
+    connect(m_list, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+        const QString path = item->data(Qt::UserRole).toString();
+        if (path != m_currentPath) Q_EMIT modelRequested(path, device());
+    });
+    connect(m_open, &QPushButton::clicked, this, &ModelPanel::openDialog);
+    connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_currentPath.isEmpty()) Q_EMIT modelRequested(m_currentPath, device());
+    });
+}
+
+void ModelPanel::setBundledFolder(const QString& folder) {
+    m_list->clear();
+    const QDir dir(folder);
+    for (const QString& name : dir.entryList({QStringLiteral("*.pt")}, QDir::Files, QDir::Name)) {
+        const QString path = dir.filePath(name);
+        auto* item = new QListWidgetItem(listEntry(path), m_list);
+        item->setData(Qt::UserRole, path);
+        item->setToolTip(path);
+    }
+}
+
+QStringList ModelPanel::bundledPaths() const {
+    QStringList paths;
+    for (int i = 0; i < m_list->count(); ++i) paths << m_list->item(i)->data(Qt::UserRole).toString();
+    return paths;
+}
+
+QString ModelPanel::device() const { return m_device->currentData().toString(); }
+
+void ModelPanel::setDevice(const QString& device) {
+    const QSignalBlocker block(m_device);
+    const int i = m_device->findData(device);
+    if (i >= 0) m_device->setCurrentIndex(i);
+}
+
+void ModelPanel::showCard(const ModelCard& card) {
+    m_currentPath = card.path;
+    m_cardHtml = modelCardHtml(card);
+    m_card->setText(m_cardHtml);
+    const QSignalBlocker block(m_list);
+    m_list->clearSelection();
+    for (int i = 0; i < m_list->count(); ++i)
+        if (QFileInfo(m_list->item(i)->data(Qt::UserRole).toString()) == QFileInfo(card.path))
+            m_list->setCurrentRow(i);
+}
+
+void ModelPanel::showError(const QString& message) {
+    QString html = QStringLiteral("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped());
+    if (!m_cardHtml.isEmpty()) html += tr("<br><br>Still loaded:<br>") + m_cardHtml;
+    m_card->setText(html);
+}
+
+void ModelPanel::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a Saccade checkpoint"), QString(),
+                                                      tr("Checkpoints (*.pt);;All files (*)"));
+    if (!path.isEmpty()) Q_EMIT modelRequested(path, device());
+}
+
+}  // namespace saccade::ui

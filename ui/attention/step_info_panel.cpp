@@ -1,0 +1,180 @@
+#include "attention/step_info_panel.h"
+
+#include <QGroupBox>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "charts/class_prob_chart.h"
+
+namespace saccade::ui {
+
+namespace {
+
+QLabel* makeLabel(QWidget* parent, const char* name) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(QString::fromLatin1(name));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    return label;
+}
+
+QString className(const Trace& t, int k) {
+    return k >= 0 && k < int(t.classNames.size()) ? QString::fromStdString(t.classNames[size_t(k)])
+                                                   : QStringLiteral("class %1").arg(k);
+}
+
+// What the rule is, in words, so a reader never mistakes one procedure for another.
+QString ruleMeaning(const QString& rule) {
+    if (rule == QLatin1String("soft")) return QObject::tr("expected context over all cells (deterministic)");
+    if (rule == QLatin1String("argmax")) return QObject::tr("the most probable cell (deterministic)");
+    if (rule == QLatin1String("sample")) return QObject::tr("one draw from the distribution at each step");
+    if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
+    if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
+    if (rule.startsWith(QLatin1String("ksample")))
+        return QObject::tr("K sampled runs: the mean distribution, every place they looked, the averaged output");
+    if (rule == QLatin1String("mean")) return QObject::tr("the location policy's mean (deterministic)");
+    if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control that ignores the policy)");
+    return {};
+}
+
+// A continuous-location step (the recurrent attention model): where it looked, under which
+// Gaussian, and its entropy.
+QString glimpseStepText(const TraceStep& step, bool kSample) {
+    const auto& p = *step.chosenPoint;
+    QString text = QObject::tr("%1 at (%2, %3) px, %4 scale(s)")
+                       .arg(kSample ? QObject::tr("mean glimpse") : QObject::tr("glimpse"))
+                       .arg(p[0], 0, 'f', 1).arg(p[1], 0, 'f', 1)
+                       .arg(kSample ? 1 : int(step.glimpses.size()));
+    if (!step.gaussian)
+        return text + QObject::tr("<br>no policy at this step (the fixed first glimpse, or random)");
+    const auto& g = *step.gaussian;
+    return text + QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats (over pixel positions)<br>"
+                              "%5 %6 (locations in [-1, 1] units)")
+                      .arg(g.meanX, 0, 'f', 1).arg(g.meanY, 0, 'f', 1).arg(g.stdX, 0, 'f', 1)
+                      .arg(step.entropy, 0, 'f', 3)
+                      .arg(kSample ? QObject::tr("mean log density of the draws") : QObject::tr("log density of the draw"))
+                      .arg(step.logProb, 0, 'f', 3);
+}
+
+}  // namespace
+
+StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("stepInfoPanel"));
+    auto* runBox = new QGroupBox(tr("Run"), this);
+    m_run = makeLabel(runBox, "runLabel");
+    (new QVBoxLayout(runBox))->addWidget(m_run);
+    auto* stepBox = new QGroupBox(tr("This step (green bar: the true class)"), this);
+    m_step = makeLabel(stepBox, "stepLabel");
+    m_chart = new ClassProbChart(stepBox);
+    auto* stepLayout = new QVBoxLayout(stepBox);
+    stepLayout->addWidget(m_step);
+    stepLayout->addWidget(m_chart, 1);
+    auto* outBox = new QGroupBox(tr("Output (after the last step)"), this);
+    m_output = makeLabel(outBox, "outputLabel");
+    (new QVBoxLayout(outBox))->addWidget(m_output);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(runBox);
+    layout->addWidget(stepBox, 1);
+    layout->addWidget(outBox);
+    setMinimumWidth(230);
+    clear();
+}
+
+void StepInfoPanel::setTrace(const Trace& trace, double computeMs) {
+    m_trace = trace;
+    m_computeMs = computeMs;
+    m_stepIndex = std::clamp(m_stepIndex, 0, std::max(0, int(trace.steps.size()) - 1));
+    refresh();
+}
+
+void StepInfoPanel::setStep(int step) {
+    m_stepIndex = step;
+    refresh();
+}
+
+void StepInfoPanel::clear(const QString& message) {
+    m_trace.reset();
+    m_run->setText(message.isEmpty() ? tr("No trace yet.") : message);
+    m_step->clear();
+    m_output->clear();
+    m_chart->clear();
+}
+
+QString StepInfoPanel::runText() const { return m_run->text(); }
+QString StepInfoPanel::stepText() const { return m_step->text(); }
+
+void StepInfoPanel::refresh() {
+    if (!m_trace || m_trace->steps.empty()) return;
+    const Trace& t = *m_trace;
+    const int s = std::clamp(m_stepIndex, 0, int(t.steps.size()) - 1);
+    const auto& step = t.steps[size_t(s)];
+    const QString rule = QString::fromStdString(t.rule);
+    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
+                            rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
+    m_run->setText(tr("<b>%1</b>%2<br>%3<br>model %4 on %5<br>image %6<br>computed in %7 ms")
+                       .arg(rule, stochastic ? tr(", seed %1").arg(t.seed) : QString(),
+                            ruleMeaning(rule), QString::fromStdString(t.modelId),
+                            QString::fromStdString(t.device), QString::fromStdString(t.imageId))
+                       .arg(m_computeMs, 0, 'f', 1));
+
+    const bool kSample = rule.startsWith(QLatin1String("ksample"));
+    if (!step.grid && step.chosenPoint) {
+        m_step->setText(glimpseStepText(step, kSample));
+    } else {
+        setCellStepText(step, kSample);
+    }
+    updateOutput(t, step);
+}
+
+void StepInfoPanel::setCellStepText(const TraceStep& step, bool kSample) {
+    QString chosen;
+    if (step.chosenCells.empty()) {
+        chosen = tr("none (soft attention weights every cell)");
+    } else if (step.grid) {
+        constexpr int kListed = 6;
+        QStringList cells;
+        for (int i = 0; i < int(step.chosenCells.size()) && i < kListed; ++i) {
+            const int c = step.chosenCells[size_t(i)];
+            cells << tr("row %1, col %2").arg(c / step.grid->cols).arg(c % step.grid->cols);
+        }
+        chosen = cells.join(QStringLiteral("; "));
+        if (int(step.chosenCells.size()) > kListed)
+            chosen += tr("; and %1 more cells").arg(int(step.chosenCells.size()) - kListed);
+    }
+    double maxP = 0;
+    if (step.grid)
+        for (float p : step.grid->probs) maxP = std::max(maxP, double(p));
+    const double uniform = step.grid ? std::log(double(step.grid->probs.size())) : 0;
+    m_step->setText(tr("chosen: %1<br>entropy %2 nats (uniform: %3)<br>log p(choice) %4<br>"
+                       "largest attention %5")
+                        .replace(QStringLiteral("entropy"), kSample ? tr("mean entropy") : tr("entropy"))
+                        .replace(QStringLiteral("log p(choice)"), kSample ? tr("mean log p(choice)") : tr("log p(choice)"))
+                        .arg(chosen)
+                        .arg(step.entropy, 0, 'f', 3)
+                        .arg(uniform, 0, 'f', 3)
+                        .arg(step.logProb, 0, 'f', 3)
+                        .arg(maxP, 0, 'f', 3));
+}
+
+void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
+    QVector<double> probs;
+    for (float p : step.outputProbs) probs << p;
+    QStringList names;
+    for (const auto& n : t.classNames) names << QString::fromStdString(n);
+    const int truth = t.groundTruth ? t.groundTruth->label : -1;
+    m_chart->setProbabilities(probs, names, truth, 5);
+
+    const int label = t.output.label;
+    const double p = label >= 0 && label < int(t.output.probs.size()) ? t.output.probs[size_t(label)] : 0;
+    QString verdict;
+    if (truth >= 0)
+        verdict = label == truth ? tr(" <span style='color:#2a2'>correct</span>")
+                                 : tr(" <span style='color:#c33'>wrong: truth is %1</span>").arg(className(t, truth));
+    m_output->setText(tr("<b>%1</b> (p = %2)%3").arg(className(t, label)).arg(p, 0, 'f', 3).arg(verdict));
+}
+
+}  // namespace saccade::ui

@@ -1,0 +1,272 @@
+#include "training/training_panel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "charts/training_chart.h"
+#include "data/dataset.h"
+#include "training/training_job.h"
+
+namespace saccade::ui {
+
+namespace {
+
+QString clock(double seconds) {
+    const int s = int(std::lround(std::max(0.0, seconds)));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString defaultOut(const QString& mode, const QString& dataset) {
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    return QDir(dir.isEmpty() ? QDir::homePath() : dir)
+        .filePath(QStringLiteral("models/patch-%1-%2.pt").arg(mode, dataset));
+}
+
+QComboBox* comboOf(QWidget* parent, const QStringList& items) {
+    auto* c = new QComboBox(parent);
+    for (const QString& item : items) c->addItem(item, item);
+    return c;
+}
+
+}  // namespace
+
+TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("trainingPanel"));
+    m_job = new TrainingJob(this);
+    QStringList datasets;
+    for (const auto& [name, description] : datasetNames())
+        if (auto shape = datasetShape(name); shape && shape->width % 4 == 0 && shape->channels == 1)
+            datasets << QString::fromStdString(name);
+    m_dataset = comboOf(this, datasets);
+    m_dataset->setCurrentIndex(std::max(0, int(datasets.indexOf(QStringLiteral("translated-fashion60")))));
+    m_mode = comboOf(this, {QStringLiteral("soft"), QStringLiteral("hard"), QStringLiteral("gumbel")});
+    m_mode->setToolTip(tr("soft: backprop through the expected context; hard: REINFORCE with a "
+                          "baseline; gumbel: straight-through Gumbel-softmax"));
+    m_scorer = comboOf(this, {QStringLiteral("additive"), QStringLiteral("general"), QStringLiteral("dot"),
+                              QStringLiteral("scaled-dot")});
+    m_variant = comboOf(this, {QStringLiteral("dense"), QStringLiteral("select")});
+    m_variant->setToolTip(tr("select: a cheap pass scores the cells and the patch network runs only "
+                             "on the chosen one"));
+    auto spin = [this](int lo, int hi, int value) {
+        auto* s = new QSpinBox(this);
+        s->setRange(lo, hi);
+        s->setValue(value);
+        return s;
+    };
+    const PatchTrainOptions defaults;
+    m_steps = spin(1, 16, defaults.model.steps);
+    m_grid = spin(2, 30, defaults.model.grid);
+    m_batch = spin(1, 1024, defaults.batch);
+    m_minutes = new QDoubleSpinBox(this);
+    m_minutes->setRange(0, 600);
+    m_minutes->setValue(5);
+    m_minutes->setSuffix(tr(" min"));
+    m_minutes->setToolTip(tr("Time budget: the iteration count is fixed after a short warm-up"));
+    m_iterations = spin(0, 10'000'000, 0);
+    m_iterations->setSpecialValueText(tr("from the time budget"));
+    m_lr = new QDoubleSpinBox(this);
+    m_lr->setDecimals(5);
+    m_lr->setRange(1e-5, 1);
+    m_lr->setSingleStep(1e-4);
+    m_lr->setValue(defaults.lr);
+    m_seed = spin(0, 2147483647, int(defaults.seed));
+    m_out = new QLineEdit(this);
+    m_out->setObjectName(QStringLiteral("outEdit"));
+    m_browse = new QPushButton(tr("…"), this);
+    m_browse->setFixedWidth(32);
+    m_browse->setToolTip(tr("Choose the checkpoint file"));
+    m_train = new QPushButton(tr("Train"), this);
+    m_train->setObjectName(QStringLiteral("trainButton"));
+    m_stop = new QPushButton(tr("Stop and save"), this);
+    m_stop->setObjectName(QStringLiteral("stopButton"));
+    m_openModel = new QPushButton(tr("Open in Attention"), this);
+    m_progress = new QProgressBar(this);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    m_status = new QLabel(tr("Choose the options and press Train."), this);
+    m_status->setWordWrap(true);
+    m_chart = new TrainingChart(this);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Dataset:"), m_dataset);
+    form->addRow(tr("Mode:"), m_mode);
+    form->addRow(tr("Scorer:"), m_scorer);
+    form->addRow(tr("Variant:"), m_variant);
+    form->addRow(tr("Steps T:"), m_steps);
+    form->addRow(tr("Grid g:"), m_grid);
+    form->addRow(tr("Batch:"), m_batch);
+    form->addRow(tr("Budget:"), m_minutes);
+    form->addRow(tr("Iterations:"), m_iterations);
+    form->addRow(tr("Learning rate:"), m_lr);
+    form->addRow(tr("Seed:"), m_seed);
+    auto* outRow = new QHBoxLayout;
+    outRow->addWidget(m_out, 1);
+    outRow->addWidget(m_browse);
+    form->addRow(tr("Save to:"), outRow);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_train);
+    buttons->addWidget(m_stop);
+    buttons->addWidget(m_openModel);
+    auto* optionsBox = new QGroupBox(tr("Patch-attention classifier"), this);
+    auto* optionsLayout = new QVBoxLayout(optionsBox);
+    optionsLayout->addLayout(form);
+    optionsLayout->addLayout(buttons);
+    optionsLayout->addStretch(1);
+    optionsBox->setMaximumWidth(380);
+    auto* right = new QVBoxLayout;
+    right->addWidget(m_chart, 1);
+    right->addWidget(m_progress);
+    right->addWidget(m_status);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(optionsBox);
+    layout->addLayout(right, 1);
+
+    auto updateOut = [this] {
+        if (!isRunning()) m_out->setText(defaultOut(m_mode->currentData().toString(), m_dataset->currentData().toString()));
+    };
+    connect(m_mode, &QComboBox::currentIndexChanged, this, updateOut);
+    connect(m_dataset, &QComboBox::currentIndexChanged, this, updateOut);
+    updateOut();
+    connect(m_browse, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save the model as"), m_out->text(),
+                                                          tr("Checkpoints (*.pt)"));
+        if (!path.isEmpty()) m_out->setText(path);
+    });
+    connect(m_train, &QPushButton::clicked, this, &TrainingPanel::startTraining);
+    connect(m_stop, &QPushButton::clicked, this, &TrainingPanel::stopTraining);
+    connect(m_openModel, &QPushButton::clicked, this, [this] { Q_EMIT openModelRequested(m_lastCheckpoint); });
+    connect(m_job, &TrainingJob::progress, this, &TrainingPanel::onProgress);
+    connect(m_job, &TrainingJob::finished, this, [this](const TrainSummary& s) {
+        setRunning(false);
+        m_lastCheckpoint = QString::fromStdString(s.checkpoint);
+        m_openModel->setEnabled(true);
+        m_status->setText((s.cancelled ? tr("Stopped after %1 iterations and saved %2 (%3 images/s).")
+                                       : tr("Finished %1 iterations and saved %2 (%3 images/s)."))
+                              .arg(s.iterations).arg(m_lastCheckpoint).arg(s.imagesPerSecond, 0, 'f', 0) +
+                          (m_lastEval.isEmpty() ? QString() : QLatin1Char('\n') + m_lastEval));
+        Q_EMIT statusMessage(m_status->text());
+        Q_EMIT jobEnded();
+    });
+    connect(m_job, &TrainingJob::failed, this, [this](const QString& error) {
+        setRunning(false);
+        m_status->setText(tr("Training failed: %1").arg(error));
+        Q_EMIT statusMessage(m_status->text());
+        Q_EMIT jobEnded();
+    });
+    setRunning(false);
+    m_openModel->setEnabled(false);
+}
+
+TrainingPanel::~TrainingPanel() = default;  // m_job's destructor stops and saves a running job
+
+PatchTrainOptions TrainingPanel::options() const {
+    PatchTrainOptions o;
+    o.dataset = m_dataset->currentData().toString().toStdString();
+    o.model.mode = m_mode->currentData().toString().toStdString();
+    o.model.scorer = m_scorer->currentData().toString().toStdString();
+    o.model.variant = m_variant->currentData().toString().toStdString();
+    o.model.steps = m_steps->value();
+    o.model.grid = m_grid->value();
+    o.batch = m_batch->value();
+    o.minutes = m_minutes->value();
+    o.iterations = m_iterations->value();
+    o.lr = m_lr->value();
+    o.seed = quint64(m_seed->value());
+    o.out = m_out->text().toStdString();
+    o.command = QStringLiteral("saccade-cli train patch --dataset %1 --mode %2 --steps %3 --grid %4 "
+                               "--scorer %5 --variant %6 --batch %7 --seed %8 --lr %9")
+                    .arg(m_dataset->currentData().toString(), m_mode->currentData().toString())
+                    .arg(o.model.steps).arg(o.model.grid)
+                    .arg(m_scorer->currentData().toString(), m_variant->currentData().toString())
+                    .arg(o.batch).arg(o.seed).arg(o.lr)
+                    .toStdString();
+    return o;
+}
+
+void TrainingPanel::setOptions(const PatchTrainOptions& o) {
+    auto pick = [](QComboBox* c, const std::string& v) {
+        const int i = c->findData(QString::fromStdString(v));
+        if (i >= 0) c->setCurrentIndex(i);
+    };
+    pick(m_dataset, o.dataset);
+    pick(m_mode, o.model.mode);
+    pick(m_scorer, o.model.scorer);
+    pick(m_variant, o.model.variant);
+    m_steps->setValue(o.model.steps);
+    m_grid->setValue(o.model.grid);
+    m_batch->setValue(o.batch);
+    m_minutes->setValue(o.minutes);
+    m_iterations->setValue(int(o.iterations));
+    m_lr->setValue(o.lr);
+    m_seed->setValue(int(o.seed));
+    if (!o.out.empty()) m_out->setText(QString::fromStdString(o.out));
+}
+
+bool TrainingPanel::isRunning() const { return m_job->isRunning(); }
+QString TrainingPanel::statusText() const { return m_status->text(); }
+
+void TrainingPanel::startTraining() {
+    const PatchTrainOptions o = options();
+    if (o.out.empty()) {
+        m_status->setText(tr("Choose where to save the model."));
+        return;
+    }
+    QDir().mkpath(QFileInfo(m_out->text()).absolutePath());
+    m_chart->clear(m_mode->currentData().toString());
+    m_lastEval.clear();
+    m_progress->setRange(0, 0);  // busy until the warm-up fixes the iteration count
+    if (!m_job->start(o)) return;
+    setRunning(true);
+    m_status->setText(tr("Starting: loading the data and timing the first iterations…"));
+    Q_EMIT statusMessage(tr("Training %1").arg(m_out->text()));
+}
+
+void TrainingPanel::stopTraining() {
+    if (!isRunning()) return;
+    m_job->cancel();
+    m_stop->setEnabled(false);
+    m_status->setText(tr("Stopping after this iteration; the model will be saved…"));
+}
+
+void TrainingPanel::onProgress(const TrainProgress& p) {
+    m_chart->add(p);
+    if (p.total > 0) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(1000.0 * double(p.iteration) / double(p.total)));
+    }
+    QString text = tr("iteration %1 of %2, %3 elapsed, ETA %4; cross-entropy %5, batch accuracy %6")
+                       .arg(p.iteration)
+                       .arg(p.total > 0 ? QString::number(p.total) : tr("(timing)"))
+                       .arg(clock(p.elapsedSeconds), p.total > 0 ? clock(p.etaSeconds) : tr("(timing)"))
+                       .arg(p.crossEntropy, 0, 'f', 3)
+                       .arg(p.trainAccuracy, 0, 'f', 3);
+    if (p.evaluated)
+        m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): soft %2, argmax %3, sample %4")
+                         .arg(p.iteration)
+                         .arg(p.evalSoft, 0, 'f', 3).arg(p.evalArgmax, 0, 'f', 3).arg(p.evalSample, 0, 'f', 3);
+    m_status->setText(m_lastEval.isEmpty() ? text : text + QLatin1Char('\n') + m_lastEval);
+}
+
+void TrainingPanel::setRunning(bool running) {
+    m_train->setEnabled(!running);
+    m_stop->setEnabled(running);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
+                                                      m_batch, m_minutes, m_iterations, m_lr, m_seed, m_out, m_browse})
+        w->setEnabled(!running);
+    if (!running && m_progress->maximum() == 0) m_progress->setRange(0, 1000);
+}
+
+}  // namespace saccade::ui
