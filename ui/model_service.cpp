@@ -2,6 +2,7 @@
 
 #include <QMetaObject>
 #include <QPointer>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -9,6 +10,7 @@
 
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "models/caption_model.h"
 #include "models/patch_model.h"
 
 namespace saccade::ui {
@@ -57,6 +59,13 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
         card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
                       QStringLiteral("topk"),   QStringLiteral("gumbel"), QStringLiteral("ksample")};
         card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
+    } else if (const auto* captioner = dynamic_cast<const CaptionModel*>(&model)) {
+        const auto& c = captioner->config();
+        card.scorer = QString::fromStdString(c.scorer);
+        card.grid = c.grid;
+        card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
+                      QStringLiteral("beam"), QStringLiteral("gumbel"), QStringLiteral("ksample")};
+        card.name = QStringLiteral("%1 captioner, %2").arg(card.mode, card.dataset);
     } else {
         card.rules = {QStringLiteral("mean"), QStringLiteral("sample"), QStringLiteral("ksample"),
                       QStringLiteral("random")};
@@ -297,7 +306,24 @@ void ModelService::requestSamples(const QString& dataset, qint64 first, int coun
                 b.index = i;
                 b.image = s.image;
                 b.label = s.label;
-                if (state.model) {
+                if (state.model && state.model->outputKind() == "caption") {
+                    const auto id = dataset.toStdString() + ":test:" + std::to_string(i);
+                    const auto truth = sceneGroundTruth(s);
+                    auto valid = [&](const std::string& text) {
+                        return std::find(truth.references.begin(), truth.references.end(), text) != truth.references.end();
+                    };
+                    b.caption = true;
+                    if (auto t = state.model->trace(s.image, state.model->deterministicRule(), 1, id); t) {
+                        b.argmaxText = QString::fromStdString(t->output.text);
+                        b.argmaxValid = valid(t->output.text);
+                        b.argmaxLabel = 0;
+                    }
+                    if (auto t = state.model->trace(s.image, "sample", 1, id); t) {
+                        b.sampleText = QString::fromStdString(t->output.text);
+                        b.sampleValid = valid(t->output.text);
+                        b.sampleLabel = 0;
+                    }
+                } else if (state.model) {
                     const auto id = dataset.toStdString() + ":test:" + std::to_string(i);
                     if (auto t = state.model->trace(s.image, state.model->deterministicRule(), 1, id); t)
                         b.argmaxLabel = t->output.label;

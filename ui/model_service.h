@@ -64,6 +64,10 @@ struct BrowsedSample {
     /// The deterministic rule's answer (argmax, or the mean for RAM) and the sample rule's; -1
     /// until predicted.
     int argmaxLabel = -1, sampleLabel = -1;
+    /// Captioners: the two rules' captions and whether each is one of the image's valid captions.
+    bool caption = false;
+    QString argmaxText, sampleText;
+    bool argmaxValid = false, sampleValid = false;
 };
 
 class ModelService : public QObject {

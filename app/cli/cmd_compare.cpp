@@ -58,8 +58,16 @@ int compareImage(const Args& a, AttentionModel& model) {
         return 0;
     }
     const auto& names = set->classNames;
+    const bool caption = set->outputKind == "caption";
     auto verdict = [&](const Trace& t) {
         std::ostringstream os;
+        if (caption) {  // a caption, and whether it is one of the image's valid captions
+            os << '"' << t.output.text << '"';
+            if (!set->references.empty())
+                os << (std::find(set->references.begin(), set->references.end(), t.output.text) != set->references.end()
+                           ? " valid" : " not valid");
+            return os.str();
+        }
         const int label = t.output.label;
         os << className(names, label) << " (p " << std::fixed << std::setprecision(3)
            << t.output.probs[size_t(label)] << ")";
@@ -76,14 +84,27 @@ int compareImage(const Args& a, AttentionModel& model) {
               << set->seed << "+i'), " << set->seconds * 1000 << " ms with the three traces above\n"
               << "  agreement with " << set->deterministicRule << ": " << 100 * stats.agreement << "%";
     if (stats.accuracy) std::cout << "   accuracy: " << 100 * *stats.accuracy << "%";
-    std::cout << "\n  outputs:";
     std::vector<int> order(stats.labelCounts.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
     std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return stats.labelCounts[size_t(x)] > stats.labelCounts[size_t(y)]; });
-    for (int label : order)
-        if (stats.labelCounts[size_t(label)] > 0)
-            std::cout << "  " << className(names, label) << " " << stats.labelCounts[size_t(label)]
+    if (caption) {
+        // Distinct captions, one a line, the most frequent first (--top of them).
+        std::cout << "\n  distinct captions: " << std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(),
+                                                               [](int c) { return c > 0; })
+                  << "; most frequent:";
+        int shown = 0;
+        for (int label : order) {
+            if (stats.labelCounts[size_t(label)] == 0 || shown++ == std::max(a.top, 1)) break;
+            std::cout << "\n    " << stats.labelCounts[size_t(label)] << "x  \"" << className(names, label) << '"'
                       << (label == stats.deterministicLabel ? " (=" + set->deterministicRule + ")" : "");
+        }
+    } else {
+        std::cout << "\n  outputs:";
+        for (int label : order)
+            if (stats.labelCounts[size_t(label)] > 0)
+                std::cout << "  " << className(names, label) << " " << stats.labelCounts[size_t(label)]
+                          << (label == stats.deterministicLabel ? " (=" + set->deterministicRule + ")" : "");
+    }
     std::cout << "\n  entropy per step (mean +- sd over runs, nats):" << std::setprecision(3);
     for (size_t t = 0; t < stats.entropyMean.size(); ++t)
         std::cout << "  " << stats.entropyMean[t] << "+-" << stats.entropyStd[t];
@@ -91,7 +112,7 @@ int compareImage(const Args& a, AttentionModel& model) {
     for (int i = 0; i < std::min<int>(a.top, int(stats.paths.size())); ++i) {
         const auto& p = stats.paths[size_t(i)];
         std::cout << "    " << i + 1 << ". " << pathText(*set, p) << ": " << p.count << " runs";
-        if (set->truth) std::cout << ", " << std::setprecision(1) << 100.0 * p.correct / p.count << "% right";
+        if (set->truth || caption) std::cout << ", " << std::setprecision(1) << 100.0 * p.correct / p.count << "% right";
         std::cout << " (first: run " << p.firstRun << ", seed " << set->runs[size_t(p.firstRun)].seed << ")\n";
     }
     if (!a.out.empty()) std::cout << "wrote " << a.out << "\n";

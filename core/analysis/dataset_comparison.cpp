@@ -14,6 +14,12 @@ const std::vector<int>& rulePredictions(const EvalReport& report, const std::str
 }
 
 std::vector<std::string> defaultComparisonRules(const AttentionModel& model) {
+    if (model.outputKind() == "caption") {
+        auto rules = model.evaluationRules();
+        rules.insert(rules.begin(), "sample");
+        rules.erase(std::find(rules.begin() + 1, rules.end(), "sample"));
+        return rules;
+    }
     const bool ram = model.trainedMode() == "reinforce";
     return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10",
             "ksample:20", ram ? "random" : "soft"};

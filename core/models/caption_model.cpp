@@ -85,7 +85,11 @@ int CaptionModel::imageSize() const { return m_impl->config.imageSize; }
 int CaptionModel::channels() const { return m_impl->config.inChannels; }
 int CaptionModel::steps() const { return m_impl->config.maxLength - 1; }
 std::string CaptionModel::trainedMode() const { return m_impl->config.mode; }
-std::vector<std::string> CaptionModel::evaluationRules() const { return {"argmax", "soft", "sample", "beam:3"}; }
+std::vector<std::string> CaptionModel::evaluationRules() const {
+    // The training-time deterministic rule first: it heads eval's figures.
+    if (m_impl->config.mode == "soft") return {"soft", "argmax", "sample", "beam:3"};
+    return {"argmax", "soft", "sample", "beam:3"};
+}
 
 Result<Unit> CaptionModel::setWordTemperature(double t) {
     if (!std::isfinite(t) || t < 0 || t > 100) return Error{"the word temperature must be a number in [0, 100]"};

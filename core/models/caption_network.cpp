@@ -60,7 +60,9 @@ CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(c
     m_rnn = register_module("rnn", nn::LSTMCell(config.embed + config.featureDim, config.hidden));
     m_initH = register_module("init_h", nn::Linear(config.featureDim, config.hidden));
     m_initC = register_module("init_c", nn::Linear(config.featureDim, config.hidden));
-    m_beta = register_module("beta", nn::Linear(config.hidden, config.featureDim));
+    // The gate is a scalar per step, as in the paper (section 4.2.1): it lets the decoder say how
+    // much it relies on the image for this word, and keeps chosen contexts exact rows of a.
+    m_beta = register_module("beta", nn::Linear(config.hidden, 1));
     m_outH = register_module("out_h", nn::Linear(config.hidden, config.embed));
     m_outZ = register_module("out_z", nn::Linear(config.featureDim, config.embed));
     m_out = register_module("out", nn::Linear(config.embed, V));
@@ -71,8 +73,11 @@ torch::Tensor CaptionNetworkImpl::encode(const torch::Tensor& images) {
                     images.size(3) == m_config.imageSize,
                 "the captioner takes [B, ", m_config.inChannels, ", ", m_config.imageSize, ", ", m_config.imageSize,
                 "] images, got ", images.sizes());
+    if (m_clock) m_clock->start();
     const auto grid = m_encoder->forward(images);  // [B, D, g, g]
-    return grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();
+    auto annotations = grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();
+    lapIf(m_clock, "encoder");
+    return annotations;
 }
 
 CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotations, std::int64_t episodes) {
@@ -91,6 +96,7 @@ CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotat
     const auto mean = annotations.mean(/*dim=*/1);
     s.h = share(torch::tanh(m_initH(mean)));
     s.c = share(torch::tanh(m_initC(mean)));
+    lapIf(m_clock, "decoder");
     return s;
 }
 
@@ -138,7 +144,6 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
                                            double wordTemperature, Rng* wordRng, std::int64_t episodes) {
     TORCH_CHECK(wordTemperature >= 0 && std::isfinite(wordTemperature), "word temperature must be finite and >= 0");
     TORCH_CHECK(wordTemperature == 0 || wordRng, "sampled words need a word random stream");
-    if (m_clock) m_clock->start();
     auto st = start(annotations, episodes);
     const auto B = st.h.size(0);
     const auto options = torch::TensorOptions().dtype(torch::kLong).device(annotations.device());

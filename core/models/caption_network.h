@@ -4,7 +4,7 @@
 // (h0 = tanh(W_h mean a), c0 = tanh(W_c mean a)), emits one word per step: the engine's scorer
 // rates every a_i against h_{t-1}, a selection rule forms the context z_t (soft: the expectation;
 // sample/argmax: one location; gumbel: a straight-through one-hot), the gate
-// beta_t = sigmoid(f_beta(h_{t-1})) scales it, the LSTM reads [E y_{t-1}, beta_t z_t], and the deep
+// scalar beta_t = sigmoid(f_beta(h_{t-1})) scales it, the LSTM reads [E y_{t-1}, beta_t z_t], and the deep
 // output layer gives the word: p(y_t) = softmax(L_o(dropout(E y_{t-1} + L_h h_t + L_z z_t))).
 // Engine header: includes LibTorch.
 

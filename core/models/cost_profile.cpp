@@ -8,6 +8,7 @@
 
 #include "common/device.h"
 #include "common/stage_clock.h"
+#include "models/caption_network.h"
 #include "models/patch_classifier.h"
 #include "models/ram_network.h"
 #include "io/checkpoint.h"
@@ -182,6 +183,49 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
     return rules;
 }
 
+std::vector<RuleCost> profileCaption(const CaptionConfig& config, const CostOptions& o, const torch::Device& device,
+                                     StageClock& clock) {
+    std::vector<RuleCost> rules;
+    // The checkpoint's own weights: how many words a caption takes depends on them.
+    CaptionNetwork net(config);
+    net->to(device);
+    if (auto loaded = loadCheckpointWeights(*net, nullptr, o.model, &device); !loaded) TORCH_CHECK(false, loaded.error());
+    net->eval();
+    const auto x = torch::rand({o.batch, config.inChannels, config.imageSize, config.imageSize}).to(device);
+    auto encoder = net->encoder();
+    const double encoderFlops = sequentialFlops(encoder, config.inChannels, config.imageSize, config.imageSize, device);
+    const double L = double(config.grid) * config.grid, D = config.featureDim, H = config.hidden, E = config.embed,
+                 A = config.attnHidden, V = double(config.vocabulary.size());
+    for (const char* name : {"soft", "argmax", "sample"}) {
+        SelectionOptions rule = *parseSelectionRule(name);
+        Rng rng(1);
+        torch::NoGradGuard noGrad;
+        double T = 0;
+        net->setStageClock(&clock);
+        const auto seconds = medianStages(clock, o.repeats, [&] {
+            const auto d = net->decode(net->encode(x), rule, rng);
+            T = double(d.tokens.size(1));
+        });
+        net->setStageClock(nullptr);
+        const bool soft = rule.rule == SelectionRule::Soft;
+        const std::map<std::string, double> flops{
+            {"encoder", encoderFlops},
+            // The keys' projection once per image, the query's and the scores' at every word.
+            {"scoring", L * linearFlops(D, A) + T * (linearFlops(H, A) + L * linearFlops(A, 1))},
+            {"selection", soft ? T * 2 * L * D : 0.0},
+            {"decoder", 2 * linearFlops(D, H) + T * (linearFlops(H, 1) + linearFlops(E + D, 4 * H) + linearFlops(H, 4 * H) +
+                                                     linearFlops(H, E) + linearFlops(D, E) + linearFlops(E, V))}};
+        RuleCost c = makeRuleCost("caption", name, seconds, o.batch, flops);
+        c.allFeaturesFirst = true;
+        c.note = std::string("The encoder computes every annotation before the first word; ") +
+                 (soft ? "soft attention then weights all of them at every word, so selection saves nothing"
+                       : "selection saves only the weighted sum over annotations at each word") +
+                 " (the decoder ran " + std::to_string(int(T)) + " word steps on random images)";
+        rules.push_back(c);
+    }
+    return rules;
+}
+
 }  // namespace
 
 Result<CostReport> profileCost(const CostOptions& o) {
@@ -209,6 +253,10 @@ Result<CostReport> profileCost(const CostOptions& o) {
             auto config = ramConfigFromJson(info->configJson);
             if (!config) return Error{"checkpoint '" + o.model + "': " + config.error()};
             r.rules = profileRam(*config, o, *device, clock);
+        } else if (info->modelType == "caption") {
+            auto config = captionConfigFromJson(info->configJson);
+            if (!config) return Error{"checkpoint '" + o.model + "': " + config.error()};
+            r.rules = profileCaption(*config, o, *device, clock);
         } else {
             return Error{"cost: unknown model type '" + info->modelType + "'"};
         }

@@ -281,6 +281,18 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
         p.setBrush(Qt::NoBrush);
         for (const auto& b : m_trace->groundTruth->boxes)
             p.drawRect(t.mapRect(QRectF(b.x, b.y, b.w, b.h)));
+        // A captioner's word that names an object: that object's box, solid, with its name.
+        const int named = m_step < int(m_trace->steps.size()) ? m_trace->steps[size_t(m_step)].wordObject : -1;
+        const auto& truth = *m_trace->groundTruth;
+        if (named >= 0 && named < int(truth.boxes.size())) {
+            const auto& b = truth.boxes[size_t(named)];
+            const QRectF r = t.mapRect(QRectF(b.x, b.y, b.w, b.h));
+            p.setPen(cosmeticPen(kTruthColour, 3));
+            p.drawRect(r);
+            if (named < int(truth.names.size()))
+                drawBadge(p, r.topLeft() + QPointF(r.width() / 2, -10), QString::fromStdString(truth.names[size_t(named)]),
+                          kTruthColour, Qt::black);
+        }
     }
     if (m_overlays.path && m_step > 0) {
         QPolygonF path;

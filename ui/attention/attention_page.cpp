@@ -13,6 +13,8 @@
 
 #include "attention/attention_canvas.h"
 #include "attention/attention_toolbar.h"
+#include "attention/caption_strip.h"
+#include "models/caption_model.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
@@ -43,6 +45,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_canvas = new AttentionCanvas(this);
     m_canvas->setMessage(tr("Loading the model…"));
     m_scrubber = new StepScrubber(this);
+    m_caption = new CaptionStrip(this);
     m_info = new StepInfoPanel(this);
     m_models = new ModelPanel(this);
     m_images = new ImagePanel(m_service, this);
@@ -62,6 +65,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     centreLayout->setContentsMargins(0, 0, 0, 0);
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
+    centreLayout->addWidget(m_caption);
     centreLayout->addWidget(m_scrubber);
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_splitter->addWidget(m_tabs);
@@ -87,7 +91,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_scrubber, &StepScrubber::stepChanged, this, [this](int step) {
         m_canvas->setStep(step);
         m_info->setStep(step);
+        m_caption->setStep(step);
     });
+    connect(m_caption, &CaptionStrip::stepRequested, m_scrubber, &StepScrubber::setCurrentStep);
     connect(m_toolbar, &AttentionToolbar::runChanged, this, &AttentionPage::requestTrace);
     connect(m_toolbar, &AttentionToolbar::overlaysChanged, m_canvas, &AttentionCanvas::setOverlays);
     connect(m_toolbar, &AttentionToolbar::fitRequested, m_canvas, &AttentionCanvas::fitToWindow);
@@ -115,7 +121,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                 m_inputFile.clear();
                 m_images->markCurrent(dataset, index);
                 setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index),
-                         GroundTruth{s.label, {s.box}});
+                         s.captionWords.empty() ? GroundTruth{s.label, {s.box}} : sceneGroundTruth(s));
             });
     connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
 
@@ -338,6 +344,8 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
     m_canvas->setStep(m_scrubber->currentStep());
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
+    m_caption->setTrace(trace);
+    m_caption->setStep(m_scrubber->currentStep());
     m_toolbar->setExportEnabled(true);
     Q_EMIT statusMessage(tr("%1 under %2: %3 (%4 ms)")
                              .arg(QString::fromStdString(trace.imageId), QString::fromStdString(trace.rule),

@@ -21,6 +21,7 @@ namespace saccade::ui {
 
 class AttentionCanvas;
 class AttentionToolbar;
+class CaptionStrip;
 class CompareRunsPanel;
 class DatasetComparePanel;
 class ImagePanel;
@@ -52,6 +53,7 @@ public:
     bool isBusy() const;
     AttentionCanvas* canvas() const { return m_canvas; }
     StepScrubber* scrubber() const { return m_scrubber; }
+    CaptionStrip* captionStrip() const { return m_caption; }
     StepInfoPanel* infoPanel() const { return m_info; }
     AttentionToolbar* toolbar() const { return m_toolbar; }
     CompareRunsPanel* runsPanel() const { return m_runs; }
@@ -86,6 +88,7 @@ private:
     DatasetComparePanel* m_comparison = nullptr;
     AttentionCanvas* m_canvas = nullptr;
     StepScrubber* m_scrubber = nullptr;
+    CaptionStrip* m_caption = nullptr;
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;

@@ -47,6 +47,9 @@ const RuleEntry kRules[] = {
     {"ksample", QT_TRANSLATE_NOOP("AttentionToolbar", "K samples"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "K seeded sample runs: every place they looked, the mean "
                                            "distribution, and the averaged output")},
+    {"beam", QT_TRANSLATE_NOOP("AttentionToolbar", "beam search"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Captioners: beam search over words with K hypotheses and the "
+                                           "training-time deterministic attention")},
     {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Glimpses at uniformly random places, seeded: a control "
                                            "that ignores the policy")},
@@ -174,7 +177,7 @@ void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString
 
 QString AttentionToolbar::rule() const {
     const QString base = m_rule->currentData().toString();
-    if (base == QLatin1String("topk") || base == QLatin1String("ksample"))
+    if (base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam"))
         return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
     if (base == QLatin1String("gumbel")) return QStringLiteral("gumbel:%1").arg(m_tau->value());
     return base;
@@ -186,7 +189,8 @@ bool AttentionToolbar::setRule(const QString& rule) {
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
     bool ok = true;
-    if ((base == QLatin1String("topk") || base == QLatin1String("ksample")) && !param.isEmpty())
+    if ((base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam")) &&
+        !param.isEmpty())
         m_k->setValue(param.toInt(&ok));
     if (base == QLatin1String("gumbel") && !param.isEmpty()) m_tau->setValue(param.toDouble(&ok));
     m_rule->setCurrentIndex(i);
@@ -224,7 +228,8 @@ void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(ena
 
 void AttentionToolbar::updateEnabled() {
     const QString base = m_rule->currentData().toString();
-    m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample"));
+    m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample") ||
+                    base == QLatin1String("beam"));
     m_tau->setVisible(base == QLatin1String("gumbel"));
     const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
                             base == QLatin1String("ksample") || base == QLatin1String("random");

@@ -183,16 +183,24 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
     auto nameOf = [this](int k) { return k >= 0 && k < m_classNames.size() ? m_classNames[k] : QString::number(k); };
     for (const auto& s : samples) {
         auto* item = new QListWidgetItem(thumbnail(s), QStringLiteral("#%1").arg(s.index), m_thumbs);
-        const bool wrong = s.argmaxLabel >= 0 && s.argmaxLabel != s.label;
-        const bool disagree = s.argmaxLabel >= 0 && s.sampleLabel >= 0 && s.argmaxLabel != s.sampleLabel;
+        const bool wrong = s.caption ? s.argmaxLabel >= 0 && !s.argmaxValid : s.argmaxLabel >= 0 && s.argmaxLabel != s.label;
+        const bool disagree = s.caption ? s.argmaxLabel >= 0 && s.sampleLabel >= 0 && s.argmaxText != s.sampleText
+                                        : s.argmaxLabel >= 0 && s.sampleLabel >= 0 && s.argmaxLabel != s.sampleLabel;
         item->setData(IndexRole, s.index);
         item->setData(WrongRole, wrong);
         item->setData(DisagreeRole, disagree);
-        item->setToolTip(tr("#%1  truth: %2\n%7: %3  %4\nsample (seed 1): %5  %6")
-                             .arg(s.index).arg(nameOf(s.label), nameOf(s.argmaxLabel),
-                                  s.argmaxLabel == s.label ? tr("right") : tr("wrong"),
-                                  nameOf(s.sampleLabel), s.sampleLabel == s.label ? tr("right") : tr("wrong"))
-                             .arg(m_ruleName));
+        if (s.caption) {
+            item->setToolTip(tr("#%1\n%2: %3  (%4)\nsample (seed 1): %5  (%6)")
+                                 .arg(s.index)
+                                 .arg(m_ruleName, s.argmaxText, s.argmaxValid ? tr("valid") : tr("not valid"),
+                                      s.sampleText, s.sampleValid ? tr("valid") : tr("not valid")));
+        } else {
+            item->setToolTip(tr("#%1  truth: %2\n%7: %3  %4\nsample (seed 1): %5  %6")
+                                 .arg(s.index).arg(nameOf(s.label), nameOf(s.argmaxLabel),
+                                      s.argmaxLabel == s.label ? tr("right") : tr("wrong"),
+                                      nameOf(s.sampleLabel), s.sampleLabel == s.label ? tr("right") : tr("wrong"))
+                                 .arg(m_ruleName));
+        }
         if (name == m_currentDataset && s.index == m_currentIndex) {
             const QSignalBlocker block(m_thumbs);
             m_thumbs->setCurrentItem(item);

@@ -66,12 +66,14 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     m_run = makeLabel(runBox, "runLabel");
     (new QVBoxLayout(runBox))->addWidget(m_run);
     auto* stepBox = new QGroupBox(tr("This step (green bar: the true class)"), this);
+    m_stepBox = stepBox;
     m_step = makeLabel(stepBox, "stepLabel");
     m_chart = new ClassProbChart(stepBox);
     auto* stepLayout = new QVBoxLayout(stepBox);
     stepLayout->addWidget(m_step);
     stepLayout->addWidget(m_chart, 1);
     auto* outBox = new QGroupBox(tr("Output (after the last step)"), this);
+    m_outBox = outBox;
     m_output = makeLabel(outBox, "outputLabel");
     (new QVBoxLayout(outBox))->addWidget(m_output);
 
@@ -168,6 +170,27 @@ void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
     const int truth = t.groundTruth ? t.groundTruth->label : -1;
     m_chart->setProbabilities(probs, names, truth, 5);
 
+    // A captioner: each step's chart is its next-word distribution; the output is the caption.
+    const bool caption = !step.token.empty();
+    m_stepBox->setTitle(caption ? tr("Word \"%1\" (bars: its distribution)")
+                                      .arg(QString::fromStdString(step.token))
+                                : tr("This step (green bar: the true class)"));
+    m_outBox->setTitle(caption ? tr("Caption") : tr("Output (after the last step)"));
+    if (caption) {
+        QString verdict;
+        if (t.groundTruth && !t.groundTruth->references.empty()) {
+            const auto& refs = t.groundTruth->references;
+            verdict = std::find(refs.begin(), refs.end(), t.output.text) != refs.end()
+                          ? tr("<br><span style='color:#2a2'>a valid caption</span>")
+                          : tr("<br><span style='color:#c33'>not one of the %1 valid captions</span>").arg(refs.size());
+        }
+        QString named;
+        if (t.groundTruth && step.wordObject >= 0 && step.wordObject < int(t.groundTruth->names.size()))
+            named = tr("<br>this word names the %1 (solid box)")
+                        .arg(QString::fromStdString(t.groundTruth->names[size_t(step.wordObject)]));
+        m_output->setText(tr("<b>%1</b>%2%3").arg(QString::fromStdString(t.output.text).toHtmlEscaped(), verdict, named));
+        return;
+    }
     const int label = t.output.label;
     const double p = label >= 0 && label < int(t.output.probs.size()) ? t.output.probs[size_t(label)] : 0;
     QString verdict;

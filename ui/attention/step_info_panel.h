@@ -6,6 +6,7 @@
 
 #include "trace/trace.h"
 
+class QGroupBox;
 class QLabel;
 
 namespace saccade::ui {
@@ -39,6 +40,8 @@ private:
     std::optional<Trace> m_trace;
     double m_computeMs = 0;
     int m_stepIndex = 0;
+    QGroupBox* m_stepBox = nullptr;
+    QGroupBox* m_outBox = nullptr;
 };
 
 }  // namespace saccade::ui

@@ -1,0 +1,79 @@
+#include "attention/caption_strip.h"
+
+#include <algorithm>
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace saccade::ui {
+
+CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("captionStrip"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 2, 6, 2);
+    layout->setSpacing(2);
+    auto* row = new QWidget(this);
+    m_words = new QHBoxLayout(row);
+    m_words->setContentsMargins(0, 0, 0, 0);
+    m_words->setSpacing(2);
+    m_words->addStretch(1);
+    m_verdict = new QLabel(this);
+    m_verdict->setWordWrap(true);
+    layout->addWidget(row);
+    layout->addWidget(m_verdict);
+    hide();
+}
+
+void CaptionStrip::setTrace(const Trace& trace) {
+    for (auto* b : m_buttons) b->deleteLater();
+    m_buttons.clear();
+    const bool words = std::any_of(trace.steps.begin(), trace.steps.end(), [](const TraceStep& s) { return !s.token.empty(); });
+    setVisible(words);
+    if (!words) return;
+    for (int s = 0; s < int(trace.steps.size()); ++s) {
+        auto* b = new QToolButton(this);
+        b->setText(QString::fromStdString(trace.steps[size_t(s)].token));
+        b->setAutoRaise(true);
+        b->setCheckable(true);
+        b->setToolTip(tr("Word %1: click to see where the decoder looked for it").arg(s + 1));
+        QFont f = b->font();
+        f.setPointSizeF(f.pointSizeF() * 1.15);
+        b->setFont(f);
+        connect(b, &QToolButton::clicked, this, [this, s] { Q_EMIT stepRequested(s); });
+        m_words->insertWidget(m_words->count() - 1, b);
+        m_buttons << b;
+    }
+    const auto& refs = trace.groundTruth ? trace.groundTruth->references : std::vector<std::string>{};
+    if (refs.empty()) {
+        m_verdict->setText(tr("No reference captions for this image."));
+    } else {
+        const bool exact = std::find(refs.begin(), refs.end(), trace.output.text) != refs.end();
+        m_verdict->setText(exact ? tr("<span style='color:#2e7d32'>&#10003; one of the %1 valid caption(s)</span>")
+                                       .arg(refs.size())
+                                 : tr("<span style='color:#c62828'>&#10007; not a valid caption</span>; "
+                                      "for example: <i>%1</i>").arg(QString::fromStdString(refs.front()).toHtmlEscaped()));
+    }
+    setStep(m_step < 0 ? 0 : m_step);
+}
+
+void CaptionStrip::setStep(int step) {
+    m_step = step;
+    for (int i = 0; i < m_buttons.size(); ++i) {
+        m_buttons[i]->setChecked(i == step);
+        QFont f = m_buttons[i]->font();
+        f.setBold(i == step);
+        m_buttons[i]->setFont(f);
+    }
+}
+
+QStringList CaptionStrip::words() const {
+    QStringList out;
+    for (auto* b : m_buttons) out << b->text();
+    return out;
+}
+
+QString CaptionStrip::verdict() const { return m_verdict->text(); }
+
+}  // namespace saccade::ui
