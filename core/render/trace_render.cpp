@@ -1,6 +1,7 @@
 #include "render/trace_render.h"
 
 #include <algorithm>
+#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -114,8 +115,10 @@ cv::Point fixed(cv::Point2d p) {
 
 std::string titleText(const Trace& trace, int step, bool choiceAndRule, bool secondPart) {
     const auto& s = trace.steps[step];
-    std::string first =
-        "step " + std::to_string(step + 1) + "/" + std::to_string(trace.steps.size());
+    // A captioner's step is a word: the title names it.
+    std::string first = s.token.empty()
+                            ? "step " + std::to_string(step + 1) + "/" + std::to_string(trace.steps.size())
+                            : std::to_string(step + 1) + "/" + std::to_string(trace.steps.size()) + " \"" + s.token + "\"";
     if (!trace.rule.empty()) first += "  " + trace.rule;
     const bool hasChoice = !s.chosenCells.empty() || s.chosenPoint.has_value();
     std::string second = (hasChoice ? format("p(choice)=%.3g", std::exp(s.logProb)) : "soft") +
@@ -246,7 +249,34 @@ void drawLegend(cv::Mat& panel, const StepLayout& l, bool hasValue, double maxVa
     putTextFit(panel, label, {barX + barW + 4, y + 13}, labelW - 4, kText, 0.35);
 }
 
+// A caption, word-wrapped to the panel, and whether it is one of the valid captions.
+void drawCaptionPanel(cv::Mat& panel, const Trace& trace) {
+    putTextFit(panel, "caption (" + trace.rule + ")", {kPad + 2, 4 + kLineHeight - 3}, panel.cols - 2 * kPad, kText);
+    int y = 4 + 2 * kLineHeight;
+    std::string line;
+    auto flush = [&] {
+        putTextFit(panel, line, {kPad + 2, y}, panel.cols - 2 * kPad, kText, 0.4);
+        y += 16;
+        line.clear();
+    };
+    std::istringstream words(trace.output.text);
+    for (std::string w; words >> w;) {
+        const std::string longer = line.empty() ? w : line + " " + w;
+        if (!line.empty() && textWidth(longer, 0.4) > panel.cols - 2 * kPad) flush();
+        line = line.empty() ? w : line + " " + w;
+    }
+    if (!line.empty()) flush();
+    if (trace.groundTruth && !trace.groundTruth->references.empty()) {
+        const auto& refs = trace.groundTruth->references;
+        const bool valid = std::find(refs.begin(), refs.end(), trace.output.text) != refs.end();
+        putTextFit(panel, valid ? "a valid caption" : "not a valid caption", {kPad + 2, y + 4}, panel.cols - 2 * kPad,
+                   valid ? kTruth : cv::Scalar(230, 90, 90), 0.4);
+    }
+}
+
 void drawOutputPanel(cv::Mat& panel, const Trace& trace) {
+    if (std::any_of(trace.steps.begin(), trace.steps.end(), [](const TraceStep& s) { return !s.token.empty(); }))
+        return drawCaptionPanel(panel, trace);
     const auto& probs = trace.output.probs;
     const int gt = trace.groundTruth ? trace.groundTruth->label : -1;
     putTextFit(panel, "output (top 5)", {kPad + 2, 4 + kLineHeight - 3}, panel.cols - 2 * kPad,

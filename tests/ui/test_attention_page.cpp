@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QToolButton>
 #include <numeric>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -15,6 +16,7 @@
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
 #include "attention/attention_toolbar.h"
+#include "attention/caption_strip.h"
 #include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
 #include "attention/compare_runs_panel.h"
@@ -60,6 +62,7 @@ private Q_SLOTS:
     void runsPanelComparesSampledRunsWithArgmax();
     void runsStreamInAndExport();
     void ramModelOffersItsRulesAndDrawsGlimpses();
+    void captionerShowsItsCaptionWordByWord();
     void datasetComparisonListsRulesAndDisagreements();
     void cleanupTestCase();
 
@@ -243,6 +246,50 @@ void TestAttentionPage::runsStreamInAndExport() {
     QCOMPARE(doc.value(QStringLiteral("schema")).toString(), QStringLiteral("saccade.runset"));
     QVERIFY(!runs->exportOutputs(d + QStringLiteral("o.bmp")).isEmpty());
     QVERIFY(!runs->exportRunSet(d + QStringLiteral("r.csv")).isEmpty());
+}
+
+void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/caption-soft-scenes64.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("caption/")),
+                             60'000);
+    waitForTrace();
+    QVERIFY(m_page->setRule(QStringLiteral("beam")));  // the captioner's own rule
+    waitForTrace();
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule).left(5), QStringLiteral("beam:"));
+    QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+    waitForTrace();
+    const auto trace = *m_page->canvas()->trace();
+    auto* strip = m_page->captionStrip();
+    QVERIFY(strip->isVisibleTo(m_page));
+    // One word button per step, in the trace's order, ending in <end>.
+    QStringList tokens;
+    for (const auto& step : trace.steps) tokens << QString::fromStdString(step.token);
+    QCOMPARE(strip->words(), tokens);
+    QCOMPARE(tokens.last(), QStringLiteral("<end>"));
+    QCOMPARE(tokens.mid(0, tokens.size() - 1).join(QLatin1Char(' ')), QString::fromStdString(trace.output.text));
+    // The verdict compares the caption with the scene's references.
+    QVERIFY(trace.groundTruth && !trace.groundTruth->references.empty());
+    const bool valid = std::find(trace.groundTruth->references.begin(), trace.groundTruth->references.end(),
+                                 trace.output.text) != trace.groundTruth->references.end();
+    QVERIFY2(strip->verdict().contains(valid ? QStringLiteral("valid caption") : QStringLiteral("not a valid")),
+             qPrintable(strip->verdict()));
+    // Clicking a word moves every view to its step; the step panel names the word.
+    auto buttons = strip->findChildren<QToolButton*>();
+    QVERIFY(buttons.size() >= 3);
+    buttons[2]->click();
+    QCOMPARE(m_page->scrubber()->currentStep(), 2);
+    QCOMPARE(m_page->canvas()->step(), 2);
+    QVERIFY(buttons[2]->isChecked());
+    // A word that names an object records which box it names.
+    for (const auto& step : trace.steps)
+        if (step.token == "circle" || step.token == "square" || step.token == "triangle" || step.token == "cross")
+            QVERIFY(step.wordObject < int(trace.groundTruth->boxes.size()));
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("patch/")),
+                             60'000);
+    QVERIFY(!strip->isVisibleTo(m_page));  // a classifier's steps emit no word
 }
 
 void TestAttentionPage::ramModelOffersItsRulesAndDrawsGlimpses() {

@@ -2,6 +2,8 @@
 // leaves the panel usable for the next job. (A few iterations of a tiny model: no real training.)
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -17,6 +19,7 @@ class TestTrainingPanel : public QObject {
 private Q_SLOTS:
     void formRoundTrip();
     void stopSavesAndLeavesThePanelUsable();
+    void everyFamilyTrainsHere();
 };
 
 void TestTrainingPanel::formRoundTrip() {
@@ -73,6 +76,49 @@ void TestTrainingPanel::stopSavesAndLeavesThePanelUsable() {
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 120'000);
     QVERIFY2(panel.statusText().startsWith(QStringLiteral("Finished 3 iterations")), qPrintable(panel.statusText()));
     QVERIFY(panel.chart()->evalPointCount() >= 1);  // the final evaluation
+}
+
+void TestTrainingPanel::everyFamilyTrainsHere() {
+    QTemporaryDir dir;
+    TrainingPanel panel;
+    QSignalSpy ended(&panel, &TrainingPanel::jobEnded);
+    QVERIFY(!panel.setFamily(QStringLiteral("nonsense")));
+    const struct {
+        const char* family;
+        const char* dataset;
+        const char* modelType;
+        const char* evalText;
+    } cases[] = {{"ram", "translated-digits60", "ram", "random glimpses"},
+                 {"caption", "scenes64", "caption", "BLEU-4"}};
+    int jobs = 0;
+    for (const auto& c : cases) {
+        QVERIFY(panel.setFamily(QString::fromLatin1(c.family)));
+        QCOMPARE(panel.family(), QString::fromLatin1(c.family));
+        saccade::PatchTrainOptions o = panel.options();
+        o.dataset = c.dataset;
+        o.model.steps = 2;
+        o.batch = 4;
+        o.iterations = 2;
+        o.out = dir.filePath(QStringLiteral("%1.pt").arg(QString::fromLatin1(c.family))).toStdString();
+        panel.setOptions(o);
+        QCOMPARE(QString::fromStdString(panel.options().dataset), QString::fromLatin1(c.dataset));
+        panel.startTraining();
+        ++jobs;
+        if (!QTest::qWaitFor([&] { return ended.count() == jobs; }, 180'000)) QFAIL(qPrintable(panel.statusText()));
+        QVERIFY2(panel.statusText().startsWith(QStringLiteral("Finished 2 iterations")), qPrintable(panel.statusText()));
+        QVERIFY2(panel.statusText().contains(QString::fromLatin1(c.evalText)), qPrintable(panel.statusText()));
+        QFile sidecar(dir.filePath(QStringLiteral("%1.json").arg(QString::fromLatin1(c.family))));
+        QVERIFY(sidecar.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(sidecar.readAll()).object().value(QStringLiteral("model_type")).toString(),
+                 QString::fromLatin1(c.modelType));
+        QVERIFY(panel.chart()->evalPointCount() >= 1);
+    }
+    // The captioner reads only scene datasets; the patch family only greyscale ones.
+    QVERIFY(panel.setFamily(QStringLiteral("patch")));
+    saccade::PatchTrainOptions o = panel.options();
+    o.dataset = "scenes64";
+    panel.setOptions(o);
+    QVERIFY(QString::fromStdString(panel.options().dataset) != QStringLiteral("scenes64"));
 }
 
 QTEST_MAIN(TestTrainingPanel)

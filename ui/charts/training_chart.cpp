@@ -49,19 +49,30 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     m_evalArgmax = addSeries<QScatterSeries>(chart, tr("eval argmax"), QColor(200, 40, 40), m_x, m_right);
     m_evalSample = addSeries<QScatterSeries>(chart, tr("eval sample"), QColor(230, 160, 0), m_x, m_right);
     for (auto* s : {m_evalSoft, m_evalArgmax, m_evalSample}) s->setMarkerSize(9);
+    m_bleu = addSeries<QLineSeries>(chart, tr("eval BLEU-4"), QColor(20, 150, 150), m_x, m_right);
+    m_mass = addSeries<QLineSeries>(chart, tr("eval mass on object"), QColor(200, 60, 160), m_x, m_right);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(260);
     clear(QStringLiteral("soft"));
 }
 
-void TrainingChart::clear(const QString& mode) {
+void TrainingChart::clear(const QString& mode, const QString& family) {
     for (auto* s : {static_cast<QXYSeries*>(m_ce), static_cast<QXYSeries*>(m_reward),
                     static_cast<QXYSeries*>(m_baseline), static_cast<QXYSeries*>(m_entropy),
                     static_cast<QXYSeries*>(m_trainAcc), static_cast<QXYSeries*>(m_evalSoft),
-                    static_cast<QXYSeries*>(m_evalArgmax), static_cast<QXYSeries*>(m_evalSample)})
+                    static_cast<QXYSeries*>(m_evalArgmax), static_cast<QXYSeries*>(m_evalSample),
+                    static_cast<QXYSeries*>(m_bleu), static_cast<QXYSeries*>(m_mass)})
         s->clear();
-    const bool hard = mode == QLatin1String("hard");
+    const bool caption = family == QLatin1String("caption"), ram = family == QLatin1String("ram");
+    m_bleu->setVisible(caption);
+    m_mass->setVisible(caption);
+    m_evalSoft->setName(caption ? tr("exact soft") : ram ? tr("eval random glimpses") : tr("eval soft"));
+    m_evalArgmax->setName(caption ? tr("exact argmax") : ram ? tr("eval mean") : tr("eval argmax"));
+    m_evalSample->setName(caption ? tr("exact sample") : tr("eval sample"));
+    m_trainAcc->setName(caption ? tr("word acc.") : tr("batch acc."));
+    m_right->setTitleText(caption ? tr("exact match, BLEU-4, mass") : tr("accuracy"));
+    const bool hard = mode == QLatin1String("hard") || ram;
     m_reward->setVisible(hard);
     m_baseline->setVisible(hard);
     m_x->setRange(0, 10);
@@ -86,6 +97,8 @@ void TrainingChart::add(const TrainProgress& p) {
         m_evalSoft->append(x, p.evalSoft);
         m_evalArgmax->append(x, p.evalArgmax);
         m_evalSample->append(x, p.evalSample);
+        if (p.evalBleu4 >= 0) m_bleu->append(x, p.evalBleu4);
+        if (p.evalAttention >= 0) m_mass->append(x, p.evalAttention);
     }
     m_leftMin = std::min(m_leftMin, std::floor(lo));
     m_leftMax = std::max(m_leftMax, std::ceil(hi));

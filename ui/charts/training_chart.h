@@ -18,7 +18,10 @@ class TrainingChart : public QChartView {
 public:
     explicit TrainingChart(QWidget* parent = nullptr);
 
-    void clear(const QString& mode);
+    /// Clears the curves for a new run. `family`: "patch", "ram" or "caption" (names the
+    /// evaluation series: the RAM's are mean, sample and random glimpses; the captioner's are exact
+    /// match under soft, argmax and sample, with held-out BLEU-4 and attention mass beside them).
+    void clear(const QString& mode, const QString& family = QStringLiteral("patch"));
     void add(const TrainProgress& progress);
     /// Points in the cross-entropy curve and in the evaluation series (for tests).
     int lossPointCount() const;
@@ -36,6 +39,8 @@ private:
     QScatterSeries* m_evalSoft = nullptr;
     QScatterSeries* m_evalArgmax = nullptr;
     QScatterSeries* m_evalSample = nullptr;
+    QLineSeries* m_bleu = nullptr;
+    QLineSeries* m_mass = nullptr;
     double m_leftMin = 0, m_leftMax = 1;
 };
 

@@ -22,6 +22,12 @@ TrainingJob::~TrainingJob() {
 }
 
 bool TrainingJob::start(const PatchTrainOptions& options) {
+    return start([options](const std::function<bool(const TrainProgress&)>& progress) {
+        return trainPatchModel(options, progress);
+    });
+}
+
+bool TrainingJob::start(const Trainer& train) {
     if (m_running) return false;
     if (m_thread) {
         m_thread->wait();
@@ -31,13 +37,13 @@ bool TrainingJob::start(const PatchTrainOptions& options) {
     m_running = true;
     QPointer<TrainingJob> self(this);
     auto cancel = m_cancel;
-    m_thread = QThread::create([self, cancel, options, this] {
+    m_thread = QThread::create([self, cancel, train, this] {
         double lastReport = -1;
         auto post = [&](auto fn) {
             if (self) QMetaObject::invokeMethod(this, std::move(fn), Qt::QueuedConnection);
         };
         try {
-            auto result = trainPatchModel(options, [&](const TrainProgress& p) {
+            auto result = train([&](const TrainProgress& p) {
                 if (p.evaluated || p.elapsedSeconds - lastReport >= kProgressIntervalSeconds ||
                     p.iteration == p.total) {
                     lastReport = p.elapsedSeconds;

@@ -1,5 +1,5 @@
 #pragma once
-// TrainingJob: one training run (core's trainPatchModel) on a thread of its own. Progress comes
+// TrainingJob: one training run (any family's trainer) on a thread of its own. Progress comes
 // back to the GUI thread at most every 200 ms and after every evaluation; cancel() asks the
 // trainer to stop, and it saves the checkpoint before it returns.
 
@@ -9,6 +9,9 @@
 #include <atomic>
 #include <memory>
 
+#include <functional>
+
+#include "common/result.h"
 #include "train/patch_trainer.h"
 
 namespace saccade::ui {
@@ -21,7 +24,10 @@ public:
     /// Cancels a running job and waits for it to save and stop.
     ~TrainingJob() override;
 
+    /// A trainer of any family: runs with a progress callback that returns false to stop.
+    using Trainer = std::function<Result<TrainSummary>(const std::function<bool(const TrainProgress&)>&)>;
     /// Starts training; false when a job is already running.
+    bool start(const Trainer& train);
     bool start(const PatchTrainOptions& options);
     /// Asks the running job to stop after its current iteration (it saves, then finishes).
     void cancel();

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QSignalBlocker>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -19,6 +20,8 @@
 
 #include "charts/training_chart.h"
 #include "data/dataset.h"
+#include "train/caption_trainer.h"
+#include "train/ram_trainer.h"
 #include "training/training_job.h"
 
 namespace saccade::ui {
@@ -30,10 +33,27 @@ QString clock(double seconds) {
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-QString defaultOut(const QString& mode, const QString& dataset) {
+QString defaultOut(const QString& family, const QString& mode, const QString& dataset) {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     return QDir(dir.isEmpty() ? QDir::homePath() : dir)
-        .filePath(QStringLiteral("models/patch-%1-%2.pt").arg(mode, dataset));
+        .filePath(family == QLatin1String("ram") ? QStringLiteral("models/ram-%1.pt").arg(dataset)
+                                                 : QStringLiteral("models/%1-%2-%3.pt").arg(family, mode, dataset));
+}
+
+// The datasets a family trains on: captioned scenes for the captioner, greyscale sets otherwise
+// (the patch model also needs a side divisible by 4).
+QStringList familyDatasets(const QString& family) {
+    QStringList datasets;
+    for (const auto& [name, description] : datasetNames()) {
+        auto shape = datasetShape(name);
+        if (!shape) continue;
+        const bool scenes = QString::fromStdString(name).startsWith(QLatin1String("scenes"));
+        if (family == QLatin1String("caption") ? scenes
+                                               : !scenes && shape->channels == 1 &&
+                                                     (family == QLatin1String("ram") || shape->width % 4 == 0))
+            datasets << QString::fromStdString(name);
+    }
+    return datasets;
 }
 
 QComboBox* comboOf(QWidget* parent, const QStringList& items) {
@@ -47,10 +67,12 @@ QComboBox* comboOf(QWidget* parent, const QStringList& items) {
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("trainingPanel"));
     m_job = new TrainingJob(this);
-    QStringList datasets;
-    for (const auto& [name, description] : datasetNames())
-        if (auto shape = datasetShape(name); shape && shape->width % 4 == 0 && shape->channels == 1)
-            datasets << QString::fromStdString(name);
+    m_family = new QComboBox(this);
+    m_family->setObjectName(QStringLiteral("familyCombo"));
+    m_family->addItem(tr("patch-attention classifier"), QStringLiteral("patch"));
+    m_family->addItem(tr("recurrent attention model"), QStringLiteral("ram"));
+    m_family->addItem(tr("Show-Attend-Tell captioner"), QStringLiteral("caption"));
+    const QStringList datasets = familyDatasets(QStringLiteral("patch"));
     m_dataset = comboOf(this, datasets);
     m_dataset->setCurrentIndex(std::max(0, int(datasets.indexOf(QStringLiteral("translated-fashion60")))));
     m_mode = comboOf(this, {QStringLiteral("soft"), QStringLiteral("hard"), QStringLiteral("gumbel")});
@@ -101,6 +123,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_chart = new TrainingChart(this);
 
     auto* form = new QFormLayout;
+    form->addRow(tr("Model:"), m_family);
     form->addRow(tr("Dataset:"), m_dataset);
     form->addRow(tr("Mode:"), m_mode);
     form->addRow(tr("Scorer:"), m_scorer);
@@ -120,7 +143,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(m_train);
     buttons->addWidget(m_stop);
     buttons->addWidget(m_openModel);
-    auto* optionsBox = new QGroupBox(tr("Patch-attention classifier"), this);
+    auto* optionsBox = new QGroupBox(tr("Train a model"), this);
     auto* optionsLayout = new QVBoxLayout(optionsBox);
     optionsLayout->addLayout(form);
     optionsLayout->addLayout(buttons);
@@ -134,9 +157,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(optionsBox);
     layout->addLayout(right, 1);
 
+    m_stepsLabel = form->labelForField(m_steps);
     auto updateOut = [this] {
-        if (!isRunning()) m_out->setText(defaultOut(m_mode->currentData().toString(), m_dataset->currentData().toString()));
+        if (!isRunning())
+            m_out->setText(defaultOut(family(), m_mode->currentData().toString(), m_dataset->currentData().toString()));
     };
+    connect(m_family, &QComboBox::currentIndexChanged, this, [this, updateOut] {
+        applyFamily();
+        updateOut();
+    });
     connect(m_mode, &QComboBox::currentIndexChanged, this, updateOut);
     connect(m_dataset, &QComboBox::currentIndexChanged, this, updateOut);
     updateOut();
@@ -171,6 +200,90 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 TrainingPanel::~TrainingPanel() = default;  // m_job's destructor stops and saves a running job
+
+QString TrainingPanel::family() const { return m_family->currentData().toString(); }
+
+bool TrainingPanel::setFamily(const QString& family) {
+    const int i = m_family->findData(family);
+    if (i < 0) return false;
+    m_family->setCurrentIndex(i);
+    return true;
+}
+
+void TrainingPanel::applyFamily() {
+    const QString f = family();
+    const QString previous = m_dataset->currentData().toString();
+    {
+        const QSignalBlocker block(m_dataset);
+        m_dataset->clear();
+        for (const QString& d : familyDatasets(f)) m_dataset->addItem(d, d);
+        const int keep = m_dataset->findData(previous);
+        const int preferred = m_dataset->findData(f == QLatin1String("caption") ? QStringLiteral("scenes64")
+                                                                                : QStringLiteral("translated-fashion60"));
+        m_dataset->setCurrentIndex(keep >= 0 ? keep : std::max(0, preferred));
+    }
+    {
+        const QSignalBlocker block(m_mode);
+        m_mode->clear();
+        const QStringList modes = f == QLatin1String("ram") ? QStringList{QStringLiteral("reinforce")}
+                                                            : QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
+                                                                          QStringLiteral("gumbel")};
+        for (const QString& m : modes) m_mode->addItem(m, m);
+    }
+    const bool patch = f == QLatin1String("patch"), ram = f == QLatin1String("ram");
+    m_variant->setEnabled(patch && !isRunning());
+    m_scorer->setEnabled(!ram && !isRunning());
+    m_grid->setEnabled(!ram && !isRunning());
+    m_steps->setEnabled(!(f == QLatin1String("caption")) && !isRunning());
+    if (m_stepsLabel) m_stepsLabel->setToolTip(ram ? tr("glimpses") : tr("attention steps"));
+    m_steps->setToolTip(ram ? tr("Glimpses per episode") : f == QLatin1String("caption") ? tr("One step per word")
+                                                                                           : tr("Attention steps"));
+    m_grid->setValue(f == QLatin1String("caption") ? CaptionConfig{}.grid : PatchConfig{}.grid);
+    m_steps->setValue(ram ? RamConfig{}.glimpses : PatchConfig{}.steps);
+    m_batch->setValue(f == QLatin1String("caption") ? CaptionTrainOptions{}.batch : PatchTrainOptions{}.batch);
+    m_lr->setValue(ram ? RamTrainOptions{}.lr : f == QLatin1String("caption") ? CaptionTrainOptions{}.lr
+                                                                               : PatchTrainOptions{}.lr);
+}
+
+TrainingJob::Trainer TrainingPanel::trainer() const {
+    const PatchTrainOptions p = options();
+    const QString f = family();
+    if (f == QLatin1String("ram")) {
+        RamTrainOptions o;
+        o.dataset = p.dataset;
+        o.model.glimpses = p.model.steps;
+        o.batch = p.batch;
+        o.minutes = p.minutes;
+        o.iterations = p.iterations;
+        o.lr = p.lr;
+        o.seed = p.seed;
+        o.out = p.out;
+        o.command = QStringLiteral("saccade-cli train ram --dataset %1 --glimpses %2 --batch %3 --lr %4 --seed %5")
+                        .arg(QString::fromStdString(o.dataset)).arg(o.model.glimpses).arg(o.batch).arg(o.lr)
+                        .arg(o.seed).toStdString();
+        return [o](const auto& progress) { return trainRamModel(o, progress); };
+    }
+    if (f == QLatin1String("caption")) {
+        CaptionTrainOptions o;
+        o.dataset = p.dataset;
+        o.model.mode = p.model.mode;
+        o.model.scorer = p.model.scorer;
+        o.model.grid = p.model.grid;
+        o.batch = p.batch;
+        o.minutes = p.minutes;
+        o.iterations = p.iterations;
+        o.lr = p.lr;
+        o.seed = p.seed;
+        o.out = p.out;
+        o.command = QStringLiteral("saccade-cli train caption --dataset %1 --mode %2 --grid %3 --scorer %4 --batch %5 "
+                                   "--lr %6 --seed %7")
+                        .arg(QString::fromStdString(o.dataset), QString::fromStdString(o.model.mode))
+                        .arg(o.model.grid).arg(QString::fromStdString(o.model.scorer)).arg(o.batch).arg(o.lr)
+                        .arg(o.seed).toStdString();
+        return [o](const auto& progress) { return trainCaptionModel(o, progress); };
+    }
+    return [p](const auto& progress) { return trainPatchModel(p, progress); };
+}
 
 PatchTrainOptions TrainingPanel::options() const {
     PatchTrainOptions o;
@@ -225,10 +338,10 @@ void TrainingPanel::startTraining() {
         return;
     }
     QDir().mkpath(QFileInfo(m_out->text()).absolutePath());
-    m_chart->clear(m_mode->currentData().toString());
+    m_chart->clear(m_mode->currentData().toString(), family());
     m_lastEval.clear();
     m_progress->setRange(0, 0);  // busy until the warm-up fixes the iteration count
-    if (!m_job->start(o)) return;
+    if (!m_job->start(trainer())) return;
     setRunning(true);
     m_status->setText(tr("Starting: loading the data and timing the first iterations…"));
     Q_EMIT statusMessage(tr("Training %1").arg(m_out->text()));
@@ -253,7 +366,17 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
                        .arg(clock(p.elapsedSeconds), p.total > 0 ? clock(p.etaSeconds) : tr("(timing)"))
                        .arg(p.crossEntropy, 0, 'f', 3)
                        .arg(p.trainAccuracy, 0, 'f', 3);
-    if (p.evaluated)
+    if (p.evaluated && family() == QLatin1String("caption"))
+        m_lastEval = tr("last evaluation (iteration %1, held-out scenes): exact match soft %2, argmax %3, sample %4; "
+                        "BLEU-4 %5, attention mass on the named object %6")
+                         .arg(p.iteration)
+                         .arg(p.evalSoft, 0, 'f', 3).arg(p.evalArgmax, 0, 'f', 3).arg(p.evalSample, 0, 'f', 3)
+                         .arg(p.evalBleu4, 0, 'f', 3).arg(p.evalAttention, 0, 'f', 3);
+    else if (p.evaluated && family() == QLatin1String("ram"))
+        m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): mean %2, sample %3, random glimpses %4")
+                         .arg(p.iteration)
+                         .arg(p.evalArgmax, 0, 'f', 3).arg(p.evalSample, 0, 'f', 3).arg(p.evalSoft, 0, 'f', 3);
+    else if (p.evaluated)
         m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): soft %2, argmax %3, sample %4")
                          .arg(p.iteration)
                          .arg(p.evalSoft, 0, 'f', 3).arg(p.evalArgmax, 0, 'f', 3).arg(p.evalSample, 0, 'f', 3);
@@ -263,9 +386,16 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
 void TrainingPanel::setRunning(bool running) {
     m_train->setEnabled(!running);
     m_stop->setEnabled(running);
-    for (QWidget* w : std::initializer_list<QWidget*>{m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
+    for (QWidget* w : std::initializer_list<QWidget*>{m_family, m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
                                                       m_batch, m_minutes, m_iterations, m_lr, m_seed, m_out, m_browse})
         w->setEnabled(!running);
+    if (!running) {  // what the family does not use stays off
+        const QString f = family();
+        m_variant->setEnabled(f == QLatin1String("patch"));
+        m_scorer->setEnabled(f != QLatin1String("ram"));
+        m_grid->setEnabled(f != QLatin1String("ram"));
+        m_steps->setEnabled(f != QLatin1String("caption"));
+    }
     if (!running && m_progress->maximum() == 0) m_progress->setRange(0, 1000);
 }
 

@@ -1,12 +1,14 @@
 #pragma once
-// TrainingPanel: train a patch-attention model from the GUI: the options of `saccade-cli train
-// patch`, live curves, a progress bar with ETA, and Stop (which saves). Training runs on a
+// TrainingPanel: train any model family from the GUI (patch classifier, RAM, captioner): the
+// options of `saccade-cli train patch|ram|caption`, live curves (the captioner's with held-out
+// BLEU-4 and attention mass), a progress bar with ETA, and Stop (which saves). Training runs on a
 // thread of its own; the window stays responsive. A finished model can be opened at once.
 
 #include <QString>
 #include <QWidget>
 
 #include "train/patch_trainer.h"
+#include "training/training_job.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -28,8 +30,11 @@ public:
     explicit TrainingPanel(QWidget* parent = nullptr);
     ~TrainingPanel() override;
 
-    /// The options the form describes (what Train would run).
+    /// The options the form describes, in the patch trainer's terms (steps are the RAM's glimpses).
     PatchTrainOptions options() const;
+    /// "patch", "ram" or "caption".
+    QString family() const;
+    bool setFamily(const QString& family);
     /// Sets the form (tests, and a later "train again").
     void setOptions(const PatchTrainOptions& options);
     bool isRunning() const;
@@ -49,6 +54,13 @@ Q_SIGNALS:
 private:
     void onProgress(const TrainProgress& p);
     void setRunning(bool running);
+    /// Refills datasets and modes for the chosen family and enables only its options.
+    void applyFamily();
+    /// The chosen family's trainer with the form's options.
+    TrainingJob::Trainer trainer() const;
+
+    QComboBox* m_family = nullptr;
+    QWidget* m_stepsLabel = nullptr;
 
     QComboBox* m_dataset = nullptr;
     QComboBox* m_mode = nullptr;
