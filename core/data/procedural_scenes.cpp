@@ -318,7 +318,17 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
         chosen.push_back(relations.back()[pick(rng, int(relations.back().size()))]);
     }
     s.captionWords = caption(placed, chosen, s.wordObject);
-    s.references = allCaptions(placed, relations);
+    // Any order of mention describes the scene equally well: every order, each with every
+    // combination of true relations (the drawn order first).
+    std::vector<size_t> order(placed.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    do {
+        std::vector<Placed> permuted;
+        for (size_t k : order) permuted.push_back(placed[k]);
+        std::vector<std::vector<Relation>> permutedRelations;
+        for (size_t k = 1; k < permuted.size(); ++k) permutedRelations.push_back(trueRelations(permuted[k - 1], permuted[k]));
+        for (auto& c : allCaptions(permuted, permutedRelations)) s.references.push_back(std::move(c));
+    } while (std::next_permutation(order.begin(), order.end()));
     if (!s.objects.empty()) {
         s.box = s.objects[0].box;
         s.label = s.objects[0].label;

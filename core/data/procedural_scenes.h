@@ -49,7 +49,8 @@ SceneOptions scenes96Options(std::uint64_t seed = 1);
 ///   rel      := "left" "of" | "right" "of" | "above" | "below"
 /// "A left of B" means A's box ends left of where B's begins (likewise for the others). A pair
 /// may satisfy two relations (left of and above, say): captionWords picks one at random, and
-/// references holds the captions for every combination of the pairs' true relations.
+/// references holds every valid caption: the objects mentioned in any order (the drawn order
+/// first), each order with every combination of its pairs' true relations.
 ///
 /// Filled fields: image, objects (box, label = shape index into sceneShapes(), name "small red
 /// circle"), captionWords (without "<start>"/"<end>"), wordObject (the object a size, colour or

@@ -13,6 +13,13 @@ struct CaptionNetworkImpl::State {
     torch::Tensor values;    // [B, L, D]
     torch::Tensor prepared;  // the scorer's query-independent part of the keys
     torch::Tensor h, c;      // [B, H]
+    // Single-cell decoding without gradients: the chosen context is one annotation row a_i, so
+    // what the LSTM's input weights and the deep output make of it is a table over the cells,
+    // computed once per image (and of each word, once per vocabulary).
+    torch::Tensor cellGates;   // [B0, L, 4H]: W_ih[:, E:] a_i
+    torch::Tensor cellOut;     // [B0, L, E]: L_z a_i (without bias)
+    torch::Tensor wordGates;   // [V, 4H]: W_ih[:, :E] E_w + b_ih + b_hh
+    torch::Tensor imageOfRow;  // [B] int64: the image (row of cellGates) of each row
 };
 
 namespace {
@@ -121,6 +128,27 @@ torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded,
     return logits;
 }
 
+torch::Tensor CaptionNetworkImpl::stepSingleCell(State& st, const torch::Tensor& word, const SelectionOptions& rule,
+                                                 Rng& rng, Selection* out) {
+    const auto scores = m_scorer->forwardPrepared(st.h, st.prepared);
+    lapIf(m_clock, "scoring");
+    auto s = saccade::select(scores, st.values, rule, rng);
+    lapIf(m_clock, "selection");
+    const auto cell = s.indices.select(1, 0);
+    const auto beta = torch::sigmoid(m_beta(st.h));  // [B, 1]
+    const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
+                       torch::mm(st.h, m_rnn->weight_hh.t());
+    const auto chunks = gates.chunk(4, /*dim=*/1);  // input, forget, cell, output (LSTMCell's order)
+    st.c = torch::sigmoid(chunks[1]) * st.c + torch::sigmoid(chunks[0]) * torch::tanh(chunks[2]);
+    st.h = torch::sigmoid(chunks[3]) * torch::tanh(st.c);
+    const auto deep = m_embed->weight.index_select(0, word) + m_outH(st.h) +
+                      beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
+    auto logits = m_out(deep);  // eval mode: no dropout
+    lapIf(m_clock, "decoder");
+    *out = std::move(s);
+    return logits;
+}
+
 CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations, const torch::Tensor& tokens,
                                                const SelectionOptions& rule, Rng& rng,
                                                const torch::Tensor& useExpectation) {
@@ -147,6 +175,18 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
     auto st = start(annotations, episodes);
     const auto B = st.h.size(0);
     const auto options = torch::TensorOptions().dtype(torch::kLong).device(annotations.device());
+    // Hard rules at inference read one annotation row per word: use the per-cell tables.
+    const bool singleCell = (rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax) &&
+                            !is_training() && !torch::GradMode::is_enabled();
+    if (singleCell) {
+        const auto E = m_config.embed;
+        const auto wIh = m_rnn->weight_ih;  // [4H, E + D]
+        st.cellGates = torch::matmul(annotations, wIh.narrow(1, E, m_config.featureDim).t());
+        st.cellOut = torch::matmul(annotations, m_outZ->weight.t());
+        st.wordGates = torch::mm(m_embed->weight, wIh.narrow(1, 0, E).t()) + m_rnn->bias_ih + m_rnn->bias_hh;
+        st.imageOfRow = episodes > 1 ? torch::zeros({B}, options) : torch::arange(B, options);
+        lapIf(m_clock, "decoder");
+    }
     auto word = torch::full({B}, kStartToken, options);
     auto done = torch::zeros({B}, options.dtype(torch::kBool));
     SelectionOptions checked = rule;
@@ -157,7 +197,8 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
     for (int t = 0; t + 1 < m_config.maxLength; ++t) {
         Selection s;
         // A caption never says <start> or <pad>: they are not words.
-        const auto l = step(st, m_embed(word), checked, rng, {}, &s).index_fill(1, notWords, -INFINITY);
+        const auto l = (singleCell ? stepSingleCell(st, word, checked, rng, &s) : step(st, m_embed(word), checked, rng, {}, &s))
+                           .index_fill(1, notWords, -INFINITY);
         const auto logp = torch::log_softmax(l, -1);
         torch::Tensor next;
         if (wordTemperature > 0) {

@@ -87,6 +87,9 @@ private:
     /// One word step from `state` reading token embeddings `embedded` [B, E]; returns word logits.
     torch::Tensor step(State& state, const torch::Tensor& embedded, const SelectionOptions& rule, Rng& rng,
                        const torch::Tensor& useExpectation, Selection* selection);
+    /// step() for a single-cell rule without gradients, from the state's per-cell tables.
+    torch::Tensor stepSingleCell(State& state, const torch::Tensor& word, const SelectionOptions& rule, Rng& rng,
+                                 Selection* selection);
 
     CaptionConfig m_config;
     StageClock* m_clock = nullptr;

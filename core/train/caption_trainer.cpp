@@ -24,22 +24,6 @@ namespace {
 
 constexpr std::uint64_t kDrawStream = 0xca1, kMixStream = 0xca2;
 
-Result<Unit> checkInitArchitecture(const std::string& path, CaptionConfig config) {
-    auto info = readCheckpointInfo(path);
-    if (!info) return Error{info.error()};
-    if (info->modelType != "caption")
-        return Error{"cannot start from '" + path + "': it holds a " + info->modelType + " model, not a captioner"};
-    auto saved = captionConfigFromJson(info->configJson);
-    if (!saved) return Error{"cannot start from '" + path + "': " + saved.error()};
-    CaptionConfig same = *saved;
-    same.mode = config.mode;
-    same.dropout = config.dropout;
-    if (captionConfigToJson(same) != captionConfigToJson(config))
-        return Error{"cannot start from '" + path + "': its architecture differs (" + info->configJson +
-                     "); give the same --grid, --scorer and layer sizes"};
-    return Unit{};
-}
-
 }  // namespace
 
 Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
@@ -95,7 +79,17 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     if (!o.resume.empty()) {
         if (auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device); !loaded) return Error{loaded.error()};
     } else if (!o.initFrom.empty()) {
-        if (auto same = checkInitArchitecture(o.initFrom, config); !same) return Error{same.error()};
+        auto ourSettings = [&](const std::string& saved) -> Result<std::string> {
+            auto c = captionConfigFromJson(saved);
+            if (!c) return Error{c.error()};
+            c.value().mode = config.mode;
+            c.value().dropout = config.dropout;
+            return captionConfigToJson(*c);
+        };
+        if (auto same = checkInitFrom(o.initFrom, "caption", captionConfigToJson(config), ourSettings,
+                                      "give the same --grid, --scorer and layer sizes");
+            !same)
+            return Error{same.error()};
         if (auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device); !loaded) return Error{loaded.error()};
     }
 
@@ -106,24 +100,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     std::vector<Sample> evalSamples;
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device, &evalSamples);
 
-    TrainLoopSetup setup;
-    setup.net = net.ptr().get();
-    setup.optimizer = &adam;
-    setup.info.modelType = "caption";
-    setup.info.configJson = captionConfigToJson(config);
-    setup.info.dataset = datasetName;
-    setup.info.seed = seed;
-    setup.info.gitRevision = buildGitRevision();
-    setup.info.command = o.command;
-    setup.out = o.out;
-    setup.resumed = !o.resume.empty();
-    setup.firstIteration = iteration;
-    setup.totalIterations = total;
-    setup.minutes = o.minutes;
-    setup.lr = o.lr;
-    setup.finalLrFraction = o.finalLrFraction;
-    setup.evalEvery = o.evalEvery;
-    setup.imagesPerIteration = o.batch;
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), datasetName, seed, iteration, total);
     double baselineValue = baseline.value();
     setup.baseline = &baselineValue;
 

@@ -12,33 +12,27 @@
 #include <string>
 
 #include "common/result.h"
+#include "train/train_options.h"
 #include "models/caption_config.h"
 #include "train/train_progress.h"
 
 namespace saccade {
 
-struct CaptionTrainOptions {
+struct CaptionTrainOptions : TrainCommonOptions {
+    CaptionTrainOptions() {
+        batch = 64;
+        evalEvery = 250;
+        evalImages = 256;
+    }
     std::string dataset = "scenes64";
     /// Image size, channels and vocabulary come from the dataset; a maxLength of 0 fits its longest caption.
     CaptionConfig model = []{ CaptionConfig c; c.maxLength = 0; return c; }();
-    int batch = 64;
-    double lr = 2e-3;
-    double finalLrFraction = 0.05;
-    double minutes = 0;
-    std::int64_t iterations = 0;
-    std::uint64_t seed = 1;
-    std::string device = "auto";
-    std::string out;
-    std::string resume;
     /// Start from this captioner's weights (same architecture; e.g. hard fine-tuned from soft).
     std::string initFrom;
     double dsrLambda = 1.0;       ///< soft
     double entropyBonus = 0.01;   ///< hard: lambda_e
     double expectationMix = 0.5;  ///< hard: probability of the expected context per caption
     double gumbelRate = 2e-4;     ///< gumbel
-    std::int64_t evalEvery = 250;
-    std::int64_t evalImages = 256;
-    std::string command;
 };
 
 /// Progress: evalSoft, evalArgmax, evalSample are held-out exact-match rates under soft, argmax

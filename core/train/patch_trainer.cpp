@@ -30,23 +30,6 @@ double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule,
     return (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
 }
 
-// An --init-from checkpoint must be a patch model with the same architecture; only the training
-// mode may differ.
-Result<Unit> checkInitArchitecture(const std::string& path, PatchConfig config) {
-    auto info = readCheckpointInfo(path);
-    if (!info) return Error{info.error()};
-    if (info->modelType != "patch")
-        return Error{"cannot start from '" + path + "': it holds a " + info->modelType + " model, not a patch model"};
-    auto saved = patchConfigFromJson(info->configJson);
-    if (!saved) return Error{"cannot start from '" + path + "': " + saved.error()};
-    PatchConfig same = *saved;
-    same.mode = config.mode;
-    if (patchConfigToJson(same) != patchConfigToJson(config))
-        return Error{"cannot start from '" + path + "': its architecture differs (" + info->configJson +
-                     "); give the same --grid, --steps, --scorer and --variant"};
-    return Unit{};
-}
-
 }  // namespace
 
 Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
@@ -93,7 +76,16 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device);
         if (!loaded) return Error{loaded.error()};
     } else if (!o.initFrom.empty()) {
-        if (auto same = checkInitArchitecture(o.initFrom, config); !same) return Error{same.error()};
+        auto ourMode = [&](const std::string& saved) -> Result<std::string> {
+            auto c = patchConfigFromJson(saved);
+            if (!c) return Error{c.error()};
+            c.value().mode = config.mode;
+            return patchConfigToJson(*c);
+        };
+        if (auto same = checkInitFrom(o.initFrom, "patch", patchConfigToJson(config), ourMode,
+                                      "give the same --grid, --steps, --scorer and --variant");
+            !same)
+            return Error{same.error()};
         auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device);
         if (!loaded) return Error{loaded.error()};
     }
@@ -103,24 +95,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
 
-    TrainLoopSetup setup;
-    setup.net = net.ptr().get();
-    setup.optimizer = &adam;
-    setup.info.modelType = "patch";
-    setup.info.configJson = patchConfigToJson(config);
-    setup.info.dataset = datasetName;
-    setup.info.seed = seed;
-    setup.info.gitRevision = buildGitRevision();
-    setup.info.command = o.command;
-    setup.out = o.out;
-    setup.resumed = !o.resume.empty();
-    setup.firstIteration = iteration;
-    setup.totalIterations = total;
-    setup.minutes = o.minutes;
-    setup.lr = o.lr;
-    setup.finalLrFraction = o.finalLrFraction;
-    setup.evalEvery = o.evalEvery;
-    setup.imagesPerIteration = o.batch;
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), datasetName, seed, iteration, total);
     double baselineValue = baseline.value();
     setup.baseline = &baselineValue;
 

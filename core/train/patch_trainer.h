@@ -12,32 +12,21 @@
 #include <string>
 
 #include "common/result.h"
+#include "train/train_options.h"
 #include "models/patch_config.h"
 #include "train/train_progress.h"
 
 namespace saccade {
 
-struct PatchTrainOptions {
+struct PatchTrainOptions : TrainCommonOptions {
     std::string dataset = "translated-fashion60";
     PatchConfig model;            ///< model.mode selects soft, hard or gumbel
-    int batch = 128;
-    double lr = 2e-3;
-    double finalLrFraction = 0.05;  ///< the cosine schedule ends at lr * this
-    double minutes = 0;             ///< time budget; fixes the iteration count after warm-up
-    std::int64_t iterations = 0;    ///< exact iteration count (wins over minutes)
-    std::uint64_t seed = 1;
-    std::string device = "auto";
-    std::string out;                ///< checkpoint path (.pt); sidecar and metrics beside it
-    std::string resume;             ///< a checkpoint to continue
     /// Start from this checkpoint's weights (same architecture; its mode may differ, e.g. a soft
     /// model fine-tuned with REINFORCE). Fresh optimizer, schedule and baseline.
     std::string initFrom;
     double entropyBonus = 0.01;     ///< hard: lambda_e
     double dsrLambda = 0.0;         ///< soft: lambda of sum_i (1 - sum_t alpha_ti)^2
     double gumbelRate = 2e-4;       ///< gumbel: r in tau = max(0.5, exp(-r t))
-    std::int64_t evalEvery = 500;   ///< iterations between evaluations (an "epoch" of the log)
-    std::int64_t evalImages = 1000; ///< test images per evaluation
-    std::string command;            ///< recorded in the sidecar
 };
 
 /// Runs training; `onProgress` is called after every iteration (return false to stop: the model

@@ -90,24 +90,7 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
 
-    TrainLoopSetup setup;
-    setup.net = net.ptr().get();
-    setup.optimizer = &adam;
-    setup.info.modelType = "ram";
-    setup.info.configJson = ramConfigToJson(config);
-    setup.info.dataset = datasetName;
-    setup.info.seed = seed;
-    setup.info.gitRevision = buildGitRevision();
-    setup.info.command = o.command;
-    setup.out = o.out;
-    setup.resumed = !o.resume.empty();
-    setup.firstIteration = iteration;
-    setup.totalIterations = total;
-    setup.minutes = o.minutes;
-    setup.lr = o.lr;
-    setup.finalLrFraction = o.finalLrFraction;
-    setup.evalEvery = o.evalEvery;
-    setup.imagesPerIteration = o.batch;
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "ram", ramConfigToJson(config), datasetName, seed, iteration, total);
 
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
         std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));

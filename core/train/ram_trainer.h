@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "train/train_options.h"
 #include "models/ram_config.h"
 #include "train/patch_trainer.h"
 
@@ -17,28 +18,17 @@ namespace saccade {
 /// A RamConfig whose glimpse size and scale count are 0 ("the dataset's default").
 RamConfig zeroGlimpseDefaults();
 
-struct RamTrainOptions {
+struct RamTrainOptions : TrainCommonOptions {
+    RamTrainOptions() { lr = 1e-3; }
     std::string dataset = "translated-fashion60";
     /// Image size, channels and classes come from the dataset; a glimpse size or scale count of
     /// 0 takes defaultRamConfig's value for the dataset's image size.
     RamConfig model = zeroGlimpseDefaults();
-    int batch = 128;         ///< images per iteration (each replicated M times)
     int replicas = 1;        ///< M
-    double lr = 1e-3;
-    double finalLrFraction = 0.05;
-    double minutes = 0;
-    std::int64_t iterations = 0;
-    std::uint64_t seed = 1;
-    std::string device = "auto";
-    std::string out;
-    std::string resume;
     /// Every pass over the training split uses new canvases: sample i + pass * n, the same item
     /// at another place with other distractors (canvas datasets generate any index). Off: every
     /// pass sees the same n images.
     bool freshCanvases = true;
-    std::int64_t evalEvery = 500;
-    std::int64_t evalImages = 1000;
-    std::string command;
 };
 
 /// Progress and summary as for the patch trainer; in TrainProgress, evalArgmax is the mean rule,

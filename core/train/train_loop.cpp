@@ -35,6 +35,45 @@ Result<ResumePoint> readResumePoint(const std::string& path, const std::string& 
     return r;
 }
 
+TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, torch::optim::Optimizer& optimizer,
+                         const std::string& modelType, const std::string& configJson, const std::string& dataset,
+                         std::uint64_t seed, std::int64_t firstIteration, std::int64_t total) {
+    TrainLoopSetup s;
+    s.net = &net;
+    s.optimizer = &optimizer;
+    s.info.modelType = modelType;
+    s.info.configJson = configJson;
+    s.info.dataset = dataset;
+    s.info.seed = seed;
+    s.info.gitRevision = buildGitRevision();
+    s.info.command = o.command;
+    s.out = o.out;
+    s.resumed = !o.resume.empty();
+    s.firstIteration = firstIteration;
+    s.totalIterations = total;
+    s.minutes = o.minutes;
+    s.lr = o.lr;
+    s.finalLrFraction = o.finalLrFraction;
+    s.evalEvery = o.evalEvery;
+    s.imagesPerIteration = o.batch;
+    return s;
+}
+
+Result<Unit> checkInitFrom(const std::string& path, const std::string& modelType, const std::string& configJson,
+                           const std::function<Result<std::string>(const std::string&)>& ourSettings,
+                           const std::string& hint) {
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (info->modelType != modelType)
+        return Error{"cannot start from '" + path + "': it holds a " + info->modelType + " model, not a " + modelType +
+                     " model"};
+    auto same = ourSettings(info->configJson);
+    if (!same) return Error{"cannot start from '" + path + "': " + same.error()};
+    if (*same != configJson)
+        return Error{"cannot start from '" + path + "': its architecture differs (" + info->configJson + "); " + hint};
+    return Unit{};
+}
+
 Result<Unit> checkTrainBudget(const std::string& out, int batch, double lr, double minutes,
                               std::int64_t iterations, bool resuming) {
     if (auto checked = checkOutputPath(out); !checked) return Error{checked.error()};

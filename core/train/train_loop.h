@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "io/checkpoint.h"
+#include "train/train_options.h"
 #include "train/train_progress.h"
 
 namespace saccade {
@@ -60,6 +61,20 @@ struct ResumePoint {
 /// overrides the saved total.
 Result<ResumePoint> readResumePoint(const std::string& path, const std::string& modelType,
                                     std::int64_t iterations);
+
+/// The loop's setup from the shared options: the sidecar names `modelType`, `configJson`, the
+/// dataset and seed (a resumed run's), and the loop starts at `firstIteration` of `total`.
+TrainLoopSetup loopSetup(const TrainCommonOptions& options, torch::nn::Module& net,
+                         torch::optim::Optimizer& optimizer, const std::string& modelType,
+                         const std::string& configJson, const std::string& dataset, std::uint64_t seed,
+                         std::int64_t firstIteration, std::int64_t total);
+
+/// An --init-from checkpoint must hold a `modelType` model of the same architecture: its config,
+/// passed through `ourSettings` (which gives it our training mode and whatever else may differ,
+/// or an error), must equal `configJson`. The error names the file and says what to give (`hint`).
+Result<Unit> checkInitFrom(const std::string& path, const std::string& modelType, const std::string& configJson,
+                           const std::function<Result<std::string>(const std::string&)>& ourSettings,
+                           const std::string& hint);
 
 /// Checks the options every trainer shares before any work: an output path whose folder exists,
 /// positive finite batch and learning rate, finite non-negative minutes, and a budget.

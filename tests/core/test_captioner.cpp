@@ -73,6 +73,23 @@ TEST(Captioner, EpisodesOfOneImageEqualSeparateSeededRuns) {
     EXPECT_TRUE(torch::equal(batched.steps.indices, net->decode(annotations, sample, again, 0, nullptr, 4).steps.indices));
 }
 
+TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
+    // Without gradients, hard rules decode from per-cell tables; with them, through the full step.
+    auto net = tinyNet();
+    const auto images = torch::rand({5, 3, 32, 32});
+    SelectionOptions sample;
+    sample.rule = SelectionRule::Sample;
+    const auto annotations = net->encode(images).detach();
+    Rng a(4), b(4);
+    const auto full = net->decode(annotations, sample, a);  // gradients on: the full step
+    torch::NoGradGuard noGrad;
+    const auto tables = net->decode(annotations, sample, b);
+    ASSERT_EQ(full.tokens.sizes(), tables.tokens.sizes());
+    EXPECT_TRUE(torch::equal(full.tokens, tables.tokens));
+    EXPECT_TRUE(torch::equal(full.steps.indices, tables.steps.indices));
+    EXPECT_TRUE(torch::allclose(full.steps.wordLogits.detach(), tables.steps.wordLogits, 1e-4, 1e-4));
+}
+
 TEST(Captioner, BeamOfOneIsGreedyDecoding) {
     auto net = tinyNet();
     torch::NoGradGuard noGrad;
