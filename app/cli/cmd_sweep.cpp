@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/boundary_sweep.h"
+#include "analysis/caption_sweep.h"
 #include "commands.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
@@ -57,10 +58,43 @@ void printSweep(const SweepResult& r, SweepMetric worstBy, int top) {
     }
 }
 
+// A captioner: a scene object moved across a grid line; captions and the colour word per offset.
+int runCaptionSweep(AttentionModel& m, const Args& a) {
+    CaptionSweepOptions o;
+    o.object = a.object == "item" ? "small red circle" : a.object;
+    o.side = a.size;
+    o.runs = a.runs;
+    o.seed = a.seed;
+    o.textured = m.info().dataset == "scenes96";
+    if (!a.dx.empty() && !parseRange(a.dx, o.dxMin, o.dxMax)) return badInput("sweep", "--dx must be LO:HI, got '" + a.dx + "'");
+    auto sweep = sweepCaptionProbe(m, o, consoleProgress("sweep"));
+    if (!sweep) return badInput("sweep", sweep.error());
+    if (a.json) {
+        std::cout << captionSweepToJson(*sweep) << "\n";
+        return 0;
+    }
+    const auto& s = *sweep;
+    int colour = 0;
+    for (const auto& p : s.points) colour += p.colourRight;
+    std::cout << std::fixed << std::setprecision(1) << "\"" << s.object << "\", " << s.side << " px, moved across the grid line at x = "
+              << s.line << " (cells of " << s.cell << " px), " << s.points.size() << " positions, " << s.runs
+              << " sampled captions each, " << s.seconds << " s\n  the " << s.deterministicRule
+              << " caption names the right colour at " << colour << " of " << s.points.size() << " positions\n"
+              << "     dx  " << std::left << std::setw(36) << (s.deterministicRule + " caption") << std::right
+              << " colour   mass    hit  runs: colour  exact\n";
+    for (const auto& p : s.points)
+        std::cout << "  " << std::setw(5) << p.dx << "  " << std::left << std::setw(36) << p.caption.substr(0, 36)
+                  << std::right << std::setw(7) << (p.colourRight ? "right" : "WRONG") << "  " << percent(p.mass)
+                  << std::setw(6) << (p.hit ? "yes" : "no") << "        " << percent(p.runsColourRight) << "  "
+                  << percent(p.runsExact) << "\n";
+    return 0;
+}
+
 int runSweep(const Args& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
+    if (m.outputKind() == "caption") return runCaptionSweep(m, a);
     auto cell = modelCellSize(m);
     if (!cell) return badInput("sweep", cell.error());
     SweepOptions o;
@@ -158,7 +192,8 @@ void addSweepCommand(CLI::App& app, int& exitCode) {
                  "glimpse size, with the deterministic rule and N sampled runs at each position: accuracy, hit "
                  "rate (a chosen cell or the finest glimpse holds half the object) and attention mass on it.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
-    cmd->add_option("--object", a->object, "item (a test item of --dataset, resized) or blob (a small disc)")
+    cmd->add_option("--object", a->object, "item (a test item of --dataset, resized) or blob (a small disc); for a "
+                                           "captioner, a scene object such as 'small red circle'")
         ->capture_default_str();
     cmd->add_option("--dataset", a->dataset, "source of items and clutter (default: the model's dataset)");
     cmd->add_option("--item", a->item, "test-split index of the item")->capture_default_str();

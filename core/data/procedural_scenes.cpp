@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -333,6 +334,46 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
         s.box = s.objects[0].box;
         s.label = s.objects[0].label;
     }
+    return s;
+}
+
+Result<Sample> renderSceneProbe(const SceneOptions& options, const std::string& name, int side, int x, int y,
+                                std::uint64_t seed) {
+    std::istringstream words(name);
+    std::string size, colour, shape, extra;
+    words >> size >> colour >> shape;
+    if (shape.empty() || (words >> extra))
+        return Error{"a probe object is named by a size, a colour and a shape, e.g. 'small red circle'; got '" + name + "'"};
+    Placed p{};
+    p.large = size == "large" ? 1 : size == "small" ? 0 : -1;
+    p.colour = -1, p.shape = -1;
+    for (int c = 0; c < kColourCount; ++c)
+        if (colour == kColours[c].name) p.colour = c;
+    for (int k = 0; k < kShapeCount; ++k)
+        if (shape == kShapeNames[k]) p.shape = k;
+    if (p.large < 0 || p.colour < 0 || p.shape < 0)
+        return Error{"unknown probe object '" + name + "' (sizes: small, large; colours: red, green, blue, yellow, "
+                     "white, purple; shapes: circle, square, triangle, cross)"};
+    if (side < 3 || x < 0 || y < 0 || x + side > options.size || y + side > options.size)
+        return Error{"the probe's box (" + std::to_string(x) + ", " + std::to_string(y) + ", side " +
+                     std::to_string(side) + ") leaves the " + std::to_string(options.size) + "-pixel image"};
+    p.x = x, p.y = y, p.side = side;
+    constexpr int kProbeBackground = 25;
+    cv::Mat canvas(options.size, options.size, CV_8UC3, cv::Scalar(kProbeBackground, kProbeBackground, kProbeBackground));
+    if (options.textured) paintTexture(canvas, kProbeBackground, seed);
+    const Colour& c = kColours[p.colour];
+    draw(canvas, p, cv::Scalar(c.r, c.g, c.b));
+    if (options.textured) addNoise(canvas, splitmix64(seed));
+    Sample s;
+    s.image.width = s.image.height = options.size;
+    s.image.channels = 3;
+    s.image.pixels.assign(canvas.data, canvas.data + canvas.total() * canvas.elemSize());
+    s.objects.push_back({Box{double(x), double(y), double(side), double(side)}, p.shape, name});
+    s.captionWords = {"a", size, colour, shape};
+    s.wordObject = {-1, 0, 0, 0};
+    s.references = {s.captionWords};
+    s.box = s.objects[0].box;
+    s.label = p.shape;
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "data/sample.h"
 
 namespace saccade {
@@ -58,6 +59,13 @@ SceneOptions scenes96Options(std::uint64_t seed = 1);
 /// lexicographic order of the relation choices, captionWords among them), box and label (those
 /// of the first object). distractors stays empty.
 Sample renderScene(const SceneOptions& options, Split split, std::int64_t index);
+
+/// A probe scene for boundary sweeps: one object named `name` ("small red circle": a size,
+/// colour and shape word), `side` pixels wide, with its box's top-left corner at (x, y), on the
+/// background of these options (textured ones seeded by `seed`). Its caption and only reference
+/// is "a " + name. Errors: an unknown word, or a box that leaves the image.
+Result<Sample> renderSceneProbe(const SceneOptions& options, const std::string& name, int side, int x, int y,
+                                std::uint64_t seed);
 
 /// Every word a caption can contain, after "<start>", "<end>", "<pad>", "<unk>" (indices 0..3).
 /// The order is fixed, so a word's index can serve as its token id.

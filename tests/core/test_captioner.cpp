@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "data/batch.h"
+#include "analysis/caption_sweep.h"
 #include "data/dataset.h"
+#include "io/checkpoint.h"
 #include "data/procedural_scenes.h"
 #include "models/caption_data.h"
 #include "models/caption_eval.h"
@@ -90,6 +93,26 @@ TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
     EXPECT_TRUE(torch::allclose(full.steps.wordLogits.detach(), tables.steps.wordLogits, 1e-4, 1e-4));
 }
 
+TEST(Captioner, PerCellTablesDecodeAsTheFullStepOnTheBundledModel) {
+    auto model = CaptionModel::load(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    torch::manual_seed(0);
+    CaptionNetwork net((*model)->config());
+    ASSERT_TRUE(loadCheckpointWeights(*net, nullptr, std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt").ok());
+    net->eval();
+    auto dataset = openDataset("scenes64");
+    std::vector<Sample> samples;
+    const auto batch = makeBatch(**dataset, Split::Test, {0, 1, 2, 3, 4, 5}, torch::kCPU, &samples);
+    const auto annotations = net->encode(batch.images).detach();
+    for (const char* name : {"argmax", "sample"}) {
+        Rng a(4), b(4);
+        const auto full = net->decode(annotations, *parseSelectionRule(name), a);
+        torch::NoGradGuard noGrad;
+        const auto tables = net->decode(annotations, *parseSelectionRule(name), b);
+        EXPECT_TRUE(torch::equal(full.tokens, tables.tokens)) << name << "\n" << full.tokens << "\n" << tables.tokens;
+    }
+}
+
 TEST(Captioner, BeamOfOneIsGreedyDecoding) {
     auto net = tinyNet();
     torch::NoGradGuard noGrad;
@@ -134,6 +157,23 @@ TEST(Captioner, CaptionsEncodeDecodeAndGround) {
     EXPECT_TRUE(cellHitsBox({0, 0, 8, 8}, {4, 4, 20, 20}));    // 16 of 64 px: a quarter of the cell
     EXPECT_FALSE(cellHitsBox({0, 0, 8, 8}, {6, 6, 20, 20}));   // 4 px
     EXPECT_TRUE(cellHitsBox({0, 0, 16, 16}, {2, 2, 4, 4}));    // a small object inside the cell
+}
+
+TEST(Captioner, SceneProbesPaintExactlyTheirBox) {
+    SceneOptions options;
+    auto probe = renderSceneProbe(options, "large yellow square", 20, 10, 30, 1);
+    ASSERT_TRUE(probe.ok()) << probe.error();
+    EXPECT_EQ(probe->captionWords, (std::vector<std::string>{"a", "large", "yellow", "square"}));
+    EXPECT_EQ(probe->objects.size(), 1u);
+    const auto& img = probe->image;
+    auto at = [&](int x, int y, int c) { return int(img.pixels[size_t((y * img.width + x) * 3 + c)]); };
+    EXPECT_EQ(at(10, 30, 0), 230);  // yellow inside the box, grey outside
+    EXPECT_EQ(at(29, 49, 1), 215);
+    EXPECT_EQ(at(9, 30, 0), 25);
+    EXPECT_EQ(at(30, 50, 0), 25);
+    EXPECT_FALSE(renderSceneProbe(options, "large yellow", 20, 10, 30, 1).ok());
+    EXPECT_FALSE(renderSceneProbe(options, "huge yellow square", 20, 10, 30, 1).ok());
+    EXPECT_FALSE(renderSceneProbe(options, "large yellow square", 20, 50, 30, 1).ok());  // leaves the image
 }
 
 TEST(Captioner, RulesParseStrictly) {
@@ -201,6 +241,29 @@ TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
         for (double b : c.bleu) EXPECT_TRUE(b >= 0 && b <= 1);
     EXPECT_EQ(report->predictions[0].size(), 6u);
     EXPECT_NE(evalReportToJson(*report).find("\"bleu4\""), std::string::npos);
+    // The caption sweep: one probe per offset, the caption judged against the object's colour.
+    CaptionSweepOptions sweep;
+    sweep.object = "small blue square";
+    sweep.dxMin = -3;
+    sweep.dxMax = 2;
+    sweep.runs = 3;
+    auto swept = sweepCaptionProbe(**model, sweep);
+    ASSERT_TRUE(swept.ok()) << swept.error();
+    ASSERT_EQ(swept->points.size(), 6u);
+    EXPECT_EQ(swept->cell, 8);
+    EXPECT_EQ(swept->line, 32);
+    EXPECT_EQ(swept->points.front().x, 29);
+    for (const auto& p : swept->points) {
+        EXPECT_EQ(p.colourRight, p.caption.find("blue") != std::string::npos) << p.caption;
+        EXPECT_TRUE(p.mass >= 0 && p.mass <= 1 + 1e-6);
+        EXPECT_TRUE(p.runsColourRight >= 0 && p.runsColourRight <= 1);
+    }
+    sweep.dxMin = -40;
+    EXPECT_NE(sweepCaptionProbe(**model, sweep).error().find("off the"), std::string::npos);
+    sweep.dxMin = 0;
+    sweep.object = "small pink circle";
+    EXPECT_NE(sweepCaptionProbe(**model, sweep).error().find("unknown probe object"), std::string::npos);
+
     // A captioner is not evaluated on a classification set, nor loaded as another family.
     auto fashion = openDataset("translated-digits60");
     ASSERT_TRUE(fashion.ok());

@@ -45,6 +45,17 @@ void drawBadge(QPainter& p, QPointF centre, const QString& text, const QColor& f
     p.drawText(QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r), Qt::AlignCenter, text);
 }
 
+// A text tag in a filled box whose bottom-left corner is at `corner` (device coordinates).
+void drawTag(QPainter& p, QPointF corner, const QString& text, const QColor& fill, const QColor& ink) {
+    const QFontMetricsF fm(p.font());
+    const QRectF box(corner.x(), corner.y() - fm.height() - 4, fm.horizontalAdvance(text) + 8, fm.height() + 4);
+    p.setPen(Qt::NoPen);
+    p.setBrush(fill);
+    p.drawRect(box);
+    p.setPen(ink);
+    p.drawText(box, Qt::AlignCenter, text);
+}
+
 }  // namespace
 
 AttentionCanvas::AttentionCanvas(QWidget* parent) : QWidget(parent) {
@@ -290,8 +301,8 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
             p.setPen(cosmeticPen(kTruthColour, 3));
             p.drawRect(r);
             if (named < int(truth.names.size()))
-                drawBadge(p, r.topLeft() + QPointF(r.width() / 2, -10), QString::fromStdString(truth.names[size_t(named)]),
-                          kTruthColour, Qt::black);
+                drawTag(p, r.topLeft() + QPointF(-1.5, -1.5), QString::fromStdString(truth.names[size_t(named)]),
+                        kTruthColour, Qt::black);
         }
     }
     if (m_overlays.path && m_step > 0) {

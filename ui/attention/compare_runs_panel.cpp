@@ -27,6 +27,14 @@ QString nameOf(const RunSet& set, int label) {
 }
 
 QString verdict(const RunSet& set, const Trace& t) {
+    if (set.outputKind == "caption") {  // the caption, and whether it is a valid one
+        QString text = QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(t.output.text).toHtmlEscaped());
+        if (!set.references.empty())
+            text += std::find(set.references.begin(), set.references.end(), t.output.text) != set.references.end()
+                        ? QObject::tr(", valid")
+                        : QObject::tr(", not valid");
+        return text;
+    }
     const int label = t.output.label;
     const double p = label >= 0 && label < int(t.output.probs.size()) ? t.output.probs[size_t(label)] : 0;
     QString text = QStringLiteral("%1 (p %2)").arg(nameOf(set, label)).arg(p, 0, 'f', 2);
@@ -197,9 +205,14 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     if (set.ksample) text += tr("%1: %2<br>").arg(QString::fromStdString(set.ksample->rule), verdict(set, *set.ksample));
     text += tr("runs agreeing with %1: <b>%2%</b>").arg(det).arg(100 * stats.agreement, 0, 'f', 1);
     if (stats.accuracy) text += tr("; right: <b>%1%</b>").arg(100 * *stats.accuracy, 0, 'f', 1);
-    text += tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class; "
-               "the deterministic rule's output is named in brackets).")
-                .arg(stats.paths.size());
+    const bool caption = set.outputKind == "caption";
+    text += caption ? tr("<br>%1 distinct paths, %2 distinct captions. Bars: share of runs per caption (the "
+                         "deterministic rule's caption is named in brackets); right: the caption is a valid one.")
+                          .arg(stats.paths.size())
+                          .arg(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }))
+                    : tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class; "
+                         "the deterministic rule's output is named in brackets).")
+                          .arg(stats.paths.size());
     if (set.trainedMode == "soft")
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
     m_summary->setText(text);
@@ -223,8 +236,9 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
         auto* count = new QTableWidgetItem(QString::number(p.count));
         count->setData(Qt::UserRole, quint64(set.runs[size_t(p.firstRun)].seed));
         m_paths->setItem(r, 0, count);
-        m_paths->setItem(r, 1, new QTableWidgetItem(set.truth ? QStringLiteral("%1%").arg(100.0 * p.correct / p.count, 0, 'f', 0)
-                                                              : QStringLiteral("?")));
+        const bool judged = set.truth || (caption && !set.references.empty());
+        m_paths->setItem(r, 1, new QTableWidgetItem(judged ? QStringLiteral("%1%").arg(100.0 * p.correct / p.count, 0, 'f', 0)
+                                                           : QStringLiteral("?")));
         auto* path = new QTableWidgetItem(pathText(stats, p));
         path->setToolTip(tr("first taken by run %1 (seed %2)").arg(p.firstRun).arg(set.runs[size_t(p.firstRun)].seed));
         m_paths->setItem(r, 2, path);
