@@ -110,8 +110,8 @@ void addBenchCaption(CLI::App& bench, int& exitCode) {
             auto trainArgs = common, captionArgs = common;
             trainArgs.insert(trainArgs.begin(), {"--bench", "train"});
             captionArgs.insert(captionArgs.begin(), {"--bench", "captions"});
-            const auto train = runReferenceScript("bench caption", *reference, trainArgs);
-            const auto captions = runReferenceScript("bench caption", *reference, captionArgs);
+            const auto train = runReferenceScript("bench caption", *reference, trainArgs, r->threads);
+            const auto captions = runReferenceScript("bench caption", *reference, captionArgs, r->threads);
             if (train.empty() || captions.empty()) { exitCode = kExitFailure; return; }
             const double refRate = train.at("images_per_s"), refMs = captions.at("ms");
             out["reference"] = {{"train", {{"images_per_s", refRate}}}, {"captions", {{"ms", refMs}}},

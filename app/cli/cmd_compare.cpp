@@ -25,6 +25,7 @@ struct Args {
     int runs = 1000, k = 10, bins = 6, top = 5;
     std::int64_t limit = 0;
     std::uint64_t seed = 7;
+    double wordTemperature = 0;
     bool json = false;
 };
 
@@ -212,6 +213,8 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--split", a->split, "dataset: train or test")->capture_default_str();
     cmd->add_option("--limit", a->limit, "dataset: first N images only (default: all)");
     cmd->add_option("--seed", a->seed, "seed of the first run (run i has seed + i)")->capture_default_str();
+    cmd->add_option("--word-temperature", a->wordTemperature,
+                    "captioners: the runs sample their words at this temperature too (0: greedy words)");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print one JSON object");
     addBenchCompare(*app.get_subcommand("bench"), exitCode);
@@ -222,6 +225,7 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         }
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("compare", model.error()); return; }
+        if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("compare", t.error()); return; }
         exitCode = a->dataset.empty() ? compareImage(*a, **model) : compareDataset(*a, **model);
     });
 }

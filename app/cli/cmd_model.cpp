@@ -154,6 +154,7 @@ void addEval(CLI::App& app, int& exitCode) {
 struct RunArgs {
     std::string model, image, sample, rule, device = "auto", out;
     std::uint64_t seed = 1;
+    double wordTemperature = 0;
 };
 
 void addRunOptions(CLI::App* cmd, RunArgs& a) {
@@ -167,6 +168,9 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
                     "(default: the model's deterministic rule, argmax or mean)");
     cmd->add_option("--seed", a.seed, "seed of the draws")->capture_default_str();
     cmd->add_option("--device", a.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--word-temperature", a.wordTemperature,
+                    "captioners: sample the words of sample and ksample captions at this temperature "
+                    "(0, the default: greedy words)");
 }
 
 void addTrace(CLI::App& app, int& exitCode) {
@@ -182,6 +186,7 @@ void addTrace(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("trace", model.error()); return; }
+        if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("trace", t.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
         if (!input) { exitCode = badInput("trace", input.error()); return; }
         const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;
@@ -221,6 +226,7 @@ void addRender(CLI::App& app, int& exitCode) {
         }
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("render", model.error()); return; }
+        if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("render", t.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
         if (!input) { exitCode = badInput("render", input.error()); return; }
         const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;

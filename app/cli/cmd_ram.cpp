@@ -23,11 +23,11 @@ namespace saccade::cli {
 namespace {
 
 // The reference's arguments: "--flag value ..." split on spaces (our own fixed strings).
-nlohmann::json runReference(const std::string& script, const std::string& args) {
+nlohmann::json runReference(const std::string& script, const std::string& args, int threads) {
     std::vector<std::string> argv;
     std::istringstream in(args);
     for (std::string word; in >> word;) argv.push_back(word);
-    return runReferenceScript("bench ram", script, argv);
+    return runReferenceScript("bench ram", script, argv, threads);
 }
 
 void addTrainRam(CLI::App& train, int& exitCode) {
@@ -119,9 +119,9 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
         if (reference->empty()) return;
         const std::string common = "--threads " + std::to_string(r->threads) + " --batch " + std::to_string(o->batch) +
                                    " --episodes " + std::to_string(o->episodes) + " --repeats 5";
-        const auto loop = runReference(*reference, "--bench train --retina loop " + common);
-        const auto grid = runReference(*reference, "--bench train --retina grid " + common);
-        const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common);
+        const auto loop = runReference(*reference, "--bench train --retina loop " + common, r->threads);
+        const auto grid = runReference(*reference, "--bench train --retina grid " + common, r->threads);
+        const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common, r->threads);
         if (loop.empty() || grid.empty() || episodes.empty()) { exitCode = kExitFailure; return; }
         const double loopRate = loop.at("images_per_s"), gridRate = grid.at("images_per_s");
         const double gridMs = episodes.at("ms");

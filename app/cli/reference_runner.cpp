@@ -9,7 +9,7 @@
 namespace saccade::cli {
 
 nlohmann::json runReferenceScript(const std::string& command, const std::string& script,
-                                  const std::vector<std::string>& args) {
+                                  const std::vector<std::string>& args, int threads) {
     // Debian's interpreter, where python3-torch lives (a python3 earlier on PATH may lack it).
     const std::string python = ::access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "";
     if (python.empty()) {
@@ -39,6 +39,11 @@ nlohmann::json runReferenceScript(const std::string& command, const std::string&
         if (null >= 0) ::dup2(null, STDERR_FILENO);
         ::close(fds[0]);
         ::close(fds[1]);
+        if (threads > 0) {
+            const std::string n = std::to_string(threads);
+            ::setenv("OPENBLAS_NUM_THREADS", n.c_str(), 1);
+            ::setenv("OMP_NUM_THREADS", n.c_str(), 1);
+        }
         ::execv(cargv[0], cargv.data());
         ::_exit(127);
     }

@@ -11,8 +11,10 @@
 namespace saccade::cli {
 
 /// The script's JSON output; empty (with a one-line note on stderr naming `command`) when it
-/// cannot be run, fails, or prints no JSON.
+/// cannot be run, fails, or prints no JSON. With `threads` > 0 the child's BLAS and OpenMP pools
+/// get that many threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS), as ours do: PyTorch's
+/// set_num_threads leaves OpenBLAS's own pool at one thread per core.
 nlohmann::json runReferenceScript(const std::string& command, const std::string& script,
-                                  const std::vector<std::string>& args);
+                                  const std::vector<std::string>& args, int threads = 0);
 
 }  // namespace saccade::cli

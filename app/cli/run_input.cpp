@@ -56,6 +56,15 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
     return in;
 }
 
+Result<Unit> applyWordTemperature(AttentionModel& model, double temperature) {
+    auto* captioner = dynamic_cast<CaptionModel*>(&model);
+    if (!captioner) {
+        if (temperature != 0) return Error{"--word-temperature applies to captioners only"};
+        return Unit{};
+    }
+    return captioner->setWordTemperature(temperature);
+}
+
 bool parseRange(const std::string& text, int& lo, int& hi) {
     const auto colon = text.find(':');
     try {

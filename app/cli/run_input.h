@@ -24,6 +24,10 @@ struct TraceInput {
 Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
                                 const std::string& sampleRef);
 
+/// Sets a captioner's word temperature (stochastic captions sample their words at it); an error
+/// when `temperature` > 0 and the model is not a captioner, or the value is out of range.
+Result<Unit> applyWordTemperature(AttentionModel& model, double temperature);
+
 /// A progress line on stderr ("what 42%") when stderr is a terminal; nothing otherwise.
 Progress consoleProgress(const std::string& what);
 

@@ -2,6 +2,8 @@
 
 #include <ATen/Parallel.h>
 
+#include <dlfcn.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -9,7 +11,12 @@
 namespace saccade {
 
 void setComputeThreads(int n) {
-    if (n > 0) at::set_num_threads(n);
+    if (n <= 0) return;
+    at::set_num_threads(n);
+    // OpenBLAS keeps its own pool (one thread per core), whose idle threads spin in sched_yield
+    // beside LibTorch's: give it the same count when it is the BLAS in use.
+    using SetThreads = void (*)(int);
+    if (auto* set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(n);
 }
 
 int computeThreads() { return at::get_num_threads(); }

@@ -285,11 +285,13 @@ void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
     for (const auto& step : trace.steps)
         if (step.token == "circle" || step.token == "square" || step.token == "triangle" || step.token == "cross")
             QVERIFY(step.wordObject < int(trace.groundTruth->boxes.size()));
-    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"));
+    // Back to the RAM the next test expects: a classifier's steps emit no word.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/ram-translated-fashion60.pt"));
     QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
-                                                              .startsWith(QStringLiteral("patch/")),
+                                                              .startsWith(QStringLiteral("ram/")),
                              60'000);
-    QVERIFY(!strip->isVisibleTo(m_page));  // a classifier's steps emit no word
+    waitForTrace();
+    QVERIFY(!strip->isVisibleTo(m_page));
 }
 
 void TestAttentionPage::ramModelOffersItsRulesAndDrawsGlimpses() {
@@ -341,7 +343,11 @@ void TestAttentionPage::opensOnTheBundledDefault() {
     QCOMPARE(bars.size(), 5);
     QVERIFY(bars[0] >= bars[4]);
     QVERIFY(std::accumulate(bars.begin(), bars.end(), 0.0) <= 1.0 + 1e-3);
-    QCOMPARE(m_page->modelPanel()->bundledPaths().size(), 6);  // 3 patch models, 3 RAMs
+    // 3 patch models, 3 RAMs and the captioners.
+    const QStringList bundled = m_page->modelPanel()->bundledPaths();
+    QCOMPARE(bundled.filter(QStringLiteral("/patch-")).size(), 3);
+    QCOMPARE(bundled.filter(QStringLiteral("/ram-")).size(), 3);
+    QCOMPARE(bundled.filter(QStringLiteral("/caption-")).size(), 5);
 }
 
 void TestAttentionPage::steppingChangesTheOverlay() {
