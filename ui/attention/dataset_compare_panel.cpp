@@ -226,11 +226,22 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         auto* id = new QTableWidgetItem(QString::number(index));
         id->setData(Qt::UserRole, qint64(index));
         m_disagree->setItem(i, 0, id);
-        m_disagree->setItem(i, 1, new QTableWidgetItem(className(r.labels[size_t(index)])));
+        // A captioner has no one true label: its outputs are captions, right when they are valid ones.
+        const bool caption = r.outputKind == "caption";
+        m_disagree->setItem(i, 1, new QTableWidgetItem(caption ? tr("(valid captions)") : className(r.labels[size_t(index)])));
         for (int col : {2, 3}) {
             const int label = (col == 2 ? deterministic : sample)[size_t(index)];
-            auto* item = new QTableWidgetItem(className(label));
-            item->setForeground(label == r.labels[size_t(index)] ? QColor(30, 140, 60) : QColor(190, 40, 40));
+            const std::string rule = col == 2 ? c.deterministicRule : std::string("sample");
+            bool right = label == r.labels[size_t(index)];
+            QString text = className(label);
+            if (caption) {
+                text = label >= 0 && label < int(r.outputNames.size()) ? QString::fromStdString(r.outputNames[size_t(label)])
+                                                                       : QString();
+                for (size_t k = 0; k < r.rules.size(); ++k)
+                    if (r.rules[k].rule == rule && k < r.correct.size()) right = r.correct[k][size_t(index)] == 1;
+            }
+            auto* item = new QTableWidgetItem(text);
+            item->setForeground(right ? QColor(30, 140, 60) : QColor(190, 40, 40));
             m_disagree->setItem(i, col, item);
         }
     }
