@@ -12,8 +12,8 @@ namespace saccade {
 Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
     if (o.batch < 1 || o.batch > 4096 || o.captions < 1 || o.captions > 100000 || o.steps < 1 || o.steps > 1000 ||
         o.repeats < 1 || o.repeats > 1000)
-        return Error{"bench caption: batch 1..4096, captions 1..100000, steps 1..1000 and repeats 1..1000"};
-    if (o.vocabulary < 5 || o.length < 3) return Error{"bench caption: vocabulary >= 5 and length >= 3"};
+        return Error{"batch 1..4096, captions 1..100000, steps 1..1000 and repeats 1..1000"};
+    if (o.vocabulary < 5 || o.length < 3) return Error{"vocabulary >= 5 and length >= 3"};
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
     CaptionConfig c;
@@ -26,7 +26,7 @@ Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
     c.maxLength = o.length;
     c.vocabulary = {"<start>", "<end>", "<pad>", "<unk>"};
     for (int w = 4; w < o.vocabulary; ++w) c.vocabulary.push_back("w" + std::to_string(w));
-    if (auto valid = validateCaptionConfig(c); !valid) return Error{"bench caption: " + valid.error()};
+    if (auto valid = validateCaptionConfig(c); !valid) return Error{valid.error()};
     CaptionBenchResult r;
     r.threads = torch::get_num_threads();
     r.device = device->str();

@@ -132,8 +132,6 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
             std::vector<std::uint64_t> wordSeeds;
             for (auto s : seeds) wordSeeds.push_back(mixSeed(s, kWordStream, 0));
             auto wordRng = Rng::perRow(wordSeeds);
-            const auto annotations = m.net->encode(*input);
-            (void)annotations;
             auto captions = decodeImages(m.net, input->expand({kSample, -1, -1, -1}), *rule, rng, true,
                                          m.wordTemperature, &wordRng);
             std::map<std::string, std::pair<int, int>> votes;  // text -> (count, first run)
