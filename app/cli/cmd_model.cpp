@@ -1,6 +1,7 @@
 // saccade-cli train patch / eval / trace: the patch-attention classifier from the command line.
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "commands.h"
 #include "data/image_io.h"
+#include "models/model_loading.h"
 #include "models/patch_model.h"
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
@@ -250,7 +252,30 @@ void addRender(CLI::App& app, int& exitCode) {
 
 }  // namespace
 
+void addStrip(CLI::App& app, int& exitCode) {
+    struct Args {
+        std::string model, out;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand("strip", "Copy a checkpoint without its optimizer state (about a third of the "
+                                            "size), for sharing or bundling; it can no longer be resumed.");
+    cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
+    cmd->add_option("--out", a->out, "the copy (.pt; its sidecar beside it)")->required();
+    cmd->callback([a, &exitCode] {
+        if (std::filesystem::path(a->model).lexically_normal() == std::filesystem::path(a->out).lexically_normal()) {
+            exitCode = badInput("strip", "--out must differ from --model");
+            return;
+        }
+        if (auto done = stripOptimizerState(a->model, a->out); !done) {
+            exitCode = badInput("strip", done.error());
+            return;
+        }
+        std::cout << "wrote " << a->out << " (" << std::filesystem::file_size(a->out) << " bytes)\n";
+    });
+}
+
 void addModelCommands(CLI::App& app, int& exitCode) {
+    addStrip(app, exitCode);
     addTrain(app, exitCode);
     addEval(app, exitCode);
     addTrace(app, exitCode);

@@ -1,6 +1,11 @@
 #include "models/model_loading.h"
 
+#include <torch/torch.h>
+
 #include "common/device.h"
+#include "models/caption_network.h"
+#include "models/patch_classifier.h"
+#include "models/ram_network.h"
 #include "models/model_input.h"
 
 namespace saccade {
@@ -26,6 +31,35 @@ Result<Unit> loadNetWeights(torch::nn::Module& net, const std::string& path, con
     if (!loaded) return Error{loaded.error()};
     net.eval();
     return Unit{};
+}
+
+Result<Unit> stripOptimizerState(const std::string& path, const std::string& out) {
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (auto checked = checkOutputPath(out); !checked) return Error{checked.error()};
+    const torch::Device cpu(torch::kCPU);
+    std::shared_ptr<torch::nn::Module> net;
+    try {
+        if (info->modelType == "patch") {
+            auto c = patchConfigFromJson(info->configJson);
+            if (!c) return configError(path, c.error());
+            net = PatchClassifier(*c).ptr();
+        } else if (info->modelType == "ram") {
+            auto c = ramConfigFromJson(info->configJson);
+            if (!c) return configError(path, c.error());
+            net = RamNetwork(*c).ptr();
+        } else if (info->modelType == "caption") {
+            auto c = captionConfigFromJson(info->configJson);
+            if (!c) return configError(path, c.error());
+            net = CaptionNetwork(*c).ptr();
+        } else {
+            return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
+        }
+    } catch (const c10::Error& e) {
+        return configError(path, e.what_without_backtrace());
+    }
+    if (auto loaded = loadCheckpointWeights(*net, nullptr, path, &cpu); !loaded) return Error{loaded.error()};
+    return saveCheckpoint(*net, nullptr, *info, out);
 }
 
 Error configError(const std::string& path, const std::string& message) {
