@@ -111,8 +111,9 @@ void addBenchCaption(CLI::App& bench, int& exitCode) {
             trainArgs.insert(trainArgs.begin(), {"--bench", "train"});
             captionArgs.insert(captionArgs.begin(), {"--bench", "captions"});
             const auto train = runReferenceScript("bench caption", *reference, trainArgs, r->threads);
+            if (train.empty()) { exitCode = kExitFailure; return; }  // the runner said why
             const auto captions = runReferenceScript("bench caption", *reference, captionArgs, r->threads);
-            if (train.empty() || captions.empty()) { exitCode = kExitFailure; return; }
+            if (captions.empty()) { exitCode = kExitFailure; return; }
             const double refRate = train.at("images_per_s"), refMs = captions.at("ms");
             out["reference"] = {{"train", {{"images_per_s", refRate}}}, {"captions", {{"ms", refMs}}},
                                 {"torch", train.value("torch", std::string("?"))}};

@@ -66,18 +66,23 @@ Result<Unit> applyWordTemperature(AttentionModel& model, double temperature) {
 }
 
 bool parseRange(const std::string& text, int& lo, int& hi) {
-    const auto colon = text.find(':');
-    try {
-        if (colon == std::string::npos) {
-            lo = hi = std::stoi(text);
-            return true;
+    // Whole numbers only: "12abc" is not 12.
+    auto whole = [](const std::string& t, int& v) {
+        try {
+            std::size_t used = 0;
+            v = std::stoi(t, &used);
+            return used == t.size();
+        } catch (const std::exception&) {
+            return false;
         }
-        lo = std::stoi(text.substr(0, colon));
-        hi = std::stoi(text.substr(colon + 1));
-        return lo <= hi;
-    } catch (const std::exception&) {
-        return false;
+    };
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) {
+        if (!whole(text, lo)) return false;
+        hi = lo;
+        return true;
     }
+    return whole(text.substr(0, colon), lo) && whole(text.substr(colon + 1), hi) && lo <= hi;
 }
 
 Progress consoleProgress(const std::string& what) {

@@ -26,6 +26,7 @@ std::string colourOf(const std::vector<std::string>& words) {
 Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweepOptions& o, const Progress& progress) {
     if (model.outputKind() != "caption") return Error{"a caption sweep needs a captioner"};
     if (o.runs < 0 || o.runs > 10000) return Error{"runs must be 0..10000"};
+    if (o.side < 0 || o.side > model.imageSize()) return Error{"the object side must be 1.." + std::to_string(model.imageSize()) + " pixels (0: the default)"};
     const auto start = std::chrono::steady_clock::now();
     const auto object = splitWords(o.object);
     if (object.size() != 3) return Error{"name the object by size, colour and shape, e.g. 'small red circle'"};

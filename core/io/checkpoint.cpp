@@ -148,6 +148,9 @@ Result<Unit> checkOutputPath(const std::string& path) {
     const auto folder = std::filesystem::path(path).parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder))
         return Error{"cannot write checkpoint '" + path + "': the folder '" + folder.string() + "' does not exist"};
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return Error{"cannot write checkpoint '" + path + "': it is a folder; give a file name such as model.pt"};
     return Unit{};
 }
 

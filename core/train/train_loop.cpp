@@ -77,7 +77,7 @@ Result<Unit> checkInitFrom(const std::string& path, const std::string& modelType
 Result<Unit> checkTrainBudget(const std::string& out, int batch, double lr, double minutes,
                               std::int64_t iterations, bool resuming) {
     if (auto checked = checkOutputPath(out); !checked) return Error{checked.error()};
-    if (batch < 1) return Error{"the batch size must be at least 1"};
+    if (batch < 1 || batch > 65536) return Error{"the batch size must be 1..65536"};
     if (!std::isfinite(lr) || lr <= 0) return Error{"the learning rate must be a positive finite number"};
     if (!std::isfinite(minutes) || minutes < 0) return Error{"the time budget must be a finite number of minutes >= 0"};
     if (iterations < 0) return Error{"the iteration count must be >= 0"};

@@ -24,6 +24,8 @@ TEST(TrainLoop, BudgetChecksRefuseNonFiniteAndMissingValues) {
     EXPECT_NE(checkTrainBudget(out, 0, 1e-3, 0, 10, false).error().find("batch"), std::string::npos);
     EXPECT_NE(checkTrainBudget(out, 8, 1e-3, 0, 0, false).error().find("budget"), std::string::npos);
     EXPECT_FALSE(checkTrainBudget(dir.file("missing/m.pt"), 8, 1e-3, 0, 10, false).ok());
+    EXPECT_NE(checkTrainBudget(out, 1'000'000'000, 1e-3, 0, 10, false).error().find("1..65536"), std::string::npos);
+    EXPECT_NE(checkTrainBudget(dir.path.string(), 8, 1e-3, 0, 10, false).error().find("is a folder"), std::string::npos);
 }
 
 namespace {
