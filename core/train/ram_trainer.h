@@ -3,15 +3,15 @@
 // for the classifier and core, REINFORCE for the location policy (reward: 1 when the final class
 // is right) with the learned baseline as control variate, and the baseline's own squared error.
 // M Monte-Carlo replicas of each image per batch. Adam with a cosine schedule; seeded; the same
-// checkpoints, metrics and progress as the patch trainer (train/patch_trainer.h).
+// checkpoints, metrics and progress as every trainer (train/train_loop.h).
 
 #include <functional>
 #include <string>
 
 #include "common/result.h"
-#include "train/train_options.h"
 #include "models/ram_config.h"
-#include "train/patch_trainer.h"
+#include "train/train_options.h"
+#include "train/train_progress.h"
 
 namespace saccade {
 
