@@ -42,23 +42,19 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
 
+    auto start = runStart(o, o.dataset, "patch");
+    if (!start) return Error{start.error()};
     PatchConfig config = o.model;
-    std::int64_t iteration = 0, total = o.iterations;
-    std::uint64_t seed = o.seed;
-    MovingAverageBaseline baseline(0.9);
-    std::string datasetName = o.dataset;
-    if (!o.resume.empty()) {
-        auto point = readResumePoint(o.resume, "patch", o.iterations);
-        if (!point) return Error{point.error()};
-        auto saved = patchConfigFromJson(point->info.configJson);
+    if (start->resumed) {
+        auto saved = patchConfigFromJson(start->configJson);
         if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
         config = *saved;
-        iteration = point->iteration;
-        total = point->total;
-        seed = point->info.seed;
-        datasetName = point->info.dataset;
-        baseline.update(point->info.baseline);
     }
+    const std::int64_t iteration = start->iteration, total = start->total;
+    const std::uint64_t seed = start->seed;
+    const std::string datasetName = start->dataset;
+    MovingAverageBaseline baseline(0.9);
+    if (start->resumed) baseline.update(start->baseline);
     auto dataset = openDataset(datasetName, {"", seed});
     if (!dataset) return Error{dataset.error()};
     const auto& dinfo = (*dataset)->info();

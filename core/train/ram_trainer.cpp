@@ -48,21 +48,17 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
 
+    auto start = runStart(o, o.dataset, "ram");
+    if (!start) return Error{start.error()};
     RamConfig config = o.model;
-    std::int64_t iteration = 0, total = o.iterations;
-    std::uint64_t seed = o.seed;
-    std::string datasetName = o.dataset;
-    if (!o.resume.empty()) {
-        auto point = readResumePoint(o.resume, "ram", o.iterations);
-        if (!point) return Error{point.error()};
-        auto saved = ramConfigFromJson(point->info.configJson);
+    if (start->resumed) {
+        auto saved = ramConfigFromJson(start->configJson);
         if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
         config = *saved;
-        iteration = point->iteration;
-        total = point->total;
-        seed = point->info.seed;
-        datasetName = point->info.dataset;
     }
+    const std::int64_t iteration = start->iteration, total = start->total;
+    const std::uint64_t seed = start->seed;
+    const std::string datasetName = start->dataset;
     auto dataset = openDataset(datasetName, {"", seed});
     if (!dataset) return Error{dataset.error()};
     const auto& dinfo = (*dataset)->info();

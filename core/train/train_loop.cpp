@@ -21,17 +21,24 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
 
 }  // namespace
 
-Result<ResumePoint> readResumePoint(const std::string& path, const std::string& modelType,
-                                    std::int64_t iterations) {
-    auto info = readCheckpointInfo(path);
+Result<RunStart> runStart(const TrainCommonOptions& o, const std::string& dataset, const std::string& modelType) {
+    RunStart r;
+    r.total = o.iterations;
+    r.seed = o.seed;
+    r.dataset = dataset;
+    if (o.resume.empty()) return r;
+    auto info = readCheckpointInfo(o.resume);
     if (!info) return Error{info.error()};
     if (info->modelType != modelType)
-        return Error{"cannot resume '" + path + "': it holds a " + info->modelType + " model, not a " + modelType +
+        return Error{"cannot resume '" + o.resume + "': it holds a " + info->modelType + " model, not a " + modelType +
                      " model"};
-    ResumePoint r;
-    r.info = *info;
+    r.resumed = true;
     r.iteration = info->iteration;
-    r.total = iterations > 0 ? iterations : info->totalIterations;
+    r.total = o.iterations > 0 ? o.iterations : info->totalIterations;
+    r.seed = info->seed;
+    r.dataset = info->dataset;
+    r.configJson = info->configJson;
+    r.baseline = info->baseline;
     return r;
 }
 

@@ -52,15 +52,18 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& setup, const TrainStep& 
                                   const TrainEvaluation& evaluate,
                                   const std::function<bool(const TrainProgress&)>& onProgress);
 
-/// Where a resumed run starts: its iteration, total, seed, dataset and config from the sidecar.
-struct ResumePoint {
-    CheckpointInfo info;
+/// Where a run starts: fresh from the options, or, with `options.resume`, from that checkpoint's
+/// sidecar (which must hold a `modelType` model): its iteration, total (`options.iterations` > 0
+/// overrides it), seed, dataset, config and REINFORCE baseline.
+struct RunStart {
+    bool resumed = false;
     std::int64_t iteration = 0, total = 0;
+    std::uint64_t seed = 1;
+    std::string dataset;
+    std::string configJson;  ///< resumed runs only
+    double baseline = 0;
 };
-/// Reads the sidecar of `path` and checks that it holds a `modelType` model; `iterations` > 0
-/// overrides the saved total.
-Result<ResumePoint> readResumePoint(const std::string& path, const std::string& modelType,
-                                    std::int64_t iterations);
+Result<RunStart> runStart(const TrainCommonOptions& options, const std::string& dataset, const std::string& modelType);
 
 /// The loop's setup from the shared options: the sidecar names `modelType`, `configJson`, the
 /// dataset and seed (a resumed run's), and the loop starts at `firstIteration` of `total`.
