@@ -8,11 +8,12 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTableWidget>
 #include <QTextDocument>
 #include <QToolButton>
+
+#include "common/atomic_file.h"
 
 namespace saccade::ui {
 
@@ -59,11 +60,9 @@ QString tableHtml(const QTableWidget& table) {
 }  // namespace
 
 QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
-    QSaveFile file(path);  // a temporary file renamed over `path` on commit
-    if (!file.open(QIODevice::WriteOnly)) return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    return {};
+    // core's atomic save: through a symbolic link to its target, never over a device or FIFO.
+    auto written = saccade::writeFileAtomic(path.toStdString(), bytes.toStdString());
+    return written ? QString() : QString::fromStdString(written.error());
 }
 
 QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "strict_options.h"
 #include "io/checkpoint.h"
 #include "models/caption_bench.h"
 #include "reference_runner.h"
@@ -27,25 +28,25 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
     cmd->add_option("--mode", o->model.mode, "soft, hard or gumbel")->capture_default_str();
     cmd->add_option("--grid", o->model.grid, "annotation cells per side (image size / grid: 1, 2, 4 or 8)")
         ->capture_default_str();
-    cmd->add_option("--feature-dim", o->model.featureDim, "D: annotation vector size")->capture_default_str();
-    cmd->add_option("--hidden", o->model.hidden, "LSTM state size")->capture_default_str();
-    cmd->add_option("--embed", o->model.embed, "word embedding size")->capture_default_str();
-    cmd->add_option("--attn-hidden", o->model.attnHidden, "additive scorer width")->capture_default_str();
+    cmd->add_option("--feature-dim", o->model.featureDim, "D: annotation vector size")->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--hidden", o->model.hidden, "LSTM state size")->capture_default_str()->check(wholeNumberIn(1, 8192));
+    cmd->add_option("--embed", o->model.embed, "word embedding size")->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--attn-hidden", o->model.attnHidden, "additive scorer width")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
-    cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str();
+    cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str()->check(numberIn(0, 0.99));
     cmd->add_option("--max-length", o->model.maxLength,
-                    "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str();
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
+                    "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--batch", o->batch, "captions per batch")->capture_default_str();
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
     cmd->add_option("--dsr-lambda", o->dsrLambda, "soft: doubly stochastic regulariser weight")->capture_default_str();
     cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
     cmd->add_option("--expectation-mix", o->expectationMix,
-                    "hard: probability of using the expected context for a caption")->capture_default_str();
+                    "hard: probability of using the expected context for a caption")->capture_default_str()->check(numberIn(0, 1));
     cmd->add_option("--gumbel-rate", o->gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")->capture_default_str();
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
-    cmd->add_option("--eval-images", o->evalImages, "held-out scenes per evaluation")->capture_default_str();
+    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
+    cmd->add_option("--eval-images", o->evalImages, "held-out scenes per evaluation")->capture_default_str()->check(wholeNumberIn(1, 1000000));
     cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
@@ -94,10 +95,10 @@ void addBenchCaption(CLI::App& bench, int& exitCode) {
                    "N stochastic captions of one image; with --reference, the reference's figures and the ratios.");
     cmd->add_option("--captions", o->captions, "stochastic captions of one image")->capture_default_str();
     cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
-    cmd->add_option("--steps", o->steps, "timed training steps per repeat")->capture_default_str();
-    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
+    cmd->add_option("--steps", o->steps, "timed training steps per repeat")->capture_default_str()->check(wholeNumberIn(1, 100000));
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--reference", *reference, "path of sat_reference.py (run with /usr/bin/python3, same threads)");
+    cmd->add_option("--reference", *reference, "path of sat_reference.py (run with /usr/bin/python3, same threads)")->check(CLI::ExistingFile);
     cmd->add_flag("--json", *json, "print one JSON object");
     cmd->callback([o, reference, json, &exitCode] {
         auto r = benchCaption(*o);

@@ -12,6 +12,7 @@
 
 #include "analysis/dataset_comparison.h"
 #include "commands.h"
+#include "strict_options.h"
 #include "common/atomic_file.h"
 #include "common/timing.h"
 #include "run_input.h"
@@ -20,7 +21,7 @@ namespace saccade::cli {
 
 namespace {
 
-struct Args {
+struct CompareArgs {
     std::string model, image, sample, dataset, rules, device = "auto", out, split = "test";
     int runs = 1000, k = 10, bins = 6, top = 5;
     std::int64_t limit = 0;
@@ -40,7 +41,7 @@ std::string pathText(const RunSet& set, const PathCount& p) {
     return os.str();
 }
 
-int compareImage(const Args& a, AttentionModel& model) {
+int compareImage(const CompareArgs& a, AttentionModel& model) {
     auto input = resolveInput(model, a.image, a.sample);
     if (!input) return badInput("compare", input.error());
     auto set = model.sampleRuns(input->image, a.runs, a.seed, input->id, input->truth, a.k);
@@ -120,7 +121,7 @@ int compareImage(const Args& a, AttentionModel& model) {
     return 0;
 }
 
-int compareDataset(const Args& a, AttentionModel& model) {
+int compareDataset(const CompareArgs& a, AttentionModel& model) {
     auto split = parseSplit(a.split);
     if (!split) return badInput("compare", split.error());
     auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
@@ -189,7 +190,7 @@ void addBenchCompare(CLI::App& bench, int& exitCode) {
 }  // namespace
 
 void addCompareCommand(CLI::App& app, int& exitCode) {
-    auto a = std::make_shared<Args>();
+    auto a = std::make_shared<CompareArgs>();
     auto* cmd = app.add_subcommand(
         "compare", "Repeated stochastic runs against the deterministic rule and soft attention: on one image "
                    "(--image or --sample: N seeded runs, output histogram, agreement, entropy, distinct paths) "
@@ -202,16 +203,16 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     image->excludes(sample)->excludes(dataset);
     sample->excludes(dataset);
     cmd->add_option("--runs", a->runs, "one image: sampled runs, 1..10000")->capture_default_str();
-    cmd->add_option("--k", a->k, "one image: K of the ksample:K summary")->capture_default_str();
+    cmd->add_option("--k", a->k, "one image: K of the ksample:K summary")->capture_default_str()->check(wholeNumberIn(1, 10000));
     cmd->add_option("--bins", a->bins, "one image, RAM: location bins per side for paths and visits")
-        ->capture_default_str();
-    cmd->add_option("--top", a->top, "one image: paths listed")->capture_default_str();
+        ->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--top", a->top, "one image: paths listed")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_option("--out", a->out, "one image: also save the run set JSON here (atomic)");
     cmd->add_option("--rules", a->rules,
                     "dataset: comma-separated rules (default: sample, the deterministic rule, ksample:1,2,5,10,20, "
                     "and soft or random glimpses)");
     cmd->add_option("--split", a->split, "dataset: train or test")->capture_default_str();
-    cmd->add_option("--limit", a->limit, "dataset: first N images only (default: all)");
+    cmd->add_option("--limit", a->limit, "dataset: first N images only (default: all)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--seed", a->seed, "seed of the first run (run i has seed + i)")->capture_default_str();
     cmd->add_option("--word-temperature", a->wordTemperature,
                     "captioners: the runs sample their words at this temperature too (0: greedy words)");

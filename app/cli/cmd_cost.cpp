@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "strict_options.h"
 #include "models/cost_profile.h"
 
 namespace saccade::cli {
@@ -18,8 +19,8 @@ void addCostCommand(CLI::App& app, int& exitCode) {
                 "and the FLOPs counted from the layer shapes, for each rule; a patch model in both its dense and "
                 "select variants.");
     cmd->add_option("--model", o->model, "checkpoint (.pt); its config sizes the network")->required();
-    cmd->add_option("--batch", o->batch, "images per forward pass")->capture_default_str();
-    cmd->add_option("--repeats", o->repeats, "timed passes (median per stage)")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "images per forward pass")->capture_default_str()->check(wholeNumberIn(1, 65536));
+    cmd->add_option("--repeats", o->repeats, "timed passes (median per stage)")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", *json, "print the report as JSON (schema saccade.cost)");
     cmd->callback([o, json, &exitCode] {

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "strict_options.h"
+#include "common/parse.h"
 #include "run_input.h"
 #include "data/contact_sheet.h"
 #include "data/data_bench.h"
@@ -73,7 +75,7 @@ void addPreview(CLI::App& data, int& exitCode) {
                    "(target green, distractors red, scene objects yellow).");
     cmd->add_option("--dataset", a->dataset, "dataset name (see 'data list')")->capture_default_str();
     cmd->add_option("--count", a->count, "samples")->capture_default_str()->check(CLI::Range(1, 1024));
-    cmd->add_option("--start", a->start, "first sample index")->capture_default_str();
+    cmd->add_option("--start", a->start, "first sample index")->capture_default_str()->check(wholeNumberIn(0, 1000000000));
     cmd->add_option("--split", a->split, "train or test")->capture_default_str();
     cmd->add_option("--seed", a->seed, "dataset seed")->capture_default_str();
     cmd->add_option("--columns", a->columns, "tiles per row")->capture_default_str()->check(CLI::Range(1, 64));
@@ -116,25 +118,28 @@ void addProbe(CLI::App& data, int& exitCode) {
         "probe", "Boundary probes: a small object at exact offsets from the grid line nearest "
                  "the canvas centre, as a contact sheet.");
     auto& p = a->probe;
-    cmd->add_option("--canvas", p.canvas, "canvas side")->capture_default_str();
-    cmd->add_option("--cell", p.cellSize, "grid cell size")->capture_default_str();
+    cmd->add_option("--canvas", p.canvas, "canvas side")->capture_default_str()->check(wholeNumberIn(8, 4096));
+    cmd->add_option("--cell", p.cellSize, "grid cell size")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--origin-x", p.originX, "grid origin x")->capture_default_str();
     cmd->add_option("--origin-y", p.originY, "grid origin y")->capture_default_str();
-    cmd->add_option("--size", p.objectSize, "object side in pixels")->capture_default_str();
+    cmd->add_option("--size", p.objectSize, "object side in pixels")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--object", a->object, "blob or item")->capture_default_str();
     cmd->add_option("--dataset", a->dataset, "source of items and clutter")->capture_default_str();
-    cmd->add_option("--item", p.itemIndex, "test-split index of the item")->capture_default_str();
+    cmd->add_option("--item", p.itemIndex, "test-split index of the item")->capture_default_str()->check(wholeNumberIn(0, 1000000000));
     cmd->add_option("--dx", a->dx, "x offsets from the anchor line, LO:HI")->capture_default_str();
     cmd->add_option("--dy", a->dy, "y offsets from the anchor line, LO:HI")->capture_default_str();
-    cmd->add_option("--distractors", p.distractors, "clutter pieces")->capture_default_str();
+    cmd->add_option("--distractors", p.distractors, "clutter pieces")->capture_default_str()->check(wholeNumberIn(0, 1000));
     cmd->add_option("--seed", p.seed, "clutter seed")->capture_default_str();
     cmd->add_option("--out", a->out, "PNG contact sheet to write")->required();
     cmd->callback([a, &exitCode] {
         auto& p = a->probe;
-        if (!parseRange(a->dx, p.dxMin, p.dxMax) || !parseRange(a->dy, p.dyMin, p.dyMax)) {
-            exitCode = badInput("data probe", "offsets must be N or LO:HI with LO <= HI");
+        auto dx = parseIntRange(a->dx, "--dx");
+        auto dy = parseIntRange(a->dy, "--dy");
+        if (!dx || !dy) {
+            exitCode = badInput("data probe", !dx ? dx.error() : dy.error());
             return;
         }
+        p.dxMin = dx->lo, p.dxMax = dx->hi, p.dyMin = dy->lo, p.dyMax = dy->hi;
         auto object = parseProbeObject(a->object);
         if (!object) { exitCode = badInput("data probe", object.error()); return; }
         p.object = *object;
@@ -172,8 +177,8 @@ void addPatchBench(CLI::App& bench, int& exitCode) {
         "patch", "Patch classifier: training images/s (soft and hard steps) and single-image "
                  "trace latency.");
     cmd->add_option("--model", o->model, "checkpoint whose config sizes the network")->required();
-    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
-    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str()->check(wholeNumberIn(1, 65536));
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", *json, "print one JSON object");
     cmd->callback([o, json, &exitCode] {
@@ -217,8 +222,8 @@ void addBenchCommand(CLI::App& app, int& exitCode) {
     auto* cmd = bench->add_subcommand(
         "data", "Sample generation against a training step's consumption, batch by batch.");
     cmd->add_option("--dataset", o->dataset, "dataset")->capture_default_str();
-    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str();
-    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_flag("--json", *json, "print one JSON object");
     addPatchBench(*bench, exitCode);
     cmd->callback([o, json, &exitCode] {

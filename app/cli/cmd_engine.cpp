@@ -6,6 +6,7 @@
 #include "attention/engine_demo.h"
 #include "attention/reinforce.h"
 #include "commands.h"
+#include "strict_options.h"
 #include "common/parse.h"
 
 namespace saccade::cli {
@@ -63,9 +64,9 @@ void addAttendCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--rule", o.rule, "soft, sample, argmax, topk:K, ksample:K or gumbel:TAU")
         ->capture_default_str();
     cmd->add_option("--seed", o.seed, "seed of the problem and of every draw")->capture_default_str();
-    cmd->add_option("--grid", o.grid, "cells per side")->capture_default_str();
-    cmd->add_option("--steps", o.steps, "attention steps")->capture_default_str();
-    cmd->add_option("--dim", o.featureDim, "feature dimension")->capture_default_str();
+    cmd->add_option("--grid", o.grid, "cells per side")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--steps", o.steps, "attention steps")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--dim", o.featureDim, "feature dimension")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--noise", o.queryNoise, "std of the query's noise")->capture_default_str();
     cmd->add_option("--device", o.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", args->json, "print the trace as JSON (schema saccade.trace)");

@@ -8,6 +8,7 @@
 
 #include "analysis/faithfulness.h"
 #include "commands.h"
+#include "strict_options.h"
 #include "data/dataset.h"
 #include "run_input.h"
 
@@ -15,13 +16,13 @@ namespace saccade::cli {
 
 namespace {
 
-struct Args {
+struct FaithfulnessArgs {
     std::string model, dataset, device = "auto";
     FaithfulnessOptions options;
     bool json = false;
 };
 
-int runFaithfulness(const Args& a) {
+int runFaithfulness(const FaithfulnessArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("faithfulness", model.error());
     auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset);
@@ -57,16 +58,16 @@ int runFaithfulness(const Args& a) {
 }  // namespace
 
 void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
-    auto a = std::make_shared<Args>();
+    auto a = std::make_shared<FaithfulnessArgs>();
     auto* cmd = app.add_subcommand(
         "faithfulness", "Does attention mean what it seems to? Mass in the box and the pointing game per step, "
                         "deletion curves (most attended against random cells), rank correlation with occlusion "
                         "saliency, and the calibration of attention as the probability of the object.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
-    cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str();
+    cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--saliency-images", a->options.saliencyImages,
-                    "images for the saliency correlation (each cell occluded alone)")->capture_default_str();
+                    "images for the saliency correlation (each cell occluded alone)")->capture_default_str()->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--seed", a->options.seed, "seed of the random deletion order")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");

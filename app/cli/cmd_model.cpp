@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "strict_options.h"
 #include "data/image_io.h"
 #include "models/model_loading.h"
 #include "models/patch_model.h"
@@ -33,7 +34,7 @@ void addTrain(CLI::App& app, int& exitCode) {
                  "a grid of CNN cell features, read by an LSTM for --steps steps.");
     cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
     cmd->add_option("--mode", o->model.mode, "soft, hard or gumbel")->capture_default_str();
-    cmd->add_option("--steps", o->model.steps, "attention steps T")->capture_default_str();
+    cmd->add_option("--steps", o->model.steps, "attention steps T")->capture_default_str()->check(wholeNumberIn(1, 64));
     cmd->add_option("--grid", o->model.grid, "cells per side (image size / grid / 2 must be whole)")
         ->capture_default_str();
     cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
@@ -41,16 +42,16 @@ void addTrain(CLI::App& app, int& exitCode) {
                     "dense (every cell's features computed, then selected) or select (a cheap "
                     "low-resolution pass scores the cells; the patch network runs on the chosen "
                     "cell only)")->capture_default_str();
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
-    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str();
+    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
+    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
     cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
     cmd->add_option("--dsr-lambda", o->dsrLambda,
                     "soft: doubly stochastic regulariser weight (off by default: with T steps over "
                     "L >> T cells it pulls attention toward uniform)")->capture_default_str();
     cmd->add_option("--gumbel-rate", o->gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")->capture_default_str();
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
+    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
@@ -105,7 +106,7 @@ void addEval(CLI::App& app, int& exitCode) {
                     "comma-separated; patch: soft, sample, argmax, ksample:K, gumbel:TAU; RAM: sample, mean, "
                     "random, ksample:K; captioner: argmax, soft, sample, gumbel:TAU, beam:K (default: all of the "
                     "model's)");
-    cmd->add_option("--limit", a->limit, "first N images only (default: all)");
+    cmd->add_option("--limit", a->limit, "first N images only (default: all)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--seed", a->seed, "seed of the stochastic rules")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print one JSON object");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "strict_options.h"
 #include "models/ram_bench.h"
 #include "io/checkpoint.h"
 #include "train/ram_trainer.h"
@@ -36,18 +37,18 @@ void addTrainRam(CLI::App& train, int& exitCode) {
         "ram", "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE "
                "and a learned baseline, classifier by cross-entropy (the hybrid loss).");
     cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
-    cmd->add_option("--glimpses", o->model.glimpses, "glimpses T")->capture_default_str();
-    cmd->add_option("--glimpse-size", o->model.glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)");
-    cmd->add_option("--scales", o->model.scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)");
-    cmd->add_option("--scale-factor", o->model.scaleFactor, "s: each patch s times wider")->capture_default_str();
+    cmd->add_option("--glimpses", o->model.glimpses, "glimpses T")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--glimpse-size", o->model.glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)")->check(wholeNumberIn(2, 512));
+    cmd->add_option("--scales", o->model.scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)")->check(wholeNumberIn(1, 8));
+    cmd->add_option("--scale-factor", o->model.scaleFactor, "s: each patch s times wider")->capture_default_str()->check(wholeNumberIn(1, 4));
     cmd->add_option("--core", o->model.core, "rnn (ReLU) or lstm")->capture_default_str();
     cmd->add_option("--std", o->model.locationStd, "standard deviation of the location policy ([-1, 1] units)")
-        ->capture_default_str();
-    cmd->add_option("--hidden", o->model.hidden, "core state size")->capture_default_str();
-    cmd->add_option("--replicas", o->replicas, "M: Monte-Carlo replicas of each image per batch")->capture_default_str();
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up");
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)");
-    cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str();
+        ->capture_default_str()->check(numberIn(1e-4, 2));
+    cmd->add_option("--hidden", o->model.hidden, "core state size")->capture_default_str()->check(wholeNumberIn(1, 8192));
+    cmd->add_option("--replicas", o->replicas, "M: Monte-Carlo replicas of each image per batch")->capture_default_str()->check(wholeNumberIn(1, 1024));
+    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
+    cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str()->check(wholeNumberIn(1, 65536));
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
     auto* fixed = cmd->add_flag("--fixed-canvases", "every pass sees the same canvases (default: each pass places "
                                                     "the items anew, with new distractors)");
@@ -92,11 +93,11 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
         "ram", "RAM: N stochastic episodes of one image in one batched call, and training images/s; "
                "with --reference, the same figures of the plain PyTorch reference and the ratios.");
     cmd->add_option("--episodes", o->episodes, "episodes of one image")->capture_default_str();
-    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str();
+    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str()->check(wholeNumberIn(1, 65536));
     cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--model", o->model, "also time the episodes of this trained RAM checkpoint");
-    cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)");
+    cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)")->check(CLI::ExistingFile);
     cmd->add_flag("--json", *json, "print our figures as one JSON object");
     cmd->callback([o, reference, json, &exitCode] {
         auto r = benchRam(*o);

@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,8 @@
 #include "analysis/boundary_sweep.h"
 #include "analysis/caption_sweep.h"
 #include "commands.h"
+#include "strict_options.h"
+#include "common/parse.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "render/sweep_render.h"
@@ -22,7 +26,7 @@ namespace saccade::cli {
 
 namespace {
 
-struct Args {
+struct SweepArgs {
     std::string model, device = "auto", object = "item", dataset, dx, dy, out, metric, vary, values;
     int size = 0, runs = 20, distractors = 0, top = 10;
     std::int64_t item = 0;
@@ -59,14 +63,18 @@ void printSweep(const SweepResult& r, SweepMetric worstBy, int top) {
 }
 
 // A captioner: a scene object moved across a grid line; captions and the colour word per offset.
-int runCaptionSweep(AttentionModel& m, const Args& a) {
+int runCaptionSweep(AttentionModel& m, const SweepArgs& a) {
     CaptionSweepOptions o;
     o.object = a.object == "item" ? "small red circle" : a.object;
     o.side = a.size;
     o.runs = a.runs;
     o.seed = a.seed;
     o.textured = m.info().dataset == "scenes96";
-    if (!a.dx.empty() && !parseRange(a.dx, o.dxMin, o.dxMax)) return badInput("sweep", "--dx must be LO:HI, got '" + a.dx + "'");
+    if (!a.dx.empty()) {
+        auto dx = parseIntRange(a.dx, "--dx");
+        if (!dx) return badInput("sweep", dx.error());
+        o.dxMin = dx->lo, o.dxMax = dx->hi;
+    }
     auto sweep = sweepCaptionProbe(m, o, consoleProgress("sweep"));
     if (!sweep) return badInput("sweep", sweep.error());
     if (a.json) {
@@ -90,7 +98,7 @@ int runCaptionSweep(AttentionModel& m, const Args& a) {
     return 0;
 }
 
-int runSweep(const Args& a) {
+int runSweep(const SweepArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
@@ -111,11 +119,19 @@ int runSweep(const Args& a) {
     p.object = *object;
     // Default: an object of one cell, every pixel across two cells on each axis that keeps it on the canvas.
     p.objectSize = a.size > 0 ? a.size : defaultProbeSize(*cell, p.object);
-    auto ranges = [&a](ProbeOptions& q) {
+    std::optional<IntRange> dx, dy;
+    for (auto [text, range, name] : {std::tuple{&a.dx, &dx, "--dx"}, std::tuple{&a.dy, &dy, "--dy"}}) {
+        if (text->empty()) continue;
+        auto r = parseIntRange(*text, name);
+        if (!r) return badInput("sweep", r.error());
+        *range = *r;
+    }
+    auto ranges = [&dx, &dy](ProbeOptions& q) {
         setDefaultSweepRanges(q);
-        return (a.dx.empty() || parseRange(a.dx, q.dxMin, q.dxMax)) && (a.dy.empty() || parseRange(a.dy, q.dyMin, q.dyMax));
+        if (dx) q.dxMin = dx->lo, q.dxMax = dx->hi;
+        if (dy) q.dyMin = dy->lo, q.dyMax = dy->hi;
     };
-    if (!ranges(p)) return badInput("sweep", "offsets must be N or LO:HI with LO <= HI");
+    ranges(p);
     std::shared_ptr<const Dataset> source;
     if (p.object == ProbeObject::Item || p.distractors > 0) {
         auto d = openDataset(a.dataset.empty() ? m.info().dataset : a.dataset);
@@ -136,11 +152,9 @@ int runSweep(const Args& a) {
         std::vector<int> values;
         std::stringstream ss(a.values);
         for (std::string v; std::getline(ss, v, ',');) {
-            try {
-                values.push_back(std::stoi(v));
-            } catch (const std::exception&) {
-                return badInput("sweep", "--values must be comma-separated integers, got '" + a.values + "'");
-            }
+            auto value = parseInteger(v, "--values item", 0, 10000);
+            if (!value) return badInput("sweep", value.error());
+            values.push_back(int(*value));
         }
         if (values.empty()) return badInput("sweep", "--vary needs --values, e.g. --values 4,8,12,16");
         std::vector<SweepSummary> rows;
@@ -186,7 +200,7 @@ int runSweep(const Args& a) {
 }  // namespace
 
 void addSweepCommand(CLI::App& app, int& exitCode) {
-    auto a = std::make_shared<Args>();
+    auto a = std::make_shared<SweepArgs>();
     auto* cmd = app.add_subcommand(
         "sweep", "Boundary sweep: a probe object moved pixel by pixel across the model's cells (patch grid) or "
                  "glimpse size, with the deterministic rule and N sampled runs at each position: accuracy, hit "
@@ -197,8 +211,8 @@ void addSweepCommand(CLI::App& app, int& exitCode) {
         ->capture_default_str();
     cmd->add_option("--dataset", a->dataset, "source of items and clutter (default: the model's dataset)");
     cmd->add_option("--item", a->item, "test-split index of the item")->capture_default_str();
-    cmd->add_option("--size", a->size, "object side in pixels (default: the cell, at least 20 for an item)");
-    cmd->add_option("--distractors", a->distractors, "clutter pieces around the object")->capture_default_str();
+    cmd->add_option("--size", a->size, "object side in pixels (default: the cell, at least 20 for an item)")->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--distractors", a->distractors, "clutter pieces around the object")->capture_default_str()->check(wholeNumberIn(0, 1000));
     cmd->add_option("--dx", a->dx, "x offsets from the grid line, LO:HI (default: two cells)");
     cmd->add_option("--dy", a->dy, "y offsets from the grid line, LO:HI (default: two cells)");
     cmd->add_option("--runs", a->runs, "sampled runs per position (0: the deterministic rule only)")->capture_default_str();

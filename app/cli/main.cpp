@@ -1,8 +1,13 @@
 // saccade-cli: headless Saccade.
 #include <iostream>
+#include <new>
+
+#include <c10/util/Exception.h>
 
 #include "commands.h"
+#include "common/result.h"
 #include "common/runtime.h"
+#include "strict_options.h"
 
 namespace saccade::cli {
 int badInput(const std::string& command, const std::string& message) {
@@ -51,14 +56,22 @@ int main(int argc, char** argv) {
     addSweepCommand(app, exitCode);
     addFaithfulnessCommand(app, exitCode);
     addCostCommand(app, exitCode);
+    makeNumbersStrict(app);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        return reportParseError(app, e, argc, argv);
+    } catch (const c10::Error& e) {
+        // A LibTorch failure nothing below caught: its first line, never the backtrace.
+        std::cerr << "saccade-cli: " << saccade::firstLine(e.what_without_backtrace()) << "\n";
+        return kExitFailure;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "saccade-cli: out of memory (the request is too large for this machine)\n";
+        return kExitFailure;
     } catch (const std::exception& e) {
-        std::cerr << "saccade-cli: " << e.what() << "\n";
+        std::cerr << "saccade-cli: " << saccade::firstLine(e.what()) << "\n";
         return kExitFailure;
     }
     return exitCode;

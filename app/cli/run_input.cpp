@@ -5,29 +5,11 @@
 #include <iostream>
 
 #include "data/dataset.h"
+#include "common/parse.h"
 #include "data/image_io.h"
 #include "models/caption_model.h"
 
 namespace saccade::cli {
-
-namespace {
-
-// "D:i" -> dataset D, test sample i.
-struct SampleRef {
-    std::string dataset;
-    std::int64_t index = 0;
-};
-Result<SampleRef> parseSampleRef(const std::string& text) {
-    const auto colon = text.rfind(':');
-    if (colon == std::string::npos) return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
-    try {
-        return SampleRef{text.substr(0, colon), std::stoll(text.substr(colon + 1))};
-    } catch (const std::exception&) {
-        return Error{"--sample must be DATASET:INDEX, got '" + text + "'"};
-    }
-}
-
-}  // namespace
 
 Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& imagePath,
                                 const std::string& sampleRef) {
@@ -63,26 +45,6 @@ Result<Unit> applyWordTemperature(AttentionModel& model, double temperature) {
         return Unit{};
     }
     return captioner->setWordTemperature(temperature);
-}
-
-bool parseRange(const std::string& text, int& lo, int& hi) {
-    // Whole numbers only: "12abc" is not 12.
-    auto whole = [](const std::string& t, int& v) {
-        try {
-            std::size_t used = 0;
-            v = std::stoi(t, &used);
-            return used == t.size();
-        } catch (const std::exception&) {
-            return false;
-        }
-    };
-    const auto colon = text.find(':');
-    if (colon == std::string::npos) {
-        if (!whole(text, lo)) return false;
-        hi = lo;
-        return true;
-    }
-    return whole(text.substr(0, colon), lo) && whole(text.substr(colon + 1), hi) && lo <= hi;
 }
 
 Progress consoleProgress(const std::string& what) {

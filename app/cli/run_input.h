@@ -31,7 +31,4 @@ Result<Unit> applyWordTemperature(AttentionModel& model, double temperature);
 /// A progress line on stderr ("what 42%") when stderr is a terminal; nothing otherwise.
 Progress consoleProgress(const std::string& what);
 
-/// "N" or "LO:HI" (LO <= HI) into lo and hi; false when malformed.
-bool parseRange(const std::string& text, int& lo, int& hi);
-
 }  // namespace saccade::cli

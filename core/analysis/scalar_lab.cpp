@@ -13,6 +13,17 @@ namespace saccade {
 namespace {
 
 constexpr double kProbTolerance = 1e-6;
+constexpr double kScalarLabMaxMagnitude = 1e9;
+
+// f can overflow even on bounded values (exp 1000): a figure that is not finite is refused.
+std::optional<Error> checkFinite(const ScalarLabResult& r) {
+    std::vector<double> figures{r.softContext, r.fSoft, r.expectedFHard, r.stdFHard, r.fArgmax, r.draw.f};
+    for (const auto& o : r.outcomes) figures.push_back(o.f);
+    if (r.mc) figures.insert(figures.end(), {r.mc->meanFHard, r.mc->stderrFHard, r.mc->meanHardContext});
+    for (double v : figures)
+        if (!std::isfinite(v)) return Error{r.function + " overflows double precision on these values"};
+    return std::nullopt;
+}
 
 std::optional<Error> validate(const ScalarLabInput& in) {
     if (in.values.empty()) return Error{"no values given"};
@@ -24,6 +35,12 @@ std::optional<Error> validate(const ScalarLabInput& in) {
     for (size_t i = 0; i < in.probs.size(); ++i) {
         if (!std::isfinite(in.probs[i]) || !std::isfinite(in.values[i]))
             return Error{"value or probability " + std::to_string(i + 1) + " is not finite"};
+        if (std::abs(in.values[i]) > kScalarLabMaxMagnitude) {
+            std::ostringstream msg;
+            msg << "value " << i + 1 << " (" << in.values[i] << ") is outside -1e9..1e9: its square and "
+                << "variance would lose all precision";
+            return Error{msg.str()};
+        }
         if (in.probs[i] < 0) {
             std::ostringstream msg;
             msg << "probability " << i + 1 << " is negative (" << in.probs[i] << ")";
@@ -112,6 +129,7 @@ Result<ScalarLabResult> runScalarLab(const ScalarLabInput& in) {
         mc.meanHardContext = contextSum / static_cast<double>(in.samples);
         r.mc = mc;
     }
+    if (auto overflow = checkFinite(r)) return *overflow;
     return r;
 }
 

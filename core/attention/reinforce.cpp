@@ -62,6 +62,10 @@ Result<ScoreFunctionCheck> checkScoreFunctionGradient(const ScoreFunctionCheckIn
     }
     if (std::abs(total - 1.0) > 1e-6) return Error{"probabilities must sum to 1"};
     if (in.samples < 2) return Error{"need at least 2 samples"};
+    for (double r : in.rewards)
+        if (!std::isfinite(r) || std::abs(r) > 1e9)
+            return Error{"every reward must be a number from -1e9 to 1e9 (larger ones overflow the variance)"};
+    if (!(in.baselineDecay >= 0 && in.baselineDecay <= 1)) return Error{"the baseline decay must be in [0, 1]"};
 
     torch::NoGradGuard outer;  // re-enabled below only where the gradient is taken
     const auto opts = torch::TensorOptions().dtype(torch::kFloat64);

@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "common/parse.h"
+
 namespace saccade {
 
 namespace {
@@ -68,25 +70,29 @@ Result<SelectionOptions> parseSelectionRule(const std::string& spec) {
         }
     }
     if (!known) return Error{"unknown selection rule '" + spec + "' (use " + kAccepted + ")"};
-    char* end = nullptr;
     switch (o.rule) {
         case SelectionRule::TopK:
         case SelectionRule::KSample: {
             o.k = o.rule == SelectionRule::TopK ? 1 : 10;
             if (hasArg) {
-                const long k = std::strtol(arg.c_str(), &end, 10);
-                if (arg.empty() || *end != '\0' || k < 1)
-                    return Error{"rule '" + spec + "': K must be a whole number >= 1"};
-                o.k = k;
+                auto k = parseInteger(arg, "K", 1, 1000000);
+                if (!k) return Error{"rule '" + spec + "': K must be a whole number from 1 to 1000000"};
+                o.k = *k;
             }
             break;
         }
         case SelectionRule::Gumbel: {
             if (hasArg) {
-                const double t = std::strtod(arg.c_str(), &end);
-                if (arg.empty() || *end != '\0' || !(t > 0) || !std::isfinite(t))
-                    return Error{"rule '" + spec + "': temperature must be a number > 0"};
-                o.temperature = t;
+                // Below kMinGumbelTemperature the scores divided by tau overflow float32 and every
+                // step would pick cell 0; argmax is that limit, and sample its stochastic twin.
+                auto t = parseNumber(arg, "temperature");
+                if (!t || *t < kMinGumbelTemperature || *t > kMaxGumbelTemperature) {
+                    std::ostringstream s;
+                    s << "rule '" << spec << "': the temperature must be a number from " << kMinGumbelTemperature
+                      << " to " << kMaxGumbelTemperature << " (argmax is the limit of small temperatures)";
+                    return Error{s.str()};
+                }
+                o.temperature = *t;
             }
             break;
         }
@@ -164,7 +170,9 @@ Selection select(const torch::Tensor& scores, const torch::Tensor& values,
             break;
         }
         case SelectionRule::Gumbel: {
-            TORCH_CHECK(o.temperature > 0, "gumbel needs temperature > 0, got ", o.temperature);
+            TORCH_CHECK(o.temperature >= kMinGumbelTemperature && o.temperature <= kMaxGumbelTemperature,
+                        "gumbel needs a temperature from ", kMinGumbelTemperature, " to ", kMaxGumbelTemperature,
+                        ", got ", o.temperature);
             constexpr double kEps = 1e-10;
             const auto u = rng.uniform({B, L}, device).clamp(kEps, 1.0 - 1e-7).to(scores.dtype());
             const auto gumbel = -torch::log(-torch::log(u));

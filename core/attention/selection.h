@@ -21,10 +21,15 @@ namespace saccade {
 
 enum class SelectionRule { Soft, Sample, Argmax, TopK, KSample, Gumbel };
 
+/// Gumbel temperatures outside this range are refused everywhere (rule specs, the GUI, select()):
+/// below it the scores divided by tau overflow float32.
+constexpr double kMinGumbelTemperature = 1e-4;
+constexpr double kMaxGumbelTemperature = 1e4;
+
 struct SelectionOptions {
     SelectionRule rule = SelectionRule::Soft;
     std::int64_t k = 1;         ///< topk: k; ksample: K
-    double temperature = 1.0;   ///< gumbel only; > 0
+    double temperature = 1.0;   ///< gumbel only; in [kMinGumbelTemperature, kMaxGumbelTemperature]
     bool checkFinite = true;    ///< refuse NaN scores (costs one device sync)
 };
 

@@ -13,6 +13,12 @@ struct Error {
     std::string message;
 };
 
+/// The first line of a library's message (LibTorch appends source locations and backtraces).
+inline std::string firstLine(const std::string& text) {
+    const auto end = text.find('\n');
+    return end == std::string::npos ? text : text.substr(0, end);
+}
+
 template <typename T>
 class Result {
 public:

@@ -1,5 +1,7 @@
 #include "data/idx_reader.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -69,10 +71,19 @@ Result<IdxArray> readIdxFile(const std::string& path, int expectedRank) {
         total *= n;
         if (total > (1ull << 31)) return Error{name + ": dimensions describe over 2 GiB of data"};
     }
-    array.data.resize(static_cast<std::size_t>(total));
-    const auto body = readExactly(file.get(), array.data.data(), array.data.size());
-    if (body < 0)
-        return Error{name + " is corrupt: " + gzError(file.get())};
+    // Grow with the data actually read: a header that claims 2 GiB costs nothing until the bytes
+    // are there (a short file is named truncated without allocating what it claims).
+    long long body = 0;
+    constexpr std::uint64_t kChunk = 1u << 20;
+    while (static_cast<std::uint64_t>(body) < total) {
+        const std::uint64_t want = std::min<std::uint64_t>(kChunk, total - static_cast<std::uint64_t>(body));
+        array.data.resize(static_cast<std::size_t>(body + want));
+        const auto got = readExactly(file.get(), array.data.data() + body, static_cast<std::size_t>(want));
+        if (got < 0) return Error{name + " is corrupt: " + gzError(file.get())};
+        body += got;
+        if (static_cast<std::uint64_t>(got) < want) break;
+    }
+    array.data.resize(static_cast<std::size_t>(body));
     if (static_cast<std::uint64_t>(body) < total) {
         return Error{name + " is truncated: " + std::to_string(body) + " of " +
                      std::to_string(total) + " data bytes"};

@@ -11,6 +11,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "data/image_integrity.h"
+
 namespace saccade {
 
 namespace {
@@ -105,10 +107,16 @@ std::optional<Dimensions> tiffDimensions(const std::string& b) {
         const std::uint32_t tag = read(at, 2), type = read(at + 2, 2);
         if (tag != 256 && tag != 257) continue;
         std::int64_t value = 0;
-        if (type == 3)
+        if (type == 1)
+            value = static_cast<std::uint8_t>(b[at + 8]);  // BYTE
+        else if (type == 3)
             value = read(at + 8, 2);  // SHORT
+        else if (type == 8)
+            value = static_cast<std::int16_t>(read(at + 8, 2));  // SSHORT
         else if (type == 4)
             value = read(at + 8, 4);  // LONG
+        else if (type == 9)
+            value = static_cast<std::int32_t>(read(at + 8, 4));  // SLONG
         else
             return std::nullopt;
         (tag == 256 ? width : height) = value;
@@ -132,8 +140,9 @@ std::optional<Error> checkSize(const Dimensions& d, const std::string& what,
         return Error{"'" + what + "' is corrupt: its header gives a size of " +
                      std::to_string(d.width) + " x " + std::to_string(d.height)};
     }
-    const std::int64_t pixels = d.width * d.height;
-    if (pixels > options.maxPixels) {
+    // Compared by division first: a header may claim 2^32 x 2^32, whose product overflows.
+    if (d.width > options.maxPixels / d.height || d.width * d.height > options.maxPixels) {
+        const std::int64_t pixels = d.width > INT64_MAX / d.height ? INT64_MAX : d.width * d.height;
         return Error{"'" + what + "' is " + std::to_string(d.width) + " x " +
                      std::to_string(d.height) + " = " + formatPixels(pixels) +
                      ", over the limit of " + formatPixels(options.maxPixels)};
@@ -187,14 +196,15 @@ Result<Image> decodeChecked(const std::string& bytes, const std::string& what,
         case Format::Unknown:
             return Error{"'" + what + "' is not a PNG, JPEG, BMP or TIFF image"};
     }
-    // A PNG, JPEG or BMP whose header we cannot read would not decode either; TIFF may keep its
-    // directory anywhere, so it is checked after decoding (OpenCV refuses > 2^30 pixels itself).
-    if (!dims && format != Format::Tiff) {
-        return Error{"'" + what + "' is corrupt or truncated (cannot read its size)"};
-    }
-    if (dims) {
-        if (auto error = checkSize(*dims, what, options)) return *error;
-    }
+    // An image whose size cannot be read from its header is refused before decoding: the decoder
+    // would allocate whatever the file claims before checking anything.
+    if (!dims) return Error{"'" + what + "' is corrupt or truncated (cannot read its size)"};
+    if (auto error = checkSize(*dims, what, options)) return *error;
+    const auto problem = format == Format::Png    ? pngProblem(bytes)
+                         : format == Format::Jpeg ? jpegProblem(bytes)
+                         : format == Format::Bmp  ? bmpProblem(bytes)
+                                                  : tiffProblem(bytes);
+    if (problem) return Error{"'" + what + "' is corrupt: " + *problem};
 
     cv::Mat decoded;
     try {
@@ -206,9 +216,6 @@ Result<Image> decodeChecked(const std::string& bytes, const std::string& what,
         return Error{"'" + what + "' could not be decoded: " + e.err};
     }
     if (decoded.empty()) return Error{"'" + what + "' is corrupt or not a supported image"};
-    if (!dims) {
-        if (auto error = checkSize({decoded.cols, decoded.rows}, what, options)) return *error;
-    }
 
     try {
         auto eight = toEightBit(decoded);

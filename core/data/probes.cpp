@@ -14,6 +14,7 @@ namespace {
 
 constexpr std::uint64_t kProbeStream = 0x9b0be;
 constexpr long long kMaxProbes = 100000;
+constexpr long long kMaxProbePixels = 1LL << 26;  // 256 MB of one-channel float canvases
 
 Image blob(int size) {
     // A soft disc that touches all four sides of its square, like a small defect.
@@ -62,6 +63,14 @@ Result<std::vector<ProbeSample>> makeProbes(const ProbeOptions& o, const ObjectS
     if (count > kMaxProbes) {
         return Error{"the sweep has " + std::to_string(count) + " offsets, over the limit of " +
                      std::to_string(kMaxProbes)};
+    }
+    // Memory, not only the count: every probe holds a canvas of float pixels.
+    const long long pixels = count * o.canvas * o.canvas;
+    if (pixels > kMaxProbePixels) {
+        return Error{"the sweep needs " + std::to_string(count) + " canvases of " + std::to_string(o.canvas) + "x" +
+                     std::to_string(o.canvas) + " pixels (" + std::to_string(pixels * 4 >> 20) +
+                     " MB), over the limit of " + std::to_string(kMaxProbePixels * 4 >> 20) +
+                     " MB: use fewer offsets or a smaller canvas"};
     }
     if ((o.object == ProbeObject::Item || o.distractors > 0) && source == nullptr)
         return Error{"item probes and clutter need an object source (a dataset)"};

@@ -54,7 +54,7 @@ std::uint64_t sceneSeed(std::uint64_t seed, Split split, std::int64_t index,
                    static_cast<std::uint64_t>(index));
 }
 
-int pick(std::mt19937_64& rng, int n) { return static_cast<int>(uniformInt(rng, 0, n - 1)); }
+int pickIndex(std::mt19937_64& rng, int n) { return static_cast<int>(uniformInt(rng, 0, n - 1)); }
 int between(std::mt19937_64& rng, int lo, int hi) {
     return static_cast<int>(uniformInt(rng, lo, hi));
 }
@@ -264,9 +264,9 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
         Placed p{};
         // Distinct (size, colour, shape) triples keep every caption unambiguous.
         do {
-            p.shape = pick(rng, kShapeCount);
-            p.colour = pick(rng, kColourCount);
-            p.large = pick(rng, 2);
+            p.shape = pickIndex(rng, kShapeCount);
+            p.colour = pickIndex(rng, kColourCount);
+            p.large = pickIndex(rng, 2);
         } while (std::any_of(placed.begin(), placed.end(), [&](const Placed& q) {
             return q.shape == p.shape && q.colour == p.colour && q.large == p.large;
         }));
@@ -316,7 +316,7 @@ Sample renderScene(const SceneOptions& options, Split split, std::int64_t index)
     for (size_t k = 1; k < placed.size(); ++k) {
         relations.push_back(trueRelations(placed[k - 1], placed[k]));
         assert(!relations.back().empty());  // boxes kGap apart are separated along some axis
-        chosen.push_back(relations.back()[pick(rng, int(relations.back().size()))]);
+        chosen.push_back(relations.back()[pickIndex(rng, int(relations.back().size()))]);
     }
     s.captionWords = caption(placed, chosen, s.wordObject);
     // Any order of mention describes the scene equally well: every order, each with every

@@ -14,6 +14,7 @@
 #include <torch/version.h>
 
 #include "common/timing.h"
+#include "data/idx_reader.h"
 
 namespace saccade {
 
@@ -112,6 +113,15 @@ DoctorReport runDoctor(const DoctorOptions& options) {
             r.fashionMnistMissing.push_back(f);
     }
     r.fashionMnistPresent = r.fashionMnistMissing.empty();
+    // Present is not enough: each file is read whole (the gzip CRC and the IDX sizes checked),
+    // so a byte-flipped or cut download is named here rather than at the first training step.
+    if (r.fashionMnistPresent) {
+        for (const char* f : kFashionFiles) {
+            const auto path = (std::filesystem::path(r.fashionMnistDir) / f).string();
+            const bool images = std::string(f).find("images") != std::string::npos;
+            if (auto read = readIdxFile(path, images ? 3 : 1); !read) r.fashionMnistDamaged.push_back(read.error());
+        }
+    }
 
     if (r.blasName.find("reference") != std::string::npos || (r.matmulGflops > 0 && r.matmulGflops < kDoctorSlowGflops)) {
         std::ostringstream msg;
@@ -123,6 +133,9 @@ DoctorReport runDoctor(const DoctorOptions& options) {
                               "libblas.so.3 alternative; check with: update-alternatives --display "
                               "libblas.so.3-x86_64-linux-gnu)"});
     }
+    for (const auto& damage : r.fashionMnistDamaged)
+        r.warnings.push_back({"Fashion-MNIST is damaged: " + damage,
+                              "sudo apt-get install --reinstall dataset-fashion-mnist  (or replace the file)"});
     if (!r.fashionMnistPresent) {
         r.warnings.push_back({"Fashion-MNIST not found in " + r.fashionMnistDir,
                               "sudo apt-get install dataset-fashion-mnist  (or set "
@@ -155,7 +168,8 @@ std::string doctorToText(const DoctorReport& r) {
     out << "\n";
     out << "Libraries      LibTorch " << r.torchVersion << ", OpenCV " << r.opencvVersion << ", "
         << r.compiler << "\n";
-    out << "Fashion-MNIST  " << (r.fashionMnistPresent ? "present" : "MISSING") << " in "
+    out << "Fashion-MNIST  "
+        << (!r.fashionMnistPresent ? "MISSING" : r.fashionMnistDamaged.empty() ? "present, verified" : "DAMAGED") << " in "
         << r.fashionMnistDir << "\n";
     if (r.warnings.empty()) {
         out << "\nNo problems found.\n";
@@ -183,7 +197,8 @@ std::string doctorToJson(const DoctorReport& r, int indent) {
     j["versions"] = {{"libtorch", r.torchVersion}, {"opencv", r.opencvVersion}, {"compiler", r.compiler}};
     j["fashion_mnist"] = {{"present", r.fashionMnistPresent},
                           {"dir", r.fashionMnistDir},
-                          {"missing", r.fashionMnistMissing}};
+                          {"missing", r.fashionMnistMissing},
+                          {"damaged", r.fashionMnistDamaged}};
     nlohmann::json warnings = nlohmann::json::array();
     for (const auto& w : r.warnings) warnings.push_back({{"message", w.message}, {"fix", w.fix}});
     j["warnings"] = warnings;

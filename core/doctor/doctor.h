@@ -41,6 +41,7 @@ struct DoctorReport {
     bool fashionMnistPresent = false;
     std::string fashionMnistDir;
     std::vector<std::string> fashionMnistMissing;  ///< files expected but not found
+    std::vector<std::string> fashionMnistDamaged;  ///< one message per file that does not read whole
     std::vector<DoctorWarning> warnings;
 };
 

@@ -29,6 +29,7 @@ struct CheckpointInfo {
     std::int64_t iteration = 0;       ///< training iterations done
     std::int64_t totalIterations = 0; ///< the planned total (for resume and schedules)
     double baseline = 0;              ///< REINFORCE moving-average baseline at save time
+    std::string weightsCrc32;         ///< CRC-32 of the .pt file, hex ("" in older sidecars)
 };
 
 /// "model.pt" -> "model.json".

@@ -1,5 +1,6 @@
 #include "models/attention_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/selection.h"
+#include "common/parse.h"
 #include "models/caption_model.h"
 #include "models/patch_model.h"
 #include "models/ram_model.h"
@@ -30,15 +32,23 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
     std::stringstream in(list);
     std::string item;
     while (std::getline(in, item, ',')) {
-        if (item == "mean" || item == "random" || item.rfind("beam", 0) == 0) {
-            rules.push_back(item);
-            continue;
+        std::string spec = item;
+        if (item.rfind("beam", 0) == 0) {
+            // beam (K = 3) or beam:K with K in 1..100; "beamfoo" is not a rule.
+            auto k = item == "beam" ? Result<std::int64_t>(3) : item.rfind("beam:", 0) == 0 ? parseInteger(item.substr(5), "K", 1, 100) : Result<std::int64_t>(Error{""});
+            if (!k) return Error{"'" + item + "' is not a beam rule (use beam:K with K in 1..100)"};
+            spec = "beam:" + std::to_string(*k);
+        } else if (item != "mean" && item != "random") {
+            auto parsed = parseSelectionRule(item);
+            if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU)"};
+            if (parsed->rule == SelectionRule::TopK)
+                return Error{"topk is not an evaluation rule: the models read one place a step"};
+            spec = selectionRuleSpec(*parsed);
         }
-        auto parsed = parseSelectionRule(item);
-        if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU)"};
-        if (parsed->rule == SelectionRule::TopK)
-            return Error{"topk is not an evaluation rule: the models read one place a step"};
-        rules.push_back(selectionRuleSpec(*parsed));
+        // A rule listed twice would be measured twice with different draws: say so instead.
+        if (std::find(rules.begin(), rules.end(), spec) != rules.end())
+            return Error{"rule '" + item + "' is listed twice"};
+        rules.push_back(spec);
     }
     if (rules.empty()) return Error{"no evaluation rules given"};
     return rules;

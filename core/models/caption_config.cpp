@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_fields.h"
+
 namespace saccade {
 
 Result<CaptionConfig> validateCaptionConfig(const CaptionConfig& c) {
@@ -42,19 +44,21 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
     if (j.is_discarded() || !j.is_object()) return Error{"model config is not a JSON object"};
     CaptionConfig c;
     try {
-        c.inChannels = j.at("in_channels");
-        c.imageSize = j.at("image_size");
-        c.grid = j.at("grid");
-        c.featureDim = j.at("feature_dim");
-        c.embed = j.at("embed");
-        c.hidden = j.at("hidden");
-        c.attnHidden = j.at("attn_hidden");
-        c.maxLength = j.at("max_length");
-        c.dropout = j.at("dropout");
-        c.scorer = j.at("scorer");
-        c.mode = j.at("mode");
+        c.inChannels = intField(j, "in_channels", 1, 3);
+        c.imageSize = intField(j, "image_size", 1, 512);
+        c.grid = intField(j, "grid", 1, 32);
+        c.featureDim = intField(j, "feature_dim", 1, 4096);
+        c.embed = intField(j, "embed", 1, 4096);
+        c.hidden = intField(j, "hidden", 1, 8192);
+        c.attnHidden = intField(j, "attn_hidden", 1, 4096);
+        c.maxLength = intField(j, "max_length", 1, 64);
+        c.dropout = numberField(j, "dropout", 0, 1);
+        c.scorer = stringField(j, "scorer");
+        c.mode = stringField(j, "mode");
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("model config: ") + e.what()};
+    } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }
     return validateCaptionConfig(c);

@@ -68,11 +68,9 @@ Result<std::shared_ptr<CaptionModel>> CaptionModel::load(const std::string& path
     m.config = *config;
     m.info = header->info;
     m.device = header->device;
-    try {
-        m.net = CaptionNetwork(m.config);
-    } catch (const c10::Error& e) {
-        return configError(path, e.what_without_backtrace());
-    }
+    auto net = buildNet(path, [&] { return CaptionNetwork(m.config); });
+    if (!net) return Error{net.error()};
+    m.net = *net;
     if (auto loaded = loadNetWeights(*m.net, path, *header); !loaded) return Error{loaded.error()};
     return model;
 }

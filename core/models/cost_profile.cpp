@@ -172,7 +172,7 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
         Rng rng(1);
         torch::NoGradGuard noGrad;
         net->setStageClock(&clock);
-        const auto seconds = medianStages(clock, o.repeats, [&] { net->forward(x, rule, rng); });
+        const auto seconds = medianStages(clock, o.repeats, [&, rule = rule] { net->forward(x, rule, rng); });
         net->setStageClock(nullptr);
         RuleCost c = makeRuleCost("ram", name, seconds, o.batch, flops);
         c.note = "No features before selection: one pass over the image builds the summed-area table, then the "

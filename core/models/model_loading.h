@@ -5,6 +5,7 @@
 // parsing of its config and the construction of its network.
 // Engine header: includes LibTorch.
 
+#include <new>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,18 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
 
 /// "checkpoint 'PATH': MESSAGE" for a config that does not parse.
 Error configError(const std::string& path, const std::string& message);
+
+/// Builds a family's network from a checked config; sizes that no memory can hold (a sidecar may
+/// ask for anything its ranges allow) become an Error naming the checkpoint, not an exception.
+template <typename Make>
+auto buildNet(const std::string& path, Make make) -> Result<decltype(make())> {
+    try {
+        return make();
+    } catch (const c10::Error& e) {
+        return configError(path, "cannot build the network its sidecar describes: " + firstLine(e.what_without_backtrace()));
+    } catch (const std::bad_alloc&) {
+        return configError(path, "the network its sidecar describes does not fit in memory");
+    }
+}
 
 }  // namespace saccade

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_fields.h"
+
 namespace saccade {
 
 Result<PatchConfig> validatePatchConfig(const PatchConfig& c) {
@@ -39,18 +41,20 @@ Result<PatchConfig> patchConfigFromJson(const std::string& text) {
     if (j.is_discarded() || !j.is_object()) return Error{"model config is not a JSON object"};
     PatchConfig c;
     try {
-        c.inChannels = j.at("in_channels");
-        c.imageSize = j.at("image_size");
-        c.grid = j.at("grid");
-        c.featureDim = j.at("feature_dim");
-        c.hidden = j.at("hidden");
-        c.attnHidden = j.at("attn_hidden");
-        c.steps = j.at("steps");
-        c.classes = j.at("classes");
-        c.scorer = j.at("scorer");
-        c.mode = j.at("mode");
-        c.variant = j.value("variant", "dense");
+        c.inChannels = intField(j, "in_channels", 1, 3);
+        c.imageSize = intField(j, "image_size", 1, 1024);
+        c.grid = intField(j, "grid", 1, 64);
+        c.featureDim = intField(j, "feature_dim", 1, 4096);
+        c.hidden = intField(j, "hidden", 1, 8192);
+        c.attnHidden = intField(j, "attn_hidden", 1, 4096);
+        c.steps = intField(j, "steps", 1, 64);
+        c.classes = intField(j, "classes", 2, 100000);
+        c.scorer = stringField(j, "scorer");
+        c.mode = stringField(j, "mode");
+        c.variant = j.contains("variant") ? stringField(j, "variant") : "dense";
     } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("model config: ") + e.what()};
+    } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }
     return validatePatchConfig(c);

@@ -60,7 +60,9 @@ Result<std::shared_ptr<PatchModel>> PatchModel::load(const std::string& path, co
     m.info = header->info;
     m.device = header->device;
     m.classNames = header->classNames;
-    m.net = PatchClassifier(m.config);
+    auto net = buildNet(path, [&] { return PatchClassifier(m.config); });
+    if (!net) return Error{net.error()};
+    m.net = *net;
     if (auto loaded = loadNetWeights(*m.net, path, *header); !loaded) return Error{loaded.error()};
     return model;
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "io/json_fields.h"
+
 namespace saccade {
 
 RamConfig defaultRamConfig(int imageSize, int channels, int classes) {
@@ -39,6 +41,11 @@ Result<RamConfig> validateRamConfig(const RamConfig& c) {
     if (c.glimpseHidden < 1 || c.glimpseDim < 1 || c.hidden < 1) return Error{"layer sizes must be positive"};
     if (c.core != "rnn" && c.core != "lstm") return Error{"unknown core '" + c.core + "' (use rnn or lstm)"};
     if (!(c.locationStd > 0 && c.locationStd <= 2)) return Error{"location_std must be in (0, 2]"};
+    // The glimpse network's first layer: bounded so that a sidecar cannot ask for gigabytes.
+    const double glimpseWeights = double(c.glimpseSize) * c.glimpseSize * c.scales * c.inChannels * c.glimpseHidden;
+    if (glimpseWeights > double(1 << 27))
+        return Error{"the glimpse network would hold " + std::to_string(std::int64_t(glimpseWeights / 1e6)) +
+                     " million weights, over the limit of 134 million"};
     if (c.classes < 2) return Error{"classes must be at least 2"};
     return c;
 }
@@ -58,19 +65,21 @@ Result<RamConfig> ramConfigFromJson(const std::string& text) {
     if (j.is_discarded() || !j.is_object()) return Error{"model config is not a JSON object"};
     RamConfig c;
     try {
-        c.inChannels = j.at("in_channels");
-        c.imageSize = j.at("image_size");
-        c.glimpseSize = j.at("glimpse_size");
-        c.scales = j.at("scales");
-        c.scaleFactor = j.at("scale_factor");
-        c.glimpses = j.at("glimpses");
-        c.glimpseHidden = j.at("glimpse_hidden");
-        c.glimpseDim = j.at("glimpse_dim");
-        c.hidden = j.at("hidden");
-        c.core = j.at("core");
-        c.locationStd = j.at("location_std");
-        c.classes = j.at("classes");
+        c.inChannels = intField(j, "in_channels", 1, 3);
+        c.imageSize = intField(j, "image_size", 1, 1024);
+        c.glimpseSize = intField(j, "glimpse_size", 1, 512);
+        c.scales = intField(j, "scales", 1, 8);
+        c.scaleFactor = intField(j, "scale_factor", 1, 16);
+        c.glimpses = intField(j, "glimpses", 1, 64);
+        c.glimpseHidden = intField(j, "glimpse_hidden", 1, 8192);
+        c.glimpseDim = intField(j, "glimpse_dim", 1, 8192);
+        c.hidden = intField(j, "hidden", 1, 8192);
+        c.core = stringField(j, "core");
+        c.locationStd = numberField(j, "location_std", 1e-6, 10);
+        c.classes = intField(j, "classes", 2, 100000);
     } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("model config: ") + e.what()};
+    } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }
     return validateRamConfig(c);

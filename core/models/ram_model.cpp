@@ -67,7 +67,9 @@ Result<std::shared_ptr<RamModel>> RamModel::load(const std::string& path, const 
     m.info = header->info;
     m.device = header->device;
     m.classNames = header->classNames;
-    m.net = RamNetwork(m.config);
+    auto net = buildNet(path, [&] { return RamNetwork(m.config); });
+    if (!net) return Error{net.error()};
+    m.net = *net;
     if (auto loaded = loadNetWeights(*m.net, path, *header); !loaded) return Error{loaded.error()};
     return model;
 }

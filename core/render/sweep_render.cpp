@@ -10,8 +10,8 @@ namespace saccade {
 
 namespace {
 
-const auto kFont = cv::FONT_HERSHEY_SIMPLEX;
-const cv::Scalar kText(230, 230, 230), kLine(255, 255, 255), kDashed(150, 150, 150), kUndefined(90, 90, 90);
+const auto kLegendFont = cv::FONT_HERSHEY_SIMPLEX;
+const cv::Scalar kLegendText(230, 230, 230), kLine(255, 255, 255), kDashed(150, 150, 150), kUndefined(90, 90, 90);
 
 void dashedLine(cv::Mat& m, cv::Point a, cv::Point b, const cv::Scalar& colour) {
     const int n = std::max(std::abs(b.x - a.x), std::abs(b.y - a.y));
@@ -56,21 +56,21 @@ Image renderSweepMap(const SweepResult& r, SweepMetric metric, int cell) {
     // Ticks every few offsets, and the axis names.
     const int step = std::max(1, (nx + 7) / 8);
     for (int d = o.dxMin; d <= o.dxMax; d += step)
-        cv::putText(m, std::to_string(d), {left + (d - o.dxMin) * cell, y1 + 14}, kFont, 0.35, kText, 1, cv::LINE_AA);
+        cv::putText(m, std::to_string(d), {left + (d - o.dxMin) * cell, y1 + 14}, kLegendFont, 0.35, kLegendText, 1, cv::LINE_AA);
     for (int d = o.dyMin; d <= o.dyMax; d += std::max(1, (ny + 7) / 8))
-        cv::putText(m, std::to_string(d), {6, top + (d - o.dyMin) * cell + std::min(cell, 12)}, kFont, 0.35, kText, 1, cv::LINE_AA);
-    cv::putText(m, "dx (px from the grid line)", {left, y1 + 32}, kFont, 0.4, kText, 1, cv::LINE_AA);
+        cv::putText(m, std::to_string(d), {6, top + (d - o.dyMin) * cell + std::min(cell, 12)}, kLegendFont, 0.35, kLegendText, 1, cv::LINE_AA);
+    cv::putText(m, "dx (px from the grid line)", {left, y1 + 32}, kLegendFont, 0.4, kLegendText, 1, cv::LINE_AA);
     cv::putText(m, sweepMetricName(metric) + ", object " + std::to_string(o.objectSize) + " px, cell " +
                        std::to_string(o.cellSize) + " px",
-                {left, 19}, kFont, 0.45, kText, 1, cv::LINE_AA);
+                {left, 19}, kLegendFont, 0.45, kLegendText, 1, cv::LINE_AA);
     // Colour bar.
     const int barX = x1 + 24, barH = std::max(ny * cell, 120);
     for (int y = 0; y < barH; ++y) {
         const auto c = infernoColour(1.0 - double(y) / (barH - 1));
         cv::line(m, {barX, top + y}, {barX + 12, top + y}, cv::Scalar(c[0], c[1], c[2]), 1);
     }
-    cv::putText(m, "1", {barX + 16, top + 8}, kFont, 0.35, kText, 1, cv::LINE_AA);
-    cv::putText(m, "0", {barX + 16, top + barH}, kFont, 0.35, kText, 1, cv::LINE_AA);
+    cv::putText(m, "1", {barX + 16, top + 8}, kLegendFont, 0.35, kLegendText, 1, cv::LINE_AA);
+    cv::putText(m, "0", {barX + 16, top + barH}, kLegendFont, 0.35, kLegendText, 1, cv::LINE_AA);
     Image out = Image::zeros(w, h, 3);
     std::copy(m.datastart, m.dataend, out.pixels.begin());
     return out;

@@ -1,4 +1,9 @@
 // JSON form of the trace ("saccade.trace", version kTraceSchemaVersion).
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "trace/trace.h"
@@ -13,6 +18,31 @@ const char* kSchema = "saccade.trace";
 json boxToJson(const Box& b) { return json::array({b.x, b.y, b.w, b.h}); }
 
 // Reading: every accessor names the JSON path of what is missing or malformed.
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename U>
+struct IsVector<std::vector<U>> : std::true_type {};
+
+// JSON numbers bound for integers must be integers that fit: nlohmann would truncate 10.5 and
+// 3e71 (undefined behaviour) and wrap 4294967306 to 10.
+template <typename T>
+bool integersFit(const json& v) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        if (!v.is_number_integer()) return false;
+        if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+        const auto x = v.get<std::int64_t>();
+        return x >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+               (x < 0 || static_cast<std::uint64_t>(x) <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+    } else if constexpr (IsVector<T>::value) {
+        if (!v.is_array()) return true;  // get<T>() reports the wrong type
+        for (const auto& item : v)
+            if (!integersFit<typename T::value_type>(item)) return false;
+        return true;
+    } else {
+        return true;
+    }
+}
+
 struct Reader {
     const json& node;
     std::string path;
@@ -29,6 +59,8 @@ struct Reader {
 
     template <typename T>
     T get(const std::string& key) const {
+        if (!integersFit<T>(at(key)))
+            throw std::runtime_error("field '" + path + "/" + key + "' holds a number that is not a whole number in range");
         try {
             return at(key).get<T>();
         } catch (const json::exception&) {

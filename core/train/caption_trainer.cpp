@@ -22,7 +22,7 @@ namespace saccade {
 
 namespace {
 
-constexpr std::uint64_t kDrawStream = 0xca1, kMixStream = 0xca2;
+constexpr std::uint64_t kCaptionDrawStream = 0xca1, kCaptionMixStream = 0xca2;
 
 }  // namespace
 
@@ -110,13 +110,13 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         std::vector<Sample> samples;
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device, &samples);
         const auto tokens = captionTokens(samples, config, *device);
-        Rng rng(mixSeed(seed, kDrawStream, static_cast<std::uint64_t>(it)));
+        Rng rng(mixSeed(seed, kCaptionDrawStream, static_cast<std::uint64_t>(it)));
         SelectionOptions rule;
         torch::Tensor mix;
         double tau = 0;
         if (config.mode == "hard") {
             rule.rule = SelectionRule::Sample;
-            mix = Rng(mixSeed(seed, kMixStream, it)).uniform({o.batch}, *device) < o.expectationMix;
+            mix = Rng(mixSeed(seed, kCaptionMixStream, it)).uniform({o.batch}, *device) < o.expectationMix;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));

@@ -21,7 +21,7 @@ namespace saccade {
 
 namespace {
 
-constexpr std::uint64_t kDrawStream = 0x5e1, kMixStream = 0x31c;
+constexpr std::uint64_t kPatchDrawStream = 0x5e1, kPatchMixStream = 0x31c;
 
 double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule, std::uint64_t seed) {
     torch::NoGradGuard noGrad;
@@ -99,7 +99,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
         for (int b = 0; b < o.batch; ++b) idx[b] = order.at(it * o.batch + b);
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
-        Rng rng(mixSeed(seed, kDrawStream, static_cast<std::uint64_t>(it)));
+        Rng rng(mixSeed(seed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
 
         SelectionOptions rule;
         torch::Tensor mix;
@@ -108,7 +108,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
             rule.rule = SelectionRule::Sample;
             // The select variant skips the expectation mix: it would process every cell.
             if (config.variant == "dense")
-                mix = Rng(mixSeed(seed, kMixStream, it)).uniform({o.batch}, *device) < 0.5;
+                mix = Rng(mixSeed(seed, kPatchMixStream, it)).uniform({o.batch}, *device) < 0.5;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));

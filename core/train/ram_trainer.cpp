@@ -21,7 +21,7 @@ namespace saccade {
 
 namespace {
 
-constexpr std::uint64_t kDrawStream = 0x7a3;
+constexpr std::uint64_t kRamDrawStream = 0x7a3;
 
 double accuracyUnder(RamNetwork& net, const Batch& batch, RamRule rule, std::uint64_t seed) {
     torch::NoGradGuard noGrad;
@@ -97,7 +97,7 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
         const auto images = o.replicas > 1 ? batch.images.repeat({o.replicas, 1, 1, 1}) : batch.images;
         const auto labels = o.replicas > 1 ? batch.labels.repeat({o.replicas}) : batch.labels;
-        Rng rng(mixSeed(seed, kDrawStream, static_cast<std::uint64_t>(it)));
+        Rng rng(mixSeed(seed, kRamDrawStream, static_cast<std::uint64_t>(it)));
 
         const auto out = net->forward(images, RamRule::Sample, rng);
         const auto terms = ramHybridLoss(out, labels);

@@ -15,7 +15,10 @@
 #include "data/idx_reader.h"
 #include "data/probes.h"
 
+#include "temp_dir.h"
+
 using namespace saccade;
+using saccade::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,12 +41,6 @@ public:
     std::vector<std::string> classNames() const override { return {}; }
 };
 
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("saccade-data-" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 void writeGz(const std::string& path, const std::string& bytes) {
     gzFile f = gzopen(path.c_str(), "wb");

@@ -55,7 +55,7 @@ std::string saveTinyRam(const TempDir& dir, const std::string& name, const RamCo
     return test::saveTinyRam(dir.file(name), config, 5);
 }
 
-Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Split::Test, i).image; }
+Image ramDigitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Split::Test, i).image; }
 
 }  // namespace
 
@@ -259,7 +259,7 @@ TEST(RamModel, TracesRecordGaussiansBoxesAndRepeatPerSeed) {
     ASSERT_TRUE(model.ok()) << model.error();
     EXPECT_EQ((*model)->deterministicRule(), "mean");
     EXPECT_EQ((*model)->steps(), 3);
-    const auto image = digitImage(4);
+    const auto image = ramDigitImage(4);
     auto a = (*model)->trace(image, "sample", 21, "digit4"), b = (*model)->trace(image, "sample", 21, "digit4");
     auto c = (*model)->trace(image, "sample", 22, "digit4");
     ASSERT_TRUE(a.ok() && b.ok() && c.ok()) << a.error();
@@ -298,7 +298,7 @@ TEST(RamModel, CheckpointsRoundTripAndWrongFilesAreRefused) {
     const auto path = saveTinyRam(dir, "ram.pt");
     auto once = RamModel::load(path, "cpu"), twice = RamModel::load(path, "cpu");
     ASSERT_TRUE(once.ok() && twice.ok());
-    const auto image = digitImage(1);
+    const auto image = ramDigitImage(1);
     EXPECT_EQ(traceToJson(*(*once)->trace(image, "sample", 5, "i")), traceToJson(*(*twice)->trace(image, "sample", 5, "i")));
 
     // A RAM sidecar whose config no longer matches the weights.

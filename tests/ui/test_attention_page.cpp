@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QToolButton>
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void sameSeedSameTraceNewSeedRuns();
     void newestRequestWins();
     void badImageFileIsReported();
+    void brokenCheckpointIsReportedInTheWindow();
     void exportsWriteReadableFiles();
     void runsPanelComparesSampledRunsWithArgmax();
     void runsStreamInAndExport();
@@ -447,6 +449,29 @@ void TestAttentionPage::newestRequestWins() {
     for (const auto& args : spy) drawn += args.at(0).toString().contains(QStringLiteral(" under ")) ? 1 : 0;
     QVERIFY2(drawn < 11, qPrintable(QString::number(drawn)));
     QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+    waitForTrace();
+}
+
+void TestAttentionPage::brokenCheckpointIsReportedInTheWindow() {
+    // As `saccade broken.pt` does: the bundled model stays, and the failure stays in sight.
+    QTemporaryDir dir;
+    const QString broken = dir.filePath(QStringLiteral("broken.pt"));
+    QFile::copy(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"), broken);
+    QFile::copy(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.json"), dir.filePath(QStringLiteral("broken.json")));
+    QVERIFY(QFile::resize(broken, 5000));  // truncated
+    QSignalSpy spy(m_page, &AttentionPage::statusMessage);
+    m_page->openModel(broken);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->errorBanner()->isVisible(), 30'000);
+    const QString banner = m_page->errorBanner()->text();
+    QVERIFY2(banner.contains(QStringLiteral("broken.pt")) && banner.contains(QStringLiteral("truncated")), qPrintable(banner));
+    QVERIFY2(banner.contains(QStringLiteral("Still showing")), qPrintable(banner));
+    bool statusSaidSo = false;
+    for (const auto& args : spy) statusSaidSo |= args.at(0).toString().contains(QStringLiteral("Model not loaded"));
+    QVERIFY(statusSaidSo);
+    QVERIFY(m_page->canvas()->trace().has_value());
+    // The next request clears it.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"));
+    QVERIFY(!m_page->errorBanner()->isVisible());
     waitForTrace();
 }
 

@@ -9,6 +9,7 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QLabel>
 #include <QVBoxLayout>
 
 #include "attention/attention_canvas.h"
@@ -63,6 +64,17 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
+    // A model that failed to open stays reported here, above whatever is still shown, until the
+    // next model is requested or the banner is clicked away.
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("modelErrorBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e3; color: #8a1010; border: 1px solid #d88; "
+                                           "padding: 6px; }"));
+    m_banner->hide();
+    connect(m_banner, &QLabel::linkActivated, m_banner, &QLabel::hide);
+    centreLayout->addWidget(m_banner);
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
     centreLayout->addWidget(m_caption);
@@ -103,6 +115,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_canvas, &AttentionCanvas::zoomChanged, m_toolbar, &AttentionToolbar::setZoomText);
     connect(m_models, &ModelPanel::modelRequested, this, [this](const QString& path, const QString& device) {
         Q_EMIT statusMessage(tr("Loading %1 on %2…").arg(QFileInfo(path).fileName(), device));
+        m_banner->hide();
         m_service->loadModel(path, device);
     });
     connect(m_images, &ImagePanel::sampleChosen, this, &AttentionPage::openSample);
@@ -110,6 +123,12 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_service, &ModelService::modelLoaded, this, &AttentionPage::onModelLoaded);
     connect(m_service, &ModelService::modelFailed, this, [this](const QString& message) {
         m_models->showError(message);
+        const auto& card = m_service->card();
+        m_banner->setText(tr("<b>Model not loaded:</b> %1%2 <a href='#close'>Dismiss</a>")
+                              .arg(message.toHtmlEscaped(),
+                                   card ? tr("<br>Still showing %1.").arg(QFileInfo(card->path).fileName().toHtmlEscaped())
+                                        : QString()));
+        m_banner->show();
         showError(tr("Model not loaded: %1").arg(message));
     });
     connect(m_service, &ModelService::traceReady, this, &AttentionPage::onTrace);
@@ -238,6 +257,7 @@ void AttentionPage::saveSettings(QSettings& s) const {
 
 void AttentionPage::openModel(const QString& path) {
     Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    m_banner->hide();
     m_service->loadModel(path, m_models->device());
 }
 

@@ -54,6 +54,8 @@ public:
     AttentionCanvas* canvas() const { return m_canvas; }
     StepScrubber* scrubber() const { return m_scrubber; }
     CaptionStrip* captionStrip() const { return m_caption; }
+    /// The error banner above the canvas (visible while a failed model load is reported).
+    QLabel* errorBanner() const { return m_banner; }
     StepInfoPanel* infoPanel() const { return m_info; }
     AttentionToolbar* toolbar() const { return m_toolbar; }
     CompareRunsPanel* runsPanel() const { return m_runs; }
@@ -89,6 +91,7 @@ private:
     AttentionCanvas* m_canvas = nullptr;
     StepScrubber* m_scrubber = nullptr;
     CaptionStrip* m_caption = nullptr;
+    QLabel* m_banner = nullptr;  ///< a model that failed to open, until the next request
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;

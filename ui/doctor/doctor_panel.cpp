@@ -19,7 +19,7 @@ namespace {
 const QColor kWarningBackground(0xff, 0xe0, 0xb2);
 const QColor kFixBackground(0xc8, 0xe6, 0xc9);
 
-DoctorRun runInBackground() {
+DoctorRun runDoctorInBackground() {
     DoctorRun run;
     try {
         run.report = runDoctor();
@@ -115,7 +115,7 @@ void DoctorPanel::run() {
     m_runAgain->setEnabled(false);
     m_summary->setText(tr("Measuring this machine\u2026"));
     Q_EMIT statusMessage(tr("Doctor: measuring this machine\u2026"));
-    m_watcher.setFuture(QtConcurrent::run(runInBackground));
+    m_watcher.setFuture(QtConcurrent::run(runDoctorInBackground));
 }
 
 void DoctorPanel::showEvent(QShowEvent* event) {

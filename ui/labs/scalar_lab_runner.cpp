@@ -8,7 +8,7 @@ namespace saccade::ui {
 namespace {
 
 // Runs on a pool thread: only value types go in and come out.
-ScalarLabRun runInBackground(ScalarLabInput input, quint64 generation) {
+ScalarLabRun runScalarLabInBackground(ScalarLabInput input, quint64 generation) {
     ScalarLabRun run;
     run.generation = generation;
     try {
@@ -54,7 +54,7 @@ void ScalarLabRunner::cancel() {
 }
 
 void ScalarLabRunner::start(const ScalarLabInput& input, quint64 generation) {
-    m_watcher.setFuture(QtConcurrent::run(runInBackground, input, generation));
+    m_watcher.setFuture(QtConcurrent::run(runScalarLabInBackground, input, generation));
 }
 
 void ScalarLabRunner::onFinished() {

@@ -1,0 +1,111 @@
+#include "strict_options.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "commands.h"
+#include "common/parse.h"
+
+namespace saccade::cli {
+
+namespace {
+
+CLI::Validator strictFor(const std::string& typeName) {
+    if (typeName.rfind("UINT", 0) == 0)
+        return CLI::Validator(
+            [](std::string& text) {
+                auto v = parseInteger(text, "the value", 0);
+                return v ? std::string() : "must be a whole number >= 0, got '" + text + "'";
+            },
+            "");
+    if (typeName.rfind("INT", 0) == 0)
+        return CLI::Validator(
+            [](std::string& text) {
+                auto v = parseInteger(text, "the value");
+                return v ? std::string() : "must be a whole number, got '" + text + "'";
+            },
+            "");
+    return CLI::Validator(
+        [](std::string& text) {
+            auto v = parseNumber(text, "the value");
+            return v ? std::string() : "must be a finite number, got '" + text + "'";
+        },
+        "");
+}
+
+void strictenOptions(CLI::App& app) {
+    for (CLI::Option* option : app.get_options()) {
+        const std::string type = option->get_type_name();
+        if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0)
+            option->check(strictFor(type));
+    }
+    for (CLI::App* sub : app.get_subcommands({})) strictenOptions(*sub);
+}
+
+std::string shortNumber(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+}  // namespace
+
+void makeNumbersStrict(CLI::App& app) { strictenOptions(app); }
+
+CLI::Validator wholeNumberIn(std::int64_t lo, std::int64_t hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) {
+            auto v = parseInteger(text, "the value", lo, hi);
+            return v ? std::string()
+                     : "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                           ", got '" + text + "'";
+        },
+        "");
+}
+
+CLI::Validator numberIn(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) {
+            auto v = parseNumber(text, "the value");
+            return v && *v >= lo && *v <= hi ? std::string()
+                                             : "must be a number from " + shortNumber(lo) + " to " +
+                                                   shortNumber(hi) + ", got '" + text + "'";
+        },
+        "");
+}
+
+int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    // --help and --version are not errors: CLI11 prints them and exits 0.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::string command;
+    for (CLI::App* sub = &app; sub;) {
+        auto parsed = sub->get_subcommands();
+        if (parsed.empty()) break;
+        sub = parsed.front();
+        command += (command.empty() ? "" : " ") + sub->get_name();
+    }
+    std::string message = e.what();
+    if (command.empty()) {
+        // No subcommand matched: name what was typed instead of "A subcommand is required".
+        std::string first;
+        for (int i = 1; i < argc && first.empty(); ++i) {
+            const std::string arg = argv[i];
+            if (arg.rfind("-", 0) != 0) first = arg;
+        }
+        std::string names;
+        for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+        message = first.empty() ? "give a command (" + names + ")"
+                                : "unknown command '" + first + "' (commands: " + names + ")";
+        if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) || dynamic_cast<const CLI::ValidationError*>(&e) ||
+            dynamic_cast<const CLI::ConversionError*>(&e))
+            message = e.what();
+    }
+    // One line: CLI11 messages about several arguments can carry newlines.
+    for (char& c : message)
+        if (c == '\n') c = ' ';
+    std::cerr << "saccade-cli" << (command.empty() ? "" : " " + command) << ": " << message
+              << " (see --help)\n";
+    return kExitBadInput;
+}
+
+}  // namespace saccade::cli
