@@ -35,7 +35,9 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
         std::string spec = item;
         if (item.rfind("beam", 0) == 0) {
             // beam (K = 3) or beam:K with K in 1..100; "beamfoo" is not a rule.
-            auto k = item == "beam" ? Result<std::int64_t>(3) : item.rfind("beam:", 0) == 0 ? parseInteger(item.substr(5), "K", 1, 100) : Result<std::int64_t>(Error{""});
+            Result<std::int64_t> k = Error{""};
+            if (item == "beam") k = std::int64_t{3};
+            else if (item.rfind("beam:", 0) == 0) k = parseInteger(item.substr(5), "K", 1, 100);
             if (!k) return Error{"'" + item + "' is not a beam rule (use beam:K with K in 1..100)"};
             spec = "beam:" + std::to_string(*k);
         } else if (item != "mean" && item != "random") {
