@@ -97,7 +97,7 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
     cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str();
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--model", o->model, "also time the episodes of this trained RAM checkpoint");
-    cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)")->check(CLI::ExistingFile);
+    cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)")->check(regularFile());
     cmd->add_flag("--json", *json, "print our figures as one JSON object");
     cmd->callback([o, reference, json, &exitCode] {
         auto r = benchRam(*o);

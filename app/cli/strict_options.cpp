@@ -1,5 +1,7 @@
 #include "strict_options.h"
 
+#include <sys/stat.h>
+
 #include <iostream>
 #include <sstream>
 
@@ -72,6 +74,16 @@ CLI::Validator numberIn(double lo, double hi) {
                                                    shortNumber(hi) + ", got '" + text + "'";
         },
         "");
+}
+
+CLI::Validator regularFile() {
+    return CLI::Validator(
+        [](std::string& path) {
+            struct stat st {};
+            if (::stat(path.c_str(), &st) != 0) return "File does not exist: " + path;
+            return S_ISREG(st.st_mode) ? std::string() : "not a regular file: " + path;
+        },
+        "FILE");
 }
 
 int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {

@@ -20,6 +20,9 @@ CLI::Validator wholeNumberIn(std::int64_t lo, std::int64_t hi);
 /// CLI11 check: a finite number in [lo, hi].
 CLI::Validator numberIn(double lo, double hi);
 
+/// CLI11 check: an existing regular file (not a folder, device or FIFO).
+CLI::Validator regularFile();
+
 /// The one line printed for a CLI11 parse error: "saccade-cli SUB: message", and the exit code
 /// (0 for --help, 2 for bad input).
 int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv);
