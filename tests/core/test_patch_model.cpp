@@ -10,39 +10,17 @@
 #include "models/patch_classifier.h"
 #include "models/patch_model.h"
 #include "temp_dir.h"
+#include "tiny_patch.h"
 #include "io/checkpoint.h"
 #include "train/patch_trainer.h"
 
 using namespace saccade;
 using saccade::test::TempDir;
+using saccade::test::saveTinyPatch;
+using saccade::test::tinyPatchConfig;
 namespace fs = std::filesystem;
 
 namespace {
-
-PatchConfig tinyConfig(const std::string& mode = "soft") {
-    PatchConfig c;
-    c.imageSize = 28;
-    c.grid = 7;
-    c.featureDim = 16;
-    c.hidden = 24;
-    c.attnHidden = 12;
-    c.steps = 3;
-    c.mode = mode;
-    return c;
-}
-
-std::string saveTiny(const TempDir& dir, const std::string& name, std::uint64_t seed = 3) {
-    torch::manual_seed(seed);
-    PatchClassifier net(tinyConfig());
-    CheckpointInfo info;
-    info.modelType = "patch";
-    info.configJson = patchConfigToJson(tinyConfig());
-    info.dataset = "digits28";
-    info.seed = 1;
-    const auto path = dir.file(name);
-    EXPECT_TRUE(saveCheckpoint(*net, nullptr, info, path).ok());
-    return path;
-}
 
 Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Split::Test, i).image; }
 
@@ -50,7 +28,7 @@ Image digitImage(std::int64_t i) { return (*openDataset("digits28"))->sample(Spl
 
 TEST(PatchModel, ShapesPerRule) {
     torch::manual_seed(0);
-    PatchClassifier net(tinyConfig());
+    PatchClassifier net(tinyPatchConfig());
     const auto x = torch::rand({5, 1, 28, 28});
     for (const char* spec : {"soft", "sample", "argmax", "gumbel:0.5"}) {
         Rng rng(1);
@@ -69,7 +47,7 @@ TEST(PatchModel, GradientsReachTheScorerInEveryMode) {
     const auto y = torch::randint(10, {6});
     for (const char* spec : {"soft", "sample", "gumbel:0.5"}) {
         torch::manual_seed(0);
-        PatchClassifier net(tinyConfig());
+        PatchClassifier net(tinyPatchConfig());
         Rng rng(2);
         const auto out = net->forward(x, *parseSelectionRule(spec), rng);
         auto loss = torch::nn::functional::cross_entropy(out.logits, y);
@@ -115,7 +93,7 @@ TEST(PatchModel, ReinforceMovesThePolicyTowardTheRewardedCell) {
 
 TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
     TempDir dir;
-    const auto path = saveTiny(dir, "tiny.pt");
+    const auto path = saveTinyPatch(dir, "tiny.pt");
     auto a = PatchModel::load(path, "cpu");
     auto b = PatchModel::load(path, "cpu");
     ASSERT_TRUE(a.ok()) << a.error();
@@ -130,7 +108,7 @@ TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
     }
     // The loaded weights are the saved ones: same output as the original module.
     torch::manual_seed(3);
-    PatchClassifier original(tinyConfig());
+    PatchClassifier original(tinyPatchConfig());
     original->eval();
     Rng rng(1);
     const auto x = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()), {1, 1, 28, 28},
@@ -142,7 +120,7 @@ TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
 
 TEST(PatchModel, TracesAreDeterministicPerSeed) {
     TempDir dir;
-    auto m = *PatchModel::load(saveTiny(dir, "tiny.pt"), "cpu");
+    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), "cpu");
     const auto image = digitImage(7);
     EXPECT_EQ(traceToJson(*m->trace(image, "sample", 5, "x")), traceToJson(*m->trace(image, "sample", 5, "x")));
     // An untrained model attends almost uniformly, so other seeds choose other cells.
@@ -156,7 +134,7 @@ TEST(PatchModel, TracesAreDeterministicPerSeed) {
 
 TEST(PatchModel, KSampleTraceSummarisesItsRuns) {
     TempDir dir;
-    auto m = *PatchModel::load(saveTiny(dir, "tiny.pt"), "cpu");
+    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), "cpu");
     const auto image = digitImage(7);
     const auto k = m->trace(image, "ksample:64", 5, "x");
     ASSERT_TRUE(k.ok()) << k.error();
@@ -180,7 +158,7 @@ TEST(PatchModel, KSampleTraceSummarisesItsRuns) {
 
 TEST(PatchModel, BadCheckpointsAreRefusedSayingWhy) {
     TempDir dir;
-    const auto path = saveTiny(dir, "good.pt");
+    const auto path = saveTinyPatch(dir, "good.pt");
     // Truncated weights.
     auto bytes = *readFile(path);
     ASSERT_TRUE(writeFileAtomic(dir.file("cut.pt"), bytes.substr(0, bytes.size() / 2)).ok());
@@ -221,7 +199,7 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyConfig("hard");
+    o.model = tinyPatchConfig("hard");
     o.batch = 8;
     o.iterations = 4;
     o.evalEvery = 2;
@@ -265,7 +243,7 @@ TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyConfig("hard");
+    o.model = tinyPatchConfig("hard");
     o.batch = 8;
     o.iterations = 6;
     o.evalEvery = 100;
@@ -281,7 +259,7 @@ TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
     PatchTrainOptions resume = cut;
     resume.resume = dir.file("cut.pt");
     ASSERT_TRUE(trainPatchModel(resume).ok());
-    PatchClassifier whole(tinyConfig("hard")), resumed(tinyConfig("hard"));
+    PatchClassifier whole(tinyPatchConfig("hard")), resumed(tinyPatchConfig("hard"));
     ASSERT_TRUE(loadCheckpointWeights(*whole, nullptr, dir.file("whole.pt")).ok());
     ASSERT_TRUE(loadCheckpointWeights(*resumed, nullptr, dir.file("cut.pt")).ok());
     const auto a = whole->named_parameters(), b = resumed->named_parameters();
@@ -294,7 +272,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyConfig("soft");
+    o.model = tinyPatchConfig("soft");
     o.batch = 8;
     o.iterations = 2;
     o.evalImages = 16;
@@ -335,7 +313,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
 }
 
 TEST(PatchModel, SelectVariantProcessesOnlyTheChosenCell) {
-    auto config = tinyConfig("hard");
+    auto config = tinyPatchConfig("hard");
     config.variant = "select";
     torch::manual_seed(0);
     PatchClassifier net(config);
@@ -372,7 +350,7 @@ TEST(PatchModel, EpisodesOfOneImageEqualARepeatedBatchInBothVariants) {
     // Episodes share their state per distinct path prefix; the result must be what a batch of
     // copies of the image gives with the same stream.
     for (const char* variant : {"dense", "select"}) {
-        auto config = tinyConfig("hard");
+        auto config = tinyPatchConfig("hard");
         config.variant = variant;
         torch::manual_seed(3);
         PatchClassifier net(config);

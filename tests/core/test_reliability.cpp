@@ -27,45 +27,21 @@
 #include "models/attention_model.h"
 #include "models/patch_classifier.h"
 #include "temp_dir.h"
+#include "tiny_patch.h"
 
 using namespace saccade;
 using saccade::test::TempDir;
+using saccade::test::saveTinyPatch;
+using saccade::test::tinyPatchConfig;
+using saccade::test::tinyPatchInfo;
 namespace fs = std::filesystem;
 
 namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-PatchConfig smallConfig() {
-    PatchConfig c;
-    c.imageSize = 28;
-    c.grid = 7;
-    c.featureDim = 16;
-    c.hidden = 24;
-    c.attnHidden = 12;
-    c.steps = 3;
-    return c;
-}
-
-CheckpointInfo smallInfo(const PatchConfig& c) {
-    CheckpointInfo info;
-    info.modelType = "patch";
-    info.configJson = patchConfigToJson(c);
-    info.dataset = "digits28";
-    info.seed = 1;
-    return info;
-}
-
-std::string saveSmall(const TempDir& dir, const std::string& name, std::uint64_t seed) {
-    torch::manual_seed(seed);
-    PatchClassifier net(smallConfig());
-    const auto path = dir.file(name);
-    EXPECT_TRUE(saveCheckpoint(*net, nullptr, smallInfo(smallConfig()), path).ok());
-    return path;
-}
-
 Result<Unit> loadSmall(const std::string& path) {
-    PatchClassifier net(smallConfig());
+    PatchClassifier net(tinyPatchConfig());
     return loadCheckpointWeights(*net, nullptr, path);
 }
 
@@ -253,13 +229,13 @@ TEST(Faults, AFullDiskLeavesTheOldFileAndNoTemporary) {
 
 TEST(Faults, SigkillDuringACheckpointSaveLeavesThePreviousCheckpointIntact) {
     TempDir dir;
-    const auto path = saveSmall(dir, "model.pt", 1);
+    const auto path = saveTinyPatch(dir, "model.pt", 1);
     torch::manual_seed(2);
-    PatchConfig big = smallConfig();
+    PatchConfig big = tinyPatchConfig();
     big.featureDim = 256;
     big.hidden = 512;  // a few MB, so that the kill often lands inside a write
     PatchClassifier net(big);
-    const auto info = smallInfo(big);
+    const auto info = tinyPatchInfo(big);
     for (int round = 0; round < 3; ++round) {
         const pid_t child = ::fork();
         ASSERT_GE(child, 0);
@@ -281,7 +257,7 @@ TEST(Faults, SigkillDuringACheckpointSaveLeavesThePreviousCheckpointIntact) {
 
 TEST(Integrity, AFlippedByteInsideAWeightTensorIsFound) {
     TempDir dir;
-    const auto path = saveSmall(dir, "model.pt", 1);
+    const auto path = saveTinyPatch(dir, "model.pt", 1);
     ASSERT_TRUE(loadSmall(path).ok());
     std::string bytes = bytesOf(path);
     for (std::size_t i = bytes.size() / 2; i < bytes.size() / 2 + 64; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0xFF);
@@ -290,7 +266,7 @@ TEST(Integrity, AFlippedByteInsideAWeightTensorIsFound) {
     ASSERT_FALSE(flipped.ok());
     EXPECT_TRUE(contains(flipped.error(), "fails its CRC-32 check")) << flipped.error();
 
-    const auto whole = bytesOf(saveSmall(dir, "model.pt", 1));
+    const auto whole = bytesOf(saveTinyPatch(dir, "model.pt", 1));
     writeRaw(path, whole.substr(0, whole.size() - 100));
     const auto cut = loadSmall(path);
     ASSERT_FALSE(cut.ok());
@@ -301,8 +277,8 @@ TEST(Integrity, AFlippedByteInsideAWeightTensorIsFound) {
 
 TEST(Integrity, WeightsSwappedForAnotherFileDisagreeWithTheSidecar) {
     TempDir dir;
-    const auto a = saveSmall(dir, "a.pt", 1);
-    const auto b = saveSmall(dir, "b.pt", 2);
+    const auto a = saveTinyPatch(dir, "a.pt", 1);
+    const auto b = saveTinyPatch(dir, "b.pt", 2);
     fs::copy_file(b, a, fs::copy_options::overwrite_existing);
     const auto swapped = loadSmall(a);
     ASSERT_FALSE(swapped.ok());
@@ -311,7 +287,7 @@ TEST(Integrity, WeightsSwappedForAnotherFileDisagreeWithTheSidecar) {
 
 TEST(Integrity, SidecarNumbersAreReadStrictly) {
     TempDir dir;
-    const auto pt = saveSmall(dir, "m.pt", 1);
+    const auto pt = saveTinyPatch(dir, "m.pt", 1);
     const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
         {[](nlohmann::json& j) { j["config"]["image_size"] = 4294967356ULL; }, "'image_size' must be a whole number"},
         {[](nlohmann::json& j) { j["config"]["grid"] = 10.5; }, "'grid' must be a whole number"},
