@@ -189,10 +189,7 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
 
 Result<Unit> checkOutputPath(const std::string& path) {
     if (path.empty()) return Error{"no output checkpoint path given"};
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return Error{"cannot write checkpoint '" + path + "': it is a folder; give a file name such as model.pt"};
-    auto target = resolveSaveTarget(path);
+    auto target = resolveSaveTarget(path);  // refuses a folder, device or FIFO, naming it
     if (!target) return Error{target.error()};
     // The sidecar and the metrics go beside it and must be writable too.
     if (auto sidecar = resolveSaveTarget(sidecarPath(path)); !sidecar) return Error{sidecar.error()};
