@@ -26,6 +26,9 @@ void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);
 
+/// adequacy: per-image signals of inadequate observations and their risk-coverage curves.
+void addAdequacyCommand(CLI::App& app, int& exitCode);
+
 /// sweep: a probe object moved across the model's cells (failure maps), and size and clutter sweeps.
 void addSweepCommand(CLI::App& app, int& exitCode);
 

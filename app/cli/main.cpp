@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
         "  saccade-cli data preview --dataset cluttered-fashion60 --count 16 --seed 1 --out grid.png\n"
         "  saccade-cli data probe --cell 12 --size 6 --dx -6:6 --out probes.png\n"
         "  saccade-cli bench data --dataset cluttered-fashion100\n"
+        "  saccade-cli adequacy --model samples/models/patch-hard-fashion60.pt --limit 200 --runs 50\n"
         "  saccade-cli doctor\n"
         "  saccade-cli demo\n"
         "Run 'saccade-cli COMMAND --help' for a command's options.");
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
     addCaptionCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);
+    addAdequacyCommand(app, exitCode);
     addSweepCommand(app, exitCode);
     addFaithfulnessCommand(app, exitCode);
     addCostCommand(app, exitCode);

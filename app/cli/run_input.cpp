@@ -25,7 +25,7 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
         const auto s = (*d)->sample(Split::Test, ref->index);
         in.image = s.image;
         in.id = ref->dataset + ":test:" + std::to_string(ref->index);
-        in.truth = s.captionWords.empty() ? GroundTruth{s.label, {s.box}} : sceneGroundTruth(s);
+        in.truth = sampleGroundTruth(s);
         return in;
     }
     if (imagePath.empty()) return Error{"give --image FILE or --sample DATASET:INDEX"};

@@ -5,18 +5,11 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "data/image_mat.h"
+
 namespace saccade {
 
 namespace {
-
-cv::Mat toRgbMat(const Image& img) {
-    cv::Mat mat(img.height, img.width, img.channels == 3 ? CV_8UC3 : CV_8UC1,
-                const_cast<std::uint8_t*>(img.pixels.data()));
-    cv::Mat rgb;
-    if (img.channels == 3) rgb = mat.clone();
-    else cv::cvtColor(mat, rgb, cv::COLOR_GRAY2RGB);
-    return rgb;
-}
 
 void drawBox(cv::Mat& tile, const Box& b, double scale, const cv::Scalar& colour) {
     // Box edges are pixel boundaries; the rectangle is drawn just inside them.

@@ -55,6 +55,10 @@ GroundTruth sceneGroundTruth(const Sample& sample) {
     return g;
 }
 
+GroundTruth sampleGroundTruth(const Sample& sample) {
+    return sample.captionWords.empty() ? GroundTruth{sample.label, {sample.box}, {}, {}} : sceneGroundTruth(sample);
+}
+
 CaptionModel::CaptionModel() : m_impl(std::make_unique<Impl>()) {}
 CaptionModel::~CaptionModel() = default;
 

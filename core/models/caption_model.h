@@ -63,5 +63,7 @@ private:
 /// The ground truth of a scene sample for captioner traces: object boxes and names, and every
 /// valid caption as a reference.
 GroundTruth sceneGroundTruth(const Sample& sample);
+/// The ground truth of any dataset sample: a scene's (above), or the target's class and box.
+GroundTruth sampleGroundTruth(const Sample& sample);
 
 }  // namespace saccade

@@ -34,7 +34,8 @@ std::vector<std::string> datasetClassNames(const std::string& dataset) {
 
 std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const torch::Tensor& logits,
                                   const torch::Tensor& logProb) {
-    const auto [confidence, label] = torch::softmax(logits, -1).to(torch::kCPU, torch::kFloat).max(1);
+    const auto probs = torch::softmax(logits, -1).to(torch::kCPU, torch::kFloat).contiguous();
+    const auto [confidence, label] = probs.max(1);
     const auto total = logProb.sum(0).to(torch::kCPU, torch::kDouble).contiguous();
     const auto conf = confidence.accessor<float, 1>();
     const auto lab = label.accessor<std::int64_t, 1>();
@@ -46,6 +47,8 @@ std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const
         r.label = int(lab[std::int64_t(i)]);
         r.confidence = conf[std::int64_t(i)];
         r.logProb = lp[std::int64_t(i)];
+        const float* row = probs[std::int64_t(i)].data_ptr<float>();
+        r.probs.assign(row, row + probs.size(1));
     }
     return records;
 }

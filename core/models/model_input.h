@@ -26,7 +26,7 @@ Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels);
 /// A tensor's values as floats (any device, any dtype).
 std::vector<float> toFloatVector(const torch::Tensor& tensor);
 /// One record per run of a batch: its seed, and from `logits` [N, C] and `logProb` [T, N] its
-/// output class, that class's probability and the summed log-probability of its choices. The
+/// output distribution and class, that class's probability and the summed log-probability of its choices. The
 /// model adds its own per-step fields.
 std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const torch::Tensor& logits,
                                   const torch::Tensor& logProb);

@@ -9,6 +9,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "data/image_mat.h"
+
 namespace saccade {
 
 namespace {
@@ -36,22 +38,6 @@ constexpr std::uint8_t kInferno[10][3] = {
     {207, 68, 70}, {237, 105, 37}, {251, 154, 6}, {247, 208, 60}, {252, 255, 164}};
 
 cv::Scalar toScalar(const std::array<std::uint8_t, 3>& c) { return cv::Scalar(c[0], c[1], c[2]); }
-
-cv::Mat toRgbMat(const Image& img) {
-    if (img.empty() || img.width <= 0 || img.height <= 0)
-        throw std::invalid_argument("renderTrace: empty image");
-    if (img.channels != 1 && img.channels != 3)
-        throw std::invalid_argument("renderTrace: image has " + std::to_string(img.channels) +
-                                    " channels; expected 1 or 3");
-    cv::Mat mat(img.height, img.width, img.channels == 3 ? CV_8UC3 : CV_8UC1,
-                const_cast<std::uint8_t*>(img.pixels.data()));
-    cv::Mat rgb;
-    if (img.channels == 3)
-        rgb = mat.clone();
-    else
-        cv::cvtColor(mat, rgb, cv::COLOR_GRAY2RGB);
-    return rgb;
-}
 
 Image fromMat(const cv::Mat& mat) {
     Image out{mat.cols, mat.rows, 3, {}};

@@ -31,6 +31,7 @@ struct RunRecord {
     std::uint64_t seed = 0;
     int label = -1;          ///< the run's output class
     float confidence = 0;    ///< its probability
+    std::vector<float> probs;  ///< classifiers: its output distribution (not in the JSON)
     std::vector<int> cells;  ///< per step, the chosen cell (grid models); empty otherwise
     std::vector<std::array<float, 2>> points;  ///< per step, the glimpse centre in pixels (RAM)
     std::vector<float> entropy;  ///< per step, of the distribution the run drew from (nats)

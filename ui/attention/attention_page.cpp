@@ -140,7 +140,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                 m_inputFile.clear();
                 m_images->markCurrent(dataset, index);
                 setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index),
-                         s.captionWords.empty() ? GroundTruth{s.label, {s.box}} : sceneGroundTruth(s));
+                         sampleGroundTruth(s));
             });
     connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
 

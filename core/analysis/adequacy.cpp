@@ -1,0 +1,318 @@
+#include "analysis/adequacy.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/dataset_comparison.h"
+#include "models/caption_model.h"
+#include "models/model_input.h"
+
+namespace saccade {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double entropyOf(const std::vector<double>& p) {
+    double h = 0;
+    for (double v : p)
+        if (v > 0) h -= v * std::log(v);
+    return h;
+}
+
+// Where run `run` looked at step t, in pixels: its chosen cell's centre or its glimpse centre.
+std::optional<std::array<double, 2>> lookedAt(const RunSet& set, const RunRecord& run, int t) {
+    if (set.gridRows > 0) {
+        if (t >= int(run.cells.size()) || run.cells[size_t(t)] < 0) return std::nullopt;
+        const int cell = run.cells[size_t(t)];
+        const double cw = double(set.imageWidth) / set.gridCols, ch = double(set.imageHeight) / set.gridRows;
+        return std::array<double, 2>{(cell % set.gridCols + 0.5) * cw, (cell / set.gridCols + 0.5) * ch};
+    }
+    if (t >= int(run.points.size())) return std::nullopt;
+    return std::array<double, 2>{run.points[size_t(t)][0], run.points[size_t(t)][1]};
+}
+
+double lookSpread(const RunSet& set) {
+    double total = 0;
+    int steps = 0;
+    for (int t = 0; t < set.steps; ++t) {
+        double sx = 0, sy = 0, sxx = 0, syy = 0;
+        int count = 0;
+        for (const auto& run : set.runs)
+            if (const auto p = lookedAt(set, run, t)) {
+                sx += (*p)[0], sy += (*p)[1], sxx += (*p)[0] * (*p)[0], syy += (*p)[1] * (*p)[1];
+                ++count;
+            }
+        if (count == 0) continue;
+        const double mx = sx / count, my = sy / count;
+        total += std::sqrt(std::max(0.0, sxx / count - mx * mx + syy / count - my * my));
+        ++steps;
+    }
+    return steps ? total / steps : 0.0;
+}
+
+double mutualInformation(const RunSet& set) {
+    if (set.outputKind != "class" || set.runs.empty()) return kNaN;
+    const size_t classes = set.runs.front().probs.size();
+    if (classes == 0) return kNaN;
+    std::vector<double> mean(classes, 0.0);
+    double meanEntropy = 0;
+    for (const auto& run : set.runs) {
+        if (run.probs.size() != classes) return kNaN;
+        std::vector<double> p(run.probs.begin(), run.probs.end());
+        meanEntropy += entropyOf(p) / double(set.runs.size());
+        for (size_t c = 0; c < classes; ++c) mean[c] += p[c] / double(set.runs.size());
+    }
+    return std::max(0.0, entropyOf(mean) - meanEntropy);
+}
+
+// The deterministic output's probability; a caption's geometric mean word probability.
+double confidenceOf(const RunSet& set) {
+    const auto& t = set.deterministic;
+    if (set.outputKind != "caption") {
+        const int label = t.output.label;
+        return label >= 0 && label < int(t.output.probs.size()) ? double(t.output.probs[size_t(label)]) : kNaN;
+    }
+    double logSum = 0;
+    int words = 0;
+    for (const auto& step : t.steps) {
+        if (step.token.empty()) continue;
+        const auto it = std::find(t.classNames.begin(), t.classNames.end(), step.token);
+        const auto index = size_t(it - t.classNames.begin());
+        if (it == t.classNames.end() || index >= step.outputProbs.size()) return kNaN;
+        logSum += std::log(std::max(1e-30, double(step.outputProbs[index])));
+        ++words;
+    }
+    return words ? std::exp(logSum / words) : kNaN;
+}
+
+double adequacyKey(AdequacySignal signal, double value) {
+    return signalInfo(signal).higherIsAdequate ? value : -value;
+}
+
+}  // namespace
+
+const std::vector<AdequacySignalInfo>& adequacySignals() {
+    static const std::vector<AdequacySignalInfo> signals = {
+        {AdequacySignal::Agreement, "agreement", "agreement of sampled runs with the deterministic rule", "fraction", true},
+        {AdequacySignal::OutputEntropy, "output-entropy", "entropy of the runs' outputs", "nats", false},
+        {AdequacySignal::MutualInformation, "mutual-info", "mutual information of runs and output", "nats", false},
+        {AdequacySignal::LookSpread, "look-spread", "spread of where the runs looked", "pixels", false},
+        {AdequacySignal::Confidence, "confidence", "confidence of the deterministic rule", "probability", true},
+    };
+    return signals;
+}
+
+const AdequacySignalInfo& signalInfo(AdequacySignal signal) { return adequacySignals()[size_t(signal)]; }
+
+std::optional<AdequacySignal> parseAdequacySignal(const std::string& key) {
+    for (const auto& s : adequacySignals())
+        if (key == s.key) return s.signal;
+    return std::nullopt;
+}
+
+AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats) {
+    AdequacyValues v;
+    v.values[int(AdequacySignal::Agreement)] = stats.runs ? stats.agreement : kNaN;
+    std::vector<double> share;
+    for (int c : stats.labelCounts) share.push_back(stats.runs ? double(c) / stats.runs : 0.0);
+    v.values[int(AdequacySignal::OutputEntropy)] = stats.runs ? entropyOf(share) : kNaN;
+    v.values[int(AdequacySignal::MutualInformation)] = mutualInformation(set);
+    v.values[int(AdequacySignal::LookSpread)] = set.runs.empty() ? kNaN : lookSpread(set);
+    v.values[int(AdequacySignal::Confidence)] = confidenceOf(set);
+    return v;
+}
+
+bool isInadequate(AdequacySignal signal, double value, double threshold) {
+    if (std::isnan(value) || std::isnan(threshold)) return false;
+    return signalInfo(signal).higherIsAdequate ? value < threshold : value > threshold;
+}
+
+SignalCurve riskCoverage(AdequacySignal signal, const std::vector<double>& values, const std::vector<bool>& correct,
+                         const std::vector<double>& targets) {
+    SignalCurve curve;
+    curve.signal = signal;
+    const size_t n = values.size();
+    if (n == 0 || correct.size() != n ||
+        std::any_of(values.begin(), values.end(), [](double v) { return std::isnan(v); })) {
+        curve.available = false;
+        return curve;
+    }
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return adequacyKey(signal, values[a]) > adequacyKey(signal, values[b]);
+    });
+    double errorsBefore = 0, riskSum = 0;
+    for (size_t a = 0; a < n;) {
+        size_t b = a;
+        int groupErrors = 0;
+        while (b < n && values[order[b]] == values[order[a]]) groupErrors += !correct[order[b++]];
+        // Tied images are kept together; within the group errors are spread evenly (the expected
+        // value over random tie-breaking), so the area does not depend on the input order.
+        const double g = double(b - a);
+        for (size_t j = 1; j <= b - a; ++j) riskSum += (errorsBefore + j * groupErrors / g) / double(a + j);
+        errorsBefore += groupErrors;
+        curve.points.push_back({std::int64_t(b), double(b) / n, errorsBefore / double(b), values[order[a]]});
+        a = b;
+    }
+    curve.aurc = riskSum / double(n);
+    for (double t : targets) curve.targets.push_back(coverageAt(curve, t));
+    return curve;
+}
+
+CoverageAtTarget coverageAt(const SignalCurve& curve, double target) {
+    CoverageAtTarget c;
+    c.target = target;
+    for (const auto& p : curve.points)
+        if (1.0 - p.risk >= target - 1e-12 && p.kept > c.kept) {
+            c.kept = p.kept;
+            c.coverage = p.coverage;
+            c.accuracy = 1.0 - p.risk;
+            c.threshold = p.threshold;
+        }
+    return c;
+}
+
+Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dataset, Split split,
+                                       const AdequacyOptions& options, const Progress& progress) {
+    if (options.runs < 2 || options.runs > 10000) return Error{"--runs must be 2..10000 (signals compare runs)"};
+    if (options.limit < 0) return Error{"the image limit must be 0 (all) or more"};
+    for (double t : options.targets)
+        if (!(t > 0 && t <= 1)) return Error{"every target accuracy must be in (0, 1]"};
+    if (auto fits = checkDatasetFits(dataset.info(), model.imageSize(), model.channels()); !fits)
+        return Error{fits.error()};
+    const std::int64_t size = dataset.size(split);
+    const std::int64_t n = options.limit > 0 ? std::min(options.limit, size) : size;
+    if (n == 0) return Error{"the " + std::string(splitName(split)) + " split of " + dataset.info().name + " is empty"};
+
+    const auto start = std::chrono::steady_clock::now();
+    AdequacyReport r;
+    r.dataset = dataset.info().name;
+    r.split = splitName(split);
+    r.outputKind = model.outputKind();
+    r.trainingRule = trainingRuleOf(model.trainedMode());
+    r.deploymentRule = model.deterministicRule();
+    r.runs = options.runs;
+    r.seed = options.seed;
+    std::int64_t right = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Sample sample = dataset.sample(split, i);
+        const auto truth = sampleGroundTruth(sample);
+        const std::string id = r.dataset + ":" + r.split + ":" + std::to_string(i);
+        auto set = model.sampleRuns(sample.image, options.runs, options.seed, id, truth, /*kSample=*/1);
+        if (!set) return Error{"image " + std::to_string(i) + ": " + set.error()};
+        if (i == 0) r.modelId = set->modelId;
+        ImageAdequacy image;
+        image.index = i;
+        image.signals = adequacyOf(*set, computeRunStats(*set));
+        if (r.outputKind == "caption") {
+            image.caption = set->deterministic.output.text;
+            image.correct = std::find(truth.references.begin(), truth.references.end(), image.caption) !=
+                            truth.references.end();
+        } else {
+            image.truth = sample.label;
+            image.prediction = set->deterministic.output.label;
+            image.correct = image.prediction == image.truth;
+        }
+        right += image.correct;
+        r.images.push_back(std::move(image));
+        if (progress && !progress(double(i + 1) / double(n))) return Error{"the adequacy measurement was cancelled"};
+    }
+    r.accuracy = double(right) / double(n);
+
+    std::vector<bool> correct;
+    for (const auto& im : r.images) correct.push_back(im.correct);
+    double best = INFINITY;
+    for (const auto& info : adequacySignals()) {
+        std::vector<double> values;
+        for (const auto& im : r.images) values.push_back(im.signals[info.signal]);
+        r.curves.push_back(riskCoverage(info.signal, values, correct, options.targets));
+        if (r.curves.back().available && r.curves.back().aurc < best) {
+            best = r.curves.back().aurc;
+            r.bestSignal = info.key;
+        }
+    }
+    // Every wrong answer ranked last: risk 0 until the errors, then (k - right) / k.
+    double oracle = 0;
+    for (std::int64_t k = right + 1; k <= n; ++k) oracle += double(k - right) / double(k);
+    r.oracleAurc = oracle / double(n);
+    r.randomAurc = 1.0 - r.accuracy;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
+    using nlohmann::json;
+    auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    json j;
+    j["schema"] = "saccade.adequacy";
+    j["version"] = 1;
+    j["model"] = r.modelId;
+    j["dataset"] = r.dataset;
+    j["split"] = r.split;
+    j["output_kind"] = r.outputKind;
+    j["images"] = r.images.size();
+    j["runs"] = r.runs;
+    j["seed"] = r.seed;
+    j["run_seeds"] = "every image: seeds " + std::to_string(r.seed) + ".." + std::to_string(r.seed + r.runs - 1);
+    j["training_rule"] = r.trainingRule;
+    j["deployment_rule"] = r.deploymentRule;
+    j["deployment_differs_from_training"] = r.deploymentDiffers();
+    if (r.deploymentDiffers())
+        j["note"] = "accuracy and risk are the " + r.deploymentRule + " rule's; the model was trained under " +
+                    r.trainingRule;
+    j["accuracy"] = r.accuracy;
+    j["oracle_aurc"] = r.oracleAurc;
+    j["random_aurc"] = r.randomAurc;
+    j["best_signal"] = r.bestSignal.empty() ? json(nullptr) : json(r.bestSignal);
+    j["seconds"] = r.seconds;
+    json signals = json::array();
+    for (const auto& c : r.curves) {
+        const auto& info = signalInfo(c.signal);
+        json s = {{"name", info.key},
+                  {"label", info.label},
+                  {"unit", info.unit},
+                  {"adequate", info.higherIsAdequate ? "higher" : "lower"},
+                  {"available", c.available}};
+        if (c.available) {
+            s["aurc"] = c.aurc;
+            json targets = json::array();
+            for (const auto& t : c.targets)
+                targets.push_back({{"target_accuracy", t.target},
+                                   {"coverage", t.coverage},
+                                   {"accuracy", t.kept ? json(t.accuracy) : json(nullptr)},
+                                   {"images", t.kept},
+                                   {"threshold", t.threshold ? number(*t.threshold) : json(nullptr)}});
+            s["coverage_at"] = targets;
+            json curve = json::array();
+            for (const auto& p : c.points)
+                curve.push_back({{"coverage", p.coverage}, {"risk", p.risk}, {"threshold", p.threshold}, {"images", p.kept}});
+            s["curve"] = curve;
+        }
+        signals.push_back(s);
+    }
+    j["signals"] = signals;
+    json images = json::array();
+    for (const auto& im : r.images) {
+        json e = {{"index", im.index}, {"correct", im.correct}};
+        if (r.outputKind == "caption")
+            e["caption"] = im.caption;
+        else {
+            e["truth"] = im.truth;
+            e["prediction"] = im.prediction;
+        }
+        for (const auto& info : adequacySignals()) e[info.key] = number(im.signals[info.signal]);
+        images.push_back(e);
+    }
+    j["per_image"] = images;
+    return j.dump(indent);
+}
+
+}  // namespace saccade
