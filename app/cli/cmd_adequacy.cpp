@@ -36,31 +36,25 @@ std::string valueText(double v, const AdequacySignalInfo& info) {
     return os.str();
 }
 
-void printReport(const AdequacyReport& r, const AdequacyArgs& a, const AttentionModel& model) {
-    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size()
-              << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
-              << " on every image), " << r.seconds << " s\n"
-              << "  deployment rule " << r.deploymentRule << ": accuracy " << std::setprecision(2) << 100 * r.accuracy
-              << "% at full coverage"
-              << (r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
-                                        : "  [the training rule]")
-              << "\n  " << std::left << std::setw(16) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
+// One line per signal: which side is adequate, the AURC, and the coverage (threshold) per target.
+void printCurves(const std::vector<SignalCurve>& curves, const std::vector<double>& targets, const std::string& what) {
+    std::cout << "  " << std::left << std::setw(16) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
               << "AURC";
-    for (double t : a.options.targets) {
+    for (double t : targets) {
         std::ostringstream head;
         head << "coverage@" << std::fixed << std::setprecision(1) << 100 * t << "% (threshold)";
         std::cout << std::setw(27) << head.str();
     }
     std::cout << std::right << "\n";
-    for (const auto& c : r.curves) {
+    for (const auto& c : curves) {
         const auto& info = signalInfo(c.signal);
         std::cout << "  " << std::left << std::setw(16) << info.key << " " << std::setw(9)
                   << (info.higherIsAdequate ? "higher" : "lower") << std::right;
         if (!c.available) {
-            std::cout << "n/a (not defined for " << model.outputKind() << " models)\n";
+            std::cout << "n/a (not defined for " << what << ")\n";
             continue;
         }
-        std::cout << std::setprecision(4) << std::setw(6) << c.aurc << "   ";
+        std::cout << std::fixed << std::setprecision(4) << std::setw(6) << c.aurc << "   ";
         for (const auto& t : c.targets) {
             std::ostringstream cell;
             cell << std::fixed << std::setprecision(1) << 100 * t.coverage << "% ("
@@ -69,8 +63,28 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         }
         std::cout << "\n";
     }
+}
+
+void printReport(const AdequacyReport& r, const AdequacyArgs& a, const AttentionModel& model) {
+    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size()
+              << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
+              << " on every image), " << r.seconds << " s\n"
+              << "  deployment rule " << r.deploymentRule << ": accuracy " << std::setprecision(2) << 100 * r.accuracy
+              << "% at full coverage"
+              << (r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
+                                        : "  [the training rule]")
+              << "\n";
+    printCurves(r.curves, a.options.targets, model.outputKind() + " models");
     std::cout << std::setprecision(4) << "  references: oracle AURC " << r.oracleAurc << " (every error ranked last), "
               << "random " << r.randomAurc << "\n";
+    if (!r.wordCurves.empty()) {
+        std::size_t words = 0;
+        for (const auto& im : r.images) words += im.words.size();
+        std::cout << "  per word of the " << r.deploymentRule << " captions (" << words << " words, "
+                  << std::setprecision(1) << 100 * r.wordAccuracy
+                  << "% right: some valid caption has the word at that position):\n";
+        printCurves(r.wordCurves, a.options.targets, "single words");
+    }
     if (r.bestSignal.empty()) return;
     std::cout << "  best signal on this model and split: " << r.bestSignal << "\n";
     const auto signal = a.signal.empty() ? *parseAdequacySignal(r.bestSignal) : *parseAdequacySignal(a.signal);

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/caption_metrics.h"
 #include "analysis/dataset_comparison.h"
 #include "models/caption_model.h"
 #include "models/model_input.h"
@@ -38,23 +40,37 @@ std::optional<std::array<double, 2>> lookedAt(const RunSet& set, const RunRecord
     return std::array<double, 2>{run.points[size_t(t)][0], run.points[size_t(t)][1]};
 }
 
+// RMS distance of where the runs looked at step t from their mean, pixels (NaN: no run has it).
+double stepSpread(const RunSet& set, int t) {
+    double sx = 0, sy = 0, sxx = 0, syy = 0;
+    int count = 0;
+    for (const auto& run : set.runs)
+        if (const auto p = lookedAt(set, run, t)) {
+            sx += (*p)[0], sy += (*p)[1], sxx += (*p)[0] * (*p)[0], syy += (*p)[1] * (*p)[1];
+            ++count;
+        }
+    if (count == 0) return kNaN;
+    const double mx = sx / count, my = sy / count;
+    return std::sqrt(std::max(0.0, sxx / count - mx * mx + syy / count - my * my));
+}
+
 double lookSpread(const RunSet& set) {
     double total = 0;
     int steps = 0;
-    for (int t = 0; t < set.steps; ++t) {
-        double sx = 0, sy = 0, sxx = 0, syy = 0;
-        int count = 0;
-        for (const auto& run : set.runs)
-            if (const auto p = lookedAt(set, run, t)) {
-                sx += (*p)[0], sy += (*p)[1], sxx += (*p)[0] * (*p)[0], syy += (*p)[1] * (*p)[1];
-                ++count;
-            }
-        if (count == 0) continue;
-        const double mx = sx / count, my = sy / count;
-        total += std::sqrt(std::max(0.0, sxx / count - mx * mx + syy / count - my * my));
-        ++steps;
-    }
+    for (int t = 0; t < set.steps; ++t)
+        if (const double v = stepSpread(set, t); !std::isnan(v)) {
+            total += v;
+            ++steps;
+        }
     return steps ? total / steps : 0.0;
+}
+
+// The probability the deterministic trace gave its word at step t (NaN when not recorded).
+double wordProbability(const Trace& t, size_t step) {
+    const auto& s = t.steps[step];
+    const auto it = std::find(t.classNames.begin(), t.classNames.end(), s.token);
+    const auto index = size_t(it - t.classNames.begin());
+    return it == t.classNames.end() || index >= s.outputProbs.size() ? kNaN : double(s.outputProbs[index]);
 }
 
 double mutualInformation(const RunSet& set) {
@@ -81,15 +97,46 @@ double confidenceOf(const RunSet& set) {
     }
     double logSum = 0;
     int words = 0;
-    for (const auto& step : t.steps) {
-        if (step.token.empty()) continue;
-        const auto it = std::find(t.classNames.begin(), t.classNames.end(), step.token);
-        const auto index = size_t(it - t.classNames.begin());
-        if (it == t.classNames.end() || index >= step.outputProbs.size()) return kNaN;
-        logSum += std::log(std::max(1e-30, double(step.outputProbs[index])));
+    for (size_t k = 0; k < t.steps.size(); ++k) {
+        if (t.steps[k].token.empty()) continue;
+        const double p = wordProbability(t, k);
+        if (std::isnan(p)) return kNaN;
+        logSum += std::log(std::max(1e-30, p));
         ++words;
     }
     return words ? std::exp(logSum / words) : kNaN;
+}
+
+nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json signalsJson(const std::vector<SignalCurve>& curves) {
+    using nlohmann::json;
+    json signals = json::array();
+    for (const auto& c : curves) {
+        const auto& info = signalInfo(c.signal);
+        json s = {{"name", info.key},
+                  {"label", info.label},
+                  {"unit", info.unit},
+                  {"adequate", info.higherIsAdequate ? "higher" : "lower"},
+                  {"available", c.available}};
+        if (c.available) {
+            s["aurc"] = c.aurc;
+            json targets = json::array();
+            for (const auto& t : c.targets)
+                targets.push_back({{"target_accuracy", t.target},
+                                   {"coverage", t.coverage},
+                                   {"accuracy", t.kept ? json(t.accuracy) : json(nullptr)},
+                                   {"images", t.kept},
+                                   {"threshold", t.threshold ? numberOrNull(*t.threshold) : json(nullptr)}});
+            s["coverage_at"] = targets;
+            json curve = json::array();
+            for (const auto& p : c.points)
+                curve.push_back({{"coverage", p.coverage}, {"risk", p.risk}, {"threshold", p.threshold}, {"images", p.kept}});
+            s["curve"] = curve;
+        }
+        signals.push_back(s);
+    }
+    return signals;
 }
 
 double adequacyKey(AdequacySignal signal, double value) {
@@ -127,6 +174,32 @@ AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats) {
     v.values[int(AdequacySignal::LookSpread)] = set.runs.empty() ? kNaN : lookSpread(set);
     v.values[int(AdequacySignal::Confidence)] = confidenceOf(set);
     return v;
+}
+
+std::vector<WordAdequacy> wordAdequacyOf(const RunSet& set) {
+    std::vector<WordAdequacy> out;
+    if (set.outputKind != "caption") return out;
+    const auto& det = set.deterministic;
+    std::vector<std::vector<std::string>> runWords;
+    for (const auto& run : set.runs) runWords.push_back(splitWords(run.text));
+    const auto words = splitWords(det.output.text);
+    for (size_t k = 0; k < words.size(); ++k) {
+        WordAdequacy w;
+        w.word = words[k];
+        std::map<std::string, int> counts;  // the runs' words at this position ("" past their end)
+        for (const auto& r : runWords) ++counts[k < r.size() ? r[k] : std::string()];
+        const double n = double(set.runs.size());
+        std::vector<double> share;
+        for (const auto& [word, count] : counts) share.push_back(count / n);
+        w.signals.values[int(AdequacySignal::Agreement)] = n > 0 ? counts[w.word] / n : kNaN;
+        w.signals.values[int(AdequacySignal::OutputEntropy)] = n > 0 ? entropyOf(share) : kNaN;
+        w.signals.values[int(AdequacySignal::MutualInformation)] = kNaN;
+        w.signals.values[int(AdequacySignal::LookSpread)] = stepSpread(set, int(k));
+        w.signals.values[int(AdequacySignal::Confidence)] =
+            k < det.steps.size() && det.steps[k].token == w.word ? wordProbability(det, k) : kNaN;
+        out.push_back(std::move(w));
+    }
+    return out;
 }
 
 bool isInadequate(AdequacySignal signal, double value, double threshold) {
@@ -216,6 +289,13 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
             image.caption = set->deterministic.output.text;
             image.correct = std::find(truth.references.begin(), truth.references.end(), image.caption) !=
                             truth.references.end();
+            image.words = wordAdequacyOf(*set);
+            std::vector<std::vector<std::string>> references;
+            for (const auto& ref : truth.references) references.push_back(splitWords(ref));
+            for (size_t k = 0; k < image.words.size(); ++k)
+                image.words[k].correct = std::any_of(references.begin(), references.end(), [&](const auto& ref) {
+                    return k < ref.size() && ref[k] == image.words[k].word;
+                });
         } else {
             image.truth = sample.label;
             image.prediction = set->deterministic.output.label;
@@ -239,6 +319,19 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
             r.bestSignal = info.key;
         }
     }
+    if (r.outputKind == "caption") {
+        std::vector<bool> wordRight;
+        for (const auto& im : r.images)
+            for (const auto& w : im.words) wordRight.push_back(w.correct);
+        r.wordAccuracy = wordRight.empty() ? 0.0
+                                           : double(std::count(wordRight.begin(), wordRight.end(), true)) / wordRight.size();
+        for (const auto& info : adequacySignals()) {
+            std::vector<double> values;
+            for (const auto& im : r.images)
+                for (const auto& w : im.words) values.push_back(w.signals[info.signal]);
+            r.wordCurves.push_back(riskCoverage(info.signal, values, wordRight, options.targets));
+        }
+    }
     // Every wrong answer ranked last: risk 0 until the errors, then (k - right) / k.
     double oracle = 0;
     for (std::int64_t k = right + 1; k <= n; ++k) oracle += double(k - right) / double(k);
@@ -250,7 +343,6 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
 
 std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
     using nlohmann::json;
-    auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
     json j;
     j["schema"] = "saccade.adequacy";
     j["version"] = 1;
@@ -273,32 +365,12 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
     j["random_aurc"] = r.randomAurc;
     j["best_signal"] = r.bestSignal.empty() ? json(nullptr) : json(r.bestSignal);
     j["seconds"] = r.seconds;
-    json signals = json::array();
-    for (const auto& c : r.curves) {
-        const auto& info = signalInfo(c.signal);
-        json s = {{"name", info.key},
-                  {"label", info.label},
-                  {"unit", info.unit},
-                  {"adequate", info.higherIsAdequate ? "higher" : "lower"},
-                  {"available", c.available}};
-        if (c.available) {
-            s["aurc"] = c.aurc;
-            json targets = json::array();
-            for (const auto& t : c.targets)
-                targets.push_back({{"target_accuracy", t.target},
-                                   {"coverage", t.coverage},
-                                   {"accuracy", t.kept ? json(t.accuracy) : json(nullptr)},
-                                   {"images", t.kept},
-                                   {"threshold", t.threshold ? number(*t.threshold) : json(nullptr)}});
-            s["coverage_at"] = targets;
-            json curve = json::array();
-            for (const auto& p : c.points)
-                curve.push_back({{"coverage", p.coverage}, {"risk", p.risk}, {"threshold", p.threshold}, {"images", p.kept}});
-            s["curve"] = curve;
-        }
-        signals.push_back(s);
-    }
+    const json signals = signalsJson(r.curves);
     j["signals"] = signals;
+    if (!r.wordCurves.empty()) {
+        j["word_accuracy"] = r.wordAccuracy;
+        j["word_signals"] = signalsJson(r.wordCurves);
+    }
     json images = json::array();
     for (const auto& im : r.images) {
         json e = {{"index", im.index}, {"correct", im.correct}};
@@ -308,7 +380,17 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
             e["truth"] = im.truth;
             e["prediction"] = im.prediction;
         }
-        for (const auto& info : adequacySignals()) e[info.key] = number(im.signals[info.signal]);
+        for (const auto& info : adequacySignals()) e[info.key] = numberOrNull(im.signals[info.signal]);
+        if (!im.words.empty()) {
+            json words = json::array();
+            for (const auto& w : im.words) {
+                json wj = {{"word", w.word}, {"correct", w.correct}};
+                for (const auto& info : adequacySignals())
+                    if (info.signal != AdequacySignal::MutualInformation) wj[info.key] = numberOrNull(w.signals[info.signal]);
+                words.push_back(wj);
+            }
+            e["words"] = words;
+        }
         images.push_back(e);
     }
     j["per_image"] = images;

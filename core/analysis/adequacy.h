@@ -13,6 +13,10 @@
 //                  the runs looked (lower)
 //   confidence     the deterministic rule's softmax probability of its output; captioners: the
 //                  geometric mean of its words' probabilities (higher; the baseline signal)
+//
+// Captioners also get the signals per word of the deterministic caption: agreement (runs with the
+// same word at that position), entropy of the runs' words there, spread of where they looked at
+// that step, and the word's probability; a word is right when some valid caption has it there.
 
 #include <cstdint>
 #include <optional>
@@ -56,6 +60,18 @@ AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats);
 /// higher-is-adequate signals, above it for the others. NaN is never flagged.
 bool isInadequate(AdequacySignal signal, double value, double threshold);
 
+/// One word of a captioner's deterministic caption (mutual information is NaN: per word there is
+/// no distribution shared by the runs).
+struct WordAdequacy {
+    std::string word;
+    bool correct = false;  ///< some valid caption has this word at this position
+    AdequacyValues signals;
+};
+
+/// Per word of the deterministic caption (captioners; empty for classifiers). `correct` is left
+/// false: the caller judges words against the references.
+std::vector<WordAdequacy> wordAdequacyOf(const RunSet& set);
+
 struct ImageAdequacy {
     std::int64_t index = 0;  ///< position in the split
     int truth = -1;          ///< classifiers: the true class
@@ -63,6 +79,7 @@ struct ImageAdequacy {
     std::string caption;     ///< captioners: the deterministic rule's caption
     bool correct = false;    ///< the deterministic rule's output is right (a valid caption)
     AdequacyValues signals;
+    std::vector<WordAdequacy> words;  ///< captioners: per word of the deterministic caption
 };
 
 /// A point of a risk-coverage curve: keeping the `kept` most adequate images by the signal
@@ -115,6 +132,9 @@ struct AdequacyReport {
     double accuracy = 0;  ///< the deterministic rule at full coverage
     std::vector<ImageAdequacy> images;
     std::vector<SignalCurve> curves;  ///< in adequacySignals() order
+    /// Captioners: the same over every word of every deterministic caption (empty otherwise).
+    std::vector<SignalCurve> wordCurves;
+    double wordAccuracy = 0;  ///< captioners: the share of right words
     double oracleAurc = 0;  ///< the best any signal could reach (every wrong answer ranked last)
     double randomAurc = 0;  ///< a signal that knows nothing: the risk at full coverage
     std::string bestSignal;  ///< the available signal with the lowest AURC

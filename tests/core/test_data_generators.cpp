@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/caption_metrics.h"
 #include "common/atomic_file.h"
 #include "data/image_io.h"
 #include "data/procedural_digits.h"
@@ -531,17 +532,6 @@ bool isColour(const std::string& name, int r, int g, int b) {
     if (name == "purple") return r > 110 && b > 160 && g < 110;
     ADD_FAILURE() << "unknown colour " << name;
     return false;
-}
-
-std::vector<std::string> splitWords(const std::string& s) {
-    std::vector<std::string> out;
-    size_t at = 0;
-    while (at <= s.size()) {
-        const size_t space = std::min(s.find(' ', at), s.size());
-        out.push_back(s.substr(at, space - at));
-        at = space + 1;
-    }
-    return out;
 }
 
 bool relationHolds(const std::string& word, const Box& a, const Box& b) {
