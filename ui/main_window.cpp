@@ -16,6 +16,7 @@
 #include "analysis/analysis_page.h"
 #include "attention/attention_page.h"
 #include "doctor/doctor_panel.h"
+#include "labs/estimator_lab_panel.h"
 #include "labs/scalar_lab_panel.h"
 #include "training/training_panel.h"
 
@@ -24,6 +25,7 @@ namespace saccade::ui {
 const QString MainWindow::kAttentionPage = QStringLiteral("attention");
 const QString MainWindow::kTrainingPage = QStringLiteral("training");
 const QString MainWindow::kScalarPage = QStringLiteral("scalar");
+const QString MainWindow::kEstimatorPage = QStringLiteral("estimators");
 const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
 const QString MainWindow::kAnalysisPage = QStringLiteral("analysis");
 
@@ -61,12 +63,14 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_attention = new AttentionPage(this);
     m_training = new TrainingPanel(this);
     m_scalarLab = new ScalarLabPanel(this);
+    m_estimatorLab = new EstimatorLabPanel(this);
     m_doctor = new DoctorPanel(this);
     m_analysis = new AnalysisPage(this);
     addPage(kAttentionPage, tr("Attention"), m_attention);
     addPage(kAnalysisPage, tr("Probes & cost"), m_analysis);
     addPage(kTrainingPage, tr("Training"), m_training);
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab);
+    addPage(kEstimatorPage, tr("Estimator lab"), m_estimatorLab);
     addPage(kDoctorPage, tr("Doctor"), m_doctor);
 
     auto* central = new QWidget(this);
@@ -92,11 +96,12 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     });
     connect(m_attention, &AttentionPage::modelOpened, m_analysis, &AnalysisPage::setModel);
     connect(m_analysis, &AnalysisPage::caseChosen, this,
-            [this](const Image& image, const QString& id, const GroundTruth& truth, int runs) {
+            [this](const Image& image, const QString& id, const GroundTruth& truth, int runs, quint64 seed) {
                 setCurrentPage(kAttentionPage);
-                m_attention->openProbe(image, id, truth, runs);
+                m_attention->openProbe(image, id, truth, runs, seed);
             });
     connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
+    connect(m_estimatorLab, &EstimatorLabPanel::statusMessage, this, keepStatus(m_estimatorLab));
     connect(m_doctor, &DoctorPanel::statusMessage, this, keepStatus(m_doctor));
     connect(m_sidebar, &QListWidget::currentRowChanged, this,
             [this] { statusBar()->showMessage(m_lastStatus.value(m_pages->currentWidget())); });
@@ -132,6 +137,7 @@ bool MainWindow::setCurrentPage(const QString& key) {
 bool MainWindow::isBusy() const {
     if (m_pages->currentWidget() == m_doctor) return !m_doctor->hasFinished();
     if (m_pages->currentWidget() == m_scalarLab) return m_scalarLab->isBusy();
+    if (m_pages->currentWidget() == m_estimatorLab) return m_estimatorLab->isBusy();
     if (m_pages->currentWidget() == m_attention) return m_attention->isBusy();
     return false;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The Saccade main window: a sidebar of pages (Attention, Training, Scalar lab, Doctor) and a status bar. Geometry, page and inputs persist with QSettings.
+// The Saccade main window: a sidebar of pages (Attention, Training, Scalar lab, Estimator lab, Doctor) and a status bar. Geometry, page and inputs persist with QSettings.
 
 #include <QHash>
 #include <QMainWindow>
@@ -16,6 +16,7 @@ class DoctorPanel;
 class AnalysisPage;
 class TrainingPanel;
 class ScalarLabPanel;
+class EstimatorLabPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -25,6 +26,7 @@ public:
     static const QString kAttentionPage;
     static const QString kTrainingPage;
     static const QString kScalarPage;
+    static const QString kEstimatorPage;
     static const QString kDoctorPage;
     static const QString kAnalysisPage;
 
@@ -41,6 +43,7 @@ public:
     AttentionPage* attentionPage() const { return m_attention; }
     TrainingPanel* trainingPanel() const { return m_training; }
     ScalarLabPanel* scalarLabPanel() const { return m_scalarLab; }
+    EstimatorLabPanel* estimatorLabPanel() const { return m_estimatorLab; }
     DoctorPanel* doctorPanel() const { return m_doctor; }
     AnalysisPage* analysisPage() const { return m_analysis; }
 
@@ -63,6 +66,7 @@ private:
     AttentionPage* m_attention = nullptr;
     TrainingPanel* m_training = nullptr;
     ScalarLabPanel* m_scalarLab = nullptr;
+    EstimatorLabPanel* m_estimatorLab = nullptr;
     DoctorPanel* m_doctor = nullptr;
     AnalysisPage* m_analysis = nullptr;
     QStringList m_keys;

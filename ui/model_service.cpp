@@ -7,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <map>
+#include <utility>
 
 #include "data/dataset.h"
 #include "models/attention_model.h"
@@ -86,7 +87,8 @@ ModelService::ModelService(QObject* parent)
       m_traceGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)),
-      m_comparisonGeneration(std::make_shared<std::atomic<quint64>>(0)) {
+      m_comparisonGeneration(std::make_shared<std::atomic<quint64>>(0)),
+      m_adequacyGeneration(std::make_shared<std::atomic<quint64>>(0)) {
     m_thread.setObjectName(QStringLiteral("saccade-model"));
     m_context = new QObject;
     m_context->moveToThread(&m_thread);
@@ -100,6 +102,7 @@ ModelService::~ModelService() {
     ++*m_samplesGeneration;
     ++*m_runsGeneration;
     ++*m_comparisonGeneration;
+    ++*m_adequacyGeneration;
     m_thread.quit();
     m_thread.wait();
 }
@@ -123,6 +126,9 @@ void ModelService::reply(std::function<void()> reply) {
 
 void ModelService::loadModel(const QString& path, const QString& device) {
     m_loading = true;
+    // Measurements of the old model stop after their current step, so the load does not wait.
+    ++*m_comparisonGeneration;
+    ++*m_adequacyGeneration;
     ++*m_samplesGeneration;  // the browser's predictions belong to the old model
     QPointer<ModelService> self(this);
     post([self, path, device, this](WorkerState& state) {
@@ -155,37 +161,50 @@ void ModelService::loadModel(const QString& path, const QString& device) {
 void ModelService::requestTrace(const TraceRequest& request) {
     const quint64 generation = ++*m_traceGeneration;
     m_tracePending = true;
+    {
+        const std::lock_guard<std::mutex> lock(m_traceMailbox->mutex);
+        m_traceMailbox->request = request;
+        m_traceMailbox->generation = generation;
+    }
     QPointer<ModelService> self(this);
-    post([self, request, generation, gen = m_traceGeneration, this](WorkerState& state) {
-        if (gen->load() != generation) return;  // superseded before it started
-        std::optional<Trace> trace;
-        QString error;
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            if (!state.model) {
-                error = QStringLiteral("no model is loaded");
-            } else {
-                auto result = state.model->trace(request.image, request.rule, request.seed,
-                                                 request.imageId, request.truth);
-                if (result)
-                    trace = std::move(result).value();
-                else
-                    error = QString::fromStdString(result.error());
-            }
-        } catch (const std::exception& e) {
-            error = errorText(e);
-        }
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (!self) return;
-        reply([this, trace, error, ms, generation, image = request.image] {
-            if (*m_traceGeneration != generation) return;
-            m_tracePending = false;
-            if (trace)
-                Q_EMIT traceReady(*trace, image, ms);
+    post([self, this](WorkerState& state) {
+        if (self) serveTrace(state);
+    });
+}
+
+void ModelService::serveTrace(WorkerState& state) {
+    std::optional<TraceRequest> request;
+    quint64 generation = 0;
+    {
+        const std::lock_guard<std::mutex> lock(m_traceMailbox->mutex);
+        request = std::exchange(m_traceMailbox->request, std::nullopt);
+        generation = m_traceMailbox->generation;
+    }
+    if (!request || m_traceGeneration->load() != generation) return;  // served already, or superseded
+    std::optional<Trace> trace;
+    QString error;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        if (!state.model) {
+            error = QStringLiteral("no model is loaded");
+        } else {
+            auto result = state.model->trace(request->image, request->rule, request->seed, request->imageId, request->truth);
+            if (result)
+                trace = std::move(result).value();
             else
-                Q_EMIT traceFailed(error);
-        });
+                error = QString::fromStdString(result.error());
+        }
+    } catch (const std::exception& e) {
+        error = errorText(e);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    reply([this, trace, error, ms, generation, image = request->image] {
+        if (*m_traceGeneration != generation) return;
+        m_tracePending = false;
+        if (trace)
+            Q_EMIT traceReady(*trace, image, ms);
+        else
+            Q_EMIT traceFailed(error);
     });
 }
 
@@ -242,12 +261,14 @@ void ModelService::requestRuns(const RunsRequest& request) {
 
 void ModelService::cancelRuns() { ++*m_runsGeneration; }
 
-void ModelService::requestComparison(const QString& dataset, qint64 limit, quint64 seed) {
-    const quint64 generation = ++*m_comparisonGeneration;
+void ModelService::postDatasetJob(const QString& dataset, std::shared_ptr<std::atomic<quint64>> gen,
+                                  std::function<QString(WorkerState&, const Dataset&, const Progress&)> work,
+                                  std::function<void(double)> onProgress, std::function<void(const QString&)> done) {
+    const quint64 generation = ++*gen;
     QPointer<ModelService> self(this);
-    post([self, dataset, limit, seed, generation, gen = m_comparisonGeneration, this](WorkerState& state) {
+    post([self, dataset, generation, gen, work = std::move(work), onProgress = std::move(onProgress),
+          done = std::move(done), this](WorkerState& state) {
         if (gen->load() != generation) return;
-        std::optional<DatasetComparison> comparison;
         QString error;
         try {
             auto d = state.dataset(dataset.toStdString());
@@ -258,31 +279,64 @@ void ModelService::requestComparison(const QString& dataset, qint64 limit, quint
             } else {
                 auto progress = [&](double fraction) {
                     if (gen->load() != generation || !self) return false;
-                    reply([this, fraction, generation] {
-                        if (*m_comparisonGeneration == generation) Q_EMIT comparisonProgress(fraction);
+                    serveTrace(state);  // between two steps of the job: the canvas stays live
+                    reply([fraction, generation, gen, onProgress] {
+                        if (*gen == generation) onProgress(fraction);
                     });
                     return true;
                 };
-                auto result = compareOnDataset(*state.model, **d, Split::Test, defaultComparisonRules(*state.model),
-                                               limit, seed, progress);
-                if (result)
-                    comparison = std::move(result).value();
-                else
-                    error = QString::fromStdString(result.error());
+                error = work(state, **d, progress);
             }
         } catch (const std::exception& e) {
             error = errorText(e);
         }
         if (!self) return;
-        reply([this, comparison, error, dataset, generation] {
-            if (*m_comparisonGeneration != generation) return;
-            if (comparison)
-                Q_EMIT comparisonReady(*comparison, dataset);
-            else
-                Q_EMIT comparisonFailed(error);
+        reply([error, generation, gen, done] {
+            if (*gen == generation) done(error);
         });
     });
 }
+
+void ModelService::requestComparison(const QString& dataset, qint64 limit, quint64 seed) {
+    auto result = std::make_shared<std::optional<DatasetComparison>>();
+    postDatasetJob(
+        dataset, m_comparisonGeneration,
+        [result, limit, seed](WorkerState& state, const Dataset& d, const Progress& progress) {
+            auto c = compareOnDataset(*state.model, d, Split::Test, defaultComparisonRules(*state.model), limit, seed,
+                                      progress);
+            if (!c) return QString::fromStdString(c.error());
+            *result = std::move(c).value();
+            return QString();
+        },
+        [this](double fraction) { Q_EMIT comparisonProgress(fraction); },
+        [this, result, dataset](const QString& error) {
+            if (error.isEmpty())
+                Q_EMIT comparisonReady(**result, dataset);
+            else
+                Q_EMIT comparisonFailed(error);
+        });
+}
+
+void ModelService::requestAdequacy(const QString& dataset, const AdequacyOptions& options) {
+    auto result = std::make_shared<std::optional<AdequacyReport>>();
+    postDatasetJob(
+        dataset, m_adequacyGeneration,
+        [result, options](WorkerState& state, const Dataset& d, const Progress& progress) {
+            auto r = measureAdequacy(*state.model, d, Split::Test, options, progress);
+            if (!r) return QString::fromStdString(r.error());
+            *result = std::move(r).value();
+            return QString();
+        },
+        [this](double fraction) { Q_EMIT adequacyProgress(fraction); },
+        [this, result, dataset](const QString& error) {
+            if (error.isEmpty())
+                Q_EMIT adequacyReady(**result, dataset);
+            else
+                Q_EMIT adequacyFailed(error);
+        });
+}
+
+void ModelService::cancelAdequacy() { ++*m_adequacyGeneration; }
 
 void ModelService::cancelComparison() { ++*m_comparisonGeneration; }
 

@@ -13,10 +13,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
+#include "analysis/adequacy.h"
 #include "analysis/dataset_comparison.h"
+#include "common/progress.h"
 #include "trace/run_set.h"
 #include "data/image.h"
 #include "data/sample.h"
@@ -103,6 +106,12 @@ public:
     void requestComparison(const QString& dataset, qint64 limit, quint64 seed);
     void cancelComparison();
 
+    /// Queues an adequacy measurement on the test split of `dataset` (measureAdequacy); emits
+    /// adequacyProgress, then adequacyReady or adequacyFailed. A newer request, or
+    /// cancelAdequacy(), stops it.
+    void requestAdequacy(const QString& dataset, const AdequacyOptions& options);
+    void cancelAdequacy();
+
     bool hasModel() const { return m_card.has_value(); }
     const std::optional<ModelCard>& card() const { return m_card; }
     /// True while a model load or the newest trace request is outstanding.
@@ -124,6 +133,9 @@ Q_SIGNALS:
     void comparisonProgress(double fraction);
     void comparisonReady(const saccade::DatasetComparison& comparison, const QString& dataset);
     void comparisonFailed(const QString& message);
+    void adequacyProgress(double fraction);
+    void adequacyReady(const saccade::AdequacyReport& report, const QString& dataset);
+    void adequacyFailed(const QString& message);
 
 private:
     struct WorkerState;
@@ -131,14 +143,31 @@ private:
     void post(std::function<void(WorkerState&)> job);
     /// Runs `reply` on this object's thread (dropped if this object is gone).
     void reply(std::function<void()> reply);
+    /// The newest trace request not yet run: the queued job runs it, unless a dataset job ran it
+    /// first between two of its steps (so the canvas stays live during long measurements).
+    struct TraceMailbox {
+        std::mutex mutex;
+        std::optional<TraceRequest> request;
+        quint64 generation = 0;
+    };
+    /// Runs the mailbox's request, if any, on the worker thread and replies with its trace.
+    void serveTrace(WorkerState& state);
+    /// A job over a dataset on the worker, superseded when `gen` moves on: opens `dataset`, runs
+    /// `work` (which returns an error, empty on success) with a progress callback that forwards to
+    /// `onProgress` and stops once superseded, then calls `done` with the error on this thread.
+    void postDatasetJob(const QString& dataset, std::shared_ptr<std::atomic<quint64>> gen,
+                        std::function<QString(WorkerState&, const Dataset&, const Progress&)> work,
+                        std::function<void(double)> onProgress, std::function<void(const QString&)> done);
 
     QThread m_thread;
     QObject* m_context = nullptr;  ///< lives on m_thread; jobs are queued to it
     std::shared_ptr<WorkerState> m_state;
     std::shared_ptr<std::atomic<quint64>> m_traceGeneration;
+    std::shared_ptr<TraceMailbox> m_traceMailbox = std::make_shared<TraceMailbox>();
     std::shared_ptr<std::atomic<quint64>> m_samplesGeneration;
     std::shared_ptr<std::atomic<quint64>> m_runsGeneration;
     std::shared_ptr<std::atomic<quint64>> m_comparisonGeneration;
+    std::shared_ptr<std::atomic<quint64>> m_adequacyGeneration;
     std::optional<ModelCard> m_card;
     bool m_loading = false;
     bool m_tracePending = false;

@@ -14,6 +14,8 @@ void addScalarCommand(CLI::App& app, int& exitCode);
 void addDoctorCommand(CLI::App& app, int& exitCode);
 void addAttendCommand(CLI::App& app, int& exitCode);
 void addReinforceCommand(CLI::App& app, int& exitCode);
+/// estimators: REINFORCE variants and straight-through Gumbel against the exact gradient, and training.
+void addEstimatorsCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);

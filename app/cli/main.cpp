@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
         "  saccade-cli scalar --values 2,6,10 --probs 0.5,0.3,0.2 --samples 100000 --seed 1 --json\n"
         "  saccade-cli attend --scorer additive --rule sample --seed 3 --json\n"
         "  saccade-cli reinforce --probs 0.5,0.3,0.2 --rewards 1,2,5 --samples 20000\n"
+        "  saccade-cli estimators --probs 0.5,0.3,0.2 --rewards 1,2,5 --samples 20000 --seed 1\n"
         "  saccade-cli data list\n"
         "  saccade-cli data preview --dataset cluttered-fashion60 --count 16 --seed 1 --out grid.png\n"
         "  saccade-cli data probe --cell 12 --size 6 --dx -6:6 --out probes.png\n"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     addScalarCommand(app, exitCode);
     addAttendCommand(app, exitCode);
     addReinforceCommand(app, exitCode);
+    addEstimatorsCommand(app, exitCode);
     addDoctorCommand(app, exitCode);
     addModelCommands(app, exitCode);
     addDataCommand(app, exitCode);

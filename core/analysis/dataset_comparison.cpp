@@ -40,6 +40,7 @@ Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset&
     DatasetComparison c;
     c.deterministicRule = model.deterministicRule();
     c.trainingRule = trainingRuleOf(model.trainedMode());
+    c.seed = seed;
     for (const std::string& needed : {std::string("sample"), c.deterministicRule})  // the disagreement needs both
         if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);
     auto report = model.evaluate(dataset, split, rules, limit, seed, progress);
@@ -62,6 +63,8 @@ std::string datasetComparisonToJson(const DatasetComparison& c, int indent) {
     j["schema"] = "saccade.compare-dataset";
     j["version"] = 1;
     j["deterministic_rule"] = c.deterministicRule;
+    j["seed"] = c.seed;
+    j["seeds"] = "image i under a stochastic rule: trace --rule RULE --seed " + std::to_string(c.seed) + "+i";
     j["training_rule"] = c.trainingRule;
     for (auto& rule : j["rules"]) rule["training_rule"] = isTrainingRule(rule["rule"].get<std::string>(), c.trainingRule);
     auto curve = nlohmann::json::array();

@@ -25,6 +25,7 @@ struct DatasetComparison {
     EvalReport report;
     std::string deterministicRule;  ///< argmax or mean
     std::string trainingRule;       ///< sample (hard, REINFORCE), soft or gumbel
+    std::uint64_t seed = 0;         ///< image i's stochastic answers are its traces with evaluationSeed(seed, i)
     std::vector<KAccuracy> kCurve;  ///< every ksample rule evaluated, by K
     /// Positions in the split (0-based from its first image) where sample and the deterministic
     /// rule gave different outputs, in order.

@@ -57,7 +57,9 @@ struct ScoreFunctionCheck {
 };
 
 /// Draws `samples` categories with the engine's sample rule and differentiates
-/// reinforceLoss through autograd. Errors on invalid probabilities or mismatched lengths.
+/// reinforceLoss through autograd (ScoreFunctionDraws in attention/gradient_estimates.h, which the
+/// estimator lab in analysis/ uses too: the same seed gives the lab's reinforce and
+/// reinforce-moving-average figures exactly). Errors on invalid probabilities or mismatched lengths.
 Result<ScoreFunctionCheck> checkScoreFunctionGradient(const ScoreFunctionCheckInput& input);
 
 std::string scoreFunctionCheckToJson(const ScoreFunctionCheck& check, int indent = 2);

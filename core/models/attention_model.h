@@ -59,6 +59,13 @@ struct EvalReport {
 /// The Wilson score interval (95%) of correct out of n.
 RuleAccuracy wilsonAccuracy(const std::string& rule, std::int64_t correct, std::int64_t n);
 
+/// The seed image `index` of a split is evaluated with under every stochastic rule: its figure
+/// under sample (or gumbel:TAU) is exactly trace(image, rule, evaluationSeed(seed, index)), so a
+/// case listed by an evaluation opens with the same answer. ksample:K averages K such draws.
+inline std::uint64_t evaluationSeed(std::uint64_t seed, std::int64_t index) {
+    return seed + static_cast<std::uint64_t>(index);
+}
+
 /// Parses a comma-separated list of evaluation rules: soft, sample, argmax, mean, random,
 /// ksample:K, gumbel:TAU, beam:K (captioners). Which of them a model supports is for the model to say.
 Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);

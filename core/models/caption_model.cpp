@@ -273,20 +273,20 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
     constexpr std::int64_t kBatch = 100;
     try {
         torch::NoGradGuard noGrad;
-        std::vector<Rng> rngs, wordRngs;
-        for (std::size_t r = 0; r < rules.size(); ++r) {
-            rngs.emplace_back(seed + r);
-            wordRngs.emplace_back(mixSeed(seed + r, kWordStream, 0));
-        }
         for (std::int64_t first = 0; first < n; first += kBatch) {
             std::vector<std::int64_t> idx;
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
             std::vector<Sample> samples;
             const auto batch = makeBatch(dataset, split, idx, m.device, &samples);
             report.labels.insert(report.labels.end(), idx.size(), -1);
+            // Image i draws what its trace with evaluationSeed(seed, i) draws, words included.
+            std::vector<std::uint64_t> wordSeeds;
+            for (const auto i : idx) wordSeeds.push_back(mixSeed(evaluationSeed(seed, i), kWordStream, 0));
             for (std::size_t r = 0; r < parsed.size(); ++r) {
-                const auto captions = decodeImages(m.net, batch.images, parsed[r], rngs[r], false, m.wordTemperature,
-                                                   &wordRngs[r]);
+                auto rng = evaluationRng(seed, first, idx.size());
+                auto wordRng = Rng::perRow(wordSeeds);
+                const auto captions = decodeImages(m.net, batch.images, parsed[r], rng, false, m.wordTemperature,
+                                                   &wordRng);
                 for (std::size_t i = 0; i < captions.size(); ++i) {
                     const bool exact = scores[r].add(samples[i], captions[i]);
                     const auto text = joinWords(captions[i].words);

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/attention_model.h"
+
 namespace saccade {
 
 Result<torch::Tensor> modelInput(const Image& image, int size, int channels, const torch::Device& device) {
@@ -56,6 +58,10 @@ std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const
 void appendInts(std::vector<int>& out, const torch::Tensor& values) {
     const auto v = values.to(torch::kCPU, torch::kInt).contiguous();
     out.insert(out.end(), v.data_ptr<int>(), v.data_ptr<int>() + v.numel());
+}
+
+Rng evaluationRng(std::uint64_t seed, std::int64_t first, std::size_t count) {
+    return Rng::perRow(runSeeds(evaluationSeed(seed, first), int(count)));
 }
 
 }  // namespace saccade

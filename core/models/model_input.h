@@ -8,6 +8,7 @@
 
 #include <torch/types.h>
 
+#include "common/rng.h"
 #include "trace/run_set.h"
 #include "common/atomic_file.h"
 #include "common/result.h"
@@ -19,6 +20,10 @@ namespace saccade {
 /// The image as a [1, C, H, W] float tensor in [0, 1] on `device`, or an error naming the
 /// expected and the actual shape.
 Result<torch::Tensor> modelInput(const Image& image, int size, int channels, const torch::Device& device);
+
+/// The random streams of an evaluation batch of images first..first+count-1: one per image,
+/// seeded with evaluationSeed (models/attention_model.h), so each image draws what its own trace does.
+Rng evaluationRng(std::uint64_t seed, std::int64_t first, std::size_t count);
 
 /// An error when the dataset's images do not fit a model of this size and channel count.
 Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels);

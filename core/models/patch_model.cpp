@@ -199,8 +199,6 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
     constexpr std::int64_t kBatch = 250;
     try {
         torch::NoGradGuard noGrad;
-        std::vector<Rng> rngs;
-        for (std::size_t r = 0; r < rules.size(); ++r) rngs.emplace_back(seed + r);
         for (std::int64_t first = 0; first < n; first += kBatch) {
             std::vector<std::int64_t> idx;
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
@@ -208,7 +206,8 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
             appendInts(report.labels, batch.labels);
             const auto encoded = m.net->encode(batch.images);  // once for every rule
             for (std::size_t r = 0; r < rules.size(); ++r) {
-                const auto probs = classProbs(m.net, batch.images, encoded, rules[r], rngs[r]);
+                auto rng = evaluationRng(seed, first, idx.size());
+                const auto probs = classProbs(m.net, batch.images, encoded, rules[r], rng);
                 const auto predicted = probs.argmax(-1);
                 correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
                 appendInts(report.predictions[r], predicted);

@@ -197,17 +197,16 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
     constexpr std::int64_t kBatch = 250;
     try {
         torch::NoGradGuard noGrad;
-        std::vector<Rng> rngs;
-        for (std::size_t r = 0; r < rules.size(); ++r) rngs.emplace_back(seed + r);
         for (std::int64_t first = 0; first < n; first += kBatch) {
             std::vector<std::int64_t> idx;
             for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
             const auto batch = makeBatch(dataset, split, idx, m.device);
             appendInts(report.labels, batch.labels);
             for (std::size_t r = 0; r < rules.size(); ++r) {
+                auto rng = evaluationRng(seed, first, idx.size());
                 auto probs = torch::zeros({batch.images.size(0), m.config.classes}, batch.images.options());
                 for (std::int64_t k = 0; k < parsed[r].k; ++k)
-                    probs += torch::softmax(m.net->forward(batch.images, parsed[r].rule, rngs[r]).logits, -1);
+                    probs += torch::softmax(m.net->forward(batch.images, parsed[r].rule, rng).logits, -1);
                 const auto predicted = probs.argmax(-1);
                 correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
                 appendInts(report.predictions[r], predicted);

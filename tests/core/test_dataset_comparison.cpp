@@ -67,3 +67,33 @@ TEST(DatasetComparison, DisagreementsAndTheKCurveFollowTheEvaluatedOutputs) {
     EXPECT_EQ(again->disagree, c->disagree);
     EXPECT_FALSE(compareOnDataset(**model, **dataset, Split::Test, {"soft"}, 10, 3).ok());
 }
+
+// A case listed by an evaluation opens with the same answer: image i under sample is the trace
+// with evaluationSeed(seed, i), for every model family.
+TEST(DatasetComparison, EveryListedSampleAnswerIsTheTraceWithTheEvaluationSeed) {
+    struct Case {
+        const char* model;
+        const char* dataset;
+    };
+    for (const auto& c : {Case{"patch-hard-fashion60.pt", "translated-fashion60"}, Case{"ram-fashion28.pt", "fashion28"},
+                          Case{"caption-hard-scenes64.pt", "scenes64"}}) {
+        auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR "/models/") + c.model, "cpu");
+        ASSERT_TRUE(model.ok()) << model.error();
+        auto dataset = openDataset(c.dataset, {"", (*model)->info().seed});
+        if (!dataset.ok()) continue;  // Fashion-MNIST missing: the scenes still run
+        const std::uint64_t seed = 11;
+        const std::int64_t n = 12;
+        auto report = (*model)->evaluate(**dataset, Split::Test, {"sample"}, n, seed);
+        ASSERT_TRUE(report.ok()) << report.error();
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto sample = (*dataset)->sample(Split::Test, i);
+            auto trace = (*model)->trace(sample.image, "sample", evaluationSeed(seed, i), "case");
+            ASSERT_TRUE(trace.ok()) << trace.error();
+            if (report->outputKind == "caption")
+                EXPECT_EQ(report->outputNames[size_t(report->predictions[0][size_t(i)])], trace->output.text)
+                    << c.model << " image " << i;
+            else
+                EXPECT_EQ(report->predictions[0][size_t(i)], trace->output.label) << c.model << " image " << i;
+        }
+    }
+}

@@ -11,6 +11,7 @@
 #include "analysis/analysis_page.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
+#include "attention/attention_toolbar.h"
 #include "charts/cost_chart.h"
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
@@ -96,6 +97,7 @@ void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {
 
     // Clicking a square opens that probe on the Attention page and runs its sampled runs.
     const auto& target = r.points[size_t(worst->item(0, 1)->text().toInt() + 6) * 12 + size_t(worst->item(0, 0)->text().toInt() + 6)];
+    m_window->attentionPage()->toolbar()->setSeed(r.seed + 76);  // opening the case restores the sweep's seed
     QTest::mouseClick(sweep->map(), Qt::LeftButton, {}, sweep->map()->squareOf(target.dx, target.dy).center());
     QCOMPARE(m_window->currentPage(), MainWindow::kAttentionPage);
     auto* attention = m_window->attentionPage();
@@ -105,6 +107,7 @@ void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {
     const RunSet& set = *attention->runsPanel()->shownSet();
     QCOMPARE(QString::fromStdString(set.imageId), id);
     QCOMPARE(int(set.runs.size()), 4);
+    QCOMPARE(set.seed, r.seed);
     // The same runs as the sweep's: the same share of them right.
     int right = 0;
     for (const auto& run : set.runs) right += run.label == target.truth;

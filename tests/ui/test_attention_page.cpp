@@ -122,6 +122,10 @@ void TestAttentionPage::datasetComparisonListsRulesAndDisagreements() {
     QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_page->canvas()->trace()->imageId),
                               QStringLiteral("translated-fashion60:test:%1").arg(index), 30'000);
     waitForTrace();
+    // It opens under sample with the seed the comparison drew it with: the listed answer.
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("sample"));
+    QCOMPARE(m_page->canvas()->trace()->seed, evaluationSeed(c.seed, index));
+    QCOMPARE(m_page->canvas()->trace()->output.label, rulePredictions(c.report, "sample")[size_t(index)]);
     // Exports.
     QTemporaryDir dir;
     const QString d = dir.path() + QLatin1Char('/');
@@ -186,6 +190,12 @@ void TestAttentionPage::runsPanelComparesSampledRunsWithArgmax() {
     QCOMPARE(QString::fromStdString(trace.rule), QStringLiteral("sample"));
     for (size_t t = 0; t < trace.steps.size(); ++t) QCOMPARE(trace.steps[t].chosenCells.at(0), run->cells[t]);
     QCOMPARE(trace.output.label, run->label);
+    // Loading one run does not change the run set: Run again repeats seeds 5..64.
+    QCOMPARE(m_page->toolbar()->seed(), seed);
+    button->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!runs->isRunning() && runs->shownSet(), 60'000);
+    QCOMPARE(runs->shownSet()->seed, quint64(5));
+    QCOMPARE(runs->shownSet()->runs.front().seed, quint64(5));
     // A new image forgets the runs.
     m_page->openSample(QStringLiteral("translated-fashion60"), 13);
     QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(m_page->canvas()->trace()->imageId),

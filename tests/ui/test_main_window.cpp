@@ -42,10 +42,11 @@ void TestMainWindow::pages() {
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
     QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("analysis"),
                                              QStringLiteral("training"), QStringLiteral("scalar"),
-                                             QStringLiteral("doctor")}));
+                                             QStringLiteral("estimators"), QStringLiteral("doctor")}));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.attentionPage() != nullptr);
     QVERIFY(window.scalarLabPanel() != nullptr);
+    QVERIFY(window.estimatorLabPanel() != nullptr);
     QVERIFY(window.doctorPanel() != nullptr);
     QVERIFY(!window.setCurrentPage(QStringLiteral("nonsense")));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
@@ -61,6 +62,7 @@ void TestMainWindow::grabHasTheWindowSize_data() {
     QTest::addColumn<QString>("page");
     QTest::newRow("attention") << "attention";
     QTest::newRow("scalar lab") << "scalar";
+    QTest::newRow("estimator lab") << "estimators";
     QTest::newRow("doctor") << "doctor";
     QTest::newRow("probes and cost") << "analysis";
 }

@@ -32,7 +32,8 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
 
 Q_SIGNALS:
-    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs);
+    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs,
+                    quint64 seed);
 
 private:
     QLabel* m_model = nullptr;

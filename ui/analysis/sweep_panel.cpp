@@ -321,7 +321,7 @@ void SweepPanel::choose(int dx, int dy) {
     if (!probes || probes->empty()) return;
     const auto& s = probes->front().sample;
     Q_EMIT caseChosen(s.image, QStringLiteral("probe:%1,%2").arg(dx).arg(dy), GroundTruth{s.label, {s.box}},
-                      std::max(1, m_result->runs));
+                      std::max(1, m_result->runs), quint64(m_result->seed));
 }
 
 QString SweepPanel::exportMap(const QString& path) {

@@ -64,7 +64,8 @@ public:
 
 Q_SIGNALS:
     /// Open this probe on the canvas with `runs` sampled runs.
-    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs);
+    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs,
+                    quint64 seed);
 
 private:
     void showResult();

@@ -11,7 +11,11 @@
 #include <QTabWidget>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <cmath>
+#include <utility>
 
+#include "attention/adequacy_mark.h"
+#include "attention/adequacy_panel.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
@@ -44,6 +48,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_service = new ModelService(this);
     m_toolbar = new AttentionToolbar(this);
     m_canvas = new AttentionCanvas(this);
+    m_mark = new AdequacyMark(m_canvas);
     m_canvas->setMessage(tr("Loading the model…"));
     m_scrubber = new StepScrubber(this);
     m_caption = new CaptionStrip(this);
@@ -51,6 +56,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_models = new ModelPanel(this);
     m_images = new ImagePanel(m_service, this);
     m_tabs = new QTabWidget(this);
+    // Five tabs fit the left column's default width with tighter padding.
+    m_tabs->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 7px; }"));
     m_tabs->addTab(m_images, tr("Images"));
     m_tabs->addTab(m_models, tr("Model"));
     m_runs = new CompareRunsPanel(this);
@@ -60,6 +67,10 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_comparison, tr("Dataset"));
     m_tabs->setTabToolTip(3, tr("Every rule on a test split: accuracy, accuracy against K, and where sample "
                                 "and the deterministic rule disagree"));
+    m_adequacy = new AdequacyPanel(this);
+    m_tabs->addTab(m_adequacy, tr("Adequacy"));
+    m_tabs->setTabToolTip(4, tr("Which images are inadequate observations: signals from sampled runs, risk against "
+                                "coverage, a threshold for a target accuracy, and the images it flags"));
 
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
@@ -86,7 +97,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setStretchFactor(2, 0);
-    m_splitter->setSizes({270, 620, 290});
+    m_splitter->setSizes({300, 600, 280});
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
@@ -116,7 +127,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_models, &ModelPanel::modelRequested, this, [this](const QString& path, const QString& device) {
         Q_EMIT statusMessage(tr("Loading %1 on %2…").arg(QFileInfo(path).fileName(), device));
         m_banner->hide();
-        m_service->loadModel(path, device);
+        loadModel(path, device);
     });
     connect(m_images, &ImagePanel::sampleChosen, this, &AttentionPage::openSample);
     connect(m_images, &ImagePanel::fileChosen, this, &AttentionPage::openImageFile);
@@ -139,8 +150,12 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                 m_inputIndex = index;
                 m_inputFile.clear();
                 m_images->markCurrent(dataset, index);
-                setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index),
-                         sampleGroundTruth(s));
+                setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index), sampleGroundTruth(s));
+                if (m_pendingRuns > 0) {  // opened from the Adequacy tab: the runs it measured
+                    m_runs->setRuns(std::exchange(m_pendingRuns, 0));
+                    m_runs->startRuns();
+                }
+                updateAdequacyMark();
             });
     connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
 
@@ -149,7 +164,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         RunsRequest request;
         request.image = *m_input;
         request.runs = runs;
-        request.seed = m_toolbar->seed();
+        const bool runLoaded = m_runs->shownSet() && m_loadedRunSeed && *m_loadedRunSeed == m_toolbar->seed();
+        request.seed = runLoaded ? m_runs->shownSet()->seed : m_toolbar->seed();
         request.imageId = m_inputId.toStdString();
         request.truth = m_truth;
         m_service->requestRuns(request);
@@ -159,7 +175,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
         auto sizes = m_splitter->sizes();
         constexpr int kRunsWidth = 440;
-        const bool wide = m_tabs->widget(index) == m_runs || m_tabs->widget(index) == m_comparison;
+        const bool wide = m_tabs->widget(index) == m_runs || m_tabs->widget(index) == m_comparison ||
+                          m_tabs->widget(index) == m_adequacy;
         if (!wide || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
         const int extra = std::min(kRunsWidth - sizes[0], std::max(0, sizes[1] - 300));
         sizes[0] += extra;
@@ -172,6 +189,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
             m_toolbar->setRule(QStringLiteral("sample"));
             m_toolbar->setSeed(seed);
         }
+        m_loadedRunSeed = seed;
         requestTrace();
     });
     connect(m_service, &ModelService::runsProgress, m_runs, &CompareRunsPanel::setProgress);
@@ -181,9 +199,57 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_canvas->setVisits(stats.visits, stats.visitRows, stats.visitCols);
     };
     connect(m_service, &ModelService::runsPartial, this, showRuns);
-    connect(m_service, &ModelService::runsReady, this,
-            [showRuns](const RunSet& set, const RunStats& stats) { showRuns(set, stats, 0); });
+    connect(m_service, &ModelService::runsReady, this, [this, showRuns](const RunSet& set, const RunStats& stats) {
+        showRuns(set, stats, 0);
+        if (QString::fromStdString(set.imageId) == m_inputId) {
+            m_runAdequacy = RunAdequacy{adequacyOf(set, stats), stats.runs, set.seed};
+            updateAdequacyMark();
+        }
+    });
     connectComparison();
+    connectAdequacy();
+}
+
+void AttentionPage::connectAdequacy() {
+    connect(m_adequacy, &AdequacyPanel::measureRequested, this, [this](const QString& dataset, AdequacyOptions options) {
+        if (!m_service->hasModel()) return m_adequacy->showError(tr("Open a model first."));
+        options.seed = m_toolbar->seed();
+        m_service->requestAdequacy(dataset, options);
+    });
+    connect(m_adequacy, &AdequacyPanel::cancelRequested, m_service, &ModelService::cancelAdequacy);
+    connect(m_adequacy, &AdequacyPanel::imageChosen, this, [this](const QString& dataset, qint64 index, int runs, quint64 seed) {
+        {
+            const QSignalBlocker block(m_toolbar);  // the seed the runs were measured with
+            m_toolbar->setSeed(seed);
+        }
+        m_pendingRuns = runs;
+        openSample(dataset, index);
+    });
+    connect(m_adequacy, &AdequacyPanel::thresholdChanged, this, &AttentionPage::updateAdequacyMark);
+    connect(m_service, &ModelService::adequacyProgress, m_adequacy, &AdequacyPanel::setProgress);
+    connect(m_service, &ModelService::adequacyReady, m_adequacy, &AdequacyPanel::showReport);
+    connect(m_service, &ModelService::adequacyFailed, m_adequacy, &AdequacyPanel::showError);
+}
+
+void AttentionPage::updateAdequacyMark() {
+    const auto signal = m_adequacy->signal();
+    const auto threshold = m_adequacy->threshold();
+    // The value the Adequacy tab listed for this test image, else the Runs tab's set of it.
+    if (const auto listed = m_adequacy->valueOf(m_inputDataset, m_inputIndex)) {
+        const auto* r = m_adequacy->report();
+        return m_mark->showFor(signal, listed, threshold, m_adequacy->targetUnreachable(), m_adequacy->targetAccuracy(),
+                               tr("measured on the Adequacy tab: %1 runs, seeds %2..%3")
+                                   .arg(r->runs).arg(r->seed).arg(r->seed + quint64(r->runs) - 1));
+    }
+    if (m_runAdequacy) {
+        const double v = m_runAdequacy->values[signal];
+        return m_mark->showFor(signal, std::isnan(v) ? std::nullopt : std::optional<double>(v), threshold,
+                               m_adequacy->targetUnreachable(), m_adequacy->targetAccuracy(),
+                               tr("from the Runs tab: %1 runs, seeds %2..%3")
+                                   .arg(m_runAdequacy->runs).arg(m_runAdequacy->seed)
+                                   .arg(m_runAdequacy->seed + quint64(m_runAdequacy->runs) - 1));
+    }
+    m_mark->hide();
 }
 
 void AttentionPage::connectComparison() {
@@ -192,7 +258,15 @@ void AttentionPage::connectComparison() {
         m_service->requestComparison(dataset, limit, m_toolbar->seed());
     });
     connect(m_comparison, &DatasetComparePanel::cancelRequested, m_service, &ModelService::cancelComparison);
-    connect(m_comparison, &DatasetComparePanel::imageChosen, this, &AttentionPage::openSample);
+    // A listed case opens under sample with its evaluation seed: the answer the list shows.
+    connect(m_comparison, &DatasetComparePanel::imageChosen, this, [this](const QString& dataset, qint64 index, quint64 seed) {
+        {
+            const QSignalBlocker block(m_toolbar);
+            m_toolbar->setRule(QStringLiteral("sample"));
+            m_toolbar->setSeed(seed);
+        }
+        openSample(dataset, index);
+    });
     connect(m_service, &ModelService::comparisonProgress, m_comparison, &DatasetComparePanel::setProgress);
     connect(m_service, &ModelService::comparisonReady, m_comparison, &DatasetComparePanel::showComparison);
     connect(m_service, &ModelService::comparisonFailed, m_comparison, &DatasetComparePanel::showError);
@@ -233,7 +307,7 @@ void AttentionPage::start(QSettings* settings) {
     }
     Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(model).fileName()));
     m_awaitingFirst = true;
-    m_service->loadModel(model, m_models->device());
+    loadModel(model, m_models->device());
 }
 
 void AttentionPage::saveSettings(QSettings& s) const {
@@ -258,11 +332,20 @@ void AttentionPage::saveSettings(QSettings& s) const {
 void AttentionPage::openModel(const QString& path) {
     Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_banner->hide();
-    m_service->loadModel(path, m_models->device());
+    loadModel(path, m_models->device());
+}
+
+void AttentionPage::loadModel(const QString& path, const QString& device) {
+    // The service stops measurements of the old model; their panels say so (else they would wait).
+    if (m_comparison->isRunning()) m_comparison->showError(tr("Stopped: another model is loading."));
+    if (m_adequacy->isRunning()) m_adequacy->showError(tr("Stopped: another model is loading."));
+    m_service->loadModel(path, device);
 }
 
 void AttentionPage::forgetRuns() {
     m_service->cancelRuns();
+    m_runAdequacy.reset();
+    m_loadedRunSeed.reset();
     m_runs->clear(tr("Run N seeded samples of this image against the deterministic rule."));
     m_canvas->clearVisits();
 }
@@ -278,6 +361,8 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_images->setDeterministicRuleName(card.deterministicRule);
     m_service->cancelComparison();
     m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
+    m_service->cancelAdequacy();
+    m_adequacy->setModel(card.classNames, m_images->datasets(), card.dataset);
     Q_EMIT modelOpened(card.path, card.dataset);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // Keep the current input when it fits the new model; else the saved or the first sample.
@@ -319,14 +404,21 @@ void AttentionPage::openImageFile(const QString& path) {
     m_images->addRecentFile(path);
     m_images->markCurrent(QString(), -1);
     setInput(image, path, std::nullopt);
+    updateAdequacyMark();
     Q_EMIT statusMessage(tr("Opened %1%2").arg(QFileInfo(path).fileName(), note));
 }
 
-void AttentionPage::openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs) {
+void AttentionPage::openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs,
+                              quint64 seed) {
+    {
+        const QSignalBlocker block(m_toolbar);  // the trace below and the runs use the sweep's seed
+        m_toolbar->setSeed(seed);
+    }
     m_inputDataset.clear();
     m_inputIndex = -1;
     m_inputFile.clear();
     setInput(image, id, truth);
+    updateAdequacyMark();
     m_tabs->setCurrentWidget(m_runs);
     m_runs->setRuns(runs);
     m_runs->startRuns();

@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <optional>
 
+#include "analysis/adequacy.h"
 #include "data/image.h"
 #include "trace/trace.h"
 
@@ -19,6 +20,8 @@ class QTabWidget;
 
 namespace saccade::ui {
 
+class AdequacyMark;
+class AdequacyPanel;
 class AttentionCanvas;
 class AttentionToolbar;
 class CaptionStrip;
@@ -60,13 +63,17 @@ public:
     AttentionToolbar* toolbar() const { return m_toolbar; }
     CompareRunsPanel* runsPanel() const { return m_runs; }
     DatasetComparePanel* comparisonPanel() const { return m_comparison; }
+    AdequacyPanel* adequacyPanel() const { return m_adequacy; }
+    /// The "inadequate observation" mark above the canvas.
+    AdequacyMark* adequacyMark() const { return m_mark; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 
-    /// Shows a probe image (from a boundary sweep) and runs `runs` sampled runs of it on the Runs tab.
-    void openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs);
+    /// Shows a probe image (from a boundary sweep) and runs the sweep's `runs` sampled runs of it
+    /// (seeds seed..seed+runs-1, as the sweep ran them) on the Runs tab.
+    void openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs, quint64 seed);
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
@@ -81,13 +88,20 @@ private:
     void requestTrace();
     /// Drops the shown run set and its visits (the input or the model changed).
     void forgetRuns();
+    /// Every model load goes through here.
+    void loadModel(const QString& path, const QString& device);
     void connectComparison();
+    void connectAdequacy();
+    /// Shows or hides the inadequate-observation mark for the current input.
+    void updateAdequacyMark();
     void exportAs(int what);
 
     ModelService* m_service = nullptr;
     AttentionToolbar* m_toolbar = nullptr;
     CompareRunsPanel* m_runs = nullptr;
     DatasetComparePanel* m_comparison = nullptr;
+    AdequacyPanel* m_adequacy = nullptr;
+    AdequacyMark* m_mark = nullptr;
     AttentionCanvas* m_canvas = nullptr;
     StepScrubber* m_scrubber = nullptr;
     CaptionStrip* m_caption = nullptr;
@@ -108,6 +122,17 @@ private:
     QString m_inputFile;
     bool m_awaitingFirst = false;  ///< no trace (and no error) since start()
     std::optional<Trace> m_trace;
+    /// The signals of the Runs tab's set for the current input, with its run count and seed.
+    struct RunAdequacy {
+        AdequacyValues values;
+        int runs = 0;
+        quint64 seed = 0;
+    };
+    std::optional<RunAdequacy> m_runAdequacy;
+    int m_pendingRuns = 0;
+    /// The seed of a run loaded from the Runs tab: while the toolbar shows it, Run repeats the
+    /// shown set (its first seed), not a set starting at the loaded run.
+    std::optional<quint64> m_loadedRunSeed;  ///< runs to start once the requested sample arrives (opened from Adequacy)
     Image m_traceImage;
 };
 

@@ -120,7 +120,9 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_disagree, &QTableWidget::cellClicked, this, [this](int row, int) {
         const auto* item = m_disagree->item(row, 0);
-        if (item && !m_comparedDataset.isEmpty()) Q_EMIT imageChosen(m_comparedDataset, item->data(Qt::UserRole).toLongLong());
+        if (!item || m_comparedDataset.isEmpty() || !m_comparison) return;
+        const qint64 index = item->data(Qt::UserRole).toLongLong();
+        Q_EMIT imageChosen(m_comparedDataset, index, evaluationSeed(m_comparison->seed, index));
     });
     clear(tr("Compare every rule of the model on a test split: accuracy, accuracy against K, "
              "and the images where sample and the deterministic rule disagree."));
@@ -214,8 +216,10 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
     m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), tr("accuracy (%)"));
     m_kChart->setBand(ks, acc, low, high, 100);  // fitted to the band: the differences are a few points
 
-    m_disagreeNote->setText(tr("sample and %1 disagree on <b>%2</b> of %3 images (%4). Click one to open it.")
-                                .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(percent(c.disagreement)));
+    m_disagreeNote->setText(tr("sample and %1 disagree on <b>%2</b> of %3 images (%4). Click one to open it under "
+                               "sample with the seed it was drawn with (%5 + image).")
+                                .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(percent(c.disagreement))
+                                .arg(c.seed));
     m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(det));
     const auto& sample = rulePredictions(r, "sample");
     const auto& deterministic = rulePredictions(r, c.deterministicRule);

@@ -57,8 +57,9 @@ public:
 Q_SIGNALS:
     void compareRequested(const QString& dataset, qint64 limit);
     void cancelRequested();
-    /// Open test image `index` of `dataset` on the canvas.
-    void imageChosen(const QString& dataset, qint64 index);
+    /// Open test image `index` of `dataset` on the canvas under sample with `seed`, the seed the
+    /// comparison drew its sample answer with (evaluationSeed).
+    void imageChosen(const QString& dataset, qint64 index, quint64 seed);
 
 private:
     void setRunning(bool running);

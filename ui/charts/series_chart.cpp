@@ -1,7 +1,10 @@
 #include "series_chart.h"
 
+#include <QAreaSeries>
 #include <QChart>
+#include <QGraphicsLayout>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <algorithm>
@@ -12,9 +15,10 @@ namespace saccade::ui {
 
 namespace {
 
-// Ticks on round values (1, 2 or 5 times a power of ten) within the exact data range.
-void roundTicks(QValueAxis* axis, double low, double high) {
-    const double raw = (high - low) / 5;
+// Ticks on round values (1, 2 or 5 times a power of ten) within the exact data range, about
+// `intervals` of them.
+void roundTicks(QValueAxis* axis, double low, double high, int intervals = 5) {
+    const double raw = (high - low) / intervals;
     const double power = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1)));
     const double step = raw / power < 1.5 ? power : raw / power < 3.5 ? 2 * power : raw / power < 7.5 ? 5 * power : 10 * power;
     axis->setTickType(QValueAxis::TicksDynamic);
@@ -57,17 +61,32 @@ void SeriesChart::setSeries(const QVector<Series>& series, double yMin, double y
     chart()->removeAllSeries();
     double left = 0, right = 1, bottom = 0, top = 1;
     bool first = true;
+    bool anyInLegend = false;
     for (int i = 0; i < series.size(); ++i) {
         auto* line = new QLineSeries;
         line->setName(series[i].name);
-        QPen pen(kColours[i % 5], 2);
+        const QColor colour = series[i].colour.isValid() ? series[i].colour : kColours[i % 5];
+        QPen pen(colour, 2);
         if (series[i].dashed) pen.setStyle(Qt::DashLine);
         line->setPen(pen);
-        line->setPointsVisible(series[i].points.size() <= 30);
+        line->setPointsVisible(series[i].dots && series[i].points.size() <= 30);
         line->replace(QList<QPointF>(series[i].points.begin(), series[i].points.end()));
-        chart()->addSeries(line);
-        line->attachAxis(m_x);
-        line->attachAxis(m_y);
+        QAbstractSeries* shown = line;
+        if (series[i].filled) {
+            auto* area = new QAreaSeries(line);  // down to y = 0
+            line->setParent(area);               // removeAllSeries() deletes the area, the area its line
+            area->setName(series[i].name);
+            QColor fill = colour;
+            fill.setAlpha(110);
+            area->setBrush(fill);
+            area->setPen(QPen(colour, 1));
+            shown = area;
+        }
+        chart()->addSeries(shown);
+        shown->attachAxis(m_x);
+        shown->attachAxis(m_y);
+        for (QLegendMarker* marker : chart()->legend()->markers(shown)) marker->setVisible(series[i].legend);
+        anyInLegend = anyInLegend || series[i].legend;
         for (const auto& p : series[i].points) {
             left = first ? p.x() : std::min(left, p.x());
             right = first ? p.x() : std::max(right, p.x());
@@ -78,17 +97,40 @@ void SeriesChart::setSeries(const QVector<Series>& series, double yMin, double y
     }
     if (right <= left) right = left + 1;
     m_x->setRange(left, right);
-    roundTicks(m_x, left, right);
+    roundTicks(m_x, left, right, m_compact ? 4 : 5);
     if (yMax > yMin) {
         m_y->setRange(yMin, yMax);
-        roundTicks(m_y, yMin, yMax);
+        roundTicks(m_y, yMin, yMax, m_compact ? 2 : 5);
     } else {
         if (top <= bottom) top = bottom + 1;
         m_y->setRange(bottom, top);
-        roundTicks(m_y, bottom, top);
+        roundTicks(m_y, bottom, top, m_compact ? 2 : 5);
     }
-    chart()->legend()->setVisible(series.size() > 1);
+    chart()->legend()->setVisible(series.size() > 1 && anyInLegend);
 }
+
+void SeriesChart::setCompact(bool compact) {
+    m_compact = compact;
+    auto scaled = [compact](QFont font, double factor) {
+        if (compact && font.pointSizeF() > 0) font.setPointSizeF(font.pointSizeF() * factor);
+        return font;
+    };
+    const QFont base = font();
+    QFont title = scaled(base, 0.9);
+    title.setBold(true);
+    chart()->setTitleFont(title);
+    for (QValueAxis* axis : {m_x, m_y}) {
+        axis->setLabelsFont(scaled(base, 0.8));
+        axis->setTitleVisible(!compact);
+    }
+    chart()->legend()->setFont(scaled(base, 0.8));
+    chart()->setMargins(compact ? QMargins(0, 0, 0, 0) : QMargins(2, 2, 2, 2));
+    chart()->layout()->setContentsMargins(compact ? 0 : 4, 0, compact ? 0 : 4, 0);
+    setMinimumHeight(compact ? 110 : 160);
+    setMinimumWidth(compact ? 120 : 160);
+}
+
+QString SeriesChart::title() const { return chart()->title(); }
 
 QString SeriesChart::csv(const QString& xName) const {
     std::map<double, QStringList> rows;
