@@ -15,4 +15,8 @@ QString formatCount(long long count) {
     return locale.toString(count);
 }
 
+QString formatPercent(double fraction, int decimals) {
+    return fraction < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * fraction, 0, 'f', decimals);
+}
+
 }  // namespace saccade::ui

@@ -8,6 +8,10 @@ namespace saccade::ui {
 /// Up to `precision` significant digits, no trailing zeros: 23.04, 32.8, 1e-07.
 QString formatNumber(double value, int precision = 6);
 
+/// A fraction as a percentage with `decimals` decimals: 0.8731 -> "87.31%"; a negative value
+/// (no figure) -> "–".
+QString formatPercent(double fraction, int decimals);
+
 /// An integer count with thousands separators: 10,000.
 QString formatCount(long long count);
 

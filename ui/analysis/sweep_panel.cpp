@@ -1,4 +1,5 @@
 #include "analysis/sweep_panel.h"
+#include "number_format.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -28,7 +29,6 @@ namespace {
 
 constexpr int kWorstRows = 15;
 
-QString percent(double v) { return v < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * v, 0, 'f', 1); }
 
 }  // namespace
 
@@ -252,9 +252,9 @@ void SweepPanel::showResult() {
            "right: <b>%8</b>; hit rate: <b>%9</b>; attention mass on the object: <b>%10</b>.<br>Solid lines: the object's "
            "near edge on a grid line; dashed: its far edge. Click a square or a row to open that case.")
             .arg(r.points.size()).arg(r.probe.cellSize).arg(r.probe.objectSize).arg(r.runs).arg(r.seconds, 0, 'f', 1)
-            .arg(det, percent(meanSweepValue(r, SweepMetric::DeterministicAccuracy)),
-                 percent(meanSweepValue(r, SweepMetric::SampleAccuracy)), percent(meanSweepValue(r, SweepMetric::HitRate)),
-                 percent(meanSweepValue(r, SweepMetric::Mass))));
+            .arg(det, formatPercent(meanSweepValue(r, SweepMetric::DeterministicAccuracy), 1),
+                 formatPercent(meanSweepValue(r, SweepMetric::SampleAccuracy), 1), formatPercent(meanSweepValue(r, SweepMetric::HitRate), 1),
+                 formatPercent(meanSweepValue(r, SweepMetric::Mass), 1)));
     const auto worst = worstPoints(r, metric(), kWorstRows);
     m_worst->setRowCount(int(worst.size()));
     m_worst->horizontalHeaderItem(2)->setText(det);
@@ -262,7 +262,7 @@ void SweepPanel::showResult() {
         const auto& p = r.points[worst[size_t(row)]];
         const QStringList cells{QString::number(p.dx), QString::number(p.dy),
                                 p.truth < 0 ? QStringLiteral("–") : p.deterministicLabel == p.truth ? tr("right") : tr("wrong"),
-                                percent(p.sampleAccuracy), percent(p.sampleRuns ? p.hitRate : -1), percent(p.mass)};
+                                formatPercent(p.sampleAccuracy, 1), formatPercent(p.sampleRuns ? p.hitRate : -1, 1), formatPercent(p.mass, 1)};
         for (int c = 0; c < cells.size(); ++c) m_worst->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
     m_worst->resizeColumnsToContents();

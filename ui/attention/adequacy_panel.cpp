@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "charts/series_chart.h"
+#include "browser_table.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -29,19 +30,6 @@ constexpr int kMaxFlaggedRows = 2000;  // the flagged browser's rows; the CSV an
 // One colour per signal, in adequacySignals() order; the oracle is drawn dashed in black.
 const QColor kSignalColours[kAdequacySignalCount] = {QColor(30, 80, 160), QColor(220, 120, 20), QColor(40, 160, 80),
                                                      QColor(150, 60, 160), QColor(200, 40, 60)};
-
-QTableWidget* adequacyTable(QWidget* parent, const QString& name, const QStringList& headers) {
-    auto* t = new QTableWidget(0, int(headers.size()), parent);
-    t->setObjectName(name);
-    t->setHorizontalHeaderLabels(headers);
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->verticalHeader()->setVisible(false);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setMinimumWidth(120);
-    return t;
-}
 
 QString valueText(AdequacySignal signal, double v) {
     if (std::isnan(v)) return QStringLiteral("n/a");
@@ -86,7 +74,7 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     m_chart->setToolTip(tr("Abstaining on each signal: the risk (error rate) of the images kept against the share "
                            "kept. Colours as in the table; dashed: the oracle, every error ranked last."));
     m_chart->setMinimumHeight(200);
-    m_signals = adequacyTable(this, QStringLiteral("signalTable"), {tr("signal"), tr("AURC"), tr("coverage"), tr("threshold")});
+    m_signals = makeBrowserTable(this, QStringLiteral("signalTable"), {tr("signal"), tr("AURC"), tr("coverage"), tr("threshold")});
     // Every row visible: the table is also the chart's legend.
     m_signals->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_signals->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -115,7 +103,7 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     m_threshold = new QLabel(this);
     m_threshold->setObjectName(QStringLiteral("thresholdText"));
     m_threshold->setWordWrap(true);
-    m_flagged = adequacyTable(this, QStringLiteral("flaggedTable"), {tr("image"), tr("value"), tr("output"), tr("true")});
+    m_flagged = makeBrowserTable(this, QStringLiteral("flaggedTable"), {tr("image"), tr("value"), tr("output"), tr("true")});
     m_flagged->setToolTip(tr("Images on the inadequate side of the threshold, least adequate first; click one to "
                              "open it with the same runs"));
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");

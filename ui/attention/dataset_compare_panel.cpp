@@ -1,4 +1,5 @@
 #include "attention/dataset_compare_panel.h"
+#include "number_format.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -15,6 +16,7 @@
 #include <optional>
 
 #include "charts/band_chart.h"
+#include "browser_table.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -23,20 +25,6 @@ namespace {
 
 constexpr int kListedImages = 2000;  // the disagreement browser's rows; the CSV and JSON have all
 
-QTableWidget* makeTable(QWidget* parent, const QString& name, const QStringList& headers) {
-    auto* t = new QTableWidget(0, int(headers.size()), parent);
-    t->setObjectName(name);
-    t->setHorizontalHeaderLabels(headers);
-    t->horizontalHeader()->setStretchLastSection(true);
-    t->verticalHeader()->setVisible(false);
-    t->setSelectionBehavior(QAbstractItemView::SelectRows);
-    t->setSelectionMode(QAbstractItemView::SingleSelection);
-    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    t->setMinimumWidth(120);
-    return t;
-}
-
-QString percent(double x) { return QStringLiteral("%1%").arg(100 * x, 0, 'f', 2); }
 
 }  // namespace
 
@@ -62,7 +50,7 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     m_summary->setObjectName(QStringLiteral("comparisonSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_accuracy = makeTable(this, QStringLiteral("accuracyTable"),
+    m_accuracy = makeBrowserTable(this, QStringLiteral("accuracyTable"),
                            {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")});
     m_kChart = new BandChart(this);
     m_kChart->setObjectName(QStringLiteral("kChart"));
@@ -70,7 +58,7 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     m_kChart->setMinimumWidth(120);
     m_disagreeNote = new QLabel(this);
     m_disagreeNote->setWordWrap(true);
-    m_disagree = makeTable(this, QStringLiteral("disagreementTable"), {tr("image"), tr("true"), {}, tr("sample")});
+    m_disagree = makeBrowserTable(this, QStringLiteral("disagreementTable"), {tr("image"), tr("true"), {}, tr("sample")});
     m_disagree->setToolTip(tr("Images on which sample and the deterministic rule disagree; click one to open it"));
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
     const QString tables = tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)");
@@ -195,7 +183,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         const auto& a = r.rules[size_t(i)];
         const bool trained = isTrainingRule(a.rule, c.trainingRule);
         m_accuracy->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(a.rule)));
-        m_accuracy->setItem(i, 1, new QTableWidgetItem(percent(a.accuracy)));
+        m_accuracy->setItem(i, 1, new QTableWidgetItem(formatPercent(a.accuracy, 2)));
         m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * a.low, 0, 'f', 2).arg(100 * a.high, 0, 'f', 2)));
         auto* note = new QTableWidgetItem(trained ? tr("yes") : tr("no"));
         if (!trained) {
@@ -218,7 +206,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
 
     m_disagreeNote->setText(tr("sample and %1 disagree on <b>%2</b> of %3 images (%4). Click one to open it under "
                                "sample with the seed it was drawn with (%5 + image).")
-                                .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(percent(c.disagreement))
+                                .arg(det).arg(c.disagree.size()).arg(r.labels.size()).arg(formatPercent(c.disagreement, 2))
                                 .arg(c.seed));
     m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(det));
     const auto& sample = rulePredictions(r, "sample");

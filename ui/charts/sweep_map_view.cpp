@@ -1,4 +1,5 @@
 #include "sweep_map_view.h"
+#include "number_format.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,7 +15,6 @@ namespace {
 
 constexpr int kLeft = 34, kTop = 8, kBottom = 30, kRight = 8;
 
-QString percent(double v) { return v < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * v, 0, 'f', 0); }
 
 }  // namespace
 
@@ -142,7 +142,7 @@ void SweepMapView::mouseMoveEvent(QMouseEvent* event) {
                        tr("dx %1, dy %2\n%3: %4\nsample runs right: %5\nhit rate: %6\nattention mass on the object: %7")
                            .arg(pt->dx).arg(pt->dy).arg(det)
                            .arg(pt->truth < 0 ? tr("no class") : pt->deterministicLabel == pt->truth ? tr("right") : tr("wrong"))
-                           .arg(percent(pt->sampleAccuracy)).arg(percent(pt->sampleRuns ? pt->hitRate : -1)).arg(percent(pt->mass)),
+                           .arg(formatPercent(pt->sampleAccuracy, 0)).arg(formatPercent(pt->sampleRuns ? pt->hitRate : -1, 0)).arg(formatPercent(pt->mass, 0)),
                        this);
 }
 

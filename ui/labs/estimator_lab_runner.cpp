@@ -10,21 +10,9 @@ namespace {
 // Runs on a pool thread: only value types go in and come out.
 EstimatorLabRun runEstimatorLabInBackground(EstimatorLabInput input, quint64 generation,
                                             std::shared_ptr<std::atomic<quint64>> newest) {
-    EstimatorLabRun run;
-    run.generation = generation;
-    try {
-        auto result = runEstimatorLab(input, [&](double) { return newest->load() == generation; });
-        if (result)
-            run.result = std::move(result).value();
-        else
-            run.error = QString::fromStdString(result.error());
-    } catch (const std::exception& e) {
-        run.error = QStringLiteral("internal error: %1")
-                        .arg(QString::fromUtf8(e.what()).section(QLatin1Char('\n'), 0, 0));
-    } catch (...) {
-        run.error = QStringLiteral("internal error: unknown exception");
-    }
-    return run;
+    return runLab<EstimatorLabResult>(generation, [&] {
+        return runEstimatorLab(input, [&](double) { return newest->load() == generation; });
+    });
 }
 
 }  // namespace

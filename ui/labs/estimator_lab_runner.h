@@ -10,15 +10,12 @@
 #include <optional>
 
 #include "analysis/estimator_lab.h"
+#include "labs/lab_run.h"
 
 namespace saccade::ui {
 
 /// What one background run gives back: a result or an error message.
-struct EstimatorLabRun {
-    quint64 generation = 0;
-    std::optional<EstimatorLabResult> result;
-    QString error;
-};
+using EstimatorLabRun = LabRun<EstimatorLabResult>;
 
 /// At most one run is in flight (QtConcurrent on the global pool); LibTorch state stays on that
 /// thread and only the value-type result crosses back. A request made while one runs replaces

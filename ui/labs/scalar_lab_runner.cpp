@@ -9,20 +9,7 @@ namespace {
 
 // Runs on a pool thread: only value types go in and come out.
 ScalarLabRun runScalarLabInBackground(ScalarLabInput input, quint64 generation) {
-    ScalarLabRun run;
-    run.generation = generation;
-    try {
-        auto result = runScalarLab(input);
-        if (result)
-            run.result = std::move(result).value();
-        else
-            run.error = QString::fromStdString(result.error());
-    } catch (const std::exception& e) {
-        run.error = QStringLiteral("internal error: %1").arg(QString::fromUtf8(e.what()));
-    } catch (...) {
-        run.error = QStringLiteral("internal error: unknown exception");
-    }
-    return run;
+    return runLab<ScalarLabResult>(generation, [&] { return runScalarLab(input); });
 }
 
 }  // namespace

@@ -7,15 +7,12 @@
 #include <optional>
 
 #include "analysis/scalar_lab.h"
+#include "labs/lab_run.h"
 
 namespace saccade::ui {
 
 /// What one background run gives back: a result or an error message.
-struct ScalarLabRun {
-    quint64 generation = 0;
-    std::optional<ScalarLabResult> result;
-    QString error;
-};
+using ScalarLabRun = LabRun<ScalarLabResult>;
 
 /// At most one run is in flight (QtConcurrent on the global pool). A request made while one
 /// runs replaces any request still waiting; results of superseded requests are dropped, so
