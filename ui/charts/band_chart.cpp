@@ -4,6 +4,8 @@
 #include <QChart>
 #include <QLineSeries>
 #include <QValueAxis>
+
+#include "charts/axis_ticks.h"
 #include <algorithm>
 
 namespace saccade::ui {
@@ -54,8 +56,7 @@ void BandChart::setSeries(const QVector<double>& mean, const QVector<double>& sd
         high << mean[i] + s;
     }
     setBand(x, mean, low, high);
-    m_x->setRange(1, std::max<int>(2, int(mean.size())));
-    m_x->setTickCount(std::clamp<int>(int(mean.size()), 2, 11));
+    setRoundTicks(m_x, 1, std::max<int>(2, int(mean.size())), std::clamp<int>(int(mean.size()), 2, 11));
 }
 
 void BandChart::setBand(const QVector<double>& x, const QVector<double>& y, const QVector<double>& low,
@@ -74,20 +75,18 @@ void BandChart::setBand(const QVector<double>& x, const QVector<double>& y, cons
     m_mean->replace(m);
     m_upper->replace(hi);
     m_lower->replace(lo);
-    if (m.isEmpty()) {  // empty axes: two ticks, no repeated labels
-        m_x->setRange(0, 1);
-        m_x->setTickCount(2);
-        m_y->setRange(0, 1);
+    if (m.isEmpty()) {  // empty axes: round ticks, no repeated labels
+        setRoundTicks(m_x, 0, 1, 3);
+        setRoundTicks(m_y, 0, 1, 3);
         return;
     }
-    m_x->setRange(left, right > left ? right : left + 1);
-    m_x->applyNiceNumbers();  // ticks on round values: K = 1, 2, 5, 10, 20 reads on 0, 5, 10, ...
-    if (fitWithin > 0 && !m.isEmpty()) {
+    // Ticks on round values: K = 1, 2, 5, 10, 20 reads on 0, 5, 10, 15, 20.
+    setRoundTicks(m_x, std::min(0.0, left), right > left ? right : left + 1);
+    if (fitWithin > 0) {
         const double margin = std::max(0.02 * fitWithin, 0.15 * (top - bottom));
-        m_y->setRange(std::max(0.0, bottom - margin), std::min(fitWithin, top + margin));
-        m_y->applyNiceNumbers();
+        setRoundTicks(m_y, std::max(0.0, bottom - margin), std::min(fitWithin, top + margin));
     } else {
-        m_y->setRange(0, top > 0 ? top * 1.15 : 1);
+        setRoundTicks(m_y, 0, top > 0 ? top * 1.15 : 1);
     }
 }
 

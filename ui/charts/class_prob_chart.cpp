@@ -19,7 +19,8 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     setObjectName(QStringLiteral("classProbChart"));
     auto* chart = new QChart;
     chart->legend()->hide();
-    chart->setMargins(QMargins(2, 2, 2, 2));
+    // Room on the right for the value label of a bar at 1: the axis itself ends at 1.
+    chart->setMargins(QMargins(2, 2, 34, 2));
     chart->setBackgroundRoundness(0);
     m_series = new QHorizontalBarSeries;
     m_series->setBarWidth(0.75);
@@ -33,9 +34,9 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     chart->addSeries(m_series);
     m_axisY = new QBarCategoryAxis;
     m_axisX = new QValueAxis;
-    m_axisX->setRange(0, 1.2);  // room for the value label of a bar at 1
-    m_axisX->setTickCount(4);
-    m_axisX->setLabelFormat(QStringLiteral("%.1f"));
+    m_axisX->setRange(0, 1);  // a probability (or a share of runs)
+    m_axisX->setTickCount(5);  // 0, 0.25, 0.5, 0.75, 1
+    m_axisX->setLabelFormat(QStringLiteral("%.2g"));
     chart->addAxis(m_axisY, Qt::AlignLeft);
     chart->addAxis(m_axisX, Qt::AlignBottom);
     m_series->attachAxis(m_axisY);
@@ -54,6 +55,9 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probs[a] > probs[b]; });
     order.resize(std::min<int>(maxBars, order.size()));
+    // The true class is always shown: one bar more, below the largest, when it is not among them.
+    const bool truthListed = truth < 0 || truth >= probs.size() || std::find(order.begin(), order.end(), truth) != order.end();
+    if (!truthListed) order.push_back(truth);
     // Horizontal bars run bottom-up: append the smallest first so the largest is on top.
     std::reverse(order.begin(), order.end());
     m_order = order;
@@ -64,6 +68,8 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
         const int k = order[i];
         QString name = k < names.size() ? names[k] : tr("class %1").arg(k);
         if (k == marked && !markNote.isEmpty()) name += QStringLiteral(" (%1)").arg(markNote);
+        // A true class whose bar is too short to see green is named as such.
+        if (k == truth && (probs[k] < 0.05 || !truthListed)) name += tr(" (true)");
         categories << name;
         m_set->append(std::round(probs[k] * 1000) / 1000);
     }

@@ -20,7 +20,7 @@ public:
     explicit ClassProbChart(QWidget* parent = nullptr);
 
     /// Shows the `maxBars` largest of `probs` (named by `names`; "class i" when missing);
-    /// `truth` (or -1) is drawn in green.
+    /// `truth` (or -1) is drawn in green, one bar more when it is not among them.
     /// `marked` (or -1) gets `markNote` in brackets after its name (the comparison panel marks
     /// the deterministic rule's output this way).
     void setProbabilities(const QVector<double>& probs, const QStringList& names, int truth,

@@ -1,5 +1,7 @@
 #include "cost_chart.h"
 
+#include "charts/axis_ticks.h"
+
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
@@ -68,10 +70,8 @@ void CostChart::setReport(const CostReport& report, bool flops) {
     auto* y = new QBarCategoryAxis;
     y->append(bottomUp);
     auto* x = new QValueAxis;
-    x->setRange(0, top > 0 ? top * 1.05 : 1);
-    x->applyNiceNumbers();
+    setRoundTicks(x, 0, top > 0 ? top * 1.05 : 1);
     x->setTitleText(flops ? tr("MFLOP per image (counted)") : tr("ms per image (measured, %1)").arg(QString::fromStdString(report.device)));
-    x->setLabelFormat(QStringLiteral("%.3g"));
     chart()->addAxis(y, Qt::AlignLeft);
     chart()->addAxis(x, Qt::AlignBottom);
     series->attachAxis(y);

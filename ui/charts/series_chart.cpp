@@ -1,5 +1,7 @@
 #include "series_chart.h"
 
+#include "charts/axis_ticks.h"
+
 #include <QAreaSeries>
 #include <QChart>
 #include <QGraphicsLayout>
@@ -14,17 +16,6 @@
 namespace saccade::ui {
 
 namespace {
-
-// Ticks on round values (1, 2 or 5 times a power of ten) within the exact data range, about
-// `intervals` of them.
-void roundTicks(QValueAxis* axis, double low, double high, int intervals = 5) {
-    const double raw = (high - low) / intervals;
-    const double power = std::pow(10.0, std::floor(std::log10(raw > 0 ? raw : 1)));
-    const double step = raw / power < 1.5 ? power : raw / power < 3.5 ? 2 * power : raw / power < 7.5 ? 5 * power : 10 * power;
-    axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(0);
-    axis->setTickInterval(step);
-}
 
 const QColor kColours[] = {QColor(30, 80, 160), QColor(220, 120, 20), QColor(40, 160, 80), QColor(150, 60, 160),
                            QColor(120, 120, 120)};
@@ -96,15 +87,12 @@ void SeriesChart::setSeries(const QVector<Series>& series, double yMin, double y
         }
     }
     if (right <= left) right = left + 1;
-    m_x->setRange(left, right);
-    roundTicks(m_x, left, right, m_compact ? 4 : 5);
+    setRoundTicks(m_x, left, right, m_compact ? 5 : 6);
     if (yMax > yMin) {
-        m_y->setRange(yMin, yMax);
-        roundTicks(m_y, yMin, yMax, m_compact ? 2 : 5);
+        setRoundTicks(m_y, yMin, yMax, m_compact ? 3 : 6);
     } else {
         if (top <= bottom) top = bottom + 1;
-        m_y->setRange(bottom, top);
-        roundTicks(m_y, bottom, top, m_compact ? 2 : 5);
+        setRoundTicks(m_y, bottom, top, m_compact ? 3 : 6);
     }
     chart()->legend()->setVisible(series.size() > 1 && anyInLegend);
 }

@@ -1,0 +1,53 @@
+// Charts as a reviewer reads them: probability axes end at 1 on round ticks, and the true class
+// is always on the "This step" chart, named when its bar is too short to see.
+
+#include <QBarCategoryAxis>
+#include <QChart>
+#include <QValueAxis>
+#include <QtTest>
+
+#include "charts/class_prob_chart.h"
+
+using namespace saccade::ui;
+
+class TestCharts : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void probabilityAxisEndsAtOne();
+    void trueClassIsAlwaysShown();
+};
+
+void TestCharts::probabilityAxisEndsAtOne() {
+    ClassProbChart chart;
+    chart.setProbabilities({0.999, 0.001}, {QStringLiteral("a"), QStringLiteral("b")}, 0);
+    const auto axes = chart.chart()->axes(Qt::Horizontal);
+    QCOMPARE(axes.size(), 1);
+    auto* x = qobject_cast<QValueAxis*>(axes.front());
+    QVERIFY(x);
+    QCOMPARE(x->min(), 0.0);
+    QCOMPARE(x->max(), 1.0);
+    QCOMPARE(x->tickCount(), 5);  // 0, 0.25, 0.5, 0.75, 1
+}
+
+void TestCharts::trueClassIsAlwaysShown() {
+    ClassProbChart chart;
+    const QVector<double> probs = {0.30, 0.25, 0.20, 0.15, 0.06, 0.04};
+    QStringList names;
+    for (int i = 0; i < probs.size(); ++i) names << QStringLiteral("c%1").arg(i);
+    // The truth (c5) is sixth: it comes as one bar more and says it is the true class.
+    chart.setProbabilities(probs, names, /*truth=*/5, /*maxBars=*/4);
+    QCOMPARE(chart.shownCategories(),
+             (QStringList{QStringLiteral("c0"), QStringLiteral("c1"), QStringLiteral("c2"), QStringLiteral("c3"),
+                          QStringLiteral("c5 (true)")}));
+    QCOMPARE(chart.shownValues().last(), 0.04);
+    QCOMPARE(chart.barClasses().front(), 5);  // the bottom bar, drawn green
+    // Among the bars and visible: no note; too short to see green: named.
+    chart.setProbabilities(probs, names, 1, 5);
+    QVERIFY(!chart.shownCategories().join(QLatin1Char('|')).contains(QStringLiteral("(true)")));
+    chart.setProbabilities({0.97, 0.02, 0.01}, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}, 1, 5);
+    QCOMPARE(chart.shownCategories().at(1), QStringLiteral("b (true)"));
+}
+
+QTEST_MAIN(TestCharts)
+#include "test_charts.moc"

@@ -1,0 +1,12 @@
+#pragma once
+// Value axes on round ticks: 1, 2 or 5 times a power of ten, anchored at 0, over the exact range,
+// labelled with as many decimals as the step needs (0, 5, 10, 15, 20; 0, 0.25, ..., 1).
+
+class QValueAxis;
+
+namespace saccade::ui {
+
+/// Sets `axis` to [low, high] (high > low) with about `ticks` round ticks and matching labels.
+void setRoundTicks(QValueAxis* axis, double low, double high, int ticks = 5);
+
+}  // namespace saccade::ui
