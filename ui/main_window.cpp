@@ -3,6 +3,9 @@
 #include <QCloseEvent>
 #include <QHBoxLayout>
 #include <QListWidget>
+#include <QKeySequence>
+#include <QMessageBox>
+#include <QMenuBar>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -15,6 +18,8 @@
 
 #include "analysis/analysis_page.h"
 #include "attention/attention_page.h"
+#include "attention/image_panel.h"
+#include "attention/model_panel.h"
 #include "doctor/doctor_panel.h"
 #include "labs/estimator_lab_panel.h"
 #include "labs/scalar_lab_panel.h"
@@ -66,12 +71,18 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_estimatorLab = new EstimatorLabPanel(this);
     m_doctor = new DoctorPanel(this);
     m_analysis = new AnalysisPage(this);
-    addPage(kAttentionPage, tr("Attention"), m_attention);
-    addPage(kAnalysisPage, tr("Probes & cost"), m_analysis);
-    addPage(kTrainingPage, tr("Training"), m_training);
-    addPage(kScalarPage, tr("Scalar lab"), m_scalarLab);
-    addPage(kEstimatorPage, tr("Estimator lab"), m_estimatorLab);
-    addPage(kDoctorPage, tr("Doctor"), m_doctor);
+    addPage(kAttentionPage, tr("Attention"), m_attention,
+            tr("Where a model looks, step by step: rules, seeds, sampled runs, every rule on a dataset, "
+               "inadequate observations"));
+    addPage(kAnalysisPage, tr("Probes & cost"), m_analysis,
+            tr("Boundary sweeps, faithfulness of attention, and what selection costs per stage"));
+    addPage(kTrainingPage, tr("Training"), m_training, tr("Train a model of any family with live curves"));
+    addPage(kScalarPage, tr("Scalar lab"), m_scalarLab,
+            tr("The worked example: E[f(hard attention)] against f(soft attention), exact and sampled"));
+    addPage(kEstimatorPage, tr("Estimator lab"), m_estimatorLab,
+            tr("Score-function (REINFORCE) gradients with and without baselines against straight-through Gumbel"));
+    addPage(kDoctorPage, tr("Doctor"), m_doctor, tr("This machine: BLAS, speed, threads, devices, data"));
+    addMenus();
 
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
@@ -147,10 +158,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
-void MainWindow::addPage(const QString& key, const QString& title, QWidget* page) {
+void MainWindow::addPage(const QString& key, const QString& title, QWidget* page, const QString& tip) {
     m_keys << key;
     m_pages->addWidget(page);
     auto* item = new QListWidgetItem(title, m_sidebar);
+    item->setToolTip(tip);
     item->setSizeHint(QSize(0, 36));
 }
 
@@ -189,6 +201,36 @@ void MainWindow::dropEvent(QDropEvent* event) {
         }
     }
     event->acceptProposedAction();
+}
+
+void MainWindow::addMenus() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto onAttention = [this](auto act) {
+        return [this, act] {
+            setCurrentPage(kAttentionPage);
+            act();
+        };
+    };
+    file->addAction(tr("Open &model…"), QKeySequence::Open,
+                    onAttention([this] { m_attention->modelPanel()->openDialog(); }));
+    file->addAction(tr("Open &image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+                    onAttention([this] { m_attention->imagePanel()->openDialog(); }));
+    file->addAction(tr("&Export the view as PNG…"), QKeySequence::Save,
+                    onAttention([this] { m_attention->exportViewAsPng(); }));
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keys and pages"), QKeySequence::HelpContents, this, [this] {
+        QMessageBox::information(
+            this, tr("Saccade: keys and pages"),
+            tr("<b>Keys</b><br>Ctrl+O open a model · Ctrl+Shift+O open an image · Ctrl+S export the view as "
+               "PNG · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
+               "zooms, dragging pans, double-click fits.<br><br><b>Pages</b><br>Attention: where a model looks; the "
+               "Runs tab samples again, the Dataset tab compares every rule, the Adequacy tab flags inadequate "
+               "observations.<br>Probes &amp; cost: boundary sweeps, faithfulness, cost per stage.<br>Training, "
+               "Scalar lab, Estimator lab, Doctor.<br><br>Every stochastic view takes a seed: the same seed gives "
+               "the same result. The same commands run headless in <tt>saccade-cli</tt>."));
+    });
 }
 
 }  // namespace saccade::ui

@@ -57,7 +57,9 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void addPage(const QString& key, const QString& title, QWidget* page);
+    /// File and Help menus with their shortcuts (Ctrl+O, Ctrl+Shift+O, Ctrl+S, Ctrl+Q, F1).
+    void addMenus();
+    void addPage(const QString& key, const QString& title, QWidget* page, const QString& tip);
     void restoreSettings();
     void saveSettings() const;
 

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void glimpseBoxesLandOnTheirPixels();
     void heatmapFollowsTheStep();
     void zoomKeepsTheAnchorAndFitCentres();
+    void hoverReadsOutTheCellUnderTheCursor();
 };
 
 void TestAttentionCanvas::glimpseBoxesLandOnTheirPixels() {
@@ -139,4 +140,22 @@ void TestAttentionCanvas::zoomKeepsTheAnchorAndFitCentres() {
 }
 
 QTEST_MAIN(TestAttentionCanvas)
+void TestAttentionCanvas::hoverReadsOutTheCellUnderTheCursor() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    canvas.setImage(greyImage());
+    canvas.setTrace(handMade());
+    canvas.fitToWindow();
+    // Cell 14 (row 2, col 2) holds all the mass at step 1.
+    const QPointF centre = canvas.imageToWidget(canvas.cellRect(6, 6, 14).center());
+    QCOMPARE(canvas.cellAt(centre), std::optional<int>(14));
+    QCOMPARE(canvas.hoverText(centre), QStringLiteral("row 2, col 2: attention 1.0000 at step 1"));
+    const QPointF corner = canvas.imageToWidget(canvas.cellRect(6, 6, 35).center());
+    QCOMPARE(canvas.cellAt(corner), std::optional<int>(35));
+    QVERIFY(canvas.hoverText(corner).startsWith(QStringLiteral("row 5, col 5: attention 0.0000")));
+    // Off the image: nothing to read.
+    QVERIFY(!canvas.cellAt(canvas.imageToWidget(QPointF(-5, 30))).has_value());
+    QVERIFY(canvas.hoverText(canvas.imageToWidget(QPointF(70, 30))).isEmpty());
+}
+
 #include "test_attention_canvas.moc"

@@ -1,7 +1,9 @@
 // The main window: its pages, a real grab, and settings that survive a restart.
 
 #include <QDoubleSpinBox>
+#include <QAction>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -29,6 +31,7 @@ private Q_SLOTS:
     void grabHasTheWindowSize();
     void settingsPersist();
     void attentionSettingsPersist();
+    void shortcutsAndTooltips();
 };
 
 void TestMainWindow::initTestCase() {
@@ -144,4 +147,21 @@ void TestMainWindow::attentionSettingsPersist() {
 }
 
 QTEST_MAIN(TestMainWindow)
+void TestMainWindow::shortcutsAndTooltips() {
+    MainWindow window(/*useSettings=*/false);
+    QStringList keys;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (!a->shortcut().isEmpty()) keys << a->shortcut().toString();
+    for (const QString& wanted : {QStringLiteral("Ctrl+O"), QStringLiteral("Ctrl+Shift+O"), QStringLiteral("Ctrl+S"),
+                                  QStringLiteral("Ctrl+Q"), QStringLiteral("F1")})
+        QVERIFY2(keys.contains(wanted), qPrintable(wanted + QStringLiteral(" missing from ") + keys.join(QLatin1Char(' '))));
+    auto* list = window.findChild<QListWidget*>(QStringLiteral("pageList"));
+    QVERIFY(list);
+    for (int i = 0; i < list->count(); ++i) QVERIFY2(!list->item(i)->toolTip().isEmpty(), qPrintable(list->item(i)->text()));
+    for (const char* name : {"seedSpin", "exportButton"}) {
+        auto* w = window.findChild<QWidget*>(QLatin1String(name));
+        QVERIFY2(w && !w->toolTip().isEmpty(), name);
+    }
+}
+
 #include "test_main_window.moc"

@@ -3,6 +3,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -61,7 +62,7 @@ void drawTag(QPainter& p, QPointF corner, const QString& text, const QColor& fil
 AttentionCanvas::AttentionCanvas(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionCanvas"));
     setMinimumSize(240, 240);
-    setMouseTracking(false);
+    setMouseTracking(true);  // hovering reads out the cell under the cursor
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
@@ -265,6 +266,26 @@ void AttentionCanvas::paintHeatmap(QPainter& p, const QTransform& t) const {
         }
     }
     p.restore();
+    if (m_overlays.grid) paintGridLabels(p, t, grid.rows, grid.cols, sx, sy);
+}
+
+void AttentionCanvas::paintGridLabels(QPainter& p, const QTransform& t, int rows, int cols, double sx, double sy) const {
+    const QTransform toDevice = QTransform::fromScale(sx, sy) * t;
+    const QRectF first = toDevice.mapRect(cellRect(rows, cols, 0));
+    if (first.width() < 14 || first.height() < 14) return;  // too small to label legibly
+    p.save();
+    QFont font = p.font();
+    font.setPointSizeF(std::max(6.0, std::min(9.0, first.height() / 3)));
+    p.setFont(font);
+    auto label = [&](const QRectF& cell, int number) {
+        const QRectF box(cell.left() + 1, cell.top() + 1, 18, 13);
+        p.fillRect(box, QColor(0, 0, 0, 140));
+        p.setPen(QColor(235, 235, 235));
+        p.drawText(box, Qt::AlignCenter, QString::number(number));
+    };
+    for (int c = 1; c < cols; ++c) label(toDevice.mapRect(cellRect(rows, cols, c)), c);
+    for (int r = 0; r < rows; ++r) label(toDevice.mapRect(cellRect(rows, cols, r * cols)), r);
+    p.restore();
 }
 
 QVector<QPointF> AttentionCanvas::choiceCentres(int s) const {
@@ -402,8 +423,39 @@ void AttentionCanvas::mousePressEvent(QMouseEvent* event) {
     }
 }
 
+std::optional<int> AttentionCanvas::cellAt(QPointF widgetPoint) const {
+    if (!m_trace || m_step < 0 || m_step >= int(m_trace->steps.size()) || m_image.isNull()) return std::nullopt;
+    const auto& grid = m_trace->steps[size_t(m_step)].grid;
+    if (!grid || grid->rows <= 0 || grid->cols <= 0) return std::nullopt;
+    bool invertible = false;
+    const QPointF imagePoint = imageTransform().inverted(&invertible).map(widgetPoint);
+    if (!invertible) return std::nullopt;
+    const double sx = m_trace->imageWidth > 0 ? double(m_image.width()) / m_trace->imageWidth : 1;
+    const double sy = m_trace->imageHeight > 0 ? double(m_image.height()) / m_trace->imageHeight : 1;
+    const QPointF p(imagePoint.x() / sx, imagePoint.y() / sy);
+    for (int cell = 0; cell < grid->rows * grid->cols; ++cell)
+        if (cellRect(grid->rows, grid->cols, cell).contains(p)) return cell;
+    return std::nullopt;
+}
+
+QString AttentionCanvas::hoverText(QPointF widgetPoint) const {
+    const auto cell = cellAt(widgetPoint);
+    if (!cell) return {};
+    const auto& grid = *m_trace->steps[size_t(m_step)].grid;
+    const double prob = size_t(*cell) < grid.probs.size() ? double(grid.probs[size_t(*cell)]) : 0.0;
+    return tr("row %1, col %2: attention %3 at step %4")
+        .arg(*cell / grid.cols).arg(*cell % grid.cols).arg(prob, 0, 'f', 4).arg(m_step + 1);
+}
+
 void AttentionCanvas::mouseMoveEvent(QMouseEvent* event) {
-    if (!m_dragFrom) return;
+    if (!m_dragFrom) {
+        const QString text = hoverText(event->position());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(event->globalPosition().toPoint(), text, this);
+        return;
+    }
     m_offset += event->pos() - *m_dragFrom;
     m_dragFrom = event->pos();
     m_fitted = false;

@@ -53,6 +53,10 @@ public:
     /// Cell `cell` of a rows x cols grid over the image, in image pixels (integer boundaries:
     /// column c spans width*c/cols .. width*(c+1)/cols, as in the CLI renderer).
     QRectF cellRect(int rows, int cols, int cell) const;
+    /// The grid cell of the current step under a widget point (none off the image or without a grid).
+    std::optional<int> cellAt(QPointF widgetPoint) const;
+    /// What hovering a widget point reads out: the cell's row, column and attention at this step.
+    QString hoverText(QPointF widgetPoint) const;
 
     /// The current step with its overlays at `scale` device pixels per image pixel, legend
     /// below the image (export).
@@ -66,6 +70,10 @@ Q_SIGNALS:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    /// Row numbers down the left edge and column numbers along the top, as the side panel counts
+    /// them (from 0), when the cells are large enough on screen to hold them.
+    void paintGridLabels(QPainter& painter, const QTransform& imageToDevice, int rows, int cols, double sx,
+                         double sy) const;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;

@@ -10,6 +10,8 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QLabel>
+#include <QRegularExpression>
+#include <QStandardPaths>
 #include <QVBoxLayout>
 #include <cmath>
 #include <utility>
@@ -473,6 +475,8 @@ void AttentionPage::showError(const QString& message) {
 
 bool AttentionPage::isBusy() const { return m_service->isBusy() || m_awaitingFirst; }
 
+void AttentionPage::exportViewAsPng() { exportAs(int(AttentionToolbar::Export::ViewPng)); }
+
 void AttentionPage::exportAs(int what) {
     if (!m_trace) return;
     using E = AttentionToolbar::Export;
@@ -484,10 +488,20 @@ void AttentionPage::exportAs(int what) {
                           : kind == E::Gif      ? Choice{".gif", "Animated GIF (*.gif)"}
                           : kind == E::TraceJson ? Choice{".json", "Saccade traces (*.json)"}
                                                  : Choice{".csv", "CSV (*.csv)"};
-    QString base = QString::fromStdString(m_trace->rule).replace(QLatin1Char(':'), QLatin1Char('-'));
-    const QString suggested = QStringLiteral("trace-%1%2").arg(base, QLatin1String(choice.suffix));
+    // Named for what it shows (model, image, rule, seed), in the folder of the last export.
+    QString base = QStringLiteral("%1_%2_%3_seed%4")
+                       .arg(QString::fromStdString(m_trace->modelId), QString::fromStdString(m_trace->imageId),
+                            QString::fromStdString(m_trace->rule))
+                       .arg(m_trace->seed);
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (m_exportFolder.isEmpty()) {
+        m_exportFolder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+        if (m_exportFolder.isEmpty() || !QDir(m_exportFolder).exists()) m_exportFolder = QDir::homePath();
+    }
+    const QString suggested = QDir(m_exportFolder).filePath(base + QLatin1String(choice.suffix));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, tr(choice.filter));
     if (path.isEmpty()) return;
+    m_exportFolder = QFileInfo(path).absolutePath();
     QString error;
     switch (kind) {
     case E::ViewPng: error = exportViewPng(*m_canvas, path); break;

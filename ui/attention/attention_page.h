@@ -71,6 +71,9 @@ public:
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 
+    /// Asks where to write the view as PNG and writes it (the Export menu, Ctrl+S).
+    void exportViewAsPng();
+
     /// Shows a probe image (from a boundary sweep) and runs the sweep's `runs` sampled runs of it
     /// (seeds seed..seed+runs-1, as the sweep ran them) on the Runs tab.
     void openProbe(const Image& image, const QString& id, const GroundTruth& truth, int runs, quint64 seed);
@@ -112,6 +115,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     QString m_bundledFolder;
+    QString m_exportFolder;  ///< where the last export went (the next one starts there)
 
     // The input the traces run on.
     std::optional<Image> m_input;

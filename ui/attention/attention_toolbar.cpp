@@ -78,6 +78,8 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_seed->setValue(1);
     m_seed->setPrefix(tr("seed "));
     m_seed->setKeyboardTracking(false);
+    m_seed->setToolTip(tr("Seed of the stochastic rules: the same seed gives the same run; the Runs tab's run i "
+                          "uses seed + i"));
     m_newSeed = new QToolButton(this);
     m_newSeed->setText(tr("Resample"));
     m_newSeed->setToolTip(tr("Next seed: another stochastic run"));
@@ -103,6 +105,8 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_export = new QToolButton(this);
     m_export->setObjectName(QStringLiteral("exportButton"));
     m_export->setText(tr("Export"));
+    m_export->setToolTip(tr("Save the view (PNG, SVG), every step (PNG strip, animated GIF) or the trace (JSON, "
+                            "CSV); Ctrl+S saves the view as PNG"));
     m_export->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(m_export);
     const std::pair<QString, Export> entries[] = {

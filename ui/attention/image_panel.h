@@ -20,6 +20,8 @@ class ImagePanel : public QWidget {
     Q_OBJECT
 
 public:
+    /// Asks for a file (the Open button, Ctrl+O / Ctrl+Shift+O) and requests it.
+    void openDialog();
     static constexpr int kPageSize = 60;
 
     explicit ImagePanel(ModelService* service, QWidget* parent = nullptr);
@@ -48,7 +50,6 @@ private:
     void reload();
     void addSamples(const QString& dataset, const QVector<BrowsedSample>& samples, qint64 size);
     void applyFilter();
-    void openDialog();
     void rebuildRecentMenu();
 
     ModelService* m_service;

@@ -18,6 +18,8 @@ class ModelPanel : public QWidget {
     Q_OBJECT
 
 public:
+    /// Asks for a file (the Open button, Ctrl+O / Ctrl+Shift+O) and requests it.
+    void openDialog();
     explicit ModelPanel(QWidget* parent = nullptr);
 
     /// Lists the checkpoints (*.pt with a .json sidecar) in `folder`.
@@ -34,7 +36,6 @@ Q_SIGNALS:
     void modelRequested(const QString& path, const QString& device);
 
 private:
-    void openDialog();
 
     QListWidget* m_list = nullptr;
     QPushButton* m_open = nullptr;
