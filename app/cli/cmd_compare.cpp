@@ -3,6 +3,7 @@
 // deterministic rule disagree).
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -109,7 +110,10 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
     }
     std::cout << "\n  entropy per step (mean +- sd over runs, nats):" << std::setprecision(3);
     for (size_t t = 0; t < stats.entropyMean.size(); ++t)
-        std::cout << "  " << stats.entropyMean[t] << "+-" << stats.entropyStd[t];
+        if (std::isnan(stats.entropyMean[t]))
+            std::cout << "  n/a";  // no policy at this step (a RAM's first glimpse)
+        else
+            std::cout << "  " << stats.entropyMean[t] << "+-" << stats.entropyStd[t];
     std::cout << "\n  distinct paths: " << stats.paths.size() << "; most common:\n";
     for (int i = 0; i < std::min<int>(a.top, int(stats.paths.size())); ++i) {
         const auto& p = stats.paths[size_t(i)];

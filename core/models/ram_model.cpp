@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -168,7 +169,8 @@ Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t 
             for (int i = 0; i < count; ++i)
                 for (int t = 0; t < c.glimpses; ++t) {
                     records[size_t(i)].points.push_back({p[t][i][0], p[t][i][1]});
-                    records[size_t(i)].entropy.push_back(t == 0 ? 0.f : entropy);
+                    // The first glimpse has no policy: no entropy (NaN, "n/a" in every view).
+                    records[size_t(i)].entropy.push_back(t == 0 ? std::numeric_limits<float>::quiet_NaN() : entropy);
                 }
             return records;
         } catch (const c10::Error& e) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,7 @@ RunStats computeRunStats(const RunSet& set, int bins) {
     s.visits.assign(size_t(set.steps), std::vector<double>(size_t(s.visitRows * s.visitCols), 0.0));
     s.entropyMean.assign(size_t(set.steps), 0.0);
     s.entropyStd.assign(size_t(set.steps), 0.0);
+    std::vector<int> entropyCount(size_t(set.steps), 0);  // runs with an entropy at each step (NaN: none)
     if (set.runs.empty()) return s;
 
     int agree = 0, right = 0;
@@ -54,7 +56,10 @@ RunStats computeRunStats(const RunSet& set, int bins) {
             const int cell = visitCell(set, run, t, s.visitRows, s.visitCols);
             key.push_back(cell);
             if (cell >= 0) s.visits[size_t(t)][size_t(cell)] += 1;  // counts; fractions below
-            if (t < int(run.entropy.size())) s.entropyMean[size_t(t)] += run.entropy[size_t(t)] / s.runs;
+            if (t < int(run.entropy.size()) && !std::isnan(run.entropy[size_t(t)])) {
+                s.entropyMean[size_t(t)] += run.entropy[size_t(t)];
+                ++entropyCount[size_t(t)];
+            }
         }
         auto [it, inserted] = pathIndex.try_emplace(key, s.paths.size());
         if (inserted) {
@@ -69,12 +74,18 @@ RunStats computeRunStats(const RunSet& set, int bins) {
         path.correct += correct;
         if (run.label >= 0 && run.label < int(path.labels.size())) ++path.labels[size_t(run.label)];
     }
+    for (int t = 0; t < set.steps; ++t)
+        s.entropyMean[size_t(t)] = entropyCount[size_t(t)] ? s.entropyMean[size_t(t)] / entropyCount[size_t(t)]
+                                                           : std::numeric_limits<double>::quiet_NaN();
     for (const auto& run : set.runs)
         for (int t = 0; t < set.steps && t < int(run.entropy.size()); ++t) {
+            if (std::isnan(run.entropy[size_t(t)])) continue;
             const double d = run.entropy[size_t(t)] - s.entropyMean[size_t(t)];
-            s.entropyStd[size_t(t)] += d * d / s.runs;
+            s.entropyStd[size_t(t)] += d * d / entropyCount[size_t(t)];
         }
-    for (auto& v : s.entropyStd) v = std::sqrt(v);
+    for (int t = 0; t < set.steps; ++t)
+        s.entropyStd[size_t(t)] = entropyCount[size_t(t)] ? std::sqrt(s.entropyStd[size_t(t)])
+                                                          : std::numeric_limits<double>::quiet_NaN();
     for (auto& step : s.visits)
         for (auto& v : step) v /= s.runs;
     s.agreement = double(agree) / s.runs;

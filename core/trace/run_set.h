@@ -76,7 +76,7 @@ struct RunStats {
     int deterministicLabel = -1;
     double agreement = 0;          ///< fraction of runs with the deterministic output
     std::optional<double> accuracy;  ///< fraction right, when the truth is known
-    std::vector<double> entropyMean, entropyStd;  ///< per step, over runs
+    std::vector<double> entropyMean, entropyStd;  ///< per step, over runs (NaN: no policy at that step)
     /// Per step, the fraction of runs that looked in each visit cell: the attention grid, or a
     /// visitCols x visitRows binning of the image for continuous locations.
     std::vector<std::vector<double>> visits;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -133,7 +134,12 @@ TEST(RamRunSets, RepeatPerSeedAndEqualSingleRuns) {
         }
     }
     // Different runs go different ways; the deterministic run does not depend on the seed.
-    EXPECT_GT(computeRunStats(*a).paths.size(), 1u);
+    const auto stats = computeRunStats(*a);
+    EXPECT_GT(stats.paths.size(), 1u);
+    // The first glimpse has no policy: no entropy there (not a 0), a positive one after it.
+    EXPECT_TRUE(std::isnan(stats.entropyMean[0]));
+    EXPECT_TRUE(std::isnan(stats.entropyStd[0]));
+    for (size_t t = 1; t < stats.entropyMean.size(); ++t) EXPECT_GT(stats.entropyMean[t], 0.0) << t;
     auto c = (*model)->sampleRuns(sample.image, 3, 99, "d3", truth, 2);
     ASSERT_TRUE(c.ok());
     for (size_t t = 0; t < a->deterministic.steps.size(); ++t)

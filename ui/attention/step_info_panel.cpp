@@ -41,7 +41,7 @@ QString ruleMeaning(const QString& rule) {
 
 // A continuous-location step (the recurrent attention model): where it looked, under which
 // Gaussian, and its entropy.
-QString glimpseStepText(const TraceStep& step, bool kSample) {
+QString glimpseStepText(const TraceStep& step, bool kSample, bool drawn) {
     const auto& p = *step.chosenPoint;
     QString text = QObject::tr("%1 at (%2, %3) px, %4 scale(s)")
                        .arg(kSample ? QObject::tr("mean glimpse") : QObject::tr("glimpse"))
@@ -50,10 +50,11 @@ QString glimpseStepText(const TraceStep& step, bool kSample) {
     if (!step.gaussian)
         return text + QObject::tr("<br>no policy at this step (the fixed first glimpse, or random)");
     const auto& g = *step.gaussian;
-    return text + QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats (over pixel positions)<br>"
-                              "%5 %6 (locations in [-1, 1] units)")
-                      .arg(g.meanX, 0, 'f', 1).arg(g.meanY, 0, 'f', 1).arg(g.stdX, 0, 'f', 1)
-                      .arg(step.entropy, 0, 'f', 3)
+    text += QObject::tr("<br>policy: Gaussian, mean (%1, %2) px, std %3 px<br>entropy %4 nats (over pixel positions)")
+                .arg(g.meanX, 0, 'f', 1).arg(g.meanY, 0, 'f', 1).arg(g.stdX, 0, 'f', 1)
+                .arg(step.entropy, 0, 'f', 3);
+    if (!drawn) return text + QObject::tr("<br>not drawn: the mean rule looks at the policy's mean");
+    return text + QObject::tr("<br>%1 %2 (locations in [-1, 1] units)")
                       .arg(kSample ? QObject::tr("mean log density of the draws") : QObject::tr("log density of the draw"))
                       .arg(step.logProb, 0, 'f', 3);
 }
@@ -125,7 +126,7 @@ void StepInfoPanel::refresh() {
 
     const bool kSample = rule.startsWith(QLatin1String("ksample"));
     if (!step.grid && step.chosenPoint) {
-        m_step->setText(glimpseStepText(step, kSample));
+        m_step->setText(glimpseStepText(step, kSample, /*drawn=*/rule != QLatin1String("mean")));
     } else {
         setCellStepText(step, kSample);
     }
@@ -151,14 +152,15 @@ void StepInfoPanel::setCellStepText(const TraceStep& step, bool kSample) {
     if (step.grid)
         for (float p : step.grid->probs) maxP = std::max(maxP, double(p));
     const double uniform = step.grid ? std::log(double(step.grid->probs.size())) : 0;
-    m_step->setText(tr("chosen: %1<br>entropy %2 nats (uniform: %3)<br>log p(choice) %4<br>"
-                       "largest attention %5")
-                        .replace(QStringLiteral("entropy"), kSample ? tr("mean entropy") : tr("entropy"))
-                        .replace(QStringLiteral("log p(choice)"), kSample ? tr("mean log p(choice)") : tr("log p(choice)"))
-                        .arg(chosen)
+    // Soft attention chooses nothing: no log-probability of a choice to show.
+    const QString choice = step.chosenCells.empty()
+                               ? QString()
+                               : (kSample ? tr("mean log p(choice) %1<br>") : tr("log p(choice) %1<br>")).arg(step.logProb, 0, 'f', 3);
+    m_step->setText(tr("chosen: %1<br>%2 %3 nats (uniform: %4)<br>%5largest attention %6")
+                        .arg(chosen, kSample ? tr("mean entropy") : tr("entropy"))
                         .arg(step.entropy, 0, 'f', 3)
                         .arg(uniform, 0, 'f', 3)
-                        .arg(step.logProb, 0, 'f', 3)
+                        .arg(choice)
                         .arg(maxP, 0, 'f', 3));
 }
 

@@ -7,6 +7,7 @@
 
 #include "charts/axis_ticks.h"
 #include <algorithm>
+#include <cmath>
 
 namespace saccade::ui {
 
@@ -50,6 +51,7 @@ void BandChart::setTitles(const QString& title, const QString& xTitle, const QSt
 void BandChart::setSeries(const QVector<double>& mean, const QVector<double>& sd) {
     QVector<double> x, low, high;
     for (int i = 0; i < mean.size(); ++i) {
+        if (!std::isfinite(mean[i])) continue;  // no value at this step (a RAM's first glimpse)
         const double s = i < sd.size() ? sd[i] : 0;
         x << i + 1;
         low << std::max(0.0, mean[i] - s);

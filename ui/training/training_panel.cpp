@@ -360,12 +360,12 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
         m_progress->setRange(0, 1000);
         m_progress->setValue(int(1000.0 * double(p.iteration) / double(p.total)));
     }
-    QString text = tr("iteration %1 of %2, %3 elapsed, ETA %4; cross-entropy %5, batch accuracy %6")
-                       .arg(p.iteration)
-                       .arg(p.total > 0 ? QString::number(p.total) : tr("(timing)"))
-                       .arg(clock(p.elapsedSeconds), p.total > 0 ? clock(p.etaSeconds) : tr("(timing)"))
-                       .arg(p.crossEntropy, 0, 'f', 3)
-                       .arg(p.trainAccuracy, 0, 'f', 3);
+    // Under a time budget the total is known once the speed is measured; until then, say so.
+    QString text = (p.total > 0 ? tr("iteration %1 of %2, %3 elapsed, ETA %4; ")
+                                      .arg(p.iteration).arg(p.total).arg(clock(p.elapsedSeconds), clock(p.etaSeconds))
+                                : tr("iteration %1, %2 elapsed (measuring the speed to fit the time budget); ")
+                                      .arg(p.iteration).arg(clock(p.elapsedSeconds))) +
+                   tr("cross-entropy %1, batch accuracy %2").arg(p.crossEntropy, 0, 'f', 3).arg(p.trainAccuracy, 0, 'f', 3);
     if (p.evaluated && family() == QLatin1String("caption"))
         m_lastEval = tr("last evaluation (iteration %1, held-out scenes): exact match soft %2, argmax %3, sample %4; "
                         "BLEU-4 %5, attention mass on the named object %6")
