@@ -1,5 +1,6 @@
 #include "model_service.h"
 
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QPointer>
 #include <algorithm>
@@ -72,6 +73,7 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
                       QStringLiteral("random")};
         card.name = QStringLiteral("recurrent attention model, %1").arg(card.dataset);
     }
+    card.name += QStringLiteral(" (%1)").arg(QFileInfo(path).fileName());  // two models of one kind differ by file
     return card;
 }
 

@@ -2,6 +2,7 @@
 // profile, worst positions and exports; a click that opens the case with its runs on the
 // Attention page; the faithfulness report with its caveat; and the cost of each rule per stage.
 
+#include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void sizeSeriesSummarisesEachSweep();
     void faithfulnessStatesItsCaveatAndFigures();
     void costShowsEveryStageAndRule();
+    void modelSwitchLeavesNoStaleState();
     void cleanupTestCase();
 
 private:
@@ -176,6 +178,27 @@ void TestAnalysisPage::costShowsEveryStageAndRule() {
     QTemporaryDir dir;
     QCOMPARE(panel->exportChart(dir.path() + QStringLiteral("/cost.svg")), QString());
     QCOMPARE(panel->exportJson(dir.path() + QStringLiteral("/cost.json")), QString());
+}
+
+void TestAnalysisPage::modelSwitchLeavesNoStaleState() {
+    auto* page = m_window->analysisPage();
+    QVERIFY(page->sweepPanel()->result() && page->faithfulnessPanel()->report() && page->costPanel()->report());
+    auto* attention = m_window->attentionPage();
+    attention->openModel(QDir(attention->bundledFolder()).filePath(QStringLiteral("ram-fashion28.pt")));
+    QTRY_VERIFY_WITH_TIMEOUT(page->sweepPanel()->summaryText().contains(QStringLiteral("ram-fashion28.pt")), 60'000);
+    // Every figure of the old model is gone, and every panel names the new one.
+    QVERIFY(!page->sweepPanel()->result());
+    QVERIFY(page->sweepPanel()->series().empty());
+    QVERIFY(!page->sweepPanel()->map()->hasResult());
+    QCOMPARE(page->sweepPanel()->worstTable()->rowCount(), 0);
+    QVERIFY(!page->faithfulnessPanel()->report());
+    QCOMPARE(page->faithfulnessPanel()->stepTable()->rowCount(), 0);
+    QVERIFY2(page->faithfulnessPanel()->summaryText().contains(QStringLiteral("ram-fashion28.pt")),
+             qPrintable(page->faithfulnessPanel()->summaryText()));
+    QVERIFY(!page->costPanel()->report());
+    QVERIFY(page->costPanel()->chart()->categories().isEmpty());
+    QVERIFY2(page->costPanel()->notesText().contains(QStringLiteral("ram-fashion28.pt")), qPrintable(page->costPanel()->notesText()));
+    QVERIFY(!attention->runsPanel()->shownSet());
 }
 
 QTEST_MAIN(TestAnalysisPage)

@@ -46,7 +46,19 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     bindJobControls(m_job, m_run, nullptr, nullptr, m_notes);
 }
 
-void CostPanel::setModel(const QString& checkpoint) { m_checkpoint = checkpoint; }
+void CostPanel::setModel(const QString& checkpoint) {
+    if (checkpoint != m_checkpoint) {  // another model: the shown costs are not its own
+        if (m_job->isRunning()) {
+            m_job->cancel();
+            m_run->setEnabled(true);
+        }
+        m_report.reset();
+        m_chart->clear();
+        m_export->setEnabled(false);
+    }
+    m_checkpoint = checkpoint;
+    m_notes->setText(tr("Model: %1. Measure what each rule costs per stage.").arg(checkpoint.section(QLatin1Char('/'), -1)));
+}
 bool CostPanel::isRunning() const { return m_job->isRunning(); }
 QString CostPanel::notesText() const { return m_notes->text(); }
 void CostPanel::showFlops(bool flops) { m_unit->setCurrentIndex(flops ? 1 : 0); }

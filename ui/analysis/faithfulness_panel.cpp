@@ -93,8 +93,18 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset) {
+    if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
+        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
+        m_report.reset();
+        m_steps->setRowCount(0);
+        m_deletion->clear();
+        m_reliability->clear();
+        m_export->setEnabled(false);
+    }
     m_checkpoint = checkpoint;
     m_dataset = dataset;
+    m_summary->setText(tr("Model: %1. Measure how faithful its attention is on %2.")
+                           .arg(checkpoint.section(QLatin1Char('/'), -1), dataset));
 }
 
 void FaithfulnessPanel::setImages(int images, int saliencyImages) {

@@ -156,6 +156,16 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void SweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
+    if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
+        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
+        m_result.reset();
+        m_series.clear();
+        m_map->clear();
+        m_profile->clear();
+        m_seriesChart->clear();
+        m_worst->setRowCount(0);
+        m_export->setEnabled(false);
+    }
     m_checkpoint = checkpoint;
     m_dataset = dataset;
     m_summary->setText(tr("Model: %1. Sweep a probe across its cells.").arg(checkpoint.section(QLatin1Char('/'), -1)));

@@ -142,6 +142,7 @@ void ModelPanel::showCard(const ModelCard& card) {
     m_card->setText(m_cardHtml);
     const QSignalBlocker block(m_list);
     m_list->clearSelection();
+    m_list->setCurrentRow(-1);  // a model that is not in the list highlights none of it
     for (int i = 0; i < m_list->count(); ++i)
         if (QFileInfo(m_list->item(i)->data(Qt::UserRole).toString()) == QFileInfo(card.path))
             m_list->setCurrentRow(i);
