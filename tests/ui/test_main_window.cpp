@@ -7,6 +7,9 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QSplitter>
 #include <QtTest>
 
 #include "attention/attention_canvas.h"
@@ -32,6 +35,7 @@ private Q_SLOTS:
     void settingsPersist();
     void attentionSettingsPersist();
     void shortcutsAndTooltips();
+    void layoutHoldsStillWhenTheRuleOrTabChanges();
 };
 
 void TestMainWindow::initTestCase() {
@@ -162,6 +166,40 @@ void TestMainWindow::shortcutsAndTooltips() {
         auto* w = window.findChild<QWidget*>(QLatin1String(name));
         QVERIFY2(w && !w->toolTip().isEmpty(), name);
     }
+}
+
+void TestMainWindow::layoutHoldsStillWhenTheRuleOrTabChanges() {
+    MainWindow window(/*useSettings=*/false);
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* page = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value(), 60'000);
+    auto* splitter = page->findChild<QSplitter*>();
+    auto* tabs = page->findChild<QTabWidget*>();
+    QVERIFY(splitter && tabs);
+    QTest::qWait(50);
+    const QList<int> sizes = splitter->sizes();
+    const int toolbar = page->toolbar()->width(), canvas = page->canvas()->width();
+    auto same = [&](const QString& what) {
+        QTest::qWait(30);
+        QVERIFY2(splitter->sizes() == sizes, qPrintable(what));
+        QCOMPARE(page->toolbar()->width(), toolbar);
+        QCOMPARE(page->canvas()->width(), canvas);
+    };
+    for (const char* rule : {"ksample:5", "topk:3", "gumbel:0.5", "sample", "soft", "argmax"}) {
+        QVERIFY2(page->setRule(QLatin1String(rule)), rule);
+        same(QLatin1String(rule));
+    }
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        same(tabs->tabText(i));
+    }
+    tabs->setCurrentIndex(0);
+    // Every tab title is shown whole at 1280x800 (no scroll arrows).
+    const QRect last = tabs->tabBar()->tabRect(tabs->count() - 1);
+    QVERIFY2(last.right() < tabs->tabBar()->width() && last.left() >= 0,
+             qPrintable(QStringLiteral("%1..%2 in %3").arg(last.left()).arg(last.right()).arg(tabs->tabBar()->width())));
 }
 
 #include "test_main_window.moc"

@@ -59,7 +59,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_images = new ImagePanel(m_service, this);
     m_tabs = new QTabWidget(this);
     // Five tabs fit the left column's default width with tighter padding.
-    m_tabs->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 7px; }"));
+    m_tabs->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 4px; }"));
     m_tabs->addTab(m_images, tr("Images"));
     m_tabs->addTab(m_models, tr("Model"));
     m_runs = new CompareRunsPanel(this);
@@ -99,7 +99,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_splitter->setStretchFactor(0, 0);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setStretchFactor(2, 0);
-    m_splitter->setSizes({300, 600, 280});
+    // The left column is wide enough for every tab (charts included) from the start: opening a
+    // tab never moves the canvas.
+    m_splitter->setSizes({330, 570, 280});
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
@@ -173,18 +175,6 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_service->requestRuns(request);
     });
     connect(m_runs, &CompareRunsPanel::cancelRequested, m_service, &ModelService::cancelRuns);
-    // The Runs and Dataset tabs' charts and tables need room: widen the left column when they open.
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
-        auto sizes = m_splitter->sizes();
-        constexpr int kRunsWidth = 440;
-        const bool wide = m_tabs->widget(index) == m_runs || m_tabs->widget(index) == m_comparison ||
-                          m_tabs->widget(index) == m_adequacy;
-        if (!wide || sizes.size() != 3 || sizes[0] >= kRunsWidth) return;
-        const int extra = std::min(kRunsWidth - sizes[0], std::max(0, sizes[1] - 300));
-        sizes[0] += extra;
-        sizes[1] -= extra;
-        m_splitter->setSizes(sizes);
-    });
     connect(m_runs, &CompareRunsPanel::runChosen, this, [this](quint64 seed) {
         {
             const QSignalBlocker block(m_toolbar);  // one trace for rule and seed together

@@ -9,6 +9,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -90,6 +91,7 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_opacity->setValue(55);
     m_opacity->setMaximumWidth(90);
     m_opacity->setToolTip(tr("Heatmap opacity"));
+    m_opacity->setMinimumWidth(60);
     m_chosen = makeToggle(tr("Chosen"), tr("The cells the step chose (cyan)"), true, this);
     m_path = makeToggle(tr("Path"), tr("The earlier steps' choices, numbered"), true, this);
     m_truth = makeToggle(tr("Truth"), tr("Ground-truth box (green, dashed)"), true, this);
@@ -120,14 +122,22 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     auto* runRow = new QHBoxLayout;
     runRow->addWidget(new QLabel(tr("Rule:"), this));
     runRow->addWidget(m_rule);
-    runRow->addWidget(m_k);
-    runRow->addWidget(m_tau);
+    m_parameter = new QStackedWidget(this);
+    m_parameter->setObjectName(QStringLiteral("ruleParameter"));
+    m_parameter->addWidget(new QWidget(m_parameter));  // rules without a parameter
+    m_parameter->addWidget(m_k);
+    m_parameter->addWidget(m_tau);
+    // The rows share 1,280 pixels with the side columns: the parameter slot may shrink below its
+    // preferred width, and the view controls (fit, 1:1, zoom) sit on the overlay row.
+    m_parameter->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    for (QWidget* w : {static_cast<QWidget*>(m_k), static_cast<QWidget*>(m_tau)}) {
+        w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+        w->setMinimumWidth(60);
+    }
+    runRow->addWidget(m_parameter);
     runRow->addWidget(m_seed);
     runRow->addWidget(m_newSeed);
     runRow->addStretch(1);
-    runRow->addWidget(fit);
-    runRow->addWidget(oneToOne);
-    runRow->addWidget(m_zoom);
     runRow->addWidget(m_export);
     auto* overlayRow = new QHBoxLayout;
     overlayRow->addWidget(new QLabel(tr("Show:"), this));
@@ -138,6 +148,9 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     overlayRow->addWidget(m_truth);
     overlayRow->addWidget(m_grid);
     overlayRow->addStretch(1);
+    overlayRow->addWidget(fit);
+    overlayRow->addWidget(oneToOne);
+    overlayRow->addWidget(m_zoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -232,9 +245,8 @@ void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(ena
 
 void AttentionToolbar::updateEnabled() {
     const QString base = m_rule->currentData().toString();
-    m_k->setVisible(base == QLatin1String("topk") || base == QLatin1String("ksample") ||
-                    base == QLatin1String("beam"));
-    m_tau->setVisible(base == QLatin1String("gumbel"));
+    const bool k = base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam");
+    m_parameter->setCurrentIndex(k ? 1 : base == QLatin1String("gumbel") ? 2 : 0);
     const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
                             base == QLatin1String("ksample") || base == QLatin1String("random");
     m_seed->setEnabled(stochastic);

@@ -15,6 +15,7 @@ class QLabel;
 class QMenu;
 class QSlider;
 class QSpinBox;
+class QStackedWidget;
 class QToolButton;
 
 namespace saccade::ui {
@@ -58,6 +59,9 @@ private:
     QComboBox* m_rule = nullptr;
     QSpinBox* m_k = nullptr;
     QDoubleSpinBox* m_tau = nullptr;
+    /// One slot for the rule's parameter (K, tau or nothing): as wide as the widest, always there,
+    /// so choosing a rule never moves the rest of the toolbar.
+    QStackedWidget* m_parameter = nullptr;
     QSpinBox* m_seed = nullptr;
     QToolButton* m_newSeed = nullptr;
     QCheckBox* m_heatmap = nullptr;
