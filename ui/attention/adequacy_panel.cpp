@@ -73,13 +73,14 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     m_chart->setTitles(tr("Risk against coverage"), tr("coverage (%)"), tr("risk (%)"));
     m_chart->setToolTip(tr("Abstaining on each signal: the risk (error rate) of the images kept against the share "
                            "kept. Colours as in the table; dashed: the oracle, every error ranked last."));
-    m_chart->setMinimumHeight(200);
-    m_signals = makeBrowserTable(this, QStringLiteral("signalTable"), {tr("signal"), tr("AURC"), tr("coverage"), tr("threshold")});
+    m_chart->setMinimumHeight(170);
+    m_signals = makeBrowserTable(this, QStringLiteral("signalTable"), {tr("signal"), tr("AURC"), tr("coverage"), tr("keep")});
     // Every row visible: the table is also the chart's legend.
     m_signals->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_signals->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_signals->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_signals->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
+    m_signals->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);  // every column in view
+    m_signals->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_signals->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
     m_signals->verticalHeader()->setDefaultSectionSize(m_signals->fontMetrics().height() + 6);
     m_signals->setFixedHeight(m_signals->horizontalHeader()->sizeHint().height() +
                               (kAdequacySignalCount + 2) * m_signals->verticalHeader()->defaultSectionSize() + 4);
@@ -139,7 +140,7 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(buttons);
     layout->addLayout(progress);
     layout->addWidget(m_summary);
-    layout->addWidget(m_chart, 4);
+    layout->addWidget(m_chart, 3);
     layout->addWidget(m_signals);
     layout->addLayout(chooser);
     layout->addWidget(m_threshold);
