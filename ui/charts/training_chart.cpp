@@ -45,9 +45,9 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     m_baseline = addSeries<QLineSeries>(chart, tr("baseline"), QColor(150, 80, 180), m_x, m_left);
     m_entropy = addSeries<QLineSeries>(chart, tr("entropy"), QColor(120, 120, 120), m_x, m_left);
     m_trainAcc = addSeries<QLineSeries>(chart, tr("batch acc."), QColor(60, 170, 90), m_x, m_right);
-    m_evalSoft = addSeries<QScatterSeries>(chart, tr("eval soft"), QColor(30, 100, 200), m_x, m_right);
+    m_evalSoft = addSeries<QScatterSeries>(chart, tr("eval soft"), QColor(25, 25, 25), m_x, m_right);
     m_evalArgmax = addSeries<QScatterSeries>(chart, tr("eval argmax"), QColor(200, 40, 40), m_x, m_right);
-    m_evalSample = addSeries<QScatterSeries>(chart, tr("eval sample"), QColor(230, 160, 0), m_x, m_right);
+    m_evalSample = addSeries<QScatterSeries>(chart, tr("eval sample"), QColor(140, 95, 25), m_x, m_right);
     for (auto* s : {m_evalSoft, m_evalArgmax, m_evalSample}) s->setMarkerSize(9);
     m_bleu = addSeries<QLineSeries>(chart, tr("eval BLEU-4"), QColor(20, 150, 150), m_x, m_right);
     m_mass = addSeries<QLineSeries>(chart, tr("eval mass on object"), QColor(200, 60, 160), m_x, m_right);
