@@ -1,6 +1,7 @@
 // The canvas on hand-made traces: glimpse boxes and a Gaussian policy land on their pixels, the
 // heatmap follows the distribution, zoom keeps the point under the cursor, fit centres the image.
 
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "attention/attention_canvas.h"
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void heatmapFollowsTheStep();
     void zoomKeepsTheAnchorAndFitCentres();
     void hoverReadsOutTheCellUnderTheCursor();
+    void sameScaleComparesColoursAcrossSteps();
 };
 
 void TestAttentionCanvas::glimpseBoxesLandOnTheirPixels() {
@@ -156,6 +158,30 @@ void TestAttentionCanvas::hoverReadsOutTheCellUnderTheCursor() {
     // Off the image: nothing to read.
     QVERIFY(!canvas.cellAt(canvas.imageToWidget(QPointF(-5, 30))).has_value());
     QVERIFY(canvas.hoverText(canvas.imageToWidget(QPointF(70, 30))).isEmpty());
+}
+
+void TestAttentionCanvas::sameScaleComparesColoursAcrossSteps() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    canvas.setImage(greyImage());
+    Trace t = handMade();
+    t.steps[0].grid->probs[14] = 0.5f;  // step 1 peaks at 0.5, step 2 at 1
+    t.steps[0].grid->probs[15] = 0.5f;
+    canvas.setTrace(t);
+    canvas.fitToWindow();
+    QCOMPARE(canvas.colourScaleMax(), 0.5);  // each step's own scale
+    canvas.setSameScale(true);
+    QCOMPARE(canvas.colourScaleMax(), 1.0);  // the largest attention of any step
+    canvas.setStep(1);
+    QCOMPARE(canvas.colourScaleMax(), 1.0);
+    canvas.setStep(0);
+    // The legend is the switch: clicking it goes back to each step's own scale.
+    QSignalSpy toggled(&canvas, &AttentionCanvas::sameScaleChanged);
+    canvas.grab();  // paints, placing the legend
+    QTest::mouseClick(&canvas, Qt::LeftButton, {}, QPoint(20, canvas.height() - 20));
+    QCOMPARE(toggled.count(), 1);
+    QVERIFY(!canvas.sameScale());
+    QCOMPARE(canvas.colourScaleMax(), 0.5);
 }
 
 #include "test_attention_canvas.moc"

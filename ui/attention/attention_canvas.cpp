@@ -191,6 +191,10 @@ void AttentionCanvas::rebuildHeatmap() {
         int(grid->probs.size()) != grid->rows * grid->cols)
         return;
     m_heatmapMax = *std::max_element(grid->probs.begin(), grid->probs.end());
+    if (m_sameScale)  // the largest attention of any step: colours mean the same on every step
+        for (const auto& step : m_trace->steps)
+            if (step.grid && !step.grid->probs.empty())
+                m_heatmapMax = std::max(m_heatmapMax, double(*std::max_element(step.grid->probs.begin(), step.grid->probs.end())));
     // Opacity grows with attention, so cells the step ignores leave the image readable.
     const double opacity = std::clamp(m_overlays.heatmapOpacity, 0.0, 1.0);
     m_heatmap = QImage(grid->cols, grid->rows, QImage::Format_ARGB32);
@@ -213,6 +217,7 @@ void AttentionCanvas::paintEvent(QPaintEvent*) {
     }
     const QRectF legend(kMargin, height() - kLegendHeight - 2, std::min(360, width() - 2 * kMargin),
                         kLegendHeight);
+    m_legendRect = legend;
     paintScene(p, imageTransform(), legend);
     if (!m_message.isEmpty()) {
         // A message over an image (an error about the latest request): a banner at the top.
@@ -389,7 +394,9 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     p.drawText(labels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
     p.drawText(labels, Qt::AlignRight | Qt::AlignTop, QString::number(m_heatmapMax, 'f', 3));
     p.drawText(QRectF(bar.right() + 8, area.top(), area.right() - bar.right() - 8, 18),
-               Qt::AlignLeft | Qt::AlignVCenter, tr("attention p, step %1").arg(m_step + 1));
+               Qt::AlignLeft | Qt::AlignVCenter,
+               m_sameScale ? tr("attention p, step %1 (scale of all steps)").arg(m_step + 1)
+                           : tr("attention p, step %1 (this step's scale)").arg(m_step + 1));
     p.restore();
 }
 
@@ -416,7 +423,19 @@ void AttentionCanvas::wheelEvent(QWheelEvent* event) {
     event->accept();
 }
 
+void AttentionCanvas::setSameScale(bool same) {
+    if (same == m_sameScale) return;
+    m_sameScale = same;
+    rebuildHeatmap();
+    update();
+    Q_EMIT sameScaleChanged(same);
+}
+
 void AttentionCanvas::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && m_legendRect.contains(event->position()) && !m_heatmap.isNull()) {
+        setSameScale(!m_sameScale);  // the legend is the switch between the two scales
+        return;
+    }
     if (event->button() == Qt::LeftButton) {
         m_dragFrom = event->pos();
         setCursor(Qt::ClosedHandCursor);
@@ -449,7 +468,9 @@ QString AttentionCanvas::hoverText(QPointF widgetPoint) const {
 
 void AttentionCanvas::mouseMoveEvent(QMouseEvent* event) {
     if (!m_dragFrom) {
-        const QString text = hoverText(event->position());
+        QString text = hoverText(event->position());
+        if (text.isEmpty() && m_legendRect.contains(event->position()) && !m_heatmap.isNull())
+            text = m_sameScale ? tr("Click: each step's own colour scale") : tr("Click: one colour scale for every step");
         if (text.isEmpty())
             QToolTip::hideText();
         else

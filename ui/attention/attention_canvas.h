@@ -53,6 +53,12 @@ public:
     /// Cell `cell` of a rows x cols grid over the image, in image pixels (integer boundaries:
     /// column c spans width*c/cols .. width*(c+1)/cols, as in the CLI renderer).
     QRectF cellRect(int rows, int cols, int cell) const;
+    /// One colour scale for every step of the trace (its largest attention) instead of each
+    /// step's own, so colours compare across steps. Clicking the legend toggles it.
+    void setSameScale(bool same);
+    bool sameScale() const { return m_sameScale; }
+    /// The attention the brightest colour stands for (the legend's right end).
+    double colourScaleMax() const { return m_heatmapMax; }
     /// The grid cell of the current step under a widget point (none off the image or without a grid).
     std::optional<int> cellAt(QPointF widgetPoint) const;
     /// What hovering a widget point reads out: the cell's row, column and attention at this step.
@@ -67,6 +73,7 @@ public:
 
 Q_SIGNALS:
     void zoomChanged(double zoom);
+    void sameScaleChanged(bool same);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -95,6 +102,8 @@ private:
     std::optional<Trace> m_trace;
     QImage m_heatmap;      ///< rows x cols ARGB cells of the current step (empty: none)
     double m_heatmapMax = 0;
+    bool m_sameScale = false;
+    QRectF m_legendRect;  ///< where paintEvent drew the legend (widget coordinates)
     int m_step = 0;
     std::vector<std::vector<double>> m_visits;
     int m_visitRows = 0, m_visitCols = 0;
