@@ -96,16 +96,26 @@ void AttentionCanvas::paintVisits(QPainter& p, const QTransform& t) const {
     if (most <= 0) return;
     const double sx = m_trace && m_trace->imageWidth > 0 ? double(m_image.width()) / m_trace->imageWidth : 1;
     const double sy = m_trace && m_trace->imageHeight > 0 ? double(m_image.height()) / m_trace->imageHeight : 1;
+    // Dashed white outlines with the share of runs, no fill: the heatmap under them stays readable
+    // and no hue is shared with the inferno scale.
+    const QTransform toDevice = QTransform::fromScale(sx, sy) * t;
     p.save();
-    p.setTransform(t, false);
-    p.scale(sx, sy);
+    QFont font = p.font();
+    font.setPixelSize(10);
+    p.setFont(font);
     for (int cell = 0; cell < int(visits.size()); ++cell) {
         if (visits[size_t(cell)] <= 0) continue;
-        const double share = visits[size_t(cell)] / most;
-        const QRectF r = cellRect(m_visitRows, m_visitCols, cell);
-        p.fillRect(r, QColor(255, 0, 200, int(40 + 130 * share)));
-        p.setPen(cosmeticPen(QColor(255, 0, 200, 220), share > 0.5 ? 2 : 1));
+        const QRectF r = toDevice.mapRect(cellRect(m_visitRows, m_visitCols, cell)).adjusted(1, 1, -1, -1);
+        QPen pen(QColor(255, 255, 255, 230), visits[size_t(cell)] / most > 0.5 ? 2 : 1, Qt::DashLine);
+        p.setPen(pen);
         p.drawRect(r);
+        if (r.width() >= 26 && r.height() >= 14) {
+            const QString text = QStringLiteral("%1%").arg(std::lround(100 * visits[size_t(cell)]));
+            const QRectF box(r.right() - 26, r.bottom() - 13, 25, 12);
+            p.fillRect(box, QColor(0, 0, 0, 160));
+            p.setPen(Qt::white);
+            p.drawText(box, Qt::AlignCenter, text);
+        }
     }
     p.restore();
 }
@@ -215,7 +225,7 @@ void AttentionCanvas::paintEvent(QPaintEvent*) {
                    m_message.isEmpty() ? tr("No image") : m_message);
         return;
     }
-    const QRectF legend(kMargin, height() - kLegendHeight - 2, std::min(360, width() - 2 * kMargin),
+    const QRectF legend(kMargin, height() - kLegendHeight - 2, std::min(580, width() - 2 * kMargin),
                         kLegendHeight);
     m_legendRect = legend;
     paintScene(p, imageTransform(), legend);
@@ -384,7 +394,8 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     QFont font = p.font();
     font.setPixelSize(11);
     p.setFont(font);
-    const QRectF bar(area.left(), area.top() + 4, std::max(60.0, area.width() - 120), 10);
+    // The colour bar keeps its width; the words to its right get the rest of the area.
+    const QRectF bar(area.left(), area.top() + 4, std::clamp(area.width() - 250, 60.0, 240.0), 10);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 10; ++i) gradient.setColorAt(i / 10.0, inferno(i / 10.0));
     p.fillRect(bar, gradient);
@@ -397,6 +408,9 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
                Qt::AlignLeft | Qt::AlignVCenter,
                m_sameScale ? tr("attention p, step %1 (scale of all steps)").arg(m_step + 1)
                            : tr("attention p, step %1 (this step's scale)").arg(m_step + 1));
+    if (!m_visits.empty())
+        p.drawText(QRectF(bar.right() + 8, area.top() + 16, area.right() - bar.right() - 8, 16),
+                   Qt::AlignLeft | Qt::AlignVCenter, tr("dashed: share of the runs that looked there"));
     p.restore();
 }
 
