@@ -37,8 +37,20 @@ double sequentialFlops(torch::nn::Sequential& net, int channels, int height, int
     return flops;
 }
 
+// Progress over every timed call of the measurement; a false from the callback cancels it.
+struct CostCancelled {};
+struct CostTicker {
+    const Progress& progress;
+    int total = 1, done = 0;
+    void tick() {
+        ++done;
+        if (progress && !progress(double(done) / total)) throw CostCancelled{};
+    }
+};
+
 // Median seconds per stage over `repeats` timed calls of `run` (after one warm-up).
-std::vector<std::pair<std::string, double>> medianStages(StageClock& clock, int repeats, const std::function<void()>& run) {
+std::vector<std::pair<std::string, double>> medianStages(StageClock& clock, int repeats, const std::function<void()>& run,
+                                                         CostTicker& ticker) {
     run();
     std::map<std::string, std::vector<double>> samples;
     std::vector<std::string> order;
@@ -49,6 +61,7 @@ std::vector<std::pair<std::string, double>> medianStages(StageClock& clock, int 
             if (!samples.count(stage)) order.push_back(stage);
             samples[stage].push_back(s);
         }
+        ticker.tick();
     }
     std::vector<std::pair<std::string, double>> out;
     for (const auto& stage : order) {
@@ -75,7 +88,7 @@ RuleCost makeRuleCost(const std::string& variant, const std::string& rule,
 }
 
 Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const CostOptions& o, const torch::Device& device,
-                                           StageClock& clock) {
+                                           StageClock& clock, CostTicker& ticker) {
     std::vector<RuleCost> rules;
     const auto x = torch::rand({o.batch, config.inChannels, config.imageSize, config.imageSize}).to(device);
     const double L = double(config.grid) * config.grid, H = config.hidden, T = config.steps;
@@ -122,7 +135,7 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
             Rng rng(1);
             torch::NoGradGuard noGrad;
             net->setStageClock(&clock);
-            const auto seconds = medianStages(clock, o.repeats, [&] { net->forward(x, *parsed, rng); });
+            const auto seconds = medianStages(clock, o.repeats, [&] { net->forward(x, *parsed, rng); }, ticker);
             net->setStageClock(nullptr);
             RuleCost c = makeRuleCost(variant, rule, seconds, o.batch, flops);
             c.allFeaturesFirst = !select || soft;
@@ -152,7 +165,7 @@ Result<std::vector<RuleCost>> profilePatch(const PatchConfig& config, const Cost
 }
 
 std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, const torch::Device& device,
-                                 StageClock& clock) {
+                                 StageClock& clock, CostTicker& ticker) {
     std::vector<RuleCost> rules;
     torch::manual_seed(0);
     RamNetwork net(config);
@@ -172,7 +185,7 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
         Rng rng(1);
         torch::NoGradGuard noGrad;
         net->setStageClock(&clock);
-        const auto seconds = medianStages(clock, o.repeats, [&, rule = rule] { net->forward(x, rule, rng); });
+        const auto seconds = medianStages(clock, o.repeats, [&, rule = rule] { net->forward(x, rule, rng); }, ticker);
         net->setStageClock(nullptr);
         RuleCost c = makeRuleCost("ram", name, seconds, o.batch, flops);
         c.note = "No features before selection: one pass over the image builds the summed-area table, then the "
@@ -184,7 +197,7 @@ std::vector<RuleCost> profileRam(const RamConfig& config, const CostOptions& o, 
 }
 
 std::vector<RuleCost> profileCaption(const CaptionConfig& config, const CostOptions& o, const torch::Device& device,
-                                     StageClock& clock) {
+                                     StageClock& clock, CostTicker& ticker) {
     std::vector<RuleCost> rules;
     // The checkpoint's own weights: how many words a caption takes depends on them.
     CaptionNetwork net(config);
@@ -202,10 +215,13 @@ std::vector<RuleCost> profileCaption(const CaptionConfig& config, const CostOpti
         torch::NoGradGuard noGrad;
         double T = 0;
         net->setStageClock(&clock);
-        const auto seconds = medianStages(clock, o.repeats, [&] {
-            const auto d = net->decode(net->encode(x), rule, rng);
-            T = double(d.tokens.size(1));
-        });
+        const auto seconds = medianStages(
+            clock, o.repeats,
+            [&] {
+                const auto d = net->decode(net->encode(x), rule, rng);
+                T = double(d.tokens.size(1));
+            },
+            ticker);
         net->setStageClock(nullptr);
         const bool soft = rule.rule == SelectionRule::Soft;
         const std::map<std::string, double> flops{
@@ -228,7 +244,7 @@ std::vector<RuleCost> profileCaption(const CaptionConfig& config, const CostOpti
 
 }  // namespace
 
-Result<CostReport> profileCost(const CostOptions& o) {
+Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
     if (o.batch < 1 || o.repeats < 1) return Error{"cost: batch and repeats must be positive"};
     auto info = readCheckpointInfo(o.model);
     if (!info) return Error{info.error()};
@@ -246,22 +262,27 @@ Result<CostReport> profileCost(const CostOptions& o) {
         if (info->modelType == "patch") {
             auto config = patchConfigFromJson(info->configJson);
             if (!config) return Error{"checkpoint '" + o.model + "': " + config.error()};
-            auto rules = profilePatch(*config, o, *device, clock);
+            CostTicker ticker{progress, 8 * o.repeats};  // 2 variants x 4 rules
+            auto rules = profilePatch(*config, o, *device, clock, ticker);
             if (!rules) return Error{rules.error()};
             r.rules = *rules;
         } else if (info->modelType == "ram") {
             auto config = ramConfigFromJson(info->configJson);
             if (!config) return Error{"checkpoint '" + o.model + "': " + config.error()};
-            r.rules = profileRam(*config, o, *device, clock);
+            CostTicker ticker{progress, 3 * o.repeats};
+            r.rules = profileRam(*config, o, *device, clock, ticker);
         } else if (info->modelType == "caption") {
             auto config = captionConfigFromJson(info->configJson);
             if (!config) return Error{"checkpoint '" + o.model + "': " + config.error()};
-            r.rules = profileCaption(*config, o, *device, clock);
+            CostTicker ticker{progress, 3 * o.repeats};
+            r.rules = profileCaption(*config, o, *device, clock, ticker);
         } else {
             return Error{"cost: unknown model type '" + info->modelType + "'"};
         }
     } catch (const c10::Error& e) {
         return Error{std::string("cost: ") + e.what_without_backtrace()};
+    } catch (const CostCancelled&) {
+        return Error{"the cost measurement was cancelled"};
     }
     return r;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "common/result.h"
 
 namespace saccade {
@@ -51,7 +52,8 @@ inline double convFlops(double inChannels, double outChannels, double kernelH, d
     return 2.0 * inChannels * outChannels * kernelH * kernelW * outHeight * outWidth;
 }
 
-Result<CostReport> profileCost(const CostOptions& options);
+/// Times every stage under every rule (progress after each timed call; false cancels).
+Result<CostReport> profileCost(const CostOptions& options, const Progress& progress = {});
 std::string costReportToJson(const CostReport& report, int indent = 2);
 
 }  // namespace saccade

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "models/cost_profile.h"
@@ -78,4 +80,26 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     EXPECT_EQ(j["rules"].size(), 3u);
     o.model = "/nonexistent.pt";
     EXPECT_FALSE(profileCost(o).ok());
+}
+
+TEST(CostProfile, ReportsProgressAndCancels) {
+    CostOptions o;
+    o.model = SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt";
+    o.batch = 2;
+    o.repeats = 2;
+    o.device = "cpu";
+    std::vector<double> seen;
+    auto r = profileCost(o, [&](double f) {
+        seen.push_back(f);
+        return true;
+    });
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_EQ(seen.size(), 6u);  // 3 rules x 2 timed passes
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    int calls = 0;
+    auto cancelled = profileCost(o, [&](double) { return ++calls < 2; });
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error(), "the cost measurement was cancelled");
+    EXPECT_EQ(calls, 2);
 }

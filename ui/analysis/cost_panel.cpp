@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -30,28 +31,33 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& p) { return exportChart(p); }},
                {tr("Export the cost report"), QStringLiteral("cost.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
     m_export->setEnabled(false);
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
     auto* top = new QHBoxLayout;
     top->addWidget(m_run);
     top->addWidget(m_unit);
     top->addWidget(m_export);
     top->addStretch();
+    auto* progress = new QHBoxLayout;
+    progress->addWidget(m_progress, 1);
+    progress->addWidget(m_cancel);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
+    layout->addLayout(progress);
     layout->addWidget(m_chart, 3);
     layout->addWidget(m_notes, 1);
     connect(m_run, &QPushButton::clicked, this, &CostPanel::run);
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         if (m_report) m_chart->setReport(*m_report, m_unit->currentIndex() == 1);
     });
-    bindJobControls(m_job, m_run, nullptr, nullptr, m_notes);
+    bindJobControls(m_job, m_run, m_cancel, m_progress, m_notes);
 }
 
 void CostPanel::setModel(const QString& checkpoint) {
     if (checkpoint != m_checkpoint) {  // another model: the shown costs are not its own
-        if (m_job->isRunning()) {
-            m_job->cancel();
-            m_run->setEnabled(true);
-        }
+        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
         m_report.reset();
         m_chart->clear();
         m_export->setEnabled(false);
@@ -68,8 +74,8 @@ void CostPanel::run() {
     CostOptions o;
     o.model = m_checkpoint.toStdString();
     auto report = std::make_shared<CostReport>();
-    auto work = [o, report](const Progress&) -> QString {
-        auto r = profileCost(o);
+    auto work = [o, report](const Progress& progress) -> QString {
+        auto r = profileCost(o, progress);
         if (!r) return QString::fromStdString(r.error());
         *report = std::move(r).value();
         return {};
@@ -80,11 +86,15 @@ void CostPanel::run() {
         }))
         return;
     m_run->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setValue(0);
     m_notes->setText(tr("Measuring every stage (batch %1, median of %2 passes)…").arg(o.batch).arg(o.repeats));
 }
 
 void CostPanel::showReport() {
     m_run->setEnabled(true);
+    m_cancel->setEnabled(false);
+    m_progress->setValue(1000);
     m_export->setEnabled(true);
     m_chart->setReport(*m_report, m_unit->currentIndex() == 1);
     QString notes = tr("%1 architecture on %2, %3 thread(s), batch %4. Per image:<ul>")

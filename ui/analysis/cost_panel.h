@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QLabel;
+class QProgressBar;
 class QPushButton;
 
 namespace saccade::ui {
@@ -41,6 +42,8 @@ private:
     void showReport();
 
     QPushButton* m_run = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
     QComboBox* m_unit = nullptr;
     QLabel* m_notes = nullptr;
     CostChart* m_chart = nullptr;
