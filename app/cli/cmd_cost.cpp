@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "run_input.h"
 #include "strict_options.h"
 #include "models/cost_profile.h"
 
@@ -24,7 +25,7 @@ void addCostCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", *json, "print the report as JSON (schema saccade.cost)");
     cmd->callback([o, json, &exitCode] {
-        auto r = profileCost(*o);
+        auto r = profileCost(*o, consoleProgress("cost"));
         if (!r) { exitCode = badInput("cost", r.error()); return; }
         if (*json) { std::cout << costReportToJson(*r) << "\n"; return; }
         std::cout << r->modelType << " architecture on " << r->device << ", " << r->threads << " thread(s), batch "
