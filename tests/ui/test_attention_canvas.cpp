@@ -58,6 +58,7 @@ private Q_SLOTS:
     void zoomKeepsTheAnchorAndFitCentres();
     void hoverReadsOutTheCellUnderTheCursor();
     void sameScaleComparesColoursAcrossSteps();
+    void gaussianPolicyHasALegend();
 };
 
 void TestAttentionCanvas::glimpseBoxesLandOnTheirPixels() {
@@ -182,6 +183,22 @@ void TestAttentionCanvas::sameScaleComparesColoursAcrossSteps() {
     QCOMPARE(toggled.count(), 1);
     QVERIFY(!canvas.sameScale());
     QCOMPARE(canvas.colourScaleMax(), 0.5);
+}
+
+void TestAttentionCanvas::gaussianPolicyHasALegend() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    OverlaySettings o;
+    o.heatmap = false;  // no attention legend: the policy's takes its place
+    canvas.setOverlays(o);
+    canvas.setImage(greyImage());
+    canvas.setTrace(handMade());
+    canvas.fitToWindow();
+    const QImage shot = canvas.grab().toImage();
+    // The amber swatch at the legend's left end (8 px margin, 34 px legend at the bottom).
+    const QRgb swatch = shot.pixel(10, canvas.height() - 34 - 2 + 2 + 7);
+    QVERIFY2(qRed(swatch) > 150 && qGreen(swatch) > 100 && qBlue(swatch) < 80,
+             qPrintable(QStringLiteral("%1,%2,%3").arg(qRed(swatch)).arg(qGreen(swatch)).arg(qBlue(swatch))));
 }
 
 #include "test_attention_canvas.moc"

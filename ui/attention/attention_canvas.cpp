@@ -254,6 +254,7 @@ void AttentionCanvas::paintScene(QPainter& p, const QTransform& t, QRectF legend
         p.restore();
     }
     if (legendArea.isValid() && m_overlays.heatmap && !m_heatmap.isNull()) paintLegend(p, legendArea);
+    else if (legendArea.isValid()) paintPolicyLegend(p, legendArea);
 }
 
 void AttentionCanvas::paintHeatmap(QPainter& p, const QTransform& t) const {
@@ -411,6 +412,27 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     if (!m_visits.empty())
         p.drawText(QRectF(bar.right() + 8, area.top() + 16, area.right() - bar.right() - 8, 16),
                    Qt::AlignLeft | Qt::AlignVCenter, tr("dashed: share of the runs that looked there"));
+    p.restore();
+}
+
+void AttentionCanvas::paintPolicyLegend(QPainter& p, QRectF area) const {
+    if (!m_trace || !m_overlays.chosen || m_step >= int(m_trace->steps.size())) return;
+    const auto& step = m_trace->steps[size_t(m_step)];
+    if (!step.gaussian) return;
+    p.save();
+    QFont font = p.font();
+    font.setPixelSize(11);
+    p.setFont(font);
+    // The swatch is drawn as the canvas draws the density: amber fading out from the mean.
+    const QRectF swatch(area.left(), area.top() + 2, 28, 14);
+    QLinearGradient fade(swatch.topLeft(), swatch.topRight());
+    fade.setColorAt(0, QColor(255, 196, 0, 200));
+    fade.setColorAt(1, QColor(255, 196, 0, 0));
+    p.fillRect(swatch, fade);
+    p.setPen(QColor(210, 210, 210));
+    p.drawText(QRectF(swatch.right() + 8, area.top(), area.width() - swatch.width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("policy at step %1: Gaussian; dashed circle = 1σ (%2 px); boxes = glimpse scales")
+                   .arg(m_step + 1).arg(step.gaussian->stdX, 0, 'f', 1));
     p.restore();
 }
 

@@ -77,6 +77,8 @@ Q_SIGNALS:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    /// For a Gaussian location policy (RAM): what the amber density, the dashed circle and the boxes are.
+    void paintPolicyLegend(QPainter& painter, QRectF area) const;
     /// Row numbers down the left edge and column numbers along the top, as the side panel counts
     /// them (from 0), when the cells are large enough on screen to hold them.
     void paintGridLabels(QPainter& painter, const QTransform& imageToDevice, int rows, int cols, double sx,
