@@ -13,7 +13,7 @@ namespace saccade::ui {
 
 namespace {
 
-constexpr int kLeft = 34, kTop = 8, kBottom = 30, kRight = 8;
+constexpr int kLeft = 34, kTop = 8, kBottom = 50, kRight = 8;  // the bottom holds the dx axis and the colour scale
 
 
 }  // namespace
@@ -125,6 +125,16 @@ void SweepMapView::paintEvent(QPaintEvent*) {
     for (int d = o.dyMin; d <= o.dyMax; d += std::max(1, (ny + 5) / 6))
         p.drawText(QRect(0, area.top() + (d - o.dyMin) * c, kLeft - 4, c), Qt::AlignRight | Qt::AlignVCenter, QString::number(d));
     p.drawText(QRect(area.left(), area.bottom() + 14, area.width(), 14), Qt::AlignCenter, tr("dx (px from the grid line); dy down"));
+    // The colour scale: what a square's colour says, from 0% to 100%.
+    const QRect bar(area.left(), area.bottom() + 32, std::min(160, std::max(60, area.width() / 2)), 10);
+    for (int x = 0; x < bar.width(); ++x) {
+        const auto rgb = infernoColour(double(x) / std::max(1, bar.width() - 1));
+        p.fillRect(QRect(bar.left() + x, bar.top(), 1, bar.height()), QColor(rgb[0], rgb[1], rgb[2]));
+    }
+    p.setPen(QColor(220, 220, 220));
+    p.drawText(QRect(bar.left() - 30, bar.top() - 2, 28, 14), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("0%"));
+    p.drawText(QRect(bar.right() + 4, bar.top() - 2, width() - bar.right() - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("100%  %1 (grey: not defined)").arg(QString::fromStdString(sweepMetricName(m_metric))));
 }
 
 void SweepMapView::mousePressEvent(QMouseEvent* event) {
