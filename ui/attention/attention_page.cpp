@@ -96,9 +96,10 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_splitter->addWidget(m_tabs);
     m_splitter->addWidget(centre);
     m_splitter->addWidget(m_info);
-    m_splitter->setStretchFactor(0, 0);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setStretchFactor(2, 0);
+    // A larger window gives most of its room to the canvas and some to both side columns.
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 4);
+    m_splitter->setStretchFactor(2, 1);
     // The left column is wide enough for every tab (charts included) from the start: opening a
     // tab never moves the canvas.
     m_splitter->setSizes({330, 570, 280});
