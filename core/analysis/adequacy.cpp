@@ -12,6 +12,7 @@
 
 #include "analysis/caption_metrics.h"
 #include "analysis/dataset_comparison.h"
+#include "io/json_fields.h"
 #include "models/caption_model.h"
 #include "models/model_input.h"
 
@@ -106,8 +107,6 @@ double confidenceOf(const RunSet& set) {
     }
     return words ? std::exp(logSum / words) : kNaN;
 }
-
-nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json signalsJson(const std::vector<SignalCurve>& curves) {
     using nlohmann::json;

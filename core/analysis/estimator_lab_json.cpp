@@ -2,15 +2,11 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/estimator_lab.h"
+#include "io/json_fields.h"
 
 namespace saccade {
 
 namespace {
-
-// JSON has no NaN: a figure that does not exist is null.
-nlohmann::json numberOrNull(double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
-}
 
 nlohmann::json estimatorJson(const EstimatorSummary& s) {
     nlohmann::json j;

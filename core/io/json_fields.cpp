@@ -53,4 +53,8 @@ std::string stringField(const nlohmann::json& j, const char* key) {
     return v.get<std::string>();
 }
 
+nlohmann::json numberOrNull(double value) {
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
 }  // namespace saccade

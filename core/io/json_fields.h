@@ -27,4 +27,7 @@ double numberField(const nlohmann::json& j, const char* key, double lo, double h
 /// Field `key`: a JSON string.
 std::string stringField(const nlohmann::json& j, const char* key);
 
+/// Writing: JSON has no NaN or infinity, so a figure that does not exist is null.
+nlohmann::json numberOrNull(double value);
+
 }  // namespace saccade

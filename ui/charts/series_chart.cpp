@@ -114,7 +114,7 @@ void SeriesChart::setCompact(bool compact) {
     chart()->legend()->setFont(scaled(base, 0.8));
     chart()->setMargins(compact ? QMargins(0, 0, 0, 0) : QMargins(2, 2, 2, 2));
     chart()->layout()->setContentsMargins(compact ? 0 : 4, 0, compact ? 0 : 4, 0);
-    setMinimumHeight(compact ? 110 : 160);
+    setMinimumHeight(compact ? 100 : 160);  // two rows of small multiples fit 800 pixels with the menu bar
     setMinimumWidth(compact ? 120 : 160);
 }
 

@@ -1,5 +1,7 @@
 #include "labs/estimator_lab_panel.h"
 
+#include "labs/lab_labels.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -37,25 +39,14 @@ QString numberList(const std::vector<double>& values, int precision) {
 }  // namespace
 
 EstimatorLabPanel::EstimatorLabPanel(QWidget* parent) : QWidget(parent) {
-    auto* explanation =
-        new QLabel(tr("One-sample estimates of dE[r]/d logit. REINFORCE is unbiased with any "
+    auto* explanation = makeLabExplanation(
+        this, tr("One-sample estimates of dE[r]/d logit. REINFORCE is unbiased with any "
                       "baseline that ignores the draw, which changes only its "
                       "variance; straight-through Gumbel-softmax trades variance "
-                      "for bias."),
-                   this);
-    explanation->setObjectName(QStringLiteral("explanationLabel"));
-    explanation->setWordWrap(true);
-    QFont emphasis = explanation->font();
-    emphasis.setItalic(true);
-    explanation->setFont(emphasis);
+                      "for bias."));
 
     m_form = new EstimatorLabForm(this);
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setWordWrap(true);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral("QLabel { color: #c62828; font-weight: bold; }"));
-    m_error->hide();
+    m_error = makeLabErrorLabel(this);
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("summaryLabel"));
     m_summary->setWordWrap(true);

@@ -1,5 +1,7 @@
 #include "labs/scalar_lab_panel.h"
 
+#include "labs/lab_labels.h"
+
 #include <QLabel>
 #include <QSettings>
 #include <QSplitter>
@@ -15,24 +17,13 @@
 namespace saccade::ui {
 
 ScalarLabPanel::ScalarLabPanel(QWidget* parent) : QWidget(parent) {
-    auto* explanation =
-        new QLabel(tr("Soft attention averages the values first; hard attention selects one. "
-                      "With a nonlinear f, E[f(hard)] \u2260 f(soft)."),
-                   this);
-    explanation->setObjectName(QStringLiteral("explanationLabel"));
-    explanation->setWordWrap(true);
-    QFont emphasis = explanation->font();
-    emphasis.setItalic(true);
-    explanation->setFont(emphasis);
+    auto* explanation = makeLabExplanation(
+        this, tr("Soft attention averages the values first; hard attention selects one. "
+                      "With a nonlinear f, E[f(hard)] \u2260 f(soft)."));
 
     m_form = new ScalarLabForm(this);
 
-    m_error = new QLabel(this);
-    m_error->setObjectName(QStringLiteral("errorLabel"));
-    m_error->setWordWrap(true);
-    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_error->setStyleSheet(QStringLiteral("QLabel { color: #c62828; font-weight: bold; }"));
-    m_error->hide();
+    m_error = makeLabErrorLabel(this);
 
     m_results = new ScalarLabResultView(this);
     m_chart = new ScalarLabChart(this);
