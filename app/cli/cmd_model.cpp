@@ -210,7 +210,10 @@ void addTrace(CLI::App& app, int& exitCode) {
 
 void addRender(CLI::App& app, int& exitCode) {
     struct Args : RunArgs {
-        int delay = 80;
+        int delay = 80, scale = 0;
+        double opacity = 0.55;
+        std::string caption;
+        bool noCaption = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
@@ -219,6 +222,14 @@ void addRender(CLI::App& app, int& exitCode) {
     addRunOptions(cmd, *a);
     cmd->add_option("--delay", a->delay, "GIF: centiseconds per frame")->capture_default_str()
         ->check(CLI::Range(1, 6000));
+    cmd->add_option("--scale", a->scale,
+                    "pixels per image pixel, 1-16 (default: the image about 240 pixels wide)")
+        ->check(wholeNumberIn(1, 16));
+    cmd->add_option("--opacity", a->opacity, "heatmap opacity, 0 (image only) to 1 (heatmap only)")
+        ->capture_default_str()->check(numberIn(0.0, 1.0));
+    auto* caption = cmd->add_option("--caption", a->caption,
+                                    "the footer text (default: model, image, rule, seed, prediction and truth)");
+    cmd->add_flag("--no-caption", a->noCaption, "no footer")->excludes(caption);
     cmd->add_option("--out", a->out, "run.png (a strip) or run.gif (an animation)")->required();
     cmd->callback([a, &exitCode] {
         const auto dot = a->out.rfind('.');
@@ -235,11 +246,15 @@ void addRender(CLI::App& app, int& exitCode) {
         const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;
         auto trace = (*model)->trace(input->image, rule, a->seed, input->id, input->truth);
         if (!trace) { exitCode = badInput("render", trace.error()); return; }
+        RenderOptions options;
+        options.scale = a->scale;
+        options.heatmapOpacity = a->opacity;
+        options.caption = a->noCaption ? "" : !a->caption.empty() ? a->caption : traceCaption(*trace);
         Result<Unit> written = Unit{};
         if (ext == ".gif") {
-            written = writeGif(renderTraceFrames(input->image, *trace), a->delay, a->out);
+            written = writeGif(renderTraceFrames(input->image, *trace, options), a->delay, a->out);
         } else {
-            written = saveImagePng(renderTraceStrip(input->image, *trace), a->out);
+            written = saveImagePng(renderTraceStrip(input->image, *trace, options), a->out);
         }
         if (!written) {
             std::cerr << "saccade-cli render: " << written.error() << "\n";

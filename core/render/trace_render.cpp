@@ -99,6 +99,13 @@ cv::Point fixed(cv::Point2d p) {
     return {int(std::lround(p.x * (1 << kShift))), int(std::lround(p.y * (1 << kShift)))};
 }
 
+int footerHeight(std::size_t lines) { return lines == 0 ? 0 : int(lines) * 16 + 6; }
+
+void drawFooter(cv::Mat& m, int y, const std::vector<std::string>& lines) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        putTextFit(m, lines[i], {kPad + 2, y + 14 + int(i) * 16}, m.cols - 2 * kPad - 2, kText, 0.4);
+}
+
 std::string titleText(const Trace& trace, int step, bool choiceAndRule, bool secondPart) {
     const auto& s = trace.steps[step];
     // A captioner's step is a word: the title names it.
@@ -107,8 +114,11 @@ std::string titleText(const Trace& trace, int step, bool choiceAndRule, bool sec
                             : std::to_string(step + 1) + "/" + std::to_string(trace.steps.size()) + " \"" + s.token + "\"";
     if (!trace.rule.empty()) first += "  " + trace.rule;
     const bool hasChoice = !s.chosenCells.empty() || s.chosenPoint.has_value();
-    std::string second = (hasChoice ? format("p(choice)=%.3g", std::exp(s.logProb)) : "soft") +
-                         format("  H=%.2f", s.entropy);
+    const bool hasDistribution = validGrid(s) || (s.gaussian && s.gaussian->stdX > 0 && s.gaussian->stdY > 0);
+    // A step without a distribution (the RAM's fixed first glimpse) has no probability or entropy.
+    std::string second = !hasDistribution ? std::string("fixed, no policy")
+                         : (hasChoice ? format("p(choice)=%.3g", std::exp(s.logProb)) : "soft") +
+                               format("  H=%.2f", s.entropy);
     if (choiceAndRule) return first + "  " + second;
     return secondPart ? second : first;
 }
@@ -323,6 +333,67 @@ std::array<std::uint8_t, 3> infernoColour(double t) {
     return c;
 }
 
+std::string traceCaption(const Trace& trace) {
+    std::vector<std::string> parts;
+    if (!trace.modelId.empty()) parts.push_back(trace.modelId);
+    if (!trace.imageId.empty()) parts.push_back(trace.imageId);
+    if (!trace.rule.empty()) parts.push_back("rule " + trace.rule);
+    parts.push_back("seed " + std::to_string(trace.seed));
+    const bool captioner = std::any_of(trace.steps.begin(), trace.steps.end(),
+                                       [](const TraceStep& s) { return !s.token.empty(); });
+    const auto& out = trace.output;
+    const auto name = [&](int i) {
+        return i >= 0 && std::size_t(i) < trace.classNames.size() ? trace.classNames[i] : std::to_string(i);
+    };
+    if (captioner) {
+        if (!out.text.empty()) parts.push_back("caption \"" + out.text + "\"");
+    } else if (out.label >= 0) {
+        std::string predicted = "predicted " + (out.text.empty() ? name(out.label) : out.text);
+        if (std::size_t(out.label) < out.probs.size()) predicted += format(" (p %.2f)", out.probs[out.label]);
+        parts.push_back(predicted);
+        if (trace.groundTruth && trace.groundTruth->label >= 0) parts.push_back("true " + name(trace.groundTruth->label));
+    }
+    std::string text;
+    for (const auto& part : parts) text += (text.empty() ? "" : ", ") + part;
+    // The renderer's font draws ASCII only.
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) >= 0x80 || c < 0x20) c = '?';
+    return text;
+}
+
+std::vector<std::string> wrapCaption(const std::string& caption, int width) {
+    // Breaks between the comma-separated parts where it can ("seed 1" stays whole), inside a
+    // part only when the part alone is too wide.
+    const int room = width - 2 * kPad - 2;
+    std::vector<std::string> pieces;
+    for (std::size_t start = 0; start < caption.size();) {
+        const std::size_t comma = caption.find(", ", start);
+        const std::size_t end = comma == std::string::npos ? caption.size() : comma + 1;
+        std::string part = caption.substr(start, end - start);
+        if (textWidth(part, 0.4) <= room) {
+            pieces.push_back(part);
+        } else {
+            std::istringstream words(part);
+            for (std::string w; words >> w;) pieces.push_back(w);
+        }
+        start = comma == std::string::npos ? caption.size() : comma + 2;
+    }
+    std::vector<std::string> lines;
+    std::string line;
+    for (const auto& piece : pieces) {
+        if (piece.empty()) continue;
+        const std::string longer = line.empty() ? piece : line + " " + piece;
+        if (!line.empty() && textWidth(longer, 0.4) > room) {
+            lines.push_back(line);
+            line = piece;
+        } else {
+            line = longer;
+        }
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
 StepLayout layoutTraceStep(int imageWidth, int imageHeight, const Trace& trace,
                            const RenderOptions& o) {
     StepLayout l;
@@ -340,8 +411,9 @@ StepLayout layoutTraceStep(int imageWidth, int imageHeight, const Trace& trace,
     l.imageX = (l.panelWidth - w) / 2;
     l.imageY = l.titleHeight;
     l.legendY = l.imageY + h + kPad;
-    l.panelHeight = l.legendY + (o.heatmap ? kLegendHeight : 0);
-    if (!o.heatmap) l.legendY = l.panelHeight;
+    l.captionY = l.legendY + (o.heatmap ? kLegendHeight : 0);
+    if (!o.heatmap) l.legendY = l.captionY;
+    l.panelHeight = l.captionY + footerHeight(wrapCaption(o.caption, l.panelWidth).size());
     return l;
 }
 
@@ -410,6 +482,7 @@ Image renderTraceStep(const Image& image, const Trace& trace, int step, const Re
                    titleWidth, kText);
     }
     if (o.heatmap) drawLegend(panel, l, maxValue >= 0, maxValue, !validGrid(s));
+    drawFooter(panel, l.captionY, wrapCaption(o.caption, l.panelWidth));
     return fromMat(panel);
 }
 
@@ -424,13 +497,17 @@ std::vector<Image> renderTraceFrames(const Image& image, const Trace& trace,
 
 Image renderTraceStrip(const Image& image, const Trace& trace, const RenderOptions& o) {
     toRgbMat(image);  // validates the image even for a trace without steps
-    const StepLayout l = layoutTraceStep(image.width, image.height, trace, o);
+    RenderOptions panels = o;  // the strip's caption runs once along its bottom, not per panel
+    panels.caption.clear();
+    const StepLayout l = layoutTraceStep(image.width, image.height, trace, panels);
     const int steps = int(trace.steps.size());
     const int height = std::max(l.panelHeight, 180);
-    cv::Mat strip(height, steps * (l.panelWidth + kStripGap) + kOutputPanelWidth, CV_8UC3,
-                  cv::Scalar(16, 16, 16));
+    const int width = steps * (l.panelWidth + kStripGap) + kOutputPanelWidth;
+    const auto footer = wrapCaption(o.caption, width);
+    cv::Mat strip(height + footerHeight(footer.size()), width, CV_8UC3, cv::Scalar(16, 16, 16));
+    drawFooter(strip, height, footer);
     for (int t = 0; t < steps; ++t) {
-        const Image p = renderTraceStep(image, trace, t, o);
+        const Image p = renderTraceStep(image, trace, t, panels);
         const cv::Mat m(p.height, p.width, CV_8UC3, const_cast<std::uint8_t*>(p.pixels.data()));
         m.copyTo(strip(cv::Rect(t * (l.panelWidth + kStripGap), 0, p.width, p.height)));
     }

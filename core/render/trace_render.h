@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>  // data/image.h uses size_t without including it
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "data/image.h"
@@ -21,6 +22,9 @@ struct RenderOptions {
     bool path = true;              ///< polyline through the earlier steps' choices
     bool groundTruth = true;       ///< dashed green ground-truth boxes, when known
     bool stepNumbers = true;       ///< step number in the chosen cell, numbers on the path dots
+    /// A footer under every frame and under the strip, word-wrapped to the width; none when empty.
+    /// traceCaption() gives the usual one: model, image, rule, seed, prediction, truth.
+    std::string caption;
 };
 
 /// Where things lie in a step panel, in output pixels. The image occupies
@@ -33,6 +37,7 @@ struct StepLayout {
     int imageX = 0, imageY = 0;
     int titleHeight = 0;  ///< the title bar: rows [0, titleHeight)
     int legendY = 0;      ///< the legend row starts here (below the image); panelHeight if none
+    int captionY = 0;     ///< the caption footer starts here; panelHeight if none
 };
 
 /// Gap between panels in a strip, and the width of the strip's final output panel.
@@ -45,6 +50,14 @@ constexpr std::uint8_t kChosenColour[3] = {0, 255, 255};
 /// the image size, the trace's step count and rule, and the options, so all frames match.
 StepLayout layoutTraceStep(int imageWidth, int imageHeight, const Trace& trace,
                            const RenderOptions& options = {});
+
+/// What a slide needs to say under a figure: "model, image, rule R, seed N, predicted X (p 0.93),
+/// true Y" (a captioner's caption in quotes; parts the trace lacks are left out). ASCII only, as
+/// the renderer's font has no other glyphs.
+std::string traceCaption(const Trace& trace);
+
+/// The lines `caption` wraps to at `width` output pixels (the footer has one row per line).
+std::vector<std::string> wrapCaption(const std::string& caption, int width);
 
 /// The inferno colour map at t in [0, 1] (clamped), as RGB; luminance rises with t.
 std::array<std::uint8_t, 3> infernoColour(double t);
@@ -61,7 +74,8 @@ Image renderTraceStep(const Image& image, const Trace& trace, int step,
 
 /// All steps side by side in one row (kStripGap apart), then a kOutputPanelWidth panel with the
 /// top-5 output probabilities (trace.output.probs, named by trace.classNames; the ground-truth
-/// label marked in green). Width: T * panelWidth + T * kStripGap + kOutputPanelWidth. RGB.
+/// label marked in green). Width: T * panelWidth + T * kStripGap + kOutputPanelWidth; the
+/// caption, when given, is one footer along the whole strip. RGB.
 /// Throws like renderTraceStep for a bad image. Thread-safety: pure function.
 Image renderTraceStrip(const Image& image, const Trace& trace, const RenderOptions& options = {});
 

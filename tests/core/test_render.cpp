@@ -323,6 +323,68 @@ TEST(Render, FramesShareOneSizeAcrossGridAndGaussianSteps) {
     EXPECT_GT(luminance(nearMean), luminance(corner) + 40);
 }
 
+TEST(Render, CaptionNamesTheRunAndWrapsBetweenItsParts) {
+    Trace t = gridTrace(60, 60, 6, 6, {0, 8});
+    t.modelId = "patch/hard/fashion60";
+    t.imageId = "fashion60:test:7";
+    t.seed = 42;
+    EXPECT_EQ(traceCaption(t),
+              "patch/hard/fashion60, fashion60:test:7, rule sample, seed 42, predicted two (p 0.60), true one");
+    // Narrow: every part on its own line, "seed 42" never split.
+    const auto lines = wrapCaption(traceCaption(t), 150);
+    ASSERT_GE(lines.size(), 4u);
+    for (const auto& line : lines) {
+        EXPECT_EQ(line.find("seed 42") == std::string::npos, line.find("seed") == std::string::npos) << line;
+        EXPECT_NE(line.back(), ' ') << line;
+    }
+    EXPECT_TRUE(wrapCaption("", 300).empty());
+    EXPECT_EQ(wrapCaption("one line", 300), std::vector<std::string>{"one line"});
+    // A captioner: the caption in quotes, no class names.
+    t.steps[0].token = "a";
+    t.output.text = "a red circle";
+    EXPECT_EQ(traceCaption(t), "patch/hard/fashion60, fashion60:test:7, rule sample, seed 42, caption \"a red circle\"");
+}
+
+TEST(Render, CaptionFooterAddsRowsToEveryFrameAndOnceToTheStrip) {
+    const Image img = greyImage(60, 60, 90);
+    const Trace t = gridTrace(60, 60, 6, 6, {0, 8, 15});
+    RenderOptions o;
+    o.scale = 3;
+    const StepLayout plain = layoutTraceStep(60, 60, t, o);
+    o.caption = "model, seed 1";
+    const StepLayout captioned = layoutTraceStep(60, 60, t, o);
+    EXPECT_EQ(plain.panelWidth, 200);  // 60 * 3 + padding is below the minimum panel width
+    EXPECT_EQ(captioned.captionY, plain.panelHeight);
+    EXPECT_EQ(captioned.panelHeight, plain.panelHeight + 22);  // one line: 16 px + 6 px padding
+    const auto frames = renderTraceFrames(img, t, o);
+    for (const Image& f : frames) EXPECT_EQ(f.height, captioned.panelHeight);
+    // Light text in the footer, none in the same rows of an uncaptioned panel's background.
+    int bright = 0;
+    for (int y = captioned.captionY; y < captioned.panelHeight; ++y)
+        for (int x = 0; x < captioned.panelWidth; ++x) bright += luminance(rgbAt(frames[0], x, y)) > 150;
+    EXPECT_GT(bright, 20);
+    RenderOptions noCaption = o;
+    noCaption.caption.clear();
+    const Image strip = renderTraceStrip(img, t, o), bare = renderTraceStrip(img, t, noCaption);
+    EXPECT_EQ(strip.width, bare.width);
+    EXPECT_EQ(strip.height, bare.height + 22);  // once along the strip, not per panel
+}
+
+TEST(Render, AStepWithoutADistributionSaysSoInsteadOfZeroEntropy) {
+    const Image img = greyImage(28, 28, 60);
+    Trace t = gridTrace(28, 28, 4, 4, {0});
+    TraceStep fixed;  // the RAM's first glimpse: a point, no policy
+    fixed.chosenPoint = std::array<double, 2>{14, 14};
+    t.steps.insert(t.steps.begin(), fixed);
+    const Image first = renderTraceStep(img, t, 0), second = renderTraceStep(img, t, 1);
+    // The two titles differ: "fixed, no policy" is drawn where a policy's p and H would be.
+    const StepLayout l = layoutTraceStep(28, 28, t);
+    int differing = 0;
+    for (int y = 0; y < l.titleHeight; ++y)
+        for (int x = 0; x < l.panelWidth; ++x) differing += rgbAt(first, x, y) != rgbAt(second, x, y);
+    EXPECT_GT(differing, 50);
+}
+
 TEST(Render, BadInputsAreCallerBugs) {
     const Trace t = gridTrace(60, 60, 6, 6, {0});
     EXPECT_THROW(renderTraceStep(greyImage(60, 60, 0), t, 1), std::out_of_range);

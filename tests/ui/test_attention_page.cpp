@@ -2,6 +2,11 @@
 // chosen-cell pixels, rules and seeds, superseded requests, errors, and exports.
 
 #include <QBarSet>
+#include <QCheckBox>
+#include <QDialog>
+#include <QImageReader>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,6 +32,8 @@
 #include "attention/step_info_panel.h"
 #include "attention/step_scrubber.h"
 #include "attention/trace_export.h"
+#include "attention/export_options_dialog.h"
+#include "render/trace_render.h"
 
 using namespace saccade;
 using namespace saccade::ui;
@@ -61,6 +68,7 @@ private Q_SLOTS:
     void badImageFileIsReported();
     void brokenCheckpointIsReportedInTheWindow();
     void exportsWriteReadableFiles();
+    void exportOptionsDialogReturnsTheChoice();
     void runsPanelComparesSampledRunsWithArgmax();
     void runsStreamInAndExport();
     void ramModelOffersItsRulesAndDrawsGlimpses();
@@ -540,6 +548,37 @@ void TestAttentionPage::exportsWriteReadableFiles() {
     const QString strip = dir.filePath(QStringLiteral("strip.png"));
     QCOMPARE(exportStripPng(image, trace, strip), QString());
     QVERIFY(QImage(strip).width() > QImage(strip).height());
+
+    // For slides: a chosen scale and a caption under the figure.
+    ImageExportOptions big;
+    big.scale = 3;
+    big.caption = QString::fromStdString(saccade::traceCaption(trace));
+    QVERIFY(big.caption.contains(QStringLiteral("seed %1").arg(trace.seed)));
+    QVERIFY(big.caption.contains(QStringLiteral("predicted ")));
+    const QString bigPng = dir.filePath(QStringLiteral("big-view.png"));
+    QCOMPARE(exportViewPng(*m_page->canvas(), bigPng, big), QString());
+    const QImage bigView(bigPng);
+    QCOMPARE(bigView.width(), 180);
+    QVERIFY(bigView.height() > QImage(png).height() * 3 / exportScale(60));  // the caption adds rows
+    // The footer holds light text: some pixel below the scene is bright.
+    int bright = 0;
+    for (int y = bigView.height() - 20; y < bigView.height(); ++y)
+        for (int x = 0; x < bigView.width(); ++x) bright += qGray(bigView.pixel(x, y)) > 180;
+    QVERIFY(bright > 10);
+    const QString bigStrip = dir.filePath(QStringLiteral("big-strip.png"));
+    QCOMPARE(exportStripPng(image, trace, bigStrip, big), QString());
+    ImageExportOptions uncaptioned;
+    uncaptioned.scale = 3;
+    const QString plainStrip = dir.filePath(QStringLiteral("plain-strip.png"));
+    QCOMPARE(exportStripPng(image, trace, plainStrip, uncaptioned), QString());
+    QCOMPARE(QImage(bigStrip).width(), QImage(plainStrip).width());
+    QVERIFY(QImage(bigStrip).height() >= QImage(plainStrip).height() + 16);  // one caption line at least
+    const QString bigGif = dir.filePath(QStringLiteral("big.gif"));
+    QCOMPARE(exportGif(image, trace, bigGif, big), QString());
+    QImageReader frames(bigGif);
+    QVERIFY(frames.canRead());
+    QCOMPARE(frames.imageCount(), int(trace.steps.size()));
+    QCOMPARE(frames.read().width(), std::max(200, 60 * 3 + 8));
     const QString json = dir.filePath(QStringLiteral("trace.json"));
     QCOMPARE(exportTraceJson(trace, json), QString());
     const auto back = saccade::loadTrace(json.toStdString());
@@ -553,6 +592,46 @@ void TestAttentionPage::exportsWriteReadableFiles() {
     QCOMPARE(csvFile.readAll().count('\n'), 5);  // header + 4 steps
     // An unwritable path is an error message, not a crash.
     QVERIFY(!exportTraceJson(trace, QStringLiteral("/nonexistent/dir/t.json")).isEmpty());
+}
+
+void TestAttentionPage::exportOptionsDialogReturnsTheChoice() {
+    ExportOptionsRequest request;
+    request.what = QStringLiteral("view");
+    request.imageSize = QSize(60, 60);
+    request.automaticScale = 8;
+    request.caption = QStringLiteral("model, image, seed 3");
+    QTimer::singleShot(0, [] {
+        auto* dialog = qApp->findChild<QDialog*>(QStringLiteral("exportOptionsDialog"));
+        if (!dialog) {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (w->objectName() == QStringLiteral("exportOptionsDialog")) dialog = qobject_cast<QDialog*>(w);
+        }
+        QVERIFY(dialog);
+        dialog->findChild<QSpinBox*>(QStringLiteral("exportScale"))->setValue(5);
+        dialog->findChild<QLineEdit*>(QStringLiteral("exportCaption"))->setText(QStringLiteral("  my slide  "));
+        dialog->accept();
+    });
+    const auto chosen = askImageExportOptions(nullptr, request);
+    QVERIFY(chosen.has_value());
+    QCOMPARE(chosen->scale, 5);
+    QCOMPARE(chosen->caption, QStringLiteral("my slide"));
+    // Caption off: an empty caption; cancel: nothing.
+    QTimer::singleShot(0, [] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (w->objectName() == QStringLiteral("exportOptionsDialog")) {
+                w->findChild<QCheckBox*>(QStringLiteral("exportCaptionOn"))->setChecked(false);
+                qobject_cast<QDialog*>(w)->accept();
+            }
+    });
+    const auto plain = askImageExportOptions(nullptr, request);
+    QVERIFY(plain.has_value());
+    QVERIFY(plain->caption.isEmpty());
+    QCOMPARE(plain->scale, 0);
+    QTimer::singleShot(0, [] {
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (w->objectName() == QStringLiteral("exportOptionsDialog")) qobject_cast<QDialog*>(w)->reject();
+    });
+    QVERIFY(!askImageExportOptions(nullptr, request).has_value());
 }
 
 QTEST_MAIN(TestAttentionPage)

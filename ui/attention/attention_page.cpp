@@ -13,6 +13,7 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -33,6 +34,8 @@
 #include "attention/step_info_panel.h"
 #include "attention/step_scrubber.h"
 #include "attention/trace_export.h"
+#include "attention/export_options_dialog.h"
+#include "render/trace_render.h"
 
 namespace saccade::ui {
 
@@ -489,16 +492,37 @@ void AttentionPage::exportAs(int what) {
         m_exportFolder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
         if (m_exportFolder.isEmpty() || !QDir(m_exportFolder).exists()) m_exportFolder = QDir::homePath();
     }
+    // Image exports first ask for a size and a caption (for slides).
+    const bool picture = kind == E::ViewPng || kind == E::ViewSvg || kind == E::StripPng || kind == E::Gif;
+    ImageExportOptions options;
+    if (picture) {
+        const bool view = kind == E::ViewPng || kind == E::ViewSvg;
+        ExportOptionsRequest request;
+        request.what = view ? tr("view") : kind == E::StripPng ? tr("strip") : tr("GIF");
+        request.imageSize = m_canvas->image().size();
+        const int side = std::max({1, request.imageSize.width(), request.imageSize.height()});
+        request.automaticScale = view ? exportScale(request.imageSize.width())
+                                      : std::max(1, int(std::lround(240.0 / side)));
+        request.scale = m_exportScale;
+        request.caption = QString::fromStdString(traceCaption(*m_trace));
+        request.captionOn = m_exportCaptionOn;
+        auto chosen = askImageExportOptions(this, request);
+        if (!chosen) return;
+        options = *chosen;
+        options.overlays = m_canvas->overlays();
+        m_exportScale = options.scale;
+        m_exportCaptionOn = !options.caption.isEmpty();
+    }
     const QString suggested = QDir(m_exportFolder).filePath(base + QLatin1String(choice.suffix));
     const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, tr(choice.filter));
     if (path.isEmpty()) return;
     m_exportFolder = QFileInfo(path).absolutePath();
     QString error;
     switch (kind) {
-    case E::ViewPng: error = exportViewPng(*m_canvas, path); break;
-    case E::ViewSvg: error = exportViewSvg(*m_canvas, path); break;
-    case E::StripPng: error = exportStripPng(m_traceImage, *m_trace, path); break;
-    case E::Gif: error = exportGif(m_traceImage, *m_trace, path); break;
+    case E::ViewPng: error = exportViewPng(*m_canvas, path, options); break;
+    case E::ViewSvg: error = exportViewSvg(*m_canvas, path, options); break;
+    case E::StripPng: error = exportStripPng(m_traceImage, *m_trace, path, options); break;
+    case E::Gif: error = exportGif(m_traceImage, *m_trace, path, options); break;
     case E::TraceJson: error = exportTraceJson(*m_trace, path); break;
     case E::TraceCsv: error = exportTraceCsv(*m_trace, path); break;
     }

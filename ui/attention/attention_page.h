@@ -116,6 +116,8 @@ private:
     QSplitter* m_splitter = nullptr;
     QString m_bundledFolder;
     QString m_exportFolder;  ///< where the last export went (the next one starts there)
+    int m_exportScale = 0;   ///< the last image export's scale (0: auto) and caption choice
+    bool m_exportCaptionOn = true;
 
     // The input the traces run on.
     std::optional<Image> m_input;

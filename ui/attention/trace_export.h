@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include "attention/overlay_settings.h"
 #include "data/image.h"
 #include "trace/trace.h"
 
@@ -12,10 +13,21 @@ namespace saccade::ui {
 
 class AttentionCanvas;
 
-QString exportViewPng(const AttentionCanvas& canvas, const QString& path);
-QString exportViewSvg(const AttentionCanvas& canvas, const QString& path);
-QString exportStripPng(const Image& image, const Trace& trace, const QString& path);
-QString exportGif(const Image& image, const Trace& trace, const QString& path);
+/// How an image export looks: pixels per image pixel (0: exportScale's choice for the view,
+/// the renderer's for strip and GIF), the footer caption (none when empty), and the overlays
+/// the strip and GIF draw (the view exports draw what the canvas shows).
+struct ImageExportOptions {
+    int scale = 0;
+    QString caption;
+    OverlaySettings overlays;
+};
+
+QString exportViewPng(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {});
+QString exportViewSvg(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {});
+QString exportStripPng(const Image& image, const Trace& trace, const QString& path,
+                       const ImageExportOptions& options = {});
+QString exportGif(const Image& image, const Trace& trace, const QString& path,
+                  const ImageExportOptions& options = {});
 QString exportTraceJson(const Trace& trace, const QString& path);
 QString exportTraceCsv(const Trace& trace, const QString& path);
 
