@@ -1,6 +1,8 @@
 #include "number_format.h"
 
 #include <QLocale>
+#include <algorithm>
+#include <cmath>
 
 namespace saccade::ui {
 
@@ -8,6 +10,15 @@ QString formatNumber(double value, int precision) {
     // Print -0 as 0: a sum that cancels exactly should not look negative.
     if (value == 0.0) value = 0.0;
     return QString::number(value, 'g', precision);
+}
+
+QString formatEstimate(double mean, double standardError) {
+    if (!(standardError > 0) || !std::isfinite(standardError) || !std::isfinite(mean))
+        return QStringLiteral("%1 \u00b1 %2").arg(formatNumber(mean), formatNumber(standardError));
+    // Decimals that keep two significant digits of the error (none past the units for big errors).
+    const int decimals = std::clamp(1 - int(std::floor(std::log10(standardError))), 0, 12);
+    if (mean == 0.0) mean = 0.0;
+    return QStringLiteral("%1 \u00b1 %2").arg(mean, 0, 'f', decimals).arg(standardError, 0, 'f', decimals);
 }
 
 QString formatCount(long long count) {

@@ -113,8 +113,8 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
         t.imageWidth = image.width;
         t.imageHeight = image.height;
         t.classNames = m.classNames;
-        // One run: its own values. ksample: the mean over the runs, and every distinct cell the
-        // runs chose at the step, most often chosen first.
+        // One run: its own values. ksample: the mean over the runs, and the cell of every run at
+        // the step (K entries, repeats kept so views can count them), most often chosen first.
         const auto indices = out.indices.to(torch::kCPU);
         for (int s = 0; s < m.config.steps; ++s) {
             TraceStep step;
@@ -126,7 +126,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
                 std::vector<std::pair<int, int>> byCount(counts.begin(), counts.end());
                 std::stable_sort(byCount.begin(), byCount.end(),
                                  [](const auto& a, const auto& b) { return a.second > b.second; });
-                for (const auto& entry : byCount) step.chosenCells.push_back(entry.first);
+                for (const auto& entry : byCount) step.chosenCells.insert(step.chosenCells.end(), entry.second, entry.first);
             } else {
                 for (std::int64_t k = 0; k < indices.size(2); ++k)
                     step.chosenCells.push_back(int(indices[s][0][k].item<std::int64_t>()));

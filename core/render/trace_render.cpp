@@ -4,6 +4,7 @@
 #include <sstream>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -447,12 +448,19 @@ Image renderTraceStep(const Image& image, const Trace& trace, int step, const Re
     if (o.path) drawPath(area, trace, step, image, map, l.scale, o.stepNumbers);
     const std::string number = std::to_string(step + 1);
     if (o.chosen && validGrid(s)) {
+        // K draws may repeat a cell: each distinct cell once, thicker and counted ("x3") when repeated.
+        const bool kSampled = trace.rule.rfind("ksample", 0) == 0;
+        std::map<int, int> counts;
+        for (int cell : s.chosenCells)
+            if (cell >= 0 && cell < s.grid->rows * s.grid->cols) ++counts[cell];
         const int thickness = std::clamp(l.scale / 2, 2, 4);
-        for (int cell : s.chosenCells) {
-            if (cell < 0 || cell >= s.grid->rows * s.grid->cols) continue;
+        for (const auto& [cell, n] : counts) {
             const cv::Rect r = cellRect(*s.grid, cell, image.width, image.height, l.scale);
-            drawOutline(area, r, thickness);
-            if (o.stepNumbers) putLabel(area, number, {r.x + thickness, r.y + thickness}, kChosen);
+            drawOutline(area, r, thickness + (kSampled ? std::min(n - 1, 3) : 0));
+            const std::string count = kSampled ? "x" + std::to_string(n) : "";
+            if (o.stepNumbers || !count.empty())
+                putLabel(area, o.stepNumbers ? (count.empty() ? number : number + " " + count) : count,
+                         {r.x + thickness, r.y + thickness}, kChosen);
         }
     }
     if (s.gaussian && s.gaussian->stdX > 0 && s.gaussian->stdY > 0) {

@@ -36,7 +36,9 @@ struct GlimpseBox {
 struct TraceStep {
     std::optional<GridDistribution> grid;
     std::optional<GaussianPolicy> gaussian;
-    std::vector<int> chosenCells;                       ///< flat grid indices; empty for soft
+    /// Flat grid indices; empty for soft. ksample: one per draw (a cell drawn n times appears n
+    /// times, most often drawn first); topk: k distinct cells.
+    std::vector<int> chosenCells;
     std::optional<std::array<double, 2>> chosenPoint;   ///< continuous location, pixels
     std::vector<GlimpseBox> glimpses;
     double logProb = 0;   ///< log-probability of the choice (see Selection::logProb)

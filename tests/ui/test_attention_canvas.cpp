@@ -57,6 +57,7 @@ private Q_SLOTS:
     void heatmapFollowsTheStep();
     void zoomKeepsTheAnchorAndFitCentres();
     void hoverReadsOutTheCellUnderTheCursor();
+    void kSamplesShowHowOftenEachCellWasDrawn();
     void sameScaleComparesColoursAcrossSteps();
     void gaussianPolicyHasALegend();
 };
@@ -159,6 +160,45 @@ void TestAttentionCanvas::hoverReadsOutTheCellUnderTheCursor() {
     // Off the image: nothing to read.
     QVERIFY(!canvas.cellAt(canvas.imageToWidget(QPointF(-5, 30))).has_value());
     QVERIFY(canvas.hoverText(canvas.imageToWidget(QPointF(70, 30))).isEmpty());
+}
+
+void TestAttentionCanvas::kSamplesShowHowOftenEachCellWasDrawn() {
+    AttentionCanvas canvas;
+    canvas.resize(640, 640);
+    canvas.setImage(greyImage());
+    Trace t;
+    t.rule = "ksample:5";
+    t.imageWidth = t.imageHeight = 60;
+    TraceStep step;
+    step.grid = GridDistribution{6, 6, std::vector<float>(36, 1.0f / 36)};
+    step.chosenCells = {14, 7, 14, 0, 14};  // cell 14 drawn three times of five
+    t.steps.push_back(step);
+    canvas.setTrace(t);
+    canvas.fitToWindow();
+    const QMap<int, int> counts = canvas.chosenCellCounts();
+    QCOMPARE(counts.size(), 3);
+    QCOMPARE(counts.value(14), 3);
+    QCOMPARE(counts.value(7), 1);
+    QCOMPARE(counts.value(0), 1);
+    QVERIFY(canvas.hoverText(canvas.imageToWidget(canvas.cellRect(6, 6, 14).center()))
+                .endsWith(QStringLiteral("; drawn 3 of 5 times")));
+    QVERIFY(canvas.hoverText(canvas.imageToWidget(canvas.cellRect(6, 6, 35).center()))
+                .endsWith(QStringLiteral("; drawn 0 of 5 times")));
+    // The cell drawn three times has a thicker outline: more cyan pixels than a cell drawn once.
+    const QImage shot = canvas.grab().toImage();
+    const auto cyan = [&](int cell) {
+        const QRect r = QRectF(canvas.imageToWidget(canvas.cellRect(6, 6, cell).topLeft()),
+                               canvas.imageToWidget(canvas.cellRect(6, 6, cell).bottomRight())).toRect();
+        int n = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x) {
+                const QColor c = shot.pixelColor(x, y);
+                n += c.red() < 90 && c.green() > 200 && c.blue() > 200;
+            }
+        return n;
+    };
+    QVERIFY2(cyan(14) > cyan(7) + 100, qPrintable(QStringLiteral("%1 vs %2").arg(cyan(14)).arg(cyan(7))));
+    QVERIFY(cyan(35) == 0);
 }
 
 void TestAttentionCanvas::sameScaleComparesColoursAcrossSteps() {

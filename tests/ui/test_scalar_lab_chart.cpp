@@ -35,6 +35,7 @@ private Q_SLOTS:
     void markersInsideAxes_data();
     void markersInsideAxes();
     void clearEmptiesEverything();
+    void labelsAndLegendMatchTheMarks();
 };
 
 void TestScalarLabChart::points_data() {
@@ -122,6 +123,18 @@ void TestScalarLabChart::clearEmptiesEverything() {
     QCOMPARE(chart.exactPointCount(), 0);
     QCOMPARE(chart.monteCarloPointCount(), 0);
     QVERIFY(qIsNaN(chart.markerX(ScalarLabChart::Marker::ExpectedFHard)));
+}
+
+void TestScalarLabChart::labelsAndLegendMatchTheMarks() {
+    ScalarLabChart chart;
+    chart.setResult(compute({2, 6, 10}, {0.5, 0.3, 0.2}, "square", 100));
+    QCOMPARE(chart.stemLabels(), QStringList({QStringLiteral("f=4, p=0.5"), QStringLiteral("f=36, p=0.3"),
+                                              QStringLiteral("f=100, p=0.2")}));
+    // The hollow orange squares have an orange swatch, not a white one.
+    QCOMPARE(chart.monteCarloSwatchColour(), QColor(0xff, 0x7f, 0x0e));
+    chart.clear();
+    QVERIFY(chart.stemLabels().isEmpty());
+    QCOMPARE(chart.monteCarloSwatchColour(), QColor(0xff, 0x7f, 0x0e));
 }
 
 QTEST_MAIN(TestScalarLabChart)

@@ -376,17 +376,31 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
         p.setPen(cosmeticPen(kGlimpseColour, g.scale == 0 ? 2.0 : 1.2));
         p.drawRect(t.mapRect(QRectF(g.box.x, g.box.y, g.box.w, g.box.h)));
     }
+    // K draws can pick one cell more than once: each distinct cell is outlined once, thicker the
+    // more often it was drawn, with its count ("x3") in the corner.
+    const QMap<int, int> counts = chosenCellCounts();
+    const bool several = m_trace->rule.rfind("ksample", 0) == 0;
     if (step.grid) {
         p.setRenderHint(QPainter::Antialiasing, false);
-        p.setPen(cosmeticPen(kChosen, 2));
-        for (int cell : step.chosenCells) {
-            const QRectF r = t.mapRect(cellRect(step.grid->rows, step.grid->cols, cell));
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            const QRectF r = t.mapRect(cellRect(step.grid->rows, step.grid->cols, it.key()));
+            p.setPen(cosmeticPen(kChosen, several ? std::min(1.0 + it.value(), 6.0) : 2));
+            p.setBrush(Qt::NoBrush);
             p.drawRect(r.adjusted(1, 1, -1, -1));
+            if (several)
+                drawBadge(p, r.bottomRight() - QPointF(17, 12), QStringLiteral("\u00d7%1").arg(it.value()),
+                          QColor(0, 0, 0, 210), kChosen);
         }
         p.setRenderHint(QPainter::Antialiasing, true);
     }
-    for (const QPointF& c : choiceCentres(m_step))
-        drawBadge(p, t.map(c), QString::number(m_step + 1), kChosen, Qt::black);
+    if (step.chosenPoint) {
+        for (const QPointF& c : choiceCentres(m_step))
+            drawBadge(p, t.map(c), QString::number(m_step + 1), kChosen, Qt::black);
+    } else if (step.grid) {
+        for (auto it = counts.begin(); it != counts.end(); ++it)
+            drawBadge(p, t.map(cellRect(step.grid->rows, step.grid->cols, it.key()).center()),
+                      QString::number(m_step + 1), kChosen, Qt::black);
+    }
 }
 
 void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
@@ -496,10 +510,25 @@ std::optional<int> AttentionCanvas::cellAt(QPointF widgetPoint) const {
 QString AttentionCanvas::hoverText(QPointF widgetPoint) const {
     const auto cell = cellAt(widgetPoint);
     if (!cell) return {};
-    const auto& grid = *m_trace->steps[size_t(m_step)].grid;
+    const auto& step = m_trace->steps[size_t(m_step)];
+    const auto& grid = *step.grid;
     const double prob = size_t(*cell) < grid.probs.size() ? double(grid.probs[size_t(*cell)]) : 0.0;
-    return tr("row %1, col %2: attention %3 at step %4")
-        .arg(*cell / grid.cols).arg(*cell % grid.cols).arg(prob, 0, 'f', 4).arg(m_step + 1);
+    QString text = tr("row %1, col %2: attention %3 at step %4")
+                       .arg(*cell / grid.cols).arg(*cell % grid.cols).arg(prob, 0, 'f', 4).arg(m_step + 1);
+    if (m_trace->rule.rfind("ksample", 0) == 0)
+        text += tr("; drawn %1 of %2 times").arg(chosenCellCounts().value(*cell)).arg(step.chosenCells.size());
+    return text;
+}
+
+QMap<int, int> AttentionCanvas::chosenCellCounts() const {
+    QMap<int, int> counts;
+    if (!m_trace || m_step < 0 || m_step >= int(m_trace->steps.size())) return counts;
+    const auto& step = m_trace->steps[size_t(m_step)];
+    if (!step.grid) return counts;
+    const int cells = step.grid->rows * step.grid->cols;
+    for (int cell : step.chosenCells)
+        if (cell >= 0 && cell < cells) ++counts[cell];
+    return counts;
 }
 
 void AttentionCanvas::mouseMoveEvent(QMouseEvent* event) {

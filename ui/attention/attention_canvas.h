@@ -4,6 +4,7 @@
 // truth), zoomable with the wheel (about the cursor), pannable by dragging, fit or 1:1.
 
 #include <QImage>
+#include <QMap>
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -66,6 +67,8 @@ public:
 
     /// The current step with its overlays at `scale` device pixels per image pixel, legend
     /// below the image (export).
+    /// The current step's chosen cells with how often each was drawn (K samples can repeat one).
+    QMap<int, int> chosenCellCounts() const;
     QImage renderToImage(int scale) const;
     /// Draws the image and overlays with `imageToDevice`; the legend goes inside `legendArea`
     /// when it is valid (device coordinates). Used by paintEvent and the exports (PNG, SVG).

@@ -1,5 +1,6 @@
 #include "attention/step_info_panel.h"
 
+#include <algorithm>
 #include <QGroupBox>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -139,14 +140,24 @@ void StepInfoPanel::setCellStepText(const TraceStep& step, bool kSample) {
         chosen = tr("none (soft attention weights every cell)");
     } else if (step.grid) {
         constexpr int kListed = 6;
+        // K draws can repeat a cell: each distinct cell once, with its count.
+        QList<QPair<int, int>> distinct;  // cell, times drawn; in the trace's order
+        for (int c : step.chosenCells) {
+            auto it = std::find_if(distinct.begin(), distinct.end(), [c](const auto& e) { return e.first == c; });
+            if (it == distinct.end()) distinct.push_back({c, 1});
+            else ++it->second;
+        }
         QStringList cells;
-        for (int i = 0; i < int(step.chosenCells.size()) && i < kListed; ++i) {
-            const int c = step.chosenCells[size_t(i)];
-            cells << tr("row %1, col %2").arg(c / step.grid->cols).arg(c % step.grid->cols);
+        for (int i = 0; i < int(distinct.size()) && i < kListed; ++i) {
+            const int c = distinct[i].first;
+            QString cell = tr("row %1, col %2").arg(c / step.grid->cols).arg(c % step.grid->cols);
+            if (kSample) cell += tr(" (\u00d7%1)").arg(distinct[i].second);
+            cells << cell;
         }
         chosen = cells.join(QStringLiteral("; "));
-        if (int(step.chosenCells.size()) > kListed)
-            chosen += tr("; and %1 more cells").arg(int(step.chosenCells.size()) - kListed);
+        if (int(distinct.size()) > kListed)
+            chosen += tr("; and %1 more cells").arg(int(distinct.size()) - kListed);
+        if (kSample) chosen += tr(" of %1 draws").arg(step.chosenCells.size());
     }
     double maxP = 0;
     if (step.grid)

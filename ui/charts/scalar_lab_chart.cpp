@@ -4,6 +4,8 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QFontMetrics>
+#include <QPainter>
 #include <QPen>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -64,19 +66,12 @@ ScalarLabChart::ScalarLabChart(QWidget* parent) : QChartView(parent) {
     m_exact->setColor(kExactColor);
     m_exact->setBorderColor(kExactColor);
     m_exact->setMarkerSize(11);
-    m_exact->setPointLabelsVisible(true);
-    m_exact->setPointLabelsFormat(QStringLiteral("f=@xPoint, p=@yPoint"));
-    m_exact->setPointLabelsClipping(false);
-    QFont labelFont = m_exact->pointLabelsFont();
-    labelFont.setBold(true);
-    if (labelFont.pointSizeF() > 0) labelFont.setPointSizeF(labelFont.pointSizeF() * 1.15);
-    m_exact->setPointLabelsFont(labelFont);
 
     m_monteCarlo = new QScatterSeries;
     m_monteCarlo->setName(tr("Monte-Carlo frequency"));
     m_monteCarlo->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_monteCarlo->setMarkerSize(17);
-    m_monteCarlo->setBrush(Qt::NoBrush);
+    m_monteCarlo->setBrush(Qt::NoBrush);  // hollow, so the exact dot shows through
     m_monteCarlo->setPen(markerPen(kMonteCarloColor, Qt::SolidLine));
 
     // Marker lines are a little transparent so the stem labels they cross stay readable.
@@ -95,6 +90,7 @@ ScalarLabChart::ScalarLabChart(QWidget* parent) : QChartView(parent) {
     }
     // The stems and the dots are one thing in the legend.
     for (QLegendMarker* marker : m_chart->legend()->markers(m_stems)) marker->setVisible(false);
+    paintMonteCarloSwatch();
 
     clear();
 }
@@ -111,6 +107,7 @@ void ScalarLabChart::setResult(const ScalarLabResult& result) {
     QList<QPointF> stems;
     QList<QPointF> exact;
     QList<QPointF> monteCarlo;
+    m_stemLabels.clear();
     double lo = std::min({result.fSoft, result.expectedFHard, result.fArgmax});
     double hi = std::max({result.fSoft, result.expectedFHard, result.fArgmax});
     double top = 0;
@@ -120,11 +117,15 @@ void ScalarLabChart::setResult(const ScalarLabResult& result) {
         lo = std::min(lo, f);
         hi = std::max(hi, f);
         top = std::max(top, entry.first);
+        double tallest = entry.first;
         if (result.mc && result.mc->n > 0) {
             const double frequency = static_cast<double>(entry.second) / result.mc->n;
             monteCarlo << QPointF(f, frequency);
             top = std::max(top, frequency);
+            tallest = std::max(tallest, frequency);
         }
+        m_stemLabels.push_back({QPointF(f, tallest),
+                                tr("f=%1, p=%2").arg(formatNumber(f, 4), formatNumber(entry.first, 3))});
     }
 
     const double span = hi - lo;
@@ -141,6 +142,7 @@ void ScalarLabChart::setResult(const ScalarLabResult& result) {
     m_monteCarlo->replace(monteCarlo);
     // n is in the results table; a short name keeps the one-row legend untruncated.
     m_monteCarlo->setName(result.mc ? tr("Monte-Carlo") : tr("Monte-Carlo (off)"));
+    paintMonteCarloSwatch();
 
     const double yTop = m_axisY->max();
     setMarker(m_fSoft, result.fSoft, yTop, tr("f(soft) = %1").arg(formatNumber(result.fSoft)));
@@ -152,12 +154,69 @@ void ScalarLabChart::setResult(const ScalarLabResult& result) {
         tr("Distribution of f(hard), f = %1").arg(QString::fromStdString(result.function)));
 }
 
+QStringList ScalarLabChart::stemLabels() const {
+    QStringList texts;
+    for (const StemLabel& label : m_stemLabels) texts << label.text;
+    return texts;
+}
+
+void ScalarLabChart::paintMonteCarloSwatch() {
+    // The squares are hollow; a hollow swatch would read as white, so the legend shows the orange.
+    for (QLegendMarker* marker : m_chart->legend()->markers(m_monteCarlo)) {
+        marker->setBrush(kMonteCarloColor);
+        marker->setPen(QPen(kMonteCarloColor));
+    }
+}
+
+QColor ScalarLabChart::monteCarloSwatchColour() const {
+    const auto markers = m_chart->legend()->markers(m_monteCarlo);
+    return markers.isEmpty() ? QColor() : markers.front()->brush().color();
+}
+
+void ScalarLabChart::drawForeground(QPainter* painter, const QRectF& rect) {
+    QChartView::drawForeground(painter, rect);
+    if (m_stemLabels.isEmpty()) return;
+    painter->save();
+    QFont font = painter->font();
+    font.setBold(true);
+    painter->setFont(font);
+    const QFontMetrics metrics(font);
+    const QRectF plot = m_chart->mapRectToScene(m_chart->plotArea());
+    QList<QRectF> placed;
+    for (const StemLabel& label : m_stemLabels) {
+        const QPointF anchor = m_chart->mapToScene(m_chart->mapToPosition(label.at, m_exact));
+        const QSizeF size(metrics.horizontalAdvance(label.text) + 8, metrics.height() + 2);
+        // Above the Monte-Carlo square (17 px) with a gap; kept inside the plot; lifted over an
+        // earlier label it would overlap.
+        QRectF box(anchor.x() - size.width() / 2, anchor.y() - 14 - size.height(), size.width(), size.height());
+        box.moveLeft(std::clamp(box.left(), plot.left(), std::max(plot.left(), plot.right() - box.width())));
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const QRectF& other : placed)
+                if (box.intersects(other)) {
+                    box.moveBottom(other.top() - 2);
+                    moved = true;
+                }
+        }
+        if (box.top() < plot.top()) box.moveTop(plot.top());
+        placed.push_back(box);
+        painter->setPen(QColor(0, 0, 0, 60));
+        painter->setBrush(QColor(255, 255, 255, 230));
+        painter->drawRoundedRect(box, 3, 3);
+        painter->setPen(QColor(40, 40, 40));
+        painter->drawText(box, Qt::AlignCenter, label.text);
+    }
+    painter->restore();
+}
+
 void ScalarLabChart::clear(const QString& message) {
+    m_stemLabels.clear();
     for (QXYSeries* series : allSeries()) series->clear();
     m_fSoft->setName(tr("f(soft)"));
     m_expectedFHard->setName(tr("E[f(hard)]"));
     m_fArgmax->setName(tr("f(argmax)"));
     m_monteCarlo->setName(tr("Monte-Carlo"));
+    paintMonteCarloSwatch();
     m_axisX->setRange(0, 1);
     m_axisY->setRange(0, 1);
     m_chart->setTitle(message.isEmpty() ? tr("No result") : message);

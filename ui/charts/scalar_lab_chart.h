@@ -3,7 +3,9 @@
 // marker lines for f(soft), E[f(hard)] and f(argmax). The only Qt Charts user of the scalar lab.
 
 #include <QChartView>
+#include <QColor>
 #include <QList>
+#include <QStringList>
 
 #include "analysis/scalar_lab.h"
 
@@ -38,8 +40,24 @@ public:
     double xMin() const;
     double xMax() const;
     double yMax() const;
+    /// The Monte-Carlo legend swatch's fill (the squares' orange).
+    QColor monteCarloSwatchColour() const;
+    /// The stem labels, "f=4, p=0.5", in f order.
+    QStringList stemLabels() const;
+
+protected:
+    /// The stems' "f=…, p=…" labels, on a light box above the dot and the Monte-Carlo square,
+    /// so the marker lines that cross them and the squares never hide them.
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
 
 private:
+    struct StemLabel {
+        QPointF at;  ///< chart value of the label's anchor: the stem's f and its tallest point
+        QString text;
+    };
+    QList<StemLabel> m_stemLabels;
+
+    void paintMonteCarloSwatch();
     /// Every series, in legend order.
     QList<QXYSeries*> allSeries() const;
     void setMarker(QLineSeries* series, double x, double yTop, const QString& name);

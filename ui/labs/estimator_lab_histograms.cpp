@@ -90,13 +90,12 @@ void EstimatorLabHistograms::setResult(const EstimatorLabResult& r, int logit) {
         m_charts[e]->setTitles(title, tr("estimate of dE[r]/d logit %1").arg(logit),
                                tr("share of samples"));
         m_charts[e]->setToolTip(
-            tr("%1: %2 one-sample estimates of dE[r]/d logit %3; mean %4 \u00b1 %5 (stderr), "
-               "exact %6; %7 fell outside the shared range [%8, %9]")
+            tr("%1: %2 one-sample estimates of dE[r]/d logit %3; mean %4 (stderr), "
+               "exact %5; %6 fell outside the shared range [%7, %8]")
                 .arg(QString::fromStdString(s.name), formatCount(r.samples))
                 .arg(logit)
-                .arg(formatNumber(s.mean[j]), formatNumber(s.standardError[j], 3),
-                     formatNumber(r.exact[j]), formatCount(outside), formatNumber(edges.front(), 3),
-                     formatNumber(edges.back(), 3)));
+                .arg(formatEstimate(s.mean[j], s.standardError[j]), formatNumber(r.exact[j]), formatCount(outside),
+                     formatNumber(edges.front(), 3), formatNumber(edges.back(), 3)));
     }
     m_key->setText(
         tr("<b>Logit %1</b>, %2 one-sample estimates per chart, same bins in every chart.<br>"

@@ -65,7 +65,7 @@ void ScalarLabResultView::setResult(const ScalarLabResult& r, bool monteCarloPen
     set(Field::ExpectedHardContext, formatNumber(r.expectedHardContext));
     set(Field::FSoft, formatNumber(r.fSoft));
     set(Field::ExpectedFHard,
-        tr("%1   (std %2)").arg(formatNumber(r.expectedFHard), formatNumber(r.stdFHard)));
+        tr("%1   (std %2)").arg(formatNumber(r.expectedFHard), formatNumber(r.stdFHard, 4)));
     set(Field::Gap, formatNumber(r.expectedFHard - r.fSoft));
 
     const auto argmaxP = r.outcomes.empty() ? 0.0 : r.outcomes[r.argmaxIndex].prob;
@@ -91,9 +91,8 @@ void ScalarLabResultView::setResult(const ScalarLabResult& r, bool monteCarloPen
     if (monteCarloPending) {
         set(Field::MonteCarlo, tr("computing\u2026"));
     } else if (r.mc && r.mc->n > 0) {
-        set(Field::MonteCarlo, tr("%1 \u00b1 %2   (n = %3)")
-                                   .arg(formatNumber(r.mc->meanFHard),
-                                        formatNumber(r.mc->stderrFHard, 3), formatCount(r.mc->n)));
+        set(Field::MonteCarlo, tr("%1   (n = %2)")
+                                   .arg(formatEstimate(r.mc->meanFHard, r.mc->stderrFHard), formatCount(r.mc->n)));
     } else {
         set(Field::MonteCarlo, tr("off (0 samples)"));
     }
