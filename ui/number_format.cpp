@@ -21,6 +21,20 @@ QString formatEstimate(double mean, double standardError) {
     return QStringLiteral("%1 \u00b1 %2").arg(mean, 0, 'f', decimals).arg(standardError, 0, 'f', decimals);
 }
 
+int decimalsShowing(const QVector<double>& values, int significant, int maxDecimals) {
+    double smallest = 0;
+    for (double v : values)
+        if (std::isfinite(v) && v != 0 && (smallest == 0 || std::abs(v) < smallest)) smallest = std::abs(v);
+    if (smallest == 0) return 0;
+    return std::clamp(significant - 1 - int(std::floor(std::log10(smallest))), 0, maxDecimals);
+}
+
+QString formatFixed(double value, int decimals) {
+    if (!std::isfinite(value)) return {};
+    if (value == 0.0) value = 0.0;
+    return QString::number(value, 'f', decimals);
+}
+
 QString formatCount(long long count) {
     QLocale locale(QLocale::English);
     return locale.toString(count);

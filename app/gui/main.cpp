@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
     QApplication::setApplicationDisplayName(QStringLiteral("Saccade"));
     QApplication::setApplicationVersion(QStringLiteral(SACCADE_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/saccade.png")));
+    // Wayland compositors match the window to the installed menu entry and icon by this name.
+    QApplication::setDesktopFileName(QStringLiteral("io.github.saccade.Saccade"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

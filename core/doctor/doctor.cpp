@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "common/samples_dir.h"
 #include "common/timing.h"
 #include "data/idx_reader.h"
 
@@ -123,6 +124,8 @@ DoctorReport runDoctor(const DoctorOptions& options) {
         }
     }
 
+    r.samplesDir = findSamplesDir();
+
     if (r.blasName.find("reference") != std::string::npos || (r.matmulGflops > 0 && r.matmulGflops < kDoctorSlowGflops)) {
         std::ostringstream msg;
         msg.precision(3);
@@ -140,6 +143,11 @@ DoctorReport runDoctor(const DoctorOptions& options) {
         r.warnings.push_back({"Fashion-MNIST not found in " + r.fashionMnistDir,
                               "sudo apt-get install dataset-fashion-mnist  (or set "
                               "SACCADE_FASHION_MNIST to a folder with the four IDX .gz files)"});
+    }
+    if (r.samplesDir.empty()) {
+        r.warnings.push_back({"the bundled models (samples/models) were not found",
+                              "reinstall Saccade, or set SACCADE_SAMPLES_DIR to the folder that "
+                              "holds models/"});
     }
     if (r.ompWaitPolicy == "(unset)" && r.hardwareThreads <= 2) {
         r.warnings.push_back({"OMP_WAIT_POLICY is unset on a machine with " +
@@ -171,6 +179,7 @@ std::string doctorToText(const DoctorReport& r) {
     out << "Fashion-MNIST  "
         << (!r.fashionMnistPresent ? "MISSING" : r.fashionMnistDamaged.empty() ? "present, verified" : "DAMAGED") << " in "
         << r.fashionMnistDir << "\n";
+    out << "Bundled models " << (r.samplesDir.empty() ? "MISSING" : r.samplesDir + "/models") << "\n";
     if (r.warnings.empty()) {
         out << "\nNo problems found.\n";
     } else {
@@ -199,6 +208,7 @@ std::string doctorToJson(const DoctorReport& r, int indent) {
                           {"dir", r.fashionMnistDir},
                           {"missing", r.fashionMnistMissing},
                           {"damaged", r.fashionMnistDamaged}};
+    j["samples_dir"] = r.samplesDir;
     nlohmann::json warnings = nlohmann::json::array();
     for (const auto& w : r.warnings) warnings.push_back({{"message", w.message}, {"fix", w.fix}});
     j["warnings"] = warnings;

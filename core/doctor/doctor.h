@@ -42,6 +42,7 @@ struct DoctorReport {
     std::string fashionMnistDir;
     std::vector<std::string> fashionMnistMissing;  ///< files expected but not found
     std::vector<std::string> fashionMnistDamaged;  ///< one message per file that does not read whole
+    std::string samplesDir;  ///< where the bundled models were found (findSamplesDir), or empty
     std::vector<DoctorWarning> warnings;
 };
 

@@ -6,7 +6,9 @@
 #include <QValueAxis>
 #include <QtTest>
 
+#include "charts/axis_ticks.h"
 #include "charts/class_prob_chart.h"
+#include <QChartView>
 
 using namespace saccade::ui;
 
@@ -16,6 +18,7 @@ class TestCharts : public QObject {
 private Q_SLOTS:
     void probabilityAxisEndsAtOne();
     void trueClassIsAlwaysShown();
+    void roundTicksSurviveAJumpInRange();
 };
 
 void TestCharts::probabilityAxisEndsAtOne() {
@@ -47,6 +50,32 @@ void TestCharts::trueClassIsAlwaysShown() {
     QVERIFY(!chart.shownCategories().join(QLatin1Char('|')).contains(QStringLiteral("(true)")));
     chart.setProbabilities({0.97, 0.02, 0.01}, {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}, 1, 5);
     QCOMPARE(chart.shownCategories().at(1), QStringLiteral("b (true)"));
+}
+
+// A training run's x axis goes from 0..10 to millions of iterations and back: each change lays
+// out only a handful of ticks (a stale 2.5 step over 0..1e7 would be 4 million labels).
+void TestCharts::roundTicksSurviveAJumpInRange() {
+    auto* chart = new QChart;
+    auto* axis = new QValueAxis;
+    chart->addAxis(axis, Qt::AlignBottom);
+    QChartView view(chart);
+    view.resize(600, 300);
+    view.show();
+    setRoundTicks(axis, 0, 10);
+    QCOMPARE(axis->tickInterval(), 2.5);
+    QCOMPARE(axis->labelFormat(), QStringLiteral("%.1f"));
+    setRoundTicks(axis, 0, 1e7);
+    QCOMPARE(axis->tickInterval(), 2.5e6);
+    QCOMPARE(axis->max(), 1e7);
+    setRoundTicks(axis, 0, 1);
+    QCOMPARE(axis->tickInterval(), 0.25);
+    QCOMPARE(axis->labelFormat(), QStringLiteral("%.2f"));
+    // A count axis never shows 2.5 iterations.
+    setRoundTicks(axis, 0, 10, 5, /*integers=*/true);
+    QCOMPARE(axis->tickInterval(), 2.0);
+    QCOMPARE(axis->labelFormat(), QStringLiteral("%.0f"));
+    setRoundTicks(axis, 0, 3, 5, /*integers=*/true);
+    QCOMPARE(axis->tickInterval(), 1.0);
 }
 
 QTEST_MAIN(TestCharts)

@@ -2,6 +2,7 @@
 // the table, histograms holding every sample on one x range, training charts, and bad input that
 // shows one line and keeps the previous result.
 
+#include <cmath>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -105,8 +106,16 @@ void TestEstimatorLabPanel::reinforceMeansMatchTheExactGradient() {
         panel.logitCombo()->setCurrentIndex(logit);
         const double exact = cellNumber(panel, QStringLiteral("exact"), Table::Mean);
         QVERIFY(qIsFinite(exact));
-        // The table shows 5 significant digits.
-        QVERIFY(std::abs(exact - panel.result()->exact[size_t(logit)]) <= 1e-4 * std::abs(exact));
+        // The table rounds to its column's decimals (at least four), no further.
+        const QString exactText = panel.table()->cellText(0, Table::Mean);
+        const int decimals = int(exactText.size() - exactText.indexOf(QLatin1Char('.')) - 1);
+        QVERIFY2(decimals >= 4, qPrintable(exactText));
+        QVERIFY(std::abs(exact - panel.result()->exact[size_t(logit)]) <= 0.5 * std::pow(10.0, -decimals) + 1e-12);
+        // Uniform decimals down the column.
+        for (int row = 1; row < panel.table()->rowCount(); ++row) {
+            const QString text = panel.table()->cellText(row, Table::Mean);
+            QCOMPARE(int(text.size() - text.indexOf(QLatin1Char('.')) - 1), decimals);
+        }
         for (const char* name :
              {"reinforce", "reinforce-moving-average", "reinforce-optimal-baseline"}) {
             const double mean = cellNumber(panel, QString::fromLatin1(name), Table::Mean);

@@ -74,13 +74,15 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_outputs->setMinimumHeight(190);
     m_entropy = new BandChart(this);
     m_entropy->setObjectName(QStringLiteral("entropyChart"));
-    m_entropy->setTitles(tr("Entropy per step over the runs (nats): mean, ±1 sd"), tr("step"), {});
+    m_entropy->setTitles(tr("Entropy per step: mean, \u00b11 sd"), tr("step"), tr("nats"));
     m_outputs->setObjectName(QStringLiteral("outputChart"));
     m_outputs->setToolTip(tr("Share of runs per output; click a bar to load the first run with that output"));
     m_paths = new QTableWidget(0, 3, this);
     m_paths->setObjectName(QStringLiteral("pathTable"));
     m_paths->setHorizontalHeaderLabels({tr("runs"), tr("right"), tr("path (row,col per step)")});
     m_paths->horizontalHeader()->setStretchLastSection(true);
+    m_paths->resizeColumnToContents(0);  // narrow count columns, so the path header fits when empty
+    m_paths->resizeColumnToContents(1);
     m_paths->verticalHeader()->setVisible(false);
     m_paths->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_paths->setSelectionMode(QAbstractItemView::SingleSelection);

@@ -7,6 +7,7 @@ class QValueAxis;
 namespace saccade::ui {
 
 /// Sets `axis` to [low, high] (high > low) with about `ticks` round ticks and matching labels.
-void setRoundTicks(QValueAxis* axis, double low, double high, int ticks = 5);
+/// `integers`: a count axis (iterations, steps), whose ticks and labels are whole numbers.
+void setRoundTicks(QValueAxis* axis, double low, double high, int ticks = 5, bool integers = false);
 
 }  // namespace saccade::ui

@@ -58,7 +58,7 @@ void BandChart::setSeries(const QVector<double>& mean, const QVector<double>& sd
         high << mean[i] + s;
     }
     setBand(x, mean, low, high);
-    setRoundTicks(m_x, 1, std::max<int>(2, int(mean.size())), std::clamp<int>(int(mean.size()), 2, 11));
+    setRoundTicks(m_x, 1, std::max<int>(2, int(mean.size())), std::clamp<int>(int(mean.size()), 2, 11), /*integers=*/true);
 }
 
 void BandChart::setBand(const QVector<double>& x, const QVector<double>& y, const QVector<double>& low,

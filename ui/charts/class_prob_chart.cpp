@@ -67,7 +67,8 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     for (int i = 0; i < order.size(); ++i) {
         const int k = order[i];
         QString name = k < names.size() ? names[k] : tr("class %1").arg(k);
-        if (k == marked && !markNote.isEmpty()) name += QStringLiteral(" (%1)").arg(markNote);
+        // On a second line, so a long class name and the note both fit the narrow Runs column.
+        if (k == marked && !markNote.isEmpty()) name += QStringLiteral("<br>(%1)").arg(markNote);
         // A true class whose bar is too short to see green is named as such.
         if (k == truth && (probs[k] < 0.05 || !truthListed)) name += tr(" (true)");
         categories << name;
@@ -89,6 +90,7 @@ void ClassProbChart::clear() {
 QStringList ClassProbChart::shownCategories() const {
     QStringList top = m_axisY->categories();
     std::reverse(top.begin(), top.end());
+    for (QString& name : top) name.replace(QStringLiteral("<br>"), QStringLiteral(" "));  // as one line
     return top;
 }
 

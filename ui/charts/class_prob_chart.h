@@ -27,7 +27,7 @@ public:
                           int maxBars = 10, int marked = -1, const QString& markNote = {});
     void clear();
 
-    /// The categories shown, top bar first, and their values (for tests).
+    /// The categories shown, top bar first (each as one line of text), and their values (for tests).
     QStringList shownCategories() const;
     QVector<double> shownValues() const;
     /// The class of each bar, bottom bar first (the bar set's indices).

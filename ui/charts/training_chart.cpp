@@ -4,6 +4,8 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
+
+#include "charts/axis_ticks.h"
 #include <algorithm>
 #include <cmath>
 
@@ -31,12 +33,11 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     chart->legend()->setAlignment(Qt::AlignBottom);
     m_x = new QValueAxis;
     m_x->setTitleText(tr("iteration"));
-    m_x->setLabelFormat(QStringLiteral("%d"));
     m_left = new QValueAxis;
     m_left->setTitleText(tr("loss terms, reward, entropy (nats)"));
     m_right = new QValueAxis;
     m_right->setTitleText(tr("accuracy"));
-    m_right->setRange(0, 1);
+    setRoundTicks(m_right, 0, 1);
     chart->addAxis(m_x, Qt::AlignBottom);
     chart->addAxis(m_left, Qt::AlignLeft);
     chart->addAxis(m_right, Qt::AlignRight);
@@ -75,10 +76,10 @@ void TrainingChart::clear(const QString& mode, const QString& family) {
     const bool hard = mode == QLatin1String("hard") || ram;
     m_reward->setVisible(hard);
     m_baseline->setVisible(hard);
-    m_x->setRange(0, 10);
+    setRoundTicks(m_x, 0, 10, 6, /*integers=*/true);
     m_leftMin = 0;
     m_leftMax = 1;
-    m_left->setRange(m_leftMin, m_leftMax);
+    setRoundTicks(m_left, m_leftMin, m_leftMax);
 }
 
 void TrainingChart::add(const TrainProgress& p) {
@@ -102,8 +103,8 @@ void TrainingChart::add(const TrainProgress& p) {
     }
     m_leftMin = std::min(m_leftMin, std::floor(lo));
     m_leftMax = std::max(m_leftMax, std::ceil(hi));
-    m_left->setRange(m_leftMin, m_leftMax);
-    m_x->setRange(0, std::max(10.0, p.total > 0 ? double(p.total) : x));
+    setRoundTicks(m_left, m_leftMin, m_leftMax);
+    setRoundTicks(m_x, 0, std::max(10.0, p.total > 0 ? double(p.total) : x), 6, /*integers=*/true);
 }
 
 int TrainingChart::lossPointCount() const { return m_ce->count(); }

@@ -1,6 +1,7 @@
 #include "labs/estimator_lab_table.h"
 
 #include <QHeaderView>
+#include <algorithm>
 #include <cmath>
 
 #include "number_format.h"
@@ -26,10 +27,6 @@ const ColumnSpec kTableColumns[] = {
     {"\u03a3 closed\nform", "closed-form variance summed over the logits"},
     {"ratio vs\nREINFORCE", "REINFORCE's summed variance / this one's (> 1: less variance)"},
 };
-
-QString figure(double v, int precision = 4) {
-    return std::isfinite(v) ? formatNumber(v, precision) : QString();
-}
 
 }  // namespace
 
@@ -61,25 +58,38 @@ void EstimatorLabTable::setResult(const EstimatorLabResult& r, int logit) {
                                               : Qt::AlignRight | Qt::AlignVCenter);
         setItem(row, column, item);
     };
+    // Uniform decimals per column: the mean, its error and the bias to the precision of the
+    // smallest error (two significant digits, at least four decimals); the variances to two
+    // significant digits of their smallest value; |z| to one decimal, the ratio to two.
+    QVector<double> errors, variances, totals;
+    for (const auto& s : r.estimators) {
+        errors << s.standardError[j];
+        variances << s.variance[j];
+        if (!s.closedFormVariance.empty()) variances << s.closedFormVariance[j];
+        totals << s.totalVariance;
+        if (!s.closedFormVariance.empty()) totals << s.closedFormTotal;
+    }
+    const int meanDecimals = std::max(4, decimalsShowing(errors, 2));
+    const int varianceDecimals = decimalsShowing(variances, 2, 5);
+    const int totalDecimals = decimalsShowing(totals, 2, 5);
     for (int c = 0; c < ColumnCount; ++c) set(0, c, QString());
     set(0, Name, tr("exact"));
-    set(0, Mean, figure(r.exact[j], 5));
+    set(0, Mean, formatFixed(r.exact[j], meanDecimals));
     for (int e = 0; e < static_cast<int>(r.estimators.size()); ++e) {
         const auto& s = r.estimators[static_cast<size_t>(e)];
         const int row = e + 1;
         set(row, Name, QString::fromStdString(s.name));
-        set(row, Mean, figure(s.mean[j], 5));
-        set(row, StdErr, figure(s.standardError[j], 3));
-        set(row, Bias, figure(s.bias[j], 3));
-        set(row, Z,
-            figure(s.standardError[j] > 0 ? std::abs(s.bias[j]) / s.standardError[j] : NAN, 3));
-        set(row, Variance, figure(s.variance[j]));
+        set(row, Mean, formatFixed(s.mean[j], meanDecimals));
+        set(row, StdErr, formatFixed(s.standardError[j], meanDecimals));
+        set(row, Bias, formatFixed(s.bias[j], meanDecimals));
+        set(row, Z, formatFixed(s.standardError[j] > 0 ? std::abs(s.bias[j]) / s.standardError[j] : NAN, 1));
+        set(row, Variance, formatFixed(s.variance[j], varianceDecimals));
         set(row, ClosedForm,
-            s.closedFormVariance.empty() ? tr("\u2014") : figure(s.closedFormVariance[j]));
-        set(row, TotalVariance, figure(s.totalVariance));
+            s.closedFormVariance.empty() ? tr("\u2014") : formatFixed(s.closedFormVariance[j], varianceDecimals));
+        set(row, TotalVariance, formatFixed(s.totalVariance, totalDecimals));
         set(row, TotalClosedForm,
-            s.closedFormVariance.empty() ? tr("\u2014") : figure(s.closedFormTotal));
-        set(row, Ratio, figure(s.varianceRatio, 3) + QStringLiteral("\u00d7"));
+            s.closedFormVariance.empty() ? tr("\u2014") : formatFixed(s.closedFormTotal, totalDecimals));
+        set(row, Ratio, formatFixed(s.varianceRatio, 2) + QStringLiteral("\u00d7"));
         // A bias that the noise cannot explain stands out.
         if (s.standardError[j] > 0 && std::abs(s.bias[j]) > 4 * s.standardError[j])
             item(row, Bias)->setForeground(QColor(0xc6, 0x28, 0x28));
