@@ -56,6 +56,10 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_deletion->setObjectName(QStringLiteral("deletionChart"));
     m_reliability = new SeriesChart(this);
     m_reliability->setObjectName(QStringLiteral("reliabilityChart"));
+    // Before the first measurement the charts already say what they will show.
+    m_steps->resizeColumnsToContents();
+    m_deletion->setTitles(tr("Deletion: accuracy (solid), TV distance (dashed)"), tr("fraction of cells removed"), {});
+    m_reliability->setTitles(tr("Reliability of attention"), tr("mean attention of a cell"), tr("fraction on the object"));
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
     m_export = makeExportButton(
         this, {{tr("Export the per-step table"), QStringLiteral("faithfulness-steps.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),

@@ -93,6 +93,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_worst->verticalHeader()->setVisible(false);
     m_worst->setMinimumWidth(150);
     m_worst->horizontalHeader()->setStretchLastSection(true);
+    m_worst->resizeColumnsToContents();  // every header visible before the first sweep too
     m_worst->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_worst->setSelectionBehavior(QAbstractItemView::SelectRows);
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");

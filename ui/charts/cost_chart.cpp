@@ -35,6 +35,7 @@ CostChart::CostChart(QWidget* parent) : QChartView(parent) {
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
     setMinimumWidth(160);  // pages share the window: never widen it
+    clear();
 }
 
 void CostChart::clear() {
@@ -42,6 +43,8 @@ void CostChart::clear() {
     for (auto* axis : chart()->axes()) chart()->removeAxis(axis);
     m_categories.clear();
     m_stages.clear();
+    // Empty, it says what it will show.
+    chart()->setTitle(tr("Time or FLOPs per stage of the forward pass, for each rule: press Measure the cost"));
 }
 
 void CostChart::setReport(const CostReport& report, bool flops) {
