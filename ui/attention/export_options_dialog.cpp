@@ -40,6 +40,7 @@ std::optional<ImageExportOptions> askImageExportOptions(QWidget* parent, const E
     auto* caption = new QLineEdit(r.caption, &dialog);
     caption->setObjectName(QStringLiteral("exportCaption"));
     caption->setMinimumWidth(420);
+    caption->setCursorPosition(0);  // the start (model, image) in view
     caption->setEnabled(r.captionOn);
     caption->setToolTip(QObject::tr("Strip and GIF frames draw ASCII text only; other characters show as '?'"));
     QObject::connect(captionOn, &QCheckBox::toggled, caption, &QLineEdit::setEnabled);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "charts/series_chart.h"
+#include "labs/estimator_lab_table.h"
 #include "number_format.h"
 
 namespace saccade::ui {
@@ -82,9 +83,8 @@ void EstimatorLabHistograms::setResult(const EstimatorLabResult& r, int logit) {
         m_outside[e] = outside;
         QString title =
             tr("%1<br><span style='font-weight:normal'>bias %2, |z| %3")
-                .arg(QString::fromStdString(s.name), formatNumber(s.bias[j], 2),
-                     formatNumber(
-                         s.standardError[j] > 0 ? std::abs(s.bias[j]) / s.standardError[j] : 0, 3));
+                .arg(QString::fromStdString(s.name), formatFixed(s.bias[j], estimatorMeanDecimals(r, logit)),
+                     formatFixed(s.standardError[j] > 0 ? std::abs(s.bias[j]) / s.standardError[j] : NAN, 1));
         if (outside > 0) title += tr(", %1 outside").arg(formatCount(outside));
         title += QStringLiteral("</span>");
         m_charts[e]->setTitles(title, tr("estimate of dE[r]/d logit %1").arg(logit),

@@ -30,6 +30,12 @@ const ColumnSpec kTableColumns[] = {
 
 }  // namespace
 
+int estimatorMeanDecimals(const EstimatorLabResult& r, int logit) {
+    QVector<double> errors;
+    for (const auto& s : r.estimators) errors << s.standardError[static_cast<size_t>(logit)];
+    return std::max(4, decimalsShowing(errors, 2));
+}
+
 EstimatorLabTable::EstimatorLabTable(QWidget* parent) : QTableWidget(parent) {
     setObjectName(QStringLiteral("estimatorTable"));
     setColumnCount(ColumnCount);
@@ -61,15 +67,14 @@ void EstimatorLabTable::setResult(const EstimatorLabResult& r, int logit) {
     // Uniform decimals per column: the mean, its error and the bias to the precision of the
     // smallest error (two significant digits, at least four decimals); the variances to two
     // significant digits of their smallest value; |z| to one decimal, the ratio to two.
-    QVector<double> errors, variances, totals;
+    QVector<double> variances, totals;
     for (const auto& s : r.estimators) {
-        errors << s.standardError[j];
         variances << s.variance[j];
         if (!s.closedFormVariance.empty()) variances << s.closedFormVariance[j];
         totals << s.totalVariance;
         if (!s.closedFormVariance.empty()) totals << s.closedFormTotal;
     }
-    const int meanDecimals = std::max(4, decimalsShowing(errors, 2));
+    const int meanDecimals = estimatorMeanDecimals(r, logit);
     const int varianceDecimals = decimalsShowing(variances, 2, 5);
     const int totalDecimals = decimalsShowing(totals, 2, 5);
     for (int c = 0; c < ColumnCount; ++c) set(0, c, QString());

@@ -8,6 +8,10 @@
 
 namespace saccade::ui {
 
+/// The decimals the table prints means, errors and biases of `logit` with (two significant digits
+/// of the smallest standard error, at least four); the histogram titles use the same.
+int estimatorMeanDecimals(const EstimatorLabResult& result, int logit);
+
 class EstimatorLabTable : public QTableWidget {
     Q_OBJECT
 
