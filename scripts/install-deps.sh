@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkgconf
           libtorch-dev libopenblas0-pthread libopencv-dev
           nlohmann-json3-dev libcli11-dev zlib1g-dev libgtest-dev libbenchmark-dev
-          dataset-fashion-mnist)
+          dataset-fashion-mnist
+          desktop-file-utils appstream  # tests/install validates the .desktop and metainfo files
+          chromium)                     # tests/core/test_report.cpp renders the HTML report headless
 gui_packages=(qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
 [ "${1:-}" = "--no-gui" ] || packages+=("${gui_packages[@]}")
 

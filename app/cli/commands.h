@@ -40,6 +40,9 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode);
 /// cost: time and FLOPs per stage and rule.
 void addCostCommand(CLI::App& app, int& exitCode);
 
+/// report: one self-contained HTML file of everything measured about a model.
+void addReportCommand(CLI::App& app, int& exitCode);
+
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
 

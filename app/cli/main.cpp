@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     addSweepCommand(app, exitCode);
     addFaithfulnessCommand(app, exitCode);
     addCostCommand(app, exitCode);
+    addReportCommand(app, exitCode);
     makeNumbersStrict(app);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 

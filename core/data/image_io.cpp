@@ -268,11 +268,11 @@ Result<Image> decodeImage(const std::string& bytes, const std::string& what,
     return decodeChecked(bytes, what, options);
 }
 
-Result<Unit> saveImagePng(const Image& image, const std::string& path) {
+Result<std::string> encodeImagePng(const Image& image) {
     if (image.empty() || image.width <= 0 || image.height <= 0 ||
         (image.channels != 1 && image.channels != 3) ||
         image.pixels.size() != static_cast<size_t>(image.width) * image.height * image.channels) {
-        return Error{"cannot save '" + path + "': the image is empty or malformed"};
+        return Error{"the image is empty or malformed"};
     }
     std::vector<std::uint8_t> encoded;
     try {
@@ -285,13 +285,17 @@ Result<Unit> saveImagePng(const Image& image, const std::string& path) {
             cv::cvtColor(view, bgr, cv::COLOR_RGB2BGR);
         else
             bgr = view;
-        if (!cv::imencode(".png", bgr, encoded)) {
-            return Error{"cannot save '" + path + "': PNG encoding failed"};
-        }
+        if (!cv::imencode(".png", bgr, encoded)) return Error{"PNG encoding failed"};
     } catch (const cv::Exception& e) {
-        return Error{"cannot save '" + path + "': " + e.err};
+        return Error{e.err};
     }
-    return writeFileAtomic(path, std::string(encoded.begin(), encoded.end()));
+    return std::string(encoded.begin(), encoded.end());
+}
+
+Result<Unit> saveImagePng(const Image& image, const std::string& path) {
+    auto encoded = encodeImagePng(image);
+    if (!encoded) return Error{"cannot save '" + path + "': " + encoded.error()};
+    return writeFileAtomic(path, *encoded);
 }
 
 }  // namespace saccade

@@ -23,6 +23,9 @@ Result<Image> loadImage(const std::string& path, const ImageLoadOptions& options
 Result<Image> decodeImage(const std::string& bytes, const std::string& what,
                           const ImageLoadOptions& options = {});
 
+/// The PNG bytes of a grey or RGB image; an error for an empty or malformed one.
+Result<std::string> encodeImagePng(const Image& image);
+
 /// Writes a PNG atomically (temp file + rename).
 Result<Unit> saveImagePng(const Image& image, const std::string& path);
 

@@ -1,0 +1,91 @@
+// saccade-cli report: one self-contained HTML file with everything Saccade measures about a model.
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "models/attention_model.h"
+#include "report/html_report.h"
+#include "run_input.h"
+#include "strict_options.h"
+
+namespace saccade::cli {
+
+namespace {
+
+std::string nowUtc() {
+    const std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+    return buf;
+}
+
+}  // namespace
+
+void addReportCommand(CLI::App& app, int& exitCode) {
+    struct Args {
+        ReportOptions report;
+        std::string out, device = "auto";
+        bool quick = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "report", "One self-contained HTML file for reviewers: the model card, accuracy per rule with 95% "
+                  "intervals (training rule marked), one image's sampled runs against the deterministic rule, "
+                  "the failure map of a boundary sweep, faithfulness with its caveat, and the cost per stage.");
+    cmd->add_option("--model", a->report.modelPath, "checkpoint (.pt with its .json sidecar)")->required()->check(regularFile());
+    cmd->add_option("--out", a->out, "report.html (written atomically)")->required();
+    cmd->add_option("--limit", a->report.limit, "test images for accuracy per rule")->capture_default_str()
+        ->check(wholeNumberIn(1, 1000000));
+    cmd->add_option("--image", a->report.imageIndex, "test image (index) of the runs and the sweep")->capture_default_str()
+        ->check(wholeNumberIn(0, 100000000));
+    cmd->add_option("--runs", a->report.runs, "sampled runs of that image")->capture_default_str()->check(wholeNumberIn(2, 10000));
+    cmd->add_option("--sweep-runs", a->report.sweepRuns, "sampled runs per sweep position (0: the deterministic rule only)")
+        ->capture_default_str()->check(wholeNumberIn(0, 1000));
+    cmd->add_option("--faithfulness-images", a->report.faithfulnessImages, "test images for faithfulness")
+        ->capture_default_str()->check(wholeNumberIn(1, 100000));
+    cmd->add_option("--cost-repeats", a->report.costRepeats, "timed passes per stage (median)")->capture_default_str()
+        ->check(wholeNumberIn(1, 100));
+    cmd->add_option("--seed", a->report.seed, "seed of every stochastic figure")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--quick", a->quick, "small figures in seconds (100 images, 50 runs, 2 sweep runs, 30 faithfulness "
+                                       "images, 1 cost pass): for a first look, not for a review");
+    cmd->callback([a, &exitCode] {
+        if (a->out.size() < 5 || a->out.substr(a->out.size() - 5) != ".html") {
+            exitCode = badInput("report", "--out must end in .html");
+            return;
+        }
+        // Say it now, not after minutes of measuring.
+        const std::filesystem::path folder = std::filesystem::absolute(a->out).parent_path();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(folder, ec)) {
+            exitCode = badInput("report", "the folder '" + folder.string() + "' of --out does not exist");
+            return;
+        }
+        if (a->quick) {
+            a->report.limit = std::min<std::int64_t>(a->report.limit, 100);
+            a->report.runs = std::min(a->report.runs, 50);
+            a->report.sweepRuns = std::min(a->report.sweepRuns, 2);
+            a->report.faithfulnessImages = std::min<std::int64_t>(a->report.faithfulnessImages, 30);
+            a->report.costRepeats = 1;
+        }
+        auto model = loadAttentionModel(a->report.modelPath, a->device);
+        if (!model) { exitCode = badInput("report", model.error()); return; }
+        a->report.generated = nowUtc();
+        auto html = buildHtmlReport(**model, a->report, consoleProgress("report"));
+        if (!html) { exitCode = badInput("report", html.error()); return; }
+        if (auto written = writeFileAtomic(a->out, *html); !written) {
+            std::cerr << "saccade-cli report: " << written.error() << "\n";
+            exitCode = kExitFailure;
+            return;
+        }
+        std::cout << "wrote " << a->out << " (" << html->size() / 1024 << " KiB)\n";
+    });
+}
+
+}  // namespace saccade::cli
