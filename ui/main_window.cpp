@@ -23,6 +23,7 @@
 #include "doctor/doctor_panel.h"
 #include "labs/estimator_lab_panel.h"
 #include "labs/scalar_lab_panel.h"
+#include "report_export.h"
 #include "training/training_panel.h"
 
 namespace saccade::ui {
@@ -106,6 +107,9 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
         m_attention->openModel(path);
     });
     connect(m_attention, &AttentionPage::modelOpened, m_analysis, &AnalysisPage::setModel);
+    m_report = new ReportExporter(this);
+    connect(m_report, &ReportExporter::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m); });
+    connect(m_attention, &AttentionPage::modelOpened, this, [this](const QString& checkpoint) { m_checkpoint = checkpoint; });
     connect(m_analysis, &AnalysisPage::caseChosen, this,
             [this](const Image& image, const QString& id, const GroundTruth& truth, int runs, quint64 seed) {
                 setCurrentPage(kAttentionPage);
@@ -217,6 +221,8 @@ void MainWindow::addMenus() {
                     onAttention([this] { m_attention->imagePanel()->openDialog(); }));
     file->addAction(tr("&Export the view as PNG…"), QKeySequence::Save,
                     onAttention([this] { m_attention->exportViewAsPng(); }));
+    file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                    [this] { m_report->exportReport(m_checkpoint); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
     auto* help = menuBar()->addMenu(tr("&Help"));
@@ -224,7 +230,7 @@ void MainWindow::addMenus() {
         QMessageBox::information(
             this, tr("Saccade: keys and pages"),
             tr("<b>Keys</b><br>Ctrl+O open a model · Ctrl+Shift+O open an image · Ctrl+S export the view as "
-               "PNG · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
+               "PNG · Ctrl+R export a self-contained HTML report of the model · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
                "zooms, dragging pans, double-click fits.<br><br><b>Pages</b><br>Attention: where a model looks; the "
                "Runs tab samples again, the Dataset tab compares every rule, the Adequacy tab flags inadequate "
                "observations.<br>Probes &amp; cost: boundary sweeps, faithfulness, cost per stage.<br>Training, "

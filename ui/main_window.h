@@ -17,6 +17,7 @@ class AnalysisPage;
 class TrainingPanel;
 class ScalarLabPanel;
 class EstimatorLabPanel;
+class ReportExporter;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -46,6 +47,7 @@ public:
     EstimatorLabPanel* estimatorLabPanel() const { return m_estimatorLab; }
     DoctorPanel* doctorPanel() const { return m_doctor; }
     AnalysisPage* analysisPage() const { return m_analysis; }
+    ReportExporter* reportExporter() const { return m_report; }
 
     /// True while the current page is still computing what it first shows.
     bool isBusy() const;
@@ -71,6 +73,8 @@ private:
     EstimatorLabPanel* m_estimatorLab = nullptr;
     DoctorPanel* m_doctor = nullptr;
     AnalysisPage* m_analysis = nullptr;
+    ReportExporter* m_report = nullptr;
+    QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
     QStringList m_keys;
     QHash<QWidget*, QString> m_lastStatus;
     bool m_useSettings = true;

@@ -24,6 +24,10 @@ TEST(Doctor, ReportsMeasuredSpeedThreadsDevicesAndVersions) {
     EXPECT_NE(text.find("GFLOP/s"), std::string::npos);
     EXPECT_NE(text.find(r.blasName), std::string::npos);
     EXPECT_NE(doctorToJson(r).find("\"gflops\""), std::string::npos);
+    // The bundled models: from a build tree, samples/ above the executable or the source tree's.
+    EXPECT_FALSE(r.samplesDir.empty());
+    EXPECT_NE(text.find("Bundled models " + r.samplesDir + "/models\n"), std::string::npos);
+    EXPECT_NE(doctorToJson(r).find("\"samples_dir\""), std::string::npos);
 }
 
 TEST(Doctor, MissingFashionMnistIsAWarningWithTheFix) {

@@ -10,6 +10,8 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QSplitter>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "attention/attention_canvas.h"
@@ -17,6 +19,9 @@
 #include "attention/attention_toolbar.h"
 #include "doctor/doctor_panel.h"
 #include "main_window.h"
+#include "report_export.h"
+#include "common/samples_dir.h"
+#include "data/dataset.h"
 #include "labs/scalar_lab_form.h"
 #include "labs/scalar_lab_panel.h"
 #include "labs/scalar_lab_result_view.h"
@@ -36,6 +41,7 @@ private Q_SLOTS:
     void attentionSettingsPersist();
     void shortcutsAndTooltips();
     void layoutHoldsStillWhenTheRuleOrTabChanges();
+    void exportReportWritesTheHtmlOffTheGuiThread();
 };
 
 void TestMainWindow::initTestCase() {
@@ -150,6 +156,35 @@ void TestMainWindow::attentionSettingsPersist() {
     QSettings(QStringLiteral("Saccade"), QStringLiteral("saccade")).clear();
 }
 
+void TestMainWindow::exportReportWritesTheHtmlOffTheGuiThread() {
+    if (!saccade::openDataset("translated-fashion60").ok()) QSKIP("the Fashion-MNIST files are not installed");
+    MainWindow window(/*useSettings=*/false);
+    QTemporaryDir dir;
+    saccade::ReportOptions options;
+    options.modelPath = saccade::findSamplesDir() + "/models/patch-soft-fashion60.pt";
+    options.limit = 30;
+    options.runs = 10;
+    options.sweepRuns = 0;
+    options.faithfulnessImages = 8;
+    options.costRepeats = 1;
+    const QString path = dir.filePath(QStringLiteral("report.html"));
+    QSignalSpy finished(window.reportExporter(), &saccade::ui::ReportExporter::finished);
+    QVERIFY(window.reportExporter()->start(options, path));
+    QVERIFY(window.reportExporter()->isRunning());
+    QVERIFY(!window.reportExporter()->start(options, path));  // one at a time
+    QVERIFY(finished.wait(120'000));
+    QCOMPARE(finished.first().at(0).toString(), path);
+    QCOMPARE(finished.first().at(1).toString(), QString());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray html = file.readAll();
+    QVERIFY(html.startsWith("<!DOCTYPE html>"));
+    QVERIFY(html.contains("Accuracy per rule"));
+    QVERIFY(html.contains("<td>argmax</td><td>"));
+    QVERIFY(html.contains("/ 30</td>"));
+    QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Wrote the report")));
+}
+
 QTEST_MAIN(TestMainWindow)
 void TestMainWindow::shortcutsAndTooltips() {
     MainWindow window(/*useSettings=*/false);
@@ -157,7 +192,7 @@ void TestMainWindow::shortcutsAndTooltips() {
     for (QAction* a : window.findChildren<QAction*>())
         if (!a->shortcut().isEmpty()) keys << a->shortcut().toString();
     for (const QString& wanted : {QStringLiteral("Ctrl+O"), QStringLiteral("Ctrl+Shift+O"), QStringLiteral("Ctrl+S"),
-                                  QStringLiteral("Ctrl+Q"), QStringLiteral("F1")})
+                                  QStringLiteral("Ctrl+R"), QStringLiteral("Ctrl+Q"), QStringLiteral("F1")})
         QVERIFY2(keys.contains(wanted), qPrintable(wanted + QStringLiteral(" missing from ") + keys.join(QLatin1Char(' '))));
     auto* list = window.findChild<QListWidget*>(QStringLiteral("pageList"));
     QVERIFY(list);

@@ -1,0 +1,45 @@
+#pragma once
+// File > Export report: the same self-contained HTML report as `saccade-cli report`, measured on
+// a thread of its own (AnalysisJob: the work loads its own copy of the model) with a progress
+// dialog that cancels, and written atomically.
+
+#include <QObject>
+#include <QString>
+#include <functional>
+
+#include "report/html_report.h"
+
+class QProgressDialog;
+class QWidget;
+
+namespace saccade::ui {
+
+class AnalysisJob;
+
+class ReportExporter : public QObject {
+    Q_OBJECT
+
+public:
+    explicit ReportExporter(QWidget* parent);
+
+    /// Asks for a file (in the folder of the last report) and builds the report of `checkpoint`
+    /// into it. An empty checkpoint says to open a model first.
+    void exportReport(const QString& checkpoint);
+    /// Builds without asking: `options` (modelPath set) into `path`; for tests and scripts.
+    /// False when a report is already being made.
+    bool start(const ReportOptions& options, const QString& path);
+    bool isRunning() const;
+
+Q_SIGNALS:
+    void statusMessage(const QString& message);
+    /// Written (error empty) or failed (error says why, "cancelled" included).
+    void finished(const QString& path, const QString& error);
+
+private:
+    QWidget* m_parent;
+    AnalysisJob* m_job;
+    QProgressDialog* m_dialog = nullptr;
+    QString m_folder;
+};
+
+}  // namespace saccade::ui
