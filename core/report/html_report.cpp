@@ -154,7 +154,7 @@ std::string runsSection(AttentionModel& model, const Dataset& dataset, const Rep
         bars.push_back({label, double(stats.labelCounts[k]) / std::max(1, stats.runs), -1, -1,
                         set->truth && k == *set->truth});
     }
-    s << svgBars("Share of runs per output (red: the true class)", bars);
+    s << svgBars("Share of runs per output (green: the true class)", bars, 640, "#2ca02c");
     RenderOptions render;
     render.caption = traceCaption(set->deterministic);
     s << "<figure>" << pngTag(renderTraceStrip(sample.image, set->deterministic, render), "the deterministic run")

@@ -45,6 +45,17 @@ double tickStep(double top) {
     return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * power;
 }
 
+// A row label cut to the room left of the plot (about 7 px per character), the whole of it in a
+// tooltip.
+std::string rowLabel(const std::string& label, int room, int x, int y, bool bold) {
+    const std::size_t fits = std::size_t(std::max(4, (room - 12) / 7));
+    const std::string shown = label.size() <= fits ? label : label.substr(0, fits - 3) + "...";
+    std::ostringstream s;
+    s << "<text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"end\"" << (bold ? " font-weight=\"bold\"" : "")
+      << "><title>" << escapeHtml(label) << "</title>" << escapeHtml(shown) << "</text>";
+    return s.str();
+}
+
 }  // namespace
 
 std::string escapeHtml(const std::string& text) {
@@ -63,7 +74,8 @@ std::string escapeHtml(const std::string& text) {
     return out;
 }
 
-std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, int width) {
+std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, int width,
+                    const std::string& highlightColour) {
     const int kLeft = labelWidth(rows, width);
     const int plot = width - kLeft - kRight;
     const int height = kTop + int(rows.size()) * kRowHeight + kAxis;
@@ -80,10 +92,10 @@ std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, i
         const auto& r = rows[i];
         const int y = kTop + int(i) * kRowHeight;
         const double v = std::clamp(std::isfinite(r.value) ? r.value : 0.0, 0.0, 1.0);
-        s << "<text x=\"" << kLeft - 6 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\""
-          << (r.highlight ? " font-weight=\"bold\"" : "") << ">" << escapeHtml(r.label) << "</text>"
+        s << rowLabel(r.label, kLeft, kLeft - 6, y + 16, r.highlight)
           << "<rect x=\"" << kLeft << "\" y=\"" << y + 4 << "\" width=\"" << number(plot * v, 1)
-          << "\" height=\"" << kRowHeight - 8 << "\" fill=\"" << (r.highlight ? "#d62728" : "#1f77b4") << "\"/>";
+          << "\" height=\"" << kRowHeight - 8 << "\" fill=\"" << escapeHtml(r.highlight ? highlightColour : "#1f77b4")
+          << "\"/>";
         if (r.low >= 0 && r.high >= r.low) {
             const double x0 = kLeft + plot * std::clamp(r.low, 0.0, 1.0), x1 = kLeft + plot * std::clamp(r.high, 0.0, 1.0);
             const int cy = y + kRowHeight / 2;
@@ -166,8 +178,7 @@ std::string svgStackedBars(const std::string& title, const std::vector<std::stri
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const int y = kTop + int(i) * kRowHeight;
-        s << "<text x=\"" << kLeft - 6 << "\" y=\"" << y + 16 << "\" text-anchor=\"end\">" << escapeHtml(rows[i].label)
-          << "</text>";
+        s << rowLabel(rows[i].label, kLeft, kLeft - 6, y + 16, false);
         double at = 0;
         for (std::size_t k = 0; k < rows[i].values.size() && k < segments.size(); ++k) {
             const double v = std::max(0.0, std::isfinite(rows[i].values[k]) ? rows[i].values[k] : 0.0);

@@ -18,7 +18,8 @@ struct BarRow {
     bool highlight = false;         ///< drawn in the accent colour
 };
 /// One bar per row on a 0..1 axis (ticks every 0.25), the value printed at the bar's end.
-std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, int width = 640);
+std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, int width = 640,
+                    const std::string& highlightColour = "#d62728");
 
 struct LineSeries {
     std::string name, colour;  ///< CSS colour, e.g. "#1f77b4"
