@@ -6,6 +6,9 @@
 #include <QKeySequence>
 #include <QMessageBox>
 #include <QMenuBar>
+#include <QDir>
+#include <QFileDialog>
+#include <QInputDialog>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -24,6 +27,8 @@
 #include "labs/estimator_lab_panel.h"
 #include "labs/scalar_lab_panel.h"
 #include "report_export.h"
+#include "io/checkpoint.h"
+#include "io/session.h"
 #include "training/training_panel.h"
 
 namespace saccade::ui {
@@ -41,6 +46,7 @@ const QString kOrganisation = QStringLiteral("Saccade");
 const QString kApplication = QStringLiteral("saccade");
 constexpr QSize kDefaultSize(1280, 800);
 
+bool isSession(const QString& path) { return path.endsWith(QLatin1String(".saccade"), Qt::CaseInsensitive); }
 bool isCheckpoint(const QString& path) { return path.endsWith(QLatin1String(".pt"), Qt::CaseInsensitive); }
 bool isImage(const QString& path) {
     static const QStringList suffixes{QStringLiteral("png"), QStringLiteral("jpg"), QStringLiteral("jpeg"),
@@ -175,6 +181,8 @@ void MainWindow::restoreSettings() {
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
     if (!geometry.isEmpty()) restoreGeometry(geometry);
     setCurrentPage(settings.value(QStringLiteral("window/page"), kAttentionPage).toString());
+    m_recentSessions = settings.value(QStringLiteral("window/recent_sessions")).toStringList();
+    fillRecentMenu();
     m_scalarLab->restoreSettings(settings);
 }
 
@@ -182,6 +190,7 @@ void MainWindow::saveSettings() const {
     QSettings settings(kOrganisation, kApplication);
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/page"), currentPage());
+    settings.setValue(QStringLiteral("window/recent_sessions"), m_recentSessions);
     m_scalarLab->saveSettings(settings);
     m_attention->saveSettings(settings);
 }
@@ -189,14 +198,16 @@ void MainWindow::saveSettings() const {
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         const QString path = url.toLocalFile();
-        if (isCheckpoint(path) || isImage(path)) return event->acceptProposedAction();
+        if (isCheckpoint(path) || isImage(path) || isSession(path)) return event->acceptProposedAction();
     }
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         const QString path = url.toLocalFile();
-        if (isCheckpoint(path)) {
+        if (isSession(path)) {
+            openSessionFile(path);
+        } else if (isCheckpoint(path)) {
             setCurrentPage(kAttentionPage);
             m_attention->openModel(path);
         } else if (isImage(path)) {
@@ -205,6 +216,60 @@ void MainWindow::dropEvent(QDropEvent* event) {
         }
     }
     event->acceptProposedAction();
+}
+
+QString MainWindow::saveSessionFile(const QString& path) {
+    Session session;
+    if (!m_attention->captureSession(session)) return tr("Nothing to save yet: no model and trace on the Attention page.");
+    auto crc = fileCrc32(session.modelPath);
+    if (!crc) return QString::fromStdString(crc.error());
+    session.modelCrc32 = *crc;
+    session.page = currentPage().toStdString();
+    session.notes = m_notes.toStdString();
+    auto saved = saveSession(session, path.toStdString());
+    if (!saved) return QString::fromStdString(saved.error());
+    rememberSession(path);
+    statusBar()->showMessage(tr("Saved the session %1").arg(path));
+    return {};
+}
+
+QString MainWindow::openSessionFile(const QString& path) {
+    auto session = loadSession(path.toStdString());
+    Result<Unit> model = session ? checkSessionModel(*session) : Result<Unit>(Error{session.error()});
+    if (!model) {
+        const QString error = QString::fromStdString(model.error());
+        statusBar()->showMessage(error);
+        if (isVisible()) QMessageBox::warning(this, tr("Open session"), error);
+        return error;
+    }
+    setSessionNotes(QString::fromStdString(session->notes));
+    setCurrentPage(QString::fromStdString(session->page)) || setCurrentPage(kAttentionPage);
+    m_attention->openSession(*session);
+    rememberSession(path);
+    statusBar()->showMessage(m_notes.isEmpty() ? tr("Opened the session %1").arg(QFileInfo(path).fileName())
+                                               : tr("%1: %2").arg(QFileInfo(path).fileName(), m_notes.simplified()));
+    return {};
+}
+
+void MainWindow::setSessionNotes(const QString& notes) {
+    m_notes = notes;
+    m_attention->setNotes(notes);
+}
+
+void MainWindow::rememberSession(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_recentSessions.removeAll(absolute);
+    m_recentSessions.prepend(absolute);
+    while (m_recentSessions.size() > 8) m_recentSessions.removeLast();
+    fillRecentMenu();
+}
+
+void MainWindow::fillRecentMenu() {
+    if (!m_recentMenu) return;
+    m_recentMenu->clear();
+    for (const QString& path : m_recentSessions)
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openSessionFile(path); })->setToolTip(path);
+    m_recentMenu->setEnabled(!m_recentSessions.isEmpty());
 }
 
 void MainWindow::addMenus() {
@@ -223,6 +288,30 @@ void MainWindow::addMenus() {
                     onAttention([this] { m_attention->exportViewAsPng(); }));
     file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
                     [this] { m_report->exportReport(m_checkpoint); });
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QDir::homePath(),
+                                                          tr("Saccade sessions (*.saccade)"));
+        if (!path.isEmpty()) openSessionFile(path);
+    });
+    file->addAction(tr("Save s&ession…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                                    QDir::home().filePath(QStringLiteral("demo.saccade")),
+                                                    tr("Saccade sessions (*.saccade)"));
+        if (path.isEmpty()) return;
+        if (!path.endsWith(QStringLiteral(".saccade"))) path += QStringLiteral(".saccade");
+        const QString error = saveSessionFile(path);
+        if (!error.isEmpty()) QMessageBox::warning(this, tr("Save session"), error);
+    });
+    file->addAction(tr("Session &notes…"), this, [this] {
+        bool ok = false;
+        const QString notes = QInputDialog::getMultiLineText(this, tr("Session notes"),
+                                                             tr("Notes saved with the session (shown when it opens):"),
+                                                             m_notes, &ok);
+        if (ok) setSessionNotes(notes);
+    });
+    m_recentMenu = file->addMenu(tr("&Recent sessions"));
+    fillRecentMenu();
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
     auto* help = menuBar()->addMenu(tr("&Help"));

@@ -7,6 +7,7 @@
 #include <QStringList>
 
 class QListWidget;
+class QMenu;
 class QStackedWidget;
 
 namespace saccade::ui {
@@ -49,6 +50,16 @@ public:
     AnalysisPage* analysisPage() const { return m_analysis; }
     ReportExporter* reportExporter() const { return m_report; }
 
+    /// Writes the current session (model + CRC-32, image, rule, seed, step, overlays, page, tab,
+    /// notes) to `path` (.saccade); an empty string on success, else why not.
+    QString saveSessionFile(const QString& path);
+    /// Opens a session: a moved or changed model, or a bad file, is reported (returned and shown
+    /// in the status bar), nothing guessed. Empty on success.
+    QString openSessionFile(const QString& path);
+    QString sessionNotes() const { return m_notes; }
+    void setSessionNotes(const QString& notes);
+    QStringList recentSessions() const { return m_recentSessions; }
+
     /// True while the current page is still computing what it first shows.
     bool isBusy() const;
 
@@ -75,6 +86,11 @@ private:
     AnalysisPage* m_analysis = nullptr;
     ReportExporter* m_report = nullptr;
     QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
+    QString m_notes;       ///< the session's free-text notes
+    QStringList m_recentSessions;
+    QMenu* m_recentMenu = nullptr;
+    void rememberSession(const QString& path);
+    void fillRecentMenu();
     QStringList m_keys;
     QHash<QWidget*, QString> m_lastStatus;
     bool m_useSettings = true;

@@ -102,9 +102,10 @@ int main(int argc, char** argv) {
         QStringLiteral("file"));
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
-    parser.addPositionalArgument(QStringLiteral("checkpoint"),
-                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default."),
-                                 QStringLiteral("[checkpoint]"));
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default, or "
+                                                "a session (.saccade) to reopen exactly."),
+                                 QStringLiteral("[file]"));
     parser.process(app);
 
     const bool screenshot = parser.isSet(screenshotOption);
@@ -117,8 +118,16 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
     }
-    if (!parser.positionalArguments().isEmpty())
-        window.attentionPage()->openModel(parser.positionalArguments().constFirst());
+    if (!parser.positionalArguments().isEmpty()) {
+        const QString file = parser.positionalArguments().constFirst();
+        if (file.endsWith(QStringLiteral(".saccade"), Qt::CaseInsensitive)) {
+            // A moved or changed model is reported on stderr as well as in the window.
+            const QString error = window.openSessionFile(file);
+            if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+        } else {
+            window.attentionPage()->openModel(file);
+        }
+    }
     window.show();
     if (screenshot) scheduleScreenshot(&window, parser.value(screenshotOption));
     return app.exec();

@@ -44,7 +44,12 @@ std::string archiveBytes(const torch::nn::Module& model, const torch::optim::Opt
     return out.str();
 }
 
-std::string crcHex(const std::string& bytes) {
+// Checkpoints larger than this are refused before reading (the bundled ones are under 10 MB).
+constexpr std::size_t kMaxCheckpointBytes = std::size_t{4} << 30;
+
+}  // namespace
+
+std::string crc32Hex(const std::string& bytes) {
     uLong crc = crc32(0L, Z_NULL, 0);
     for (std::size_t at = 0; at < bytes.size(); at += 1u << 30)
         crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + at),
@@ -54,10 +59,11 @@ std::string crcHex(const std::string& bytes) {
     return text;
 }
 
-// Checkpoints larger than this are refused before reading (the bundled ones are under 10 MB).
-constexpr std::size_t kMaxCheckpointBytes = std::size_t{4} << 30;
-
-}  // namespace
+Result<std::string> fileCrc32(const std::string& path) {
+    auto bytes = readFile(path, kMaxCheckpointBytes);
+    if (!bytes) return Error{bytes.error()};
+    return crc32Hex(*bytes);
+}
 
 std::string sidecarPath(const std::string& path) {
     return std::filesystem::path(path).replace_extension(".json").string();
@@ -87,7 +93,7 @@ Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::
                         {"baseline", info.baseline},
                         {"weights", std::filesystem::path(path).filename().string()},
                         {"weights_bytes", bytes.size()},
-                        {"weights_crc32", crcHex(bytes)}};
+                        {"weights_crc32", crc32Hex(bytes)}};
     // The weights and the sidecar that describes them are renamed into place together.
     return writeFilesAtomic({{path, bytes}, {sidecarPath(path), j.dump(2) + "\n"}});
 }
@@ -144,8 +150,8 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
     if (!bytes) return Error{bytes.error()};
     if (auto intact = verifyZipArchive(*bytes, "checkpoint '" + path + "'"); !intact) return Error{intact.error()};
     // The sidecar records the CRC of the whole file: weights swapped for another file's are found.
-    if (auto info = readCheckpointInfo(path); info && !info->weightsCrc32.empty() && info->weightsCrc32 != crcHex(*bytes))
-        return Error{"checkpoint '" + path + "' is not the file its sidecar describes (CRC-32 " + crcHex(*bytes) +
+    if (auto info = readCheckpointInfo(path); info && !info->weightsCrc32.empty() && info->weightsCrc32 != crc32Hex(*bytes))
+        return Error{"checkpoint '" + path + "' is not the file its sidecar describes (CRC-32 " + crc32Hex(*bytes) +
                      ", the sidecar says " + info->weightsCrc32 + ")"};
     torch::serialize::InputArchive archive;
     try {

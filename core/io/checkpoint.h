@@ -32,6 +32,11 @@ struct CheckpointInfo {
     std::string weightsCrc32;         ///< CRC-32 of the .pt file, hex ("" in older sidecars)
 };
 
+/// CRC-32 of `bytes` as 8 lower-case hex digits (what sidecars and sessions record).
+std::string crc32Hex(const std::string& bytes);
+/// CRC-32 of a file's bytes (files up to 4 GiB), or why it cannot be read.
+Result<std::string> fileCrc32(const std::string& path);
+
 /// "model.pt" -> "model.json".
 std::string sidecarPath(const std::string& checkpointPath);
 

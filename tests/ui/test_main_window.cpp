@@ -2,6 +2,7 @@
 
 #include <QDoubleSpinBox>
 #include <QAction>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QSettings>
@@ -22,6 +23,8 @@
 #include "report_export.h"
 #include "common/samples_dir.h"
 #include "data/dataset.h"
+#include "attention/step_scrubber.h"
+#include "trace/trace.h"
 #include "labs/scalar_lab_form.h"
 #include "labs/scalar_lab_panel.h"
 #include "labs/scalar_lab_result_view.h"
@@ -42,6 +45,7 @@ private Q_SLOTS:
     void shortcutsAndTooltips();
     void layoutHoldsStillWhenTheRuleOrTabChanges();
     void exportReportWritesTheHtmlOffTheGuiThread();
+    void sessionReopensTheSameTraceAndReportsAChangedModel();
 };
 
 void TestMainWindow::initTestCase() {
@@ -183,6 +187,60 @@ void TestMainWindow::exportReportWritesTheHtmlOffTheGuiThread() {
     QVERIFY(html.contains("<td>argmax</td><td>"));
     QVERIFY(html.contains("/ 30</td>"));
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Wrote the report")));
+}
+
+void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
+    if (!saccade::openDataset("translated-fashion60").ok()) QSKIP("the Fashion-MNIST files are not installed");
+    QTemporaryDir dir;
+    // The session's model is a copy, so that the test can change and remove it afterwards.
+    const QString model = dir.filePath(QStringLiteral("hard.pt"));
+    const QString bundled = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/patch-hard-fashion60");
+    QVERIFY(QFile::copy(bundled + QStringLiteral(".pt"), model));
+    QVERIFY(QFile::copy(bundled + QStringLiteral(".json"), dir.filePath(QStringLiteral("hard.json"))));
+    std::string saved;
+    {
+        MainWindow window(/*useSettings=*/false);
+        auto* page = window.attentionPage();
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value(), 60'000);
+        page->openModel(model);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
+                                     page->canvas()->trace()->modelId == "patch/hard/translated-fashion60", 60'000);
+        page->toolbar()->setSeed(7);
+        QVERIFY(page->setRule(QStringLiteral("sample")));
+        page->openSample(QStringLiteral("translated-fashion60"), 12);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace()->imageId == "translated-fashion60:test:12" &&
+                                     page->canvas()->trace()->seed == 7 && page->canvas()->trace()->rule == "sample",
+                                 60'000);
+        page->scrubber()->setCurrentStep(2);
+        window.setSessionNotes(QStringLiteral("A sneaker the hard model calls a bag."));
+        QCOMPARE(window.saveSessionFile(dir.filePath(QStringLiteral("demo.saccade"))), QString());
+        saved = saccade::traceToJson(*page->canvas()->trace());
+    }
+    MainWindow window(/*useSettings=*/false);
+    auto* page = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value(), 60'000);  // the bundled default
+    window.setCurrentPage(MainWindow::kDoctorPage);
+    QCOMPARE(window.openSessionFile(dir.filePath(QStringLiteral("demo.saccade"))), QString());
+    QCOMPARE(window.currentPage(), QStringLiteral("attention"));
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
+                                 page->canvas()->trace()->imageId == "translated-fashion60:test:12", 60'000);
+    QCOMPARE(saccade::traceToJson(*page->canvas()->trace()), saved);  // the same numbers
+    QCOMPARE(page->scrubber()->currentStep(), 2);
+    QCOMPARE(page->toolbar()->seed(), quint64(7));
+    QCOMPARE(window.sessionNotes(), QStringLiteral("A sneaker the hard model calls a bag."));
+    QCOMPARE(page->notes(), QStringLiteral("A sneaker the hard model calls a bag."));
+    QVERIFY(!page->findChild<QLabel*>(QStringLiteral("sessionNotes"))->isHidden());
+    QCOMPARE(window.recentSessions().size(), 1);
+    // A changed model is reported, not opened; so is a removed one.
+    {
+        QFile f(model);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("x");
+    }
+    QVERIFY(window.openSessionFile(dir.filePath(QStringLiteral("demo.saccade"))).contains(QStringLiteral("changed since")));
+    QVERIFY(QFile::remove(model));
+    QVERIFY(window.openSessionFile(dir.filePath(QStringLiteral("demo.saccade"))).contains(QStringLiteral("moved or deleted")));
+    QCOMPARE(saccade::traceToJson(*page->canvas()->trace()), saved);  // nothing was replaced
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -91,6 +91,15 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_banner->hide();
     connect(m_banner, &QLabel::linkActivated, m_banner, &QLabel::hide);
     centreLayout->addWidget(m_banner);
+    // A session's notes, for the presenter and the audience; empty: hidden.
+    m_notes = new QLabel(this);
+    m_notes->setObjectName(QStringLiteral("sessionNotes"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextFormat(Qt::PlainText);
+    m_notes->setStyleSheet(QStringLiteral("QLabel { background: #eef4fb; color: #1b3a5c; border: 1px solid #9bb8d8; "
+                                          "padding: 6px; }"));
+    m_notes->hide();
+    centreLayout->addWidget(m_notes);
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
     centreLayout->addWidget(m_caption);
@@ -141,6 +150,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_images, &ImagePanel::fileChosen, this, &AttentionPage::openImageFile);
     connect(m_service, &ModelService::modelLoaded, this, &AttentionPage::onModelLoaded);
     connect(m_service, &ModelService::modelFailed, this, [this](const QString& message) {
+        m_sessionModel.clear();  // a session whose model fails to load opens nothing more
+        m_pendingStep.reset();
         m_models->showError(message);
         const auto& card = m_service->card();
         m_banner->setText(tr("<b>Model not loaded:</b> %1%2 <a href='#close'>Dismiss</a>")
@@ -325,6 +336,57 @@ void AttentionPage::saveSettings(QSettings& s) const {
     s.setValue(key("image_index"), m_inputIndex);
 }
 
+void AttentionPage::setNotes(const QString& notes) {
+    m_notes->setText(notes.trimmed());
+    m_notes->setVisible(!notes.trimmed().isEmpty());
+}
+
+QString AttentionPage::notes() const { return m_notes->text(); }
+
+bool AttentionPage::captureSession(Session& s) const {
+    const auto& card = m_service->card();
+    if (!card || !m_trace) return false;
+    s.modelPath = QFileInfo(card->path).absoluteFilePath().toStdString();
+    s.imageFile = m_inputFile.isEmpty() ? std::string() : QFileInfo(m_inputFile).absoluteFilePath().toStdString();
+    s.dataset = m_inputFile.isEmpty() ? m_inputDataset.toStdString() : std::string();
+    s.sampleIndex = m_inputFile.isEmpty() ? m_inputIndex : -1;
+    s.rule = m_toolbar->rule().toStdString();
+    s.seed = m_toolbar->seed();
+    s.step = m_scrubber->currentStep();
+    const OverlaySettings o = m_toolbar->overlays();
+    s.overlays = {o.heatmap, o.chosen, o.path, o.truth, o.grid, o.heatmapOpacity};
+    s.tab = m_tabs->tabText(m_tabs->currentIndex()).toLower().toStdString();
+    return true;
+}
+
+void AttentionPage::openSession(const Session& s) {
+    {
+        const QSignalBlocker block(m_toolbar);  // one trace, when the model and image are there
+        m_toolbar->setRule(QString::fromStdString(s.rule));
+        m_toolbar->setSeed(s.seed);
+        OverlaySettings o;
+        o.heatmap = s.overlays.heatmap;
+        o.heatmapOpacity = s.overlays.heatmapOpacity;
+        o.chosen = s.overlays.chosen;
+        o.path = s.overlays.path;
+        o.truth = s.overlays.truth;
+        o.grid = s.overlays.grid;
+        m_toolbar->setOverlays(o);
+        m_canvas->setOverlays(o);
+    }
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i).toLower().toStdString() == s.tab) m_tabs->setCurrentIndex(i);
+    m_input.reset();
+    m_inputFile = QString::fromStdString(s.imageFile);
+    m_inputDataset = QString::fromStdString(s.dataset);
+    m_inputIndex = s.sampleIndex;
+    m_sessionModel = QString::fromStdString(s.modelPath);
+    m_stepArmed = false;
+    m_pendingStep = s.step;
+    m_awaitingFirst = true;
+    openModel(QString::fromStdString(s.modelPath));
+}
+
 void AttentionPage::openModel(const QString& path) {
     Q_EMIT statusMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
     m_banner->hide();
@@ -361,8 +423,18 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_adequacy->setModel(card.classNames, m_images->datasets(), card.dataset);
     Q_EMIT modelOpened(card.path, card.dataset);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
-    // Keep the current input when it fits the new model; else the saved or the first sample.
-    if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
+    // A session names its image; else keep the current input when it fits the new model; else
+    // the saved or the first sample.
+    if (!m_sessionModel.isEmpty()) {
+        // Another model (one asked for before the session) draws nothing: the session's follows.
+        if (QFileInfo(card.path) != QFileInfo(m_sessionModel)) return;
+        m_sessionModel.clear();
+        m_stepArmed = true;
+        if (!m_inputFile.isEmpty())
+            openImageFile(m_inputFile);
+        else
+            openSample(m_inputDataset, m_inputIndex);
+    } else if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
         requestTrace();
     } else if (!m_inputFile.isEmpty() && !m_input) {
         openImageFile(m_inputFile);
@@ -449,6 +521,11 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
     m_canvas->setImage(toQImage(image));
     m_canvas->setTrace(trace);
     m_scrubber->setStepCount(int(trace.steps.size()));
+    if (m_pendingStep && m_stepArmed) {  // a session's step, once its trace is here
+        m_stepArmed = false;
+        m_scrubber->setCurrentStep(std::clamp(*m_pendingStep, 0, std::max(0, int(trace.steps.size()) - 1)));
+        m_pendingStep.reset();
+    }
     m_canvas->setStep(m_scrubber->currentStep());
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());

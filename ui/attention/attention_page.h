@@ -11,6 +11,7 @@
 
 #include "analysis/adequacy.h"
 #include "data/image.h"
+#include "io/session.h"
 #include "trace/trace.h"
 
 class QLabel;
@@ -71,6 +72,16 @@ public:
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 
+    /// What a session file records of this page (model path, image, rule, seed, step, overlays,
+    /// tab); the model's CRC-32 and the page, notes are the caller's. False without a model.
+    bool captureSession(Session& session) const;
+    /// The session's notes, shown above the canvas (hidden when empty).
+    void setNotes(const QString& notes);
+    QString notes() const;
+    /// Reopens a session: rule, seed, overlays and tab at once, then the model, its image and the
+    /// step as they arrive (the model must already have passed checkSessionModel).
+    void openSession(const Session& session);
+
     /// Asks where to write the view as PNG and writes it (the Export menu, Ctrl+S).
     void exportViewAsPng();
 
@@ -109,6 +120,7 @@ private:
     StepScrubber* m_scrubber = nullptr;
     CaptionStrip* m_caption = nullptr;
     QLabel* m_banner = nullptr;  ///< a model that failed to open, until the next request
+    QLabel* m_notes = nullptr;   ///< the session's notes above the canvas
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;
@@ -138,6 +150,9 @@ private:
     int m_pendingRuns = 0;
     /// The seed of a run loaded from the Runs tab: while the toolbar shows it, Run repeats the
     /// shown set (its first seed), not a set starting at the loaded run.
+    std::optional<int> m_pendingStep;  ///< a session's step, applied to its first trace
+    QString m_sessionModel;            ///< a session's model: when it loads, the session's image opens
+    bool m_stepArmed = false;          ///< the session's model is loaded: the next trace takes the step
     std::optional<quint64> m_loadedRunSeed;  ///< runs to start once the requested sample arrives (opened from Adequacy)
     Image m_traceImage;
 };

@@ -1,0 +1,122 @@
+#include "io/session.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "io/checkpoint.h"
+#include "io/json_fields.h"
+
+namespace saccade {
+
+namespace {
+
+constexpr const char* kSchema = "saccade.session";
+constexpr std::size_t kMaxSessionBytes = 1u << 20;
+
+bool boolField(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key) || !j[key].is_boolean()) throw JsonFieldError(std::string(key) + " must be true or false");
+    return j[key].get<bool>();
+}
+
+}  // namespace
+
+std::string sessionToJson(const Session& s) {
+    nlohmann::json j{{"schema", kSchema},
+                     {"version", kSessionSchemaVersion},
+                     {"model", {{"path", s.modelPath}, {"crc32", s.modelCrc32}}},
+                     {"rule", s.rule},
+                     {"seed", s.seed},
+                     {"step", s.step},
+                     {"overlays",
+                      {{"heatmap", s.overlays.heatmap},
+                       {"heatmap_opacity", s.overlays.heatmapOpacity},
+                       {"chosen", s.overlays.chosen},
+                       {"path", s.overlays.path},
+                       {"truth", s.overlays.truth},
+                       {"grid", s.overlays.grid}}},
+                     {"page", s.page},
+                     {"tab", s.tab},
+                     {"notes", s.notes}};
+    if (!s.imageFile.empty())
+        j["image"] = {{"file", s.imageFile}};
+    else
+        j["image"] = {{"dataset", s.dataset}, {"index", s.sampleIndex}};
+    return j.dump(2) + "\n";
+}
+
+Result<Session> sessionFromJson(const std::string& text) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("not JSON: ") + e.what()};
+    }
+    try {
+        if (!j.is_object()) return Error{"not a session: the file holds no JSON object"};
+        if (!j.contains("schema") || !j["schema"].is_string() || j["schema"] != kSchema)
+            return Error{"not a session: the schema is not \"saccade.session\""};
+        const auto version = intField(j, "version", 1, 1000000);
+        if (version > kSessionSchemaVersion)
+            return Error{"session version " + std::to_string(version) + " is newer than this program reads (" +
+                         std::to_string(kSessionSchemaVersion) + ")"};
+        Session s;
+        if (!j.contains("model") || !j["model"].is_object()) return Error{"model must be an object"};
+        s.modelPath = stringField(j["model"], "path");
+        s.modelCrc32 = stringField(j["model"], "crc32");
+        if (s.modelPath.empty()) return Error{"model.path is empty"};
+        if (!j.contains("image") || !j["image"].is_object()) return Error{"image must be an object"};
+        const auto& image = j["image"];
+        if (image.contains("file")) {
+            s.imageFile = stringField(image, "file");
+            if (s.imageFile.empty()) return Error{"image.file is empty"};
+        } else {
+            s.dataset = stringField(image, "dataset");
+            if (s.dataset.empty()) return Error{"image.dataset is empty"};
+            s.sampleIndex = intField(image, "index", 0, std::int64_t{1} << 40);
+        }
+        s.rule = stringField(j, "rule");
+        s.seed = uintField(j, "seed");
+        s.step = int(intField(j, "step", 0, 100000));
+        if (!j.contains("overlays") || !j["overlays"].is_object()) return Error{"overlays must be an object"};
+        const auto& o = j["overlays"];
+        s.overlays.heatmap = boolField(o, "heatmap");
+        s.overlays.heatmapOpacity = numberField(o, "heatmap_opacity", 0, 1);
+        s.overlays.chosen = boolField(o, "chosen");
+        s.overlays.path = boolField(o, "path");
+        s.overlays.truth = boolField(o, "truth");
+        s.overlays.grid = boolField(o, "grid");
+        s.page = stringField(j, "page");
+        s.tab = stringField(j, "tab");
+        s.notes = stringField(j, "notes");
+        return s;
+    } catch (const JsonFieldError& e) {
+        return Error{e.what()};
+    } catch (const nlohmann::json::exception& e) {
+        return Error{e.what()};
+    }
+}
+
+Result<Unit> saveSession(const Session& session, const std::string& path) {
+    if (path.size() < 8 || path.substr(path.size() - 8) != ".saccade")
+        return Error{"a session file must end in .saccade: '" + path + "'"};
+    return writeFileAtomic(path, sessionToJson(session));
+}
+
+Result<Session> loadSession(const std::string& path) {
+    auto text = readFile(path, kMaxSessionBytes);
+    if (!text) return Error{text.error()};
+    auto s = sessionFromJson(*text);
+    if (!s) return Error{"session '" + path + "': " + s.error()};
+    return s;
+}
+
+Result<Unit> checkSessionModel(const Session& s) {
+    auto crc = fileCrc32(s.modelPath);
+    if (!crc) return Error{"the session's model '" + s.modelPath + "' was moved or deleted (" + crc.error() + ")"};
+    if (!s.modelCrc32.empty() && *crc != s.modelCrc32)
+        return Error{"the session's model '" + s.modelPath + "' changed since the session was saved (CRC-32 " +
+                     s.modelCrc32 + " then, " + *crc + " now)"};
+    return Unit{};
+}
+
+}  // namespace saccade

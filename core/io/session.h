@@ -1,0 +1,49 @@
+#pragma once
+// A session (.saccade): what a demo needs to reopen exactly. JSON with a schema name and version:
+// the model (path and the CRC-32 of its file), the image (a dataset's test sample or a file),
+// rule, seed, step, overlays, the open page and tab, and free-text notes. Reopening draws the same
+// trace (same numbers) as when it was saved; a model that moved or changed is reported, not
+// guessed at. Plain values: the GUI maps them onto its widgets.
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace saccade {
+
+constexpr int kSessionSchemaVersion = 1;
+
+struct SessionOverlays {
+    bool heatmap = true, chosen = true, path = true, truth = true, grid = false;
+    double heatmapOpacity = 0.55;
+};
+
+struct Session {
+    std::string modelPath, modelCrc32;  ///< absolute path; CRC-32 of the .pt when saved
+    std::string dataset;                ///< a test sample: dataset and index ...
+    std::int64_t sampleIndex = -1;
+    std::string imageFile;              ///< ... or an image file (absolute path)
+    std::string rule = "argmax";
+    std::uint64_t seed = 1;
+    int step = 0;                       ///< 0-based
+    SessionOverlays overlays;
+    std::string page = "attention", tab;  ///< the page's key and the Attention page's tab
+    std::string notes;
+};
+
+std::string sessionToJson(const Session& session);
+/// Strict: the schema name, a version this program reads, every field's type and range; the
+/// error names the field.
+Result<Session> sessionFromJson(const std::string& json);
+
+/// Written atomically. The path must end in .saccade.
+Result<Unit> saveSession(const Session& session, const std::string& path);
+/// Reads and parses (at most 1 MiB); errors name the file.
+Result<Session> loadSession(const std::string& path);
+
+/// Whether the session's model is still the file it was saved with: an error when it is gone
+/// ("moved or deleted") or its bytes changed (both CRC-32s named).
+Result<Unit> checkSessionModel(const Session& session);
+
+}  // namespace saccade

@@ -1,0 +1,107 @@
+// Session files: round trip, strict reading, and a moved or changed model reported.
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/atomic_file.h"
+#include "io/checkpoint.h"
+#include "io/session.h"
+
+using namespace saccade;
+namespace fs = std::filesystem;
+
+namespace {
+
+Session demo(const std::string& model) {
+    Session s;
+    s.modelPath = model;
+    s.dataset = "translated-fashion60";
+    s.sampleIndex = 12;
+    s.rule = "ksample:10";
+    s.seed = 18446744073709551615ull;  // the largest seed survives JSON
+    s.step = 2;
+    s.overlays.heatmapOpacity = 0.3;
+    s.overlays.grid = true;
+    s.page = "attention";
+    s.tab = "runs";
+    s.notes = "Hard attention on a sneaker: \"Bag\" under argmax.\nSecond line.";
+    return s;
+}
+
+fs::path sessionDir() {
+    const fs::path d = fs::temp_directory_path() / ("saccade-session-" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+}
+
+}  // namespace
+
+TEST(Session, RoundTripsEveryField) {
+    const Session s = demo("/models/m.pt");
+    auto back = sessionFromJson(sessionToJson(s));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->modelPath, s.modelPath);
+    EXPECT_EQ(back->dataset, "translated-fashion60");
+    EXPECT_EQ(back->sampleIndex, 12);
+    EXPECT_TRUE(back->imageFile.empty());
+    EXPECT_EQ(back->rule, "ksample:10");
+    EXPECT_EQ(back->seed, 18446744073709551615ull);
+    EXPECT_EQ(back->step, 2);
+    EXPECT_DOUBLE_EQ(back->overlays.heatmapOpacity, 0.3);
+    EXPECT_TRUE(back->overlays.grid);
+    EXPECT_EQ(back->tab, "runs");
+    EXPECT_EQ(back->notes, s.notes);
+    Session file = s;
+    file.imageFile = "/images/shoe.png";
+    auto withFile = sessionFromJson(sessionToJson(file));
+    ASSERT_TRUE(withFile.ok());
+    EXPECT_EQ(withFile->imageFile, "/images/shoe.png");
+    EXPECT_TRUE(withFile->dataset.empty());
+}
+
+TEST(Session, ReadsStrictlyAndNamesTheField) {
+    const std::string good = sessionToJson(demo("/m.pt"));
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string text = good;
+        const auto at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return sessionFromJson(text.replace(at, from.size(), to));
+    };
+    EXPECT_NE(sessionFromJson("{").error().find("not JSON"), std::string::npos);
+    EXPECT_NE(sessionFromJson("[1]").error().find("no JSON object"), std::string::npos);
+    EXPECT_NE(replaced("\"saccade.session\"", "\"saccade.trace\"").error().find("schema"), std::string::npos);
+    EXPECT_NE(replaced("\"version\": 1", "\"version\": 2").error().find("newer than this program reads"), std::string::npos);
+    EXPECT_NE(replaced("\"step\": 2", "\"step\": -1").error().find("step"), std::string::npos);
+    EXPECT_NE(replaced("\"step\": 2", "\"step\": 2.5").error().find("step"), std::string::npos);
+    EXPECT_NE(replaced("\"heatmap_opacity\": 0.3", "\"heatmap_opacity\": 2").error().find("heatmap_opacity"),
+              std::string::npos);
+    EXPECT_NE(replaced("\"grid\": true", "\"grid\": 1").error().find("grid"), std::string::npos);
+    EXPECT_NE(replaced("\"index\": 12", "\"index\": \"12\"").error().find("index"), std::string::npos);
+    EXPECT_NE(replaced("\"path\": \"/m.pt\"", "\"path\": \"\"").error().find("model.path"), std::string::npos);
+}
+
+TEST(Session, SavesAtomicallyAndReportsAMovedOrChangedModel) {
+    const fs::path dir = sessionDir();
+    const fs::path model = dir / "model.pt";
+    ASSERT_TRUE(writeFileAtomic(model.string(), "weights v1").ok());
+    Session s = demo(model.string());
+    s.modelCrc32 = *fileCrc32(model.string());
+    EXPECT_EQ(s.modelCrc32, crc32Hex("weights v1"));
+    EXPECT_NE(saveSession(s, (dir / "demo.json").string()).error().find("must end in .saccade"), std::string::npos);
+    ASSERT_TRUE(saveSession(s, (dir / "demo.saccade").string()).ok());
+    auto back = loadSession((dir / "demo.saccade").string());
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_TRUE(checkSessionModel(*back).ok());
+    ASSERT_TRUE(writeFileAtomic(model.string(), "weights v2").ok());
+    const std::string changed = checkSessionModel(*back).error();
+    EXPECT_NE(changed.find("changed since the session was saved"), std::string::npos) << changed;
+    EXPECT_NE(changed.find(s.modelCrc32), std::string::npos);
+    fs::remove(model);
+    EXPECT_NE(checkSessionModel(*back).error().find("was moved or deleted"), std::string::npos);
+    EXPECT_NE(loadSession((dir / "none.saccade").string()).error().find("none.saccade"), std::string::npos);
+    fs::remove_all(dir);
+}
