@@ -36,7 +36,7 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
     cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str()->check(numberIn(0, 0.99));
     cmd->add_option("--max-length", o->model.maxLength,
                     "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str()->check(wholeNumberIn(1, 64));
-    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--batch", o->batch, "captions per batch")->capture_default_str();
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();

@@ -42,7 +42,7 @@ void addTrain(CLI::App& app, int& exitCode) {
                     "dense (every cell's features computed, then selected) or select (a cheap "
                     "low-resolution pass scores the cells; the patch network runs on the chosen "
                     "cell only)")->capture_default_str();
-    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();

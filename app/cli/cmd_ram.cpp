@@ -46,7 +46,7 @@ void addTrainRam(CLI::App& train, int& exitCode) {
         ->capture_default_str()->check(numberIn(1e-4, 2));
     cmd->add_option("--hidden", o->model.hidden, "core state size")->capture_default_str()->check(wholeNumberIn(1, 8192));
     cmd->add_option("--replicas", o->replicas, "M: Monte-Carlo replicas of each image per batch")->capture_default_str()->check(wholeNumberIn(1, 1024));
-    cmd->add_option("--minutes", o->minutes, "time budget->check(numberIn(1e-3, 1e6)); fixes the iteration count after a warm-up");
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str()->check(wholeNumberIn(1, 65536));
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();

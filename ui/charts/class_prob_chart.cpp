@@ -70,7 +70,7 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
         // On a second line, so a long class name and the note both fit the narrow Runs column.
         if (k == marked && !markNote.isEmpty()) name += QStringLiteral("<br>(%1)").arg(markNote);
         // A true class whose bar is too short to see green is named as such.
-        if (k == truth && (probs[k] < 0.05 || !truthListed)) name += tr(" (true)");
+        if (k == truth && (probs[k] < 0.05 || !truthListed)) name += tr("<br>(true)");
         categories << name;
         m_set->append(std::round(probs[k] * 1000) / 1000);
     }
