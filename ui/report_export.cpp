@@ -59,7 +59,7 @@ bool ReportExporter::start(const ReportOptions& given, const QString& path) {
             return {};
         },
         [this, html, path] {
-            if (m_dialog) m_dialog->reset();
+            if (m_dialog) m_dialog->hide();
             const QString error = writeFileAtomically(path, QByteArray::fromStdString(*html));
             Q_EMIT statusMessage(error.isEmpty() ? tr("Wrote the report %1").arg(path) : tr("Report not written: %1").arg(error));
             Q_EMIT finished(path, error);
@@ -74,12 +74,13 @@ bool ReportExporter::start(const ReportOptions& given, const QString& path) {
         m_dialog->setAutoReset(false);
         m_dialog->setMinimumDuration(0);
         connect(m_dialog, &QProgressDialog::canceled, this, [this] {
+            m_dialog->hide();
             m_job->cancel();
             Q_EMIT statusMessage(tr("Report cancelled."));
             Q_EMIT finished(QString(), tr("cancelled"));
         });
         connect(m_job, &AnalysisJob::failed, this, [this](const QString& error) {
-            if (m_dialog) m_dialog->reset();
+            if (m_dialog) m_dialog->hide();
             Q_EMIT statusMessage(tr("Report not written: %1").arg(error));
             Q_EMIT finished(QString(), error);
         });

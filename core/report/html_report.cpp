@@ -164,7 +164,7 @@ std::string runsSection(AttentionModel& model, const Dataset& dataset, const Rep
     for (std::size_t i = 0; i < set->runs.size(); ++i)
         if (set->runs[i].label != stats.deterministicLabel) { shown = i; break; }
     if (!set->runs.empty()) {
-        auto run = model.trace(sample.image, model.outputKind() == "caption" ? "sample" : "sample",
+        auto run = model.trace(sample.image, "sample",
                                runSeed(set->seed, shown), id, truth);
         if (run) {
             render.caption = traceCaption(*run);

@@ -11,6 +11,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QSplitter>
+#include <QProgressDialog>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -187,6 +188,9 @@ void TestMainWindow::exportReportWritesTheHtmlOffTheGuiThread() {
     QVERIFY(html.contains("<td>argmax</td><td>"));
     QVERIFY(html.contains("/ 30</td>"));
     QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Wrote the report")));
+    auto* dialog = window.findChild<QProgressDialog*>(QStringLiteral("reportProgress"));
+    QVERIFY(dialog);
+    QVERIFY(dialog->isHidden());  // gone once the report is written
 }
 
 void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
