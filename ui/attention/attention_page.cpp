@@ -379,6 +379,7 @@ void AttentionPage::openSession(const Session& s) {
     m_inputDataset = QString::fromStdString(s.dataset);
     m_inputIndex = s.sampleIndex;
     m_sessionModel = QString::fromStdString(s.modelPath);
+    m_sessionRule = QString::fromStdString(s.rule);
     m_stepArmed = false;
     m_pendingStep = s.step;
     m_awaitingFirst = true;
@@ -428,6 +429,10 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         if (QFileInfo(card.path) != QFileInfo(m_sessionModel)) return;
         m_sessionModel.clear();
         m_stepArmed = true;
+        {
+            const QSignalBlocker block(m_toolbar);
+            m_toolbar->setRule(m_sessionRule);
+        }
         if (!m_inputFile.isEmpty())
             openImageFile(m_inputFile);
         else

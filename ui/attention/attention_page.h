@@ -152,6 +152,7 @@ private:
     /// shown set (its first seed), not a set starting at the loaded run.
     std::optional<int> m_pendingStep;  ///< a session's step, applied to its first trace
     QString m_sessionModel;            ///< a session's model: when it loads, the session's image opens
+    QString m_sessionRule;             ///< and its rule is set again (the old model may not have offered it)
     bool m_stepArmed = false;          ///< the session's model is loaded: the next trace takes the step
     std::optional<quint64> m_loadedRunSeed;  ///< runs to start once the requested sample arrives (opened from Adequacy)
     Image m_traceImage;
