@@ -6,6 +6,10 @@
 #include <QKeySequence>
 #include <QMessageBox>
 #include <QMenuBar>
+#include <QAction>
+#include <QLabel>
+#include <QTimer>
+#include <QVBoxLayout>
 #include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
@@ -29,6 +33,8 @@
 #include "report_export.h"
 #include "io/checkpoint.h"
 #include "io/session.h"
+#include "common/samples_dir.h"
+#include "attention/attention_canvas.h"
 #include "training/training_panel.h"
 
 namespace saccade::ui {
@@ -95,7 +101,23 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     auto* layout = new QHBoxLayout(central);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addWidget(m_sidebar);
-    layout->addWidget(m_pages, 1);
+    // A session's notes (a tour's captions) above whichever page it opened; empty: hidden.
+    m_notesBand = new QLabel(central);
+    m_notesBand->setObjectName(QStringLiteral("sessionNotes"));
+    m_notesBand->setWordWrap(true);
+    m_notesBand->setTextFormat(Qt::PlainText);
+    m_notesBand->setStyleSheet(QStringLiteral("QLabel { background: #eef4fb; color: #1b3a5c; "
+                                              "border: 1px solid #9bb8d8; padding: 6px; }"));
+    m_notesBand->hide();
+    auto* column = new QVBoxLayout;
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_notesBand);
+    column->addWidget(m_pages, 1);
+    layout->addLayout(column, 1);
+    m_tourTimer = new QTimer(this);
+    connect(m_tourTimer, &QTimer::timeout, this, [this] {
+        if (!advanceTour(1)) m_tourTimer->stop();
+    });
     setCentralWidget(central);
 
     statusBar()->showMessage(tr("Ready"));
@@ -253,7 +275,52 @@ QString MainWindow::openSessionFile(const QString& path) {
 
 void MainWindow::setSessionNotes(const QString& notes) {
     m_notes = notes;
-    m_attention->setNotes(notes);
+    m_notesBand->setText(notes.trimmed());
+    m_notesBand->setVisible(!notes.trimmed().isEmpty());
+}
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == m_presenting) return;
+    m_presenting = on;
+    if (on) {
+        m_normalFont = font();
+        QFont large = m_normalFont;
+        if (large.pointSizeF() > 0) large.setPointSizeF(large.pointSizeF() * 1.5);
+        else large.setPixelSize(int(large.pixelSize() * 1.5));
+        setFont(large);
+        m_attention->canvas()->setLineScale(2.0);
+        showFullScreen();
+        statusBar()->showMessage(tr("Presentation: Page Down / Page Up move through a tour, F11 or Esc leaves"));
+    } else {
+        setFont(m_normalFont);
+        m_attention->canvas()->setLineScale(1.0);
+        m_tourTimer->stop();
+        showNormal();
+    }
+}
+
+QString MainWindow::startTour(const QString& path) {
+    auto tour = loadTour(path.toStdString());
+    if (!tour) {
+        statusBar()->showMessage(QString::fromStdString(tour.error()));
+        return QString::fromStdString(tour.error());
+    }
+    m_tour.clear();
+    for (const auto& s : tour->sessions) m_tour << QString::fromStdString(s);
+    m_tourIndex = -1;
+    setPresentationMode(true);
+    if (tour->seconds > 0) m_tourTimer->start(int(tour->seconds * 1000));
+    advanceTour(1);
+    return {};
+}
+
+bool MainWindow::advanceTour(int delta) {
+    const int next = m_tourIndex + delta;
+    if (m_tour.isEmpty() || next < 0 || next >= m_tour.size()) return false;
+    m_tourIndex = next;
+    const QString error = openSessionFile(m_tour[next]);
+    if (!error.isEmpty()) setSessionNotes(tr("Slide %1 of %2 not shown: %3").arg(next + 1).arg(m_tour.size()).arg(error));
+    return true;
 }
 
 void MainWindow::rememberSession(const QString& path) {
@@ -313,13 +380,41 @@ void MainWindow::addMenus() {
     m_recentMenu = file->addMenu(tr("&Recent sessions"));
     fillRecentMenu();
     file->addSeparator();
+    file->addAction(tr("Start a &tour…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Start a tour"), QDir::homePath(),
+                                                          tr("Tours and sessions (*.tour *.saccade)"));
+        if (path.isEmpty()) return;
+        // A .saccade picked from a tour folder starts the whole folder.
+        const QString error = startTour(path.endsWith(QStringLiteral(".saccade")) ? QFileInfo(path).absolutePath() : path);
+        if (!error.isEmpty()) QMessageBox::warning(this, tr("Start a tour"), error);
+    });
+    file->addAction(tr("Start the &default tour"), this, [this] {
+        const QString tour = QDir(QString::fromStdString(findSamplesDir())).filePath(QStringLiteral("tour/story.tour"));
+        const QString error = startTour(tour);
+        if (!error.isEmpty()) QMessageBox::warning(this, tr("Start the default tour"), error);
+    });
+    auto* present = file->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F11), this,
+                                    [this] { setPresentationMode(!m_presenting); });
+    addAction(present);  // F11 also with the menu bar hidden
+    auto* next = new QAction(this);
+    next->setShortcuts({QKeySequence(Qt::Key_PageDown)});
+    connect(next, &QAction::triggered, this, [this] { advanceTour(1); });
+    auto* previous = new QAction(this);
+    previous->setShortcuts({QKeySequence(Qt::Key_PageUp)});
+    connect(previous, &QAction::triggered, this, [this] { advanceTour(-1); });
+    auto* leave = new QAction(this);
+    leave->setShortcut(QKeySequence(Qt::Key_Escape));
+    connect(leave, &QAction::triggered, this, [this] { setPresentationMode(false); });
+    addActions({next, previous, leave});
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keys and pages"), QKeySequence::HelpContents, this, [this] {
         QMessageBox::information(
             this, tr("Saccade: keys and pages"),
             tr("<b>Keys</b><br>Ctrl+O open a model · Ctrl+Shift+O open an image · Ctrl+S export the view as "
-               "PNG · Ctrl+R export a self-contained HTML report of the model · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
+               "PNG · Ctrl+Shift+S save a session · F11 presentation mode (Page Down / Page Up move through a tour, "
+               "Esc leaves) · Ctrl+R export a self-contained HTML report of the model · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
                "zooms, dragging pans, double-click fits.<br><br><b>Pages</b><br>Attention: where a model looks; the "
                "Runs tab samples again, the Dataset tab compares every rule, the Adequacy tab flags inadequate "
                "observations.<br>Probes &amp; cost: boundary sweeps, faithfulness, cost per stage.<br>Training, "

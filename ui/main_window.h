@@ -2,12 +2,15 @@
 // The Saccade main window: a sidebar of pages (Attention, Training, Scalar lab, Estimator lab, Doctor) and a status bar. Geometry, page and inputs persist with QSettings.
 
 #include <QHash>
+#include <QFont>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
 
 class QListWidget;
 class QMenu;
+class QLabel;
+class QTimer;
 class QStackedWidget;
 
 namespace saccade::ui {
@@ -59,6 +62,18 @@ public:
     QString sessionNotes() const { return m_notes; }
     void setSessionNotes(const QString& notes);
     QStringList recentSessions() const { return m_recentSessions; }
+    /// The notes band above the pages (a session's notes; the captions of a tour).
+    QLabel* notesBand() const { return m_notesBand; }
+
+    /// Presentation mode (F11): full screen, larger type, thicker overlays; Esc leaves it.
+    void setPresentationMode(bool on);
+    bool isPresenting() const { return m_presenting; }
+    /// Starts a tour (a folder of sessions or a .saccade tour file) in presentation mode on its
+    /// first session; Page Down / Page Up (or the timer) move through it. Empty on success.
+    QString startTour(const QString& path);
+    /// Moves `delta` sessions through the tour; false at either end or without a tour.
+    bool advanceTour(int delta);
+    int tourPosition() const { return m_tourIndex; }
 
     /// True while the current page is still computing what it first shows.
     bool isBusy() const;
@@ -87,6 +102,12 @@ private:
     ReportExporter* m_report = nullptr;
     QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
     QString m_notes;       ///< the session's free-text notes
+    QLabel* m_notesBand = nullptr;
+    bool m_presenting = false;
+    QFont m_normalFont;
+    QStringList m_tour;
+    int m_tourIndex = -1;
+    QTimer* m_tourTimer = nullptr;
     QStringList m_recentSessions;
     QMenu* m_recentMenu = nullptr;
     void rememberSession(const QString& path);

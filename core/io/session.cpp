@@ -1,5 +1,8 @@
 #include "io/session.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
@@ -107,7 +110,47 @@ Result<Session> loadSession(const std::string& path) {
     if (!text) return Error{text.error()};
     auto s = sessionFromJson(*text);
     if (!s) return Error{"session '" + path + "': " + s.error()};
-    return s;
+    // Relative paths (bundled tours) are relative to the session file's folder.
+    Session session = *s;
+    const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+    for (std::string* p : {&session.modelPath, &session.imageFile})
+        if (!p->empty() && std::filesystem::path(*p).is_relative()) *p = (folder / *p).lexically_normal().string();
+    return session;
+}
+
+Result<Tour> loadTour(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    Tour tour;
+    if (fs::is_directory(path, ec)) {
+        for (const auto& entry : fs::directory_iterator(path, ec))
+            if (entry.path().extension() == ".saccade") tour.sessions.push_back(entry.path().string());
+        std::sort(tour.sessions.begin(), tour.sessions.end());
+        if (tour.sessions.empty()) return Error{"the folder '" + path + "' holds no .saccade sessions"};
+        return tour;
+    }
+    auto text = readFile(path, kMaxSessionBytes);
+    if (!text) return Error{text.error()};
+    try {
+        const auto j = nlohmann::json::parse(*text);
+        if (!j.is_object() || !j.contains("schema") || j["schema"] != "saccade.tour")
+            return Error{"'" + path + "' is not a tour: the schema is not \"saccade.tour\""};
+        if (intField(j, "version", 1, 1000000) > 1) return Error{"'" + path + "': a tour version newer than this program reads"};
+        tour.seconds = j.contains("seconds") ? numberField(j, "seconds", 0, 3600) : 0;
+        if (!j.contains("sessions") || !j["sessions"].is_array() || j["sessions"].empty())
+            return Error{"'" + path + "': sessions must be a non-empty list of .saccade files"};
+        const fs::path folder = fs::absolute(path).parent_path();
+        for (const auto& item : j["sessions"]) {
+            if (!item.is_string()) return Error{"'" + path + "': every entry of sessions must be a file name"};
+            fs::path p = item.get<std::string>();
+            tour.sessions.push_back((p.is_relative() ? folder / p : p).lexically_normal().string());
+        }
+        return tour;
+    } catch (const JsonFieldError& e) {
+        return Error{"'" + path + "': " + e.what()};
+    } catch (const nlohmann::json::exception& e) {
+        return Error{"'" + path + "' is not JSON: " + e.what()};
+    }
 }
 
 Result<Unit> checkSessionModel(const Session& s) {

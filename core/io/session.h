@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -39,8 +40,18 @@ Result<Session> sessionFromJson(const std::string& json);
 
 /// Written atomically. The path must end in .saccade.
 Result<Unit> saveSession(const Session& session, const std::string& path);
-/// Reads and parses (at most 1 MiB); errors name the file.
+/// Reads and parses (at most 1 MiB); errors name the file. Relative model and image paths are
+/// taken relative to the session file's folder (so a tour can travel with its models).
 Result<Session> loadSession(const std::string& path);
+
+/// A presentation: sessions in order, advanced by keys or every `seconds` (0: by keys only).
+struct Tour {
+    std::vector<std::string> sessions;
+    double seconds = 0;
+};
+/// A folder (its .saccade files in name order) or a tour file: JSON {"schema": "saccade.tour",
+/// "version": 1, "sessions": ["1-scalar.saccade", ...], "seconds": 0}, names relative to it.
+Result<Tour> loadTour(const std::string& path);
 
 /// Whether the session's model is still the file it was saved with: an error when it is gone
 /// ("moved or deleted") or its bytes changed (both CRC-32s named).

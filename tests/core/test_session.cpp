@@ -105,3 +105,46 @@ TEST(Session, SavesAtomicallyAndReportsAMovedOrChangedModel) {
     EXPECT_NE(loadSession((dir / "none.saccade").string()).error().find("none.saccade"), std::string::npos);
     fs::remove_all(dir);
 }
+
+TEST(Tour, ReadsAFolderOrATourFileAndResolvesNamesBesideIt) {
+    const fs::path dir = sessionDir() / "tour";
+    fs::create_directories(dir);
+    ASSERT_TRUE(writeFileAtomic((dir / "model.pt").string(), "w").ok());
+    Session s = demo("model.pt");  // relative: beside the session
+    ASSERT_TRUE(saveSession(s, (dir / "2-b.saccade").string()).ok());
+    ASSERT_TRUE(saveSession(s, (dir / "1-a.saccade").string()).ok());
+    auto folder = loadTour(dir.string());
+    ASSERT_TRUE(folder.ok()) << folder.error();
+    ASSERT_EQ(folder->sessions.size(), 2u);
+    EXPECT_EQ(fs::path(folder->sessions[0]).filename(), "1-a.saccade");  // name order
+    auto loaded = loadSession(folder->sessions[0]);
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_EQ(loaded->modelPath, (dir / "model.pt").lexically_normal().string());
+    ASSERT_TRUE(writeFileAtomic((dir / "t.tour").string(),
+                                R"({"schema": "saccade.tour", "version": 1, "seconds": 8, "sessions": ["2-b.saccade"]})")
+                    .ok());
+    auto file = loadTour((dir / "t.tour").string());
+    ASSERT_TRUE(file.ok()) << file.error();
+    EXPECT_EQ(file->seconds, 8);
+    EXPECT_EQ(file->sessions, std::vector<std::string>{(dir / "2-b.saccade").string()});
+    ASSERT_TRUE(writeFileAtomic((dir / "bad.tour").string(), R"({"schema": "saccade.tour", "version": 1, "sessions": []})").ok());
+    EXPECT_NE(loadTour((dir / "bad.tour").string()).error().find("non-empty list"), std::string::npos);
+    ASSERT_TRUE(writeFileAtomic((dir / "neg.tour").string(),
+                                R"({"schema": "saccade.tour", "version": 1, "seconds": -1, "sessions": ["a"]})").ok());
+    EXPECT_NE(loadTour((dir / "neg.tour").string()).error().find("seconds"), std::string::npos);
+    fs::create_directories(dir / "empty");
+    EXPECT_NE(loadTour((dir / "empty").string()).error().find("holds no .saccade"), std::string::npos);
+    fs::remove_all(sessionDir());
+}
+
+TEST(Tour, TheBundledStoryOpensWithTheBundledModels) {
+    auto tour = loadTour(SACCADE_SAMPLES_DIR "/tour/story.tour");
+    ASSERT_TRUE(tour.ok()) << tour.error();
+    EXPECT_EQ(tour->sessions.size(), 7u);
+    for (const auto& path : tour->sessions) {
+        auto s = loadSession(path);
+        ASSERT_TRUE(s.ok()) << s.error();
+        EXPECT_TRUE(checkSessionModel(*s).ok()) << checkSessionModel(*s).error();  // retrained models need new CRCs
+        EXPECT_FALSE(s->notes.empty()) << path;
+    }
+}

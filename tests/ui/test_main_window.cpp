@@ -47,6 +47,7 @@ private Q_SLOTS:
     void layoutHoldsStillWhenTheRuleOrTabChanges();
     void exportReportWritesTheHtmlOffTheGuiThread();
     void sessionReopensTheSameTraceAndReportsAChangedModel();
+    void theDefaultTourPresentsEachSlideWithItsNotes();
 };
 
 void TestMainWindow::initTestCase() {
@@ -232,8 +233,8 @@ void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
     QCOMPARE(page->scrubber()->currentStep(), 2);
     QCOMPARE(page->toolbar()->seed(), quint64(7));
     QCOMPARE(window.sessionNotes(), QStringLiteral("A sneaker the hard model calls a bag."));
-    QCOMPARE(page->notes(), QStringLiteral("A sneaker the hard model calls a bag."));
-    QVERIFY(!page->findChild<QLabel*>(QStringLiteral("sessionNotes"))->isHidden());
+    QCOMPARE(window.notesBand()->text(), QStringLiteral("A sneaker the hard model calls a bag."));
+    QVERIFY(!window.notesBand()->isHidden());
     QCOMPARE(window.recentSessions().size(), 1);
     // A changed model is reported, not opened; so is a removed one.
     {
@@ -245,6 +246,37 @@ void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
     QVERIFY(QFile::remove(model));
     QVERIFY(window.openSessionFile(dir.filePath(QStringLiteral("demo.saccade"))).contains(QStringLiteral("moved or deleted")));
     QCOMPARE(saccade::traceToJson(*page->canvas()->trace()), saved);  // nothing was replaced
+}
+
+void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
+    if (!saccade::openDataset("translated-fashion60").ok()) QSKIP("the Fashion-MNIST files are not installed");
+    MainWindow window(/*useSettings=*/false);
+    auto* page = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value(), 60'000);
+    const QFont normal = window.font();
+    const QString tour = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/tour/story.tour");
+    QCOMPARE(window.startTour(tour), QString());
+    QVERIFY(window.isPresenting());
+    QCOMPARE(page->canvas()->lineScale(), 2.0);
+    QVERIFY(window.font().pointSizeF() > normal.pointSizeF());
+    QCOMPARE(window.tourPosition(), 0);
+    QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
+    QVERIFY(window.notesBand()->text().startsWith(QStringLiteral("Soft and hard attention on three numbers")));
+    QVERIFY(!window.advanceTour(-1));  // no slide before the first
+    QVERIFY(window.advanceTour(2));
+    QCOMPARE(window.currentPage(), QStringLiteral("attention"));
+    QVERIFY(window.notesBand()->text().startsWith(QStringLiteral("Hard attention, seed 3")));
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
+                                 page->canvas()->trace()->seed == 3 && page->canvas()->trace()->rule == "sample" &&
+                                 page->canvas()->trace()->imageId == "translated-fashion60:test:12", 60'000);
+    QCOMPARE(QString::fromStdString(page->canvas()->trace()->output.text), QStringLiteral("Sandal"));  // as the notes say
+    QVERIFY(window.advanceTour(4));
+    QVERIFY(!window.advanceTour(1));  // the last slide
+    window.setPresentationMode(false);
+    QVERIFY(!window.isPresenting());
+    QCOMPARE(page->canvas()->lineScale(), 1.0);
+    QCOMPARE(window.font(), normal);
+    QVERIFY(!window.startTour(QStringLiteral("/nonexistent/x.tour")).isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

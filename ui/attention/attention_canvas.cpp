@@ -271,7 +271,7 @@ void AttentionCanvas::paintHeatmap(QPainter& p, const QTransform& t) const {
         for (int c = 0; c < grid.cols; ++c)
             p.fillRect(cellRect(grid.rows, grid.cols, r * grid.cols + c), m_heatmap.pixelColor(c, r));
     if (m_overlays.grid) {
-        p.setPen(cosmeticPen(QColor(255, 255, 255, 70), 1));
+        p.setPen(outline(QColor(255, 255, 255, 70), 1));
         for (int c = 1; c < grid.cols; ++c) {
             const double x = cellRect(grid.rows, grid.cols, c).left();
             p.drawLine(QPointF(x, 0), QPointF(x, m_trace->imageHeight));
@@ -321,11 +321,11 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
     const QTransform t = QTransform::fromScale(sx, sy) * imageToDevice;
     QFont font = p.font();
     font.setBold(true);
-    font.setPixelSize(12);
+    font.setPixelSize(int(12 * m_lineScale));
     p.setFont(font);
 
     if (m_overlays.truth && m_trace->groundTruth) {
-        p.setPen(cosmeticPen(kTruthColour, 2, Qt::DashLine));
+        p.setPen(outline(kTruthColour, 2, Qt::DashLine));
         p.setBrush(Qt::NoBrush);
         for (const auto& b : m_trace->groundTruth->boxes)
             p.drawRect(t.mapRect(QRectF(b.x, b.y, b.w, b.h)));
@@ -335,7 +335,7 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
         if (named >= 0 && named < int(truth.boxes.size())) {
             const auto& b = truth.boxes[size_t(named)];
             const QRectF r = t.mapRect(QRectF(b.x, b.y, b.w, b.h));
-            p.setPen(cosmeticPen(kTruthColour, 3));
+            p.setPen(outline(kTruthColour, 3));
             p.drawRect(r);
             if (named < int(truth.names.size()))
                 drawTag(p, r.topLeft() + QPointF(-1.5, -1.5), QString::fromStdString(truth.names[size_t(named)]),
@@ -348,7 +348,7 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
             const auto centres = choiceCentres(s);
             if (!centres.isEmpty()) path << t.map(centres.front());
         }
-        p.setPen(cosmeticPen(QColor(255, 255, 255, 200), 1.5));
+        p.setPen(outline(QColor(255, 255, 255, 200), 1.5));
         p.setBrush(Qt::NoBrush);
         p.drawPolyline(path);
         for (int s = 0; s < m_step; ++s) {
@@ -367,13 +367,13 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
         p.setPen(Qt::NoPen);
         p.setBrush(density);
         p.drawEllipse(t.mapRect(sigma.adjusted(-g.stdX, -g.stdY, g.stdX, g.stdY)));
-        p.setPen(cosmeticPen(kGlimpseColour, 1.5, Qt::DashLine));
+        p.setPen(outline(kGlimpseColour, 1.5, Qt::DashLine));
         p.setBrush(Qt::NoBrush);
         p.drawEllipse(t.mapRect(sigma));  // the 1-sigma ellipse
     }
     p.setBrush(Qt::NoBrush);
     for (const auto& g : step.glimpses) {
-        p.setPen(cosmeticPen(kGlimpseColour, g.scale == 0 ? 2.0 : 1.2));
+        p.setPen(outline(kGlimpseColour, g.scale == 0 ? 2.0 : 1.2));
         p.drawRect(t.mapRect(QRectF(g.box.x, g.box.y, g.box.w, g.box.h)));
     }
     // K draws can pick one cell more than once: each distinct cell is outlined once, thicker the
@@ -384,7 +384,7 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
         p.setRenderHint(QPainter::Antialiasing, false);
         for (auto it = counts.begin(); it != counts.end(); ++it) {
             const QRectF r = t.mapRect(cellRect(step.grid->rows, step.grid->cols, it.key()));
-            p.setPen(cosmeticPen(kChosen, several ? std::min(1.0 + it.value(), 6.0) : 2));
+            p.setPen(outline(kChosen, several ? std::min(1.0 + it.value(), 6.0) : 2));
             p.setBrush(Qt::NoBrush);
             p.drawRect(r.adjusted(1, 1, -1, -1));
             if (several)
@@ -407,7 +407,7 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     QFont font = p.font();
-    font.setPixelSize(11);
+    font.setPixelSize(int(11 * m_lineScale));
     p.setFont(font);
     // The colour bar keeps its width; the words to its right get the rest of the area.
     const QRectF bar(area.left(), area.top() + 4, std::clamp(area.width() - 250, 60.0, 240.0), 10);
@@ -435,7 +435,7 @@ void AttentionCanvas::paintPolicyLegend(QPainter& p, QRectF area) const {
     if (!step.gaussian) return;
     p.save();
     QFont font = p.font();
-    font.setPixelSize(11);
+    font.setPixelSize(int(11 * m_lineScale));
     p.setFont(font);
     // The swatch is drawn as the canvas draws the density: amber fading out from the mean.
     const QRectF swatch(area.left(), area.top() + 2, 28, 14);
@@ -554,5 +554,14 @@ void AttentionCanvas::mouseReleaseEvent(QMouseEvent*) {
 }
 
 void AttentionCanvas::mouseDoubleClickEvent(QMouseEvent*) { fitToWindow(); }
+
+QPen AttentionCanvas::outline(const QColor& colour, double width, Qt::PenStyle style) const {
+    return cosmeticPen(colour, width * m_lineScale, style);
+}
+
+void AttentionCanvas::setLineScale(double scale) {
+    m_lineScale = std::clamp(scale, 1.0, 4.0);
+    update();
+}
 
 }  // namespace saccade::ui

@@ -5,6 +5,7 @@
 
 #include <QImage>
 #include <QMap>
+#include <QPen>
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -67,6 +68,9 @@ public:
 
     /// The current step with its overlays at `scale` device pixels per image pixel, legend
     /// below the image (export).
+    /// Presentation: outlines and labels `scale` times thicker and larger (1..4; 1 normal).
+    void setLineScale(double scale);
+    double lineScale() const { return m_lineScale; }
     /// The current step's chosen cells with how often each was drawn (K samples can repeat one).
     QMap<int, int> chosenCellCounts() const;
     QImage renderToImage(int scale) const;
@@ -113,6 +117,8 @@ private:
     std::vector<std::vector<double>> m_visits;
     int m_visitRows = 0, m_visitCols = 0;
     OverlaySettings m_overlays;
+    double m_lineScale = 1.0;
+    QPen outline(const QColor& colour, double width, Qt::PenStyle style = Qt::SolidLine) const;
     QString m_message;
     double m_zoom = 1;
     QPointF m_offset;      ///< widget position of image pixel (0, 0)

@@ -82,22 +82,15 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     centreLayout->setContentsMargins(0, 0, 0, 0);
     // A model that failed to open stays reported here, above whatever is still shown, until the
     // next model is requested or the banner is clicked away.
-    // Hidden bands of text above the toolbar: a name, a text format and colours.
-    const auto band = [this](const char* name, Qt::TextFormat format, const char* colours) {
-        auto* label = new QLabel(this);
-        label->setObjectName(QString::fromLatin1(name));
-        label->setWordWrap(true);
-        label->setTextFormat(format);
-        label->setStyleSheet(QStringLiteral("QLabel { %1 padding: 6px; }").arg(QLatin1String(colours)));
-        label->hide();
-        return label;
-    };
-    m_banner = band("modelErrorBanner", Qt::RichText, "background: #fbe3e3; color: #8a1010; border: 1px solid #d88;");
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("modelErrorBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::RichText);
+    m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e3; color: #8a1010; border: 1px solid #d88; "
+                                           "padding: 6px; }"));
+    m_banner->hide();
     connect(m_banner, &QLabel::linkActivated, m_banner, &QLabel::hide);
     centreLayout->addWidget(m_banner);
-    // A session's notes, for the presenter and the audience; empty: hidden.
-    m_notes = band("sessionNotes", Qt::PlainText, "background: #eef4fb; color: #1b3a5c; border: 1px solid #9bb8d8;");
-    centreLayout->addWidget(m_notes);
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
     centreLayout->addWidget(m_caption);
@@ -333,13 +326,6 @@ void AttentionPage::saveSettings(QSettings& s) const {
     s.setValue(key("image_dataset"), m_inputDataset);
     s.setValue(key("image_index"), m_inputIndex);
 }
-
-void AttentionPage::setNotes(const QString& notes) {
-    m_notes->setText(notes.trimmed());
-    m_notes->setVisible(!notes.trimmed().isEmpty());
-}
-
-QString AttentionPage::notes() const { return m_notes->text(); }
 
 bool AttentionPage::captureSession(Session& s) const {
     const auto& card = m_service->card();

@@ -75,9 +75,6 @@ public:
     /// What a session file records of this page (model path, image, rule, seed, step, overlays,
     /// tab); the model's CRC-32 and the page, notes are the caller's. False without a model.
     bool captureSession(Session& session) const;
-    /// The session's notes, shown above the canvas (hidden when empty).
-    void setNotes(const QString& notes);
-    QString notes() const;
     /// Reopens a session: rule, seed, overlays and tab at once, then the model, its image and the
     /// step as they arrive (the model must already have passed checkSessionModel).
     void openSession(const Session& session);
@@ -120,7 +117,6 @@ private:
     StepScrubber* m_scrubber = nullptr;
     CaptionStrip* m_caption = nullptr;
     QLabel* m_banner = nullptr;  ///< a model that failed to open, until the next request
-    QLabel* m_notes = nullptr;   ///< the session's notes above the canvas
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;
