@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QTimer>
+#include <QScreen>
 #include <QVBoxLayout>
 #include <QDir>
 #include <QFileDialog>
@@ -288,11 +289,17 @@ void MainWindow::setPresentationMode(bool on) {
         if (large.pointSizeF() > 0) large.setPointSizeF(large.pointSizeF() * 1.5);
         else large.setPixelSize(int(large.pixelSize() * 1.5));
         setFont(large);
+        QFont caption = large;  // the notes are the slide's caption: larger still
+        if (caption.pointSizeF() > 0) caption.setPointSizeF(caption.pointSizeF() * 1.3);
+        m_notesBand->setFont(caption);
         m_attention->canvas()->setLineScale(2.0);
+        // The whole screen, also where no window manager applies the full-screen state.
+        if (screen()) setGeometry(screen()->geometry());
         showFullScreen();
         statusBar()->showMessage(tr("Presentation: Page Down / Page Up move through a tour, F11 or Esc leaves"));
     } else {
         setFont(m_normalFont);
+        m_notesBand->setFont(m_normalFont);
         m_attention->canvas()->setLineScale(1.0);
         m_tourTimer->stop();
         showNormal();

@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
     parser.addPositionalArgument(QStringLiteral("file"),
-                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default, or "
-                                                "a session (.saccade) to reopen exactly."),
+                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default, "
+                                                "a session (.saccade) to reopen exactly, or a tour (.tour) to present."),
                                  QStringLiteral("[file]"));
     parser.process(app);
 
@@ -120,7 +120,10 @@ int main(int argc, char** argv) {
     }
     if (!parser.positionalArguments().isEmpty()) {
         const QString file = parser.positionalArguments().constFirst();
-        if (file.endsWith(QStringLiteral(".saccade"), Qt::CaseInsensitive)) {
+        if (file.endsWith(QStringLiteral(".tour"), Qt::CaseInsensitive)) {
+            const QString error = window.startTour(file);
+            if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+        } else if (file.endsWith(QStringLiteral(".saccade"), Qt::CaseInsensitive)) {
             // A moved or changed model is reported on stderr as well as in the window.
             const QString error = window.openSessionFile(file);
             if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));

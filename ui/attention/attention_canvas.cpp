@@ -407,7 +407,7 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     p.save();
     p.setRenderHint(QPainter::Antialiasing, false);
     QFont font = p.font();
-    font.setPixelSize(int(11 * m_lineScale));
+    font.setPixelSize(11);  // the legend row has a fixed height
     p.setFont(font);
     // The colour bar keeps its width; the words to its right get the rest of the area.
     const QRectF bar(area.left(), area.top() + 4, std::clamp(area.width() - 250, 60.0, 240.0), 10);
@@ -435,7 +435,7 @@ void AttentionCanvas::paintPolicyLegend(QPainter& p, QRectF area) const {
     if (!step.gaussian) return;
     p.save();
     QFont font = p.font();
-    font.setPixelSize(int(11 * m_lineScale));
+    font.setPixelSize(11);  // the legend row has a fixed height
     p.setFont(font);
     // The swatch is drawn as the canvas draws the density: amber fading out from the mean.
     const QRectF swatch(area.left(), area.top() + 2, 28, 14);
