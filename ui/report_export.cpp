@@ -12,6 +12,7 @@
 
 #include "analysis/analysis_job.h"
 #include "models/attention_model.h"
+#include "report_pdf.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -36,9 +37,11 @@ void ReportExporter::exportReport(const QString& checkpoint) {
     if (m_folder.isEmpty()) m_folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
     if (m_folder.isEmpty() || !QDir(m_folder).exists()) m_folder = QDir::homePath();
     const QString suggested = QDir(m_folder).filePath(QFileInfo(checkpoint).completeBaseName() + QStringLiteral("-report.html"));
-    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export report"), suggested, tr("HTML report (*.html)"));
+    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export report"), suggested,
+                                                tr("HTML report (*.html);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
-    if (!path.endsWith(QStringLiteral(".html"), Qt::CaseInsensitive)) path += QStringLiteral(".html");
+    if (!path.endsWith(QStringLiteral(".html"), Qt::CaseInsensitive) && !path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive))
+        path += QStringLiteral(".html");
     m_folder = QFileInfo(path).absolutePath();
     ReportOptions options;
     options.modelPath = checkpoint.toStdString();
@@ -60,7 +63,9 @@ bool ReportExporter::start(const ReportOptions& given, const QString& path) {
         },
         [this, html, path] {
             if (m_dialog) m_dialog->hide();
-            const QString error = writeFileAtomically(path, QByteArray::fromStdString(*html));
+            const QString error = path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)
+                                      ? writeReportPdf(QString::fromStdString(*html), path)
+                                      : writeFileAtomically(path, QByteArray::fromStdString(*html));
             Q_EMIT statusMessage(error.isEmpty() ? tr("Wrote the report %1").arg(path) : tr("Report not written: %1").arg(error));
             Q_EMIT finished(path, error);
         });

@@ -1,7 +1,8 @@
 #pragma once
-// File > Export report: the same self-contained HTML report as `saccade-cli report`, measured on
-// a thread of its own (AnalysisJob: the work loads its own copy of the model) with a progress
-// dialog that cancels, and written atomically.
+// File > Export report: the same self-contained HTML report as `saccade-cli report` (or, for a
+// .pdf name, the same report as PDF through Qt), measured on a thread of its own (AnalysisJob:
+// the work loads its own copy of the model) with a progress dialog that cancels, written
+// atomically.
 
 #include <QObject>
 #include <QString>

@@ -51,8 +51,9 @@ std::string rowLabel(const std::string& label, int room, int x, int y, bool bold
     const std::size_t fits = std::size_t(std::max(4, (room - 12) / 7));
     const std::string shown = label.size() <= fits ? label : label.substr(0, fits - 3) + "...";
     std::ostringstream s;
-    s << "<text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"end\"" << (bold ? " font-weight=\"bold\"" : "")
-      << "><title>" << escapeHtml(label) << "</title>" << escapeHtml(shown) << "</text>";
+    // The tooltip on a group around the text (a <title> inside <text> is drawn by some renderers).
+    s << "<g><title>" << escapeHtml(label) << "</title><text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"end\""
+      << (bold ? " font-weight=\"bold\"" : "") << ">" << escapeHtml(shown) << "</text></g>";
     return s.str();
 }
 

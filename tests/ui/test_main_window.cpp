@@ -22,6 +22,7 @@
 #include "doctor/doctor_panel.h"
 #include "main_window.h"
 #include "report_export.h"
+#include "report_pdf.h"
 #include "common/samples_dir.h"
 #include "data/dataset.h"
 #include "attention/step_scrubber.h"
@@ -192,6 +193,19 @@ void TestMainWindow::exportReportWritesTheHtmlOffTheGuiThread() {
     auto* dialog = window.findChild<QProgressDialog*>(QStringLiteral("reportProgress"));
     QVERIFY(dialog);
     QVERIFY(dialog->isHidden());  // gone once the report is written
+    // The same report as PDF through Qt: its SVG and PNG figures drawn in.
+    const QString pdf = dir.filePath(QStringLiteral("report.pdf"));
+    QCOMPARE(saccade::ui::writeReportPdf(QString::fromUtf8(html), pdf), QString());
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    const QByteArray pdfBytes = pdfFile.readAll();
+    QVERIFY(pdfBytes.startsWith("%PDF-"));
+    QVERIFY2(pdfBytes.size() > 30'000, QByteArray::number(pdfBytes.size()));  // figures, not only text
+    QVERIFY(pdfBytes.count("/Subtype /Image") + pdfBytes.count("/Subtype/Image") >= 3);
+    // A figure that is not SVG is an error, and no file is left behind.
+    QCOMPARE(saccade::ui::writeReportPdf(QStringLiteral("<p><svg><rect width=</svg></p>"), dir.filePath(QStringLiteral("x.pdf"))),
+             QStringLiteral("a figure of the report is not valid SVG"));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.pdf"))));
 }
 
 void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
