@@ -268,7 +268,7 @@ QString MainWindow::openSessionFile(const QString& path) {
     setSessionNotes(QString::fromStdString(session->notes));
     setCurrentPage(QString::fromStdString(session->page)) || setCurrentPage(kAttentionPage);
     m_attention->openSession(*session);
-    rememberSession(path);
+    if (m_tourIndex < 0 || m_tour.value(m_tourIndex) != path) rememberSession(path);  // a tour's slides are not "recent"
     statusBar()->showMessage(m_notes.isEmpty() ? tr("Opened the session %1").arg(QFileInfo(path).fileName())
                                                : tr("%1: %2").arg(QFileInfo(path).fileName(), m_notes.simplified()));
     return {};
@@ -302,6 +302,8 @@ void MainWindow::setPresentationMode(bool on) {
         m_notesBand->setFont(m_normalFont);
         m_attention->canvas()->setLineScale(1.0);
         m_tourTimer->stop();
+        m_tour.clear();  // leaving the presentation ends its tour
+        m_tourIndex = -1;
         showNormal();
     }
 }

@@ -286,8 +286,10 @@ void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
     QCOMPARE(QString::fromStdString(page->canvas()->trace()->output.text), QStringLiteral("Sandal"));  // as the notes say
     QVERIFY(window.advanceTour(4));
     QVERIFY(!window.advanceTour(1));  // the last slide
+    QVERIFY(window.recentSessions().isEmpty());  // a tour's slides are not recent sessions
     window.setPresentationMode(false);
     QVERIFY(!window.isPresenting());
+    QVERIFY(!window.advanceTour(1));  // leaving ended the tour
     QCOMPARE(page->canvas()->lineScale(), 1.0);
     QCOMPARE(window.font(), normal);
     QVERIFY(!window.startTour(QStringLiteral("/nonexistent/x.tour")).isEmpty());
