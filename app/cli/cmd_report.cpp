@@ -1,6 +1,11 @@
 // saccade-cli report: one self-contained HTML file with everything Saccade measures about a model.
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <ctime>
+#include <vector>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +16,8 @@
 #include "report/html_report.h"
 #include "run_input.h"
 #include "strict_options.h"
+
+extern char** environ;
 
 namespace saccade::cli {
 
@@ -25,13 +32,41 @@ std::string nowUtc() {
     return buf;
 }
 
+// The GUI program beside this one (an install's bin/) or in the build tree's app/gui/.
+std::string findGuiProgram() {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    for (const auto& candidate : {self.parent_path() / "saccade", self.parent_path().parent_path() / "gui" / "saccade"})
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    return {};
+}
+
+// Runs `saccade --report-pdf HTML --pdf-out PDF` (no shell) and waits for it.
+Result<Unit> htmlToPdf(const std::string& html, const std::string& pdf) {
+    const std::string gui = findGuiProgram();
+    if (gui.empty())
+        return Error{"--pdf needs the GUI program 'saccade' beside saccade-cli (not found); the HTML was written"};
+    std::vector<std::string> args{gui, "--report-pdf", html, "--pdf-out", pdf};
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, gui.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+        return Error{"could not start '" + gui + "' for the PDF"};
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return Error{"'" + gui + "' could not write the PDF (see its message above)"};
+    return Unit{};
+}
+
 }  // namespace
 
 void addReportCommand(CLI::App& app, int& exitCode) {
     struct Args {
         ReportOptions report;
         std::string out, device = "auto";
-        bool quick = false;
+        bool quick = false, pdf = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
@@ -53,6 +88,8 @@ void addReportCommand(CLI::App& app, int& exitCode) {
         ->check(wholeNumberIn(1, 100));
     cmd->add_option("--seed", a->report.seed, "seed of every stochastic figure")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_flag("--pdf", a->pdf, "also write FILE.pdf beside FILE.html, through Qt (needs the GUI program "
+                                   "saccade, installed or built beside saccade-cli)");
     cmd->add_flag("--quick", a->quick, "small figures in seconds (100 images, 50 runs, 2 sweep runs, 30 faithfulness "
                                        "images, 1 cost pass): for a first look, not for a review");
     cmd->callback([a, &exitCode] {
@@ -84,7 +121,15 @@ void addReportCommand(CLI::App& app, int& exitCode) {
             exitCode = kExitFailure;
             return;
         }
-        std::cout << "wrote " << a->out << " (" << html->size() / 1024 << " KiB)\n";
+        std::cout << "wrote " << a->out << " (" << html->size() / 1024 << " KiB)" << std::endl;  // before the child's line
+        if (a->pdf) {
+            const std::string pdf = a->out.substr(0, a->out.size() - 5) + ".pdf";
+            if (auto made = htmlToPdf(a->out, pdf); !made) {
+                std::cerr << "saccade-cli report: " << made.error() << "\n";
+                exitCode = kExitFailure;
+                return;
+            }
+        }  // the GUI program says "wrote FILE.pdf"
     });
 }
 

@@ -12,7 +12,9 @@
 #include <cstring>
 
 #include "attention/attention_page.h"
+#include "common/atomic_file.h"
 #include "common/runtime.h"
+#include "report_pdf.h"
 #include "main_window.h"
 
 namespace {
@@ -70,6 +72,9 @@ void scheduleScreenshot(saccade::ui::MainWindow* window, const QString& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Converting a report to PDF needs no screen: Qt draws it offscreen.
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--report-pdf") == 0) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,
                      "saccade: no display found (DISPLAY is not set). Run the headless demo "
@@ -100,6 +105,15 @@ int main(int argc, char** argv) {
         QStringLiteral("Save a PNG of the window to <file> once its first results are drawn, "
                        "then exit. Ignores saved settings."),
         QStringLiteral("file"));
+    const QCommandLineOption reportPdfOption(
+        QStringLiteral("report-pdf"),
+        QStringLiteral("Write the report <html> (from saccade-cli report) as PDF to --pdf-out, then exit; "
+                       "needs no display."),
+        QStringLiteral("html"));
+    const QCommandLineOption pdfOutOption(QStringLiteral("pdf-out"), QStringLiteral("The PDF --report-pdf writes."),
+                                          QStringLiteral("pdf"));
+    parser.addOption(reportPdfOption);
+    parser.addOption(pdfOutOption);
     parser.addOption(pageOption);
     parser.addOption(screenshotOption);
     parser.addPositionalArgument(QStringLiteral("file"),
@@ -108,6 +122,25 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[file]"));
     parser.process(app);
 
+    if (parser.isSet(reportPdfOption)) {
+        const QString out = parser.value(pdfOutOption);
+        if (!out.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+            std::fprintf(stderr, "saccade: --report-pdf needs --pdf-out FILE.pdf\n");
+            return kExitUsage;
+        }
+        auto html = saccade::readFile(parser.value(reportPdfOption).toStdString(), std::size_t{256} << 20);
+        if (!html) {
+            std::fprintf(stderr, "saccade: %s\n", html.error().c_str());
+            return kExitUsage;
+        }
+        const QString error = saccade::ui::writeReportPdf(QString::fromStdString(*html), out);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(out));
+        return 0;
+    }
     const bool screenshot = parser.isSet(screenshotOption);
     saccade::ui::MainWindow window(/*useSettings=*/!screenshot);
     if (parser.isSet(pageOption)) {
