@@ -30,6 +30,7 @@ std::string sessionToJson(const Session& s) {
                      {"rule", s.rule},
                      {"seed", s.seed},
                      {"step", s.step},
+                     {"runs", s.runs},
                      {"overlays",
                       {{"heatmap", s.overlays.heatmap},
                        {"heatmap_opacity", s.overlays.heatmapOpacity},
@@ -80,6 +81,7 @@ Result<Session> sessionFromJson(const std::string& text) {
         s.rule = stringField(j, "rule");
         s.seed = uintField(j, "seed");
         s.step = int(intField(j, "step", 0, 100000));
+        s.runs = j.contains("runs") ? int(intField(j, "runs", 0, 10000)) : 0;  // optional
         if (!j.contains("overlays") || !j["overlays"].is_object()) return Error{"overlays must be an object"};
         const auto& o = j["overlays"];
         s.overlays.heatmap = boolField(o, "heatmap");

@@ -28,6 +28,7 @@ struct Session {
     std::string rule = "argmax";
     std::uint64_t seed = 1;
     int step = 0;                       ///< 0-based
+    int runs = 0;                       ///< sampled runs to start on opening (a dataset sample; 0: none)
     SessionOverlays overlays;
     std::string page = "attention", tab;  ///< the page's key and the Attention page's tab
     std::string notes;

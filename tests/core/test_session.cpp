@@ -24,6 +24,7 @@ Session demo(const std::string& model) {
     s.rule = "ksample:10";
     s.seed = 18446744073709551615ull;  // the largest seed survives JSON
     s.step = 2;
+    s.runs = 1000;
     s.overlays.heatmapOpacity = 0.3;
     s.overlays.grid = true;
     s.page = "attention";
@@ -51,6 +52,7 @@ TEST(Session, RoundTripsEveryField) {
     EXPECT_EQ(back->rule, "ksample:10");
     EXPECT_EQ(back->seed, 18446744073709551615ull);
     EXPECT_EQ(back->step, 2);
+    EXPECT_EQ(back->runs, 1000);
     EXPECT_DOUBLE_EQ(back->overlays.heatmapOpacity, 0.3);
     EXPECT_TRUE(back->overlays.grid);
     EXPECT_EQ(back->tab, "runs");
@@ -80,6 +82,8 @@ TEST(Session, ReadsStrictlyAndNamesTheField) {
     EXPECT_NE(replaced("\"heatmap_opacity\": 0.3", "\"heatmap_opacity\": 2").error().find("heatmap_opacity"),
               std::string::npos);
     EXPECT_NE(replaced("\"grid\": true", "\"grid\": 1").error().find("grid"), std::string::npos);
+    EXPECT_NE(replaced("\"runs\": 1000", "\"runs\": 20000").error().find("runs"), std::string::npos);
+    EXPECT_EQ(replaced("\"runs\": 1000,", "")->runs, 0);  // optional
     EXPECT_NE(replaced("\"index\": 12", "\"index\": \"12\"").error().find("index"), std::string::npos);
     EXPECT_NE(replaced("\"path\": \"/m.pt\"", "\"path\": \"\"").error().find("model.path"), std::string::npos);
 }

@@ -284,7 +284,11 @@ void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
                                  page->canvas()->trace()->seed == 3 && page->canvas()->trace()->rule == "sample" &&
                                  page->canvas()->trace()->imageId == "translated-fashion60:test:12", 60'000);
     QCOMPARE(QString::fromStdString(page->canvas()->trace()->output.text), QStringLiteral("Sandal"));  // as the notes say
-    QVERIFY(window.advanceTour(4));
+    QVERIFY(window.advanceTour(1));  // slide 4 starts its 1,000 runs by itself
+    auto* summary = page->findChild<QLabel*>(QStringLiteral("runsSummary"));
+    QVERIFY(summary);
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(QStringLiteral("1000 runs</b>, seeds 1–1000")), 60'000);
+    QVERIFY(window.advanceTour(3));
     QVERIFY(!window.advanceTour(1));  // the last slide
     QVERIFY(window.recentSessions().isEmpty());  // a tour's slides are not recent sessions
     window.setPresentationMode(false);

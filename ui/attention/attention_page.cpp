@@ -161,7 +161,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                 m_inputFile.clear();
                 m_images->markCurrent(dataset, index);
                 setInput(s.image, QStringLiteral("%1:test:%2").arg(dataset).arg(index), sampleGroundTruth(s));
-                if (m_pendingRuns > 0) {  // opened from the Adequacy tab: the runs it measured
+                if (m_pendingRuns > 0) {  // opened from the Adequacy tab (the runs it measured) or a session
                     m_runs->setRuns(std::exchange(m_pendingRuns, 0));
                     m_runs->startRuns();
                 }
@@ -366,6 +366,7 @@ void AttentionPage::openSession(const Session& s) {
     m_inputIndex = s.sampleIndex;
     m_sessionModel = QString::fromStdString(s.modelPath);
     m_sessionRule = QString::fromStdString(s.rule);
+    m_pendingRuns = s.imageFile.empty() ? s.runs : 0;  // started when the session's sample arrives
     m_stepArmed = false;
     m_pendingStep = s.step;
     m_awaitingFirst = true;
