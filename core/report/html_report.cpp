@@ -24,13 +24,7 @@ namespace saccade {
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    if (!std::isfinite(v)) return "n/a";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-std::string pct(double fraction) { return fraction < 0 ? "n/a" : fixed(100 * fraction, 1) + "%"; }
+std::string pct(double fraction) { return fraction < 0 ? "n/a" : fixedNumber(100 * fraction, 1) + "%"; }
 
 // An <img> with the PNG inline; the alt text says what it shows.
 std::string pngTag(const Image& image, const std::string& alt) {
@@ -112,7 +106,7 @@ std::string accuracySection(AttentionModel& model, const Dataset& dataset, const
              "<th>object words: mass in box</th><th>hit rate</th></tr>";
         for (const auto& c : report->captions) {
             s << "<tr><td>" << escapeHtml(c.rule) << "</td>";
-            for (double b : c.bleu) s << "<td>" << fixed(b, 3) << "</td>";
+            for (double b : c.bleu) s << "<td>" << fixedNumber(b, 3) << "</td>";
             const auto objects = c.attention.empty() ? CaptionRuleReport::Correctness{} : c.attention.back();
             s << "<td>" << pct(objects.mass) << "</td><td>" << pct(objects.hitRate) << "</td></tr>";
         }
@@ -238,8 +232,8 @@ std::string faithfulnessSection(AttentionModel& model, const Dataset& dataset, c
     }
     s << "<p>" << r->images << " test images under " << escapeHtml(r->rule) << ". Uniform attention would put "
       << pct(r->uniformMass) << " of its mass in the object's box. Rank correlation of attention with occlusion "
-      << "saliency: " << fixed(r->rankCorrelation, 3) << " (Spearman, " << r->correlationImages
-      << " images); expected calibration error of attention as a detector: " << fixed(r->expectedCalibrationError, 3)
+      << "saliency: " << fixedNumber(r->rankCorrelation, 3) << " (Spearman, " << r->correlationImages
+      << " images); expected calibration error of attention as a detector: " << fixedNumber(r->expectedCalibrationError, 3)
       << ".</p><table><tr><th>step</th><th>mass in box</th><th>pointing game</th></tr>";
     for (std::size_t t = 0; t < r->massPerStep.size(); ++t)
         s << "<tr><td>" << t + 1 << "</td><td>" << pct(r->massPerStep[t]) << "</td><td>"
@@ -285,8 +279,8 @@ std::string costSection(AttentionModel& model, const ReportOptions& o, const Sec
         for (const auto& st : rule.stages)
             row.values[std::find(stages.begin(), stages.end(), st.stage) - stages.begin()] = st.msPerImage;
         rows.push_back(row);
-        s << "<tr><td>" << escapeHtml(row.label) << "</td><td>" << fixed(rule.msPerImage, 3) << "</td><td>"
-          << fixed(rule.mflopsPerImage, 2) << "</td><td class=\"text\">" << escapeHtml(rule.note) << "</td></tr>";
+        s << "<tr><td>" << escapeHtml(row.label) << "</td><td>" << fixedNumber(rule.msPerImage, 3) << "</td><td>"
+          << fixedNumber(rule.mflopsPerImage, 2) << "</td><td class=\"text\">" << escapeHtml(rule.note) << "</td></tr>";
     }
     s << "</table>" << svgStackedBars("Time per image by stage", stages, rows, "ms per image (measured)");
     return s.str();

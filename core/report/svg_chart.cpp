@@ -21,12 +21,6 @@ int labelWidth(const Rows& rows, int width) {
     return std::clamp(int(longest) * 7 + 12, 60, width / 3);
 }
 
-std::string number(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 std::string header(int width, int height, const std::string& title) {
     std::ostringstream s;
     s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
@@ -59,6 +53,13 @@ std::string rowLabel(const std::string& label, int room, int x, int y, bool bold
 
 }  // namespace
 
+std::string fixedNumber(double v, int decimals) {
+    if (!std::isfinite(v)) return "n/a";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
 std::string escapeHtml(const std::string& text) {
     std::string out;
     out.reserve(text.size());
@@ -87,24 +88,24 @@ std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, i
         const double x = kLeft + plot * t / 4.0;
         s << "<line x1=\"" << x << "\" y1=\"" << kTop << "\" x2=\"" << x << "\" y2=\"" << bottom
           << "\" stroke=\"#ddd\"/><text x=\"" << x << "\" y=\"" << bottom + 16 << "\" text-anchor=\"middle\">"
-          << number(t / 4.0, 2) << "</text>";
+          << fixedNumber(t / 4.0, 2) << "</text>";
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& r = rows[i];
         const int y = kTop + int(i) * kRowHeight;
         const double v = std::clamp(std::isfinite(r.value) ? r.value : 0.0, 0.0, 1.0);
         s << rowLabel(r.label, kLeft, kLeft - 6, y + 16, r.highlight)
-          << "<rect x=\"" << kLeft << "\" y=\"" << y + 4 << "\" width=\"" << number(plot * v, 1)
+          << "<rect x=\"" << kLeft << "\" y=\"" << y + 4 << "\" width=\"" << fixedNumber(plot * v, 1)
           << "\" height=\"" << kRowHeight - 8 << "\" fill=\"" << escapeHtml(r.highlight ? highlightColour : "#1f77b4")
           << "\"/>";
         if (r.low >= 0 && r.high >= r.low) {
             const double x0 = kLeft + plot * std::clamp(r.low, 0.0, 1.0), x1 = kLeft + plot * std::clamp(r.high, 0.0, 1.0);
             const int cy = y + kRowHeight / 2;
-            s << "<path d=\"M" << number(x0, 1) << " " << cy << "H" << number(x1, 1) << "M" << number(x0, 1) << " "
-              << cy - 5 << "V" << cy + 5 << "M" << number(x1, 1) << " " << cy - 5 << "V" << cy + 5
+            s << "<path d=\"M" << fixedNumber(x0, 1) << " " << cy << "H" << fixedNumber(x1, 1) << "M" << fixedNumber(x0, 1) << " "
+              << cy - 5 << "V" << cy + 5 << "M" << fixedNumber(x1, 1) << " " << cy - 5 << "V" << cy + 5
               << "\" stroke=\"#222\" stroke-width=\"1.5\" fill=\"none\"/>";
         }
-        s << "<text x=\"" << kLeft + plot + 6 << "\" y=\"" << y + 16 << "\">" << number(100 * v, 1) << "%</text>";
+        s << "<text x=\"" << kLeft + plot + 6 << "\" y=\"" << y + 16 << "\">" << fixedNumber(100 * v, 1) << "%</text>";
     }
     s << "</svg>";
     return s.str();
@@ -122,13 +123,13 @@ std::string svgLines(const std::string& title, const std::string& xTitle, const 
     s << header(width, height, title);
     const double xStep = tickStep(xMax);
     for (double t = 0; t <= xMax + 1e-9; t += xStep)
-        s << "<line x1=\"" << number(px(t), 1) << "\" y1=\"" << top << "\" x2=\"" << number(px(t), 1) << "\" y2=\""
-          << bottom << "\" stroke=\"#ddd\"/><text x=\"" << number(px(t), 1) << "\" y=\"" << bottom + 15
-          << "\" text-anchor=\"middle\">" << number(t, xStep < 1 ? 2 : 0) << "</text>";
+        s << "<line x1=\"" << fixedNumber(px(t), 1) << "\" y1=\"" << top << "\" x2=\"" << fixedNumber(px(t), 1) << "\" y2=\""
+          << bottom << "\" stroke=\"#ddd\"/><text x=\"" << fixedNumber(px(t), 1) << "\" y=\"" << bottom + 15
+          << "\" text-anchor=\"middle\">" << fixedNumber(t, xStep < 1 ? 2 : 0) << "</text>";
     for (int t = 0; t <= 4; ++t)
-        s << "<line x1=\"" << left << "\" y1=\"" << number(py(t / 4.0), 1) << "\" x2=\"" << left + plotW << "\" y2=\""
-          << number(py(t / 4.0), 1) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\""
-          << number(py(t / 4.0) + 4, 1) << "\" text-anchor=\"end\">" << number(t / 4.0, 2) << "</text>";
+        s << "<line x1=\"" << left << "\" y1=\"" << fixedNumber(py(t / 4.0), 1) << "\" x2=\"" << left + plotW << "\" y2=\""
+          << fixedNumber(py(t / 4.0), 1) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\""
+          << fixedNumber(py(t / 4.0) + 4, 1) << "\" text-anchor=\"end\">" << fixedNumber(t / 4.0, 2) << "</text>";
     s << "<text x=\"" << left + plotW / 2 << "\" y=\"" << bottom + 32 << "\" text-anchor=\"middle\">"
       << escapeHtml(xTitle) << "</text><text transform=\"translate(14 " << (top + bottom) / 2
       << ") rotate(-90)\" text-anchor=\"middle\">" << escapeHtml(yTitle) << "</text>";
@@ -137,11 +138,11 @@ std::string svgLines(const std::string& title, const std::string& xTitle, const 
         const std::string colour = l.colour.empty() ? kPalette[i % 10] : l.colour;
         std::ostringstream d;
         for (std::size_t k = 0; k < l.points.size(); ++k)
-            d << (k ? "L" : "M") << number(px(l.points[k].first), 1) << " " << number(py(l.points[k].second), 1);
+            d << (k ? "L" : "M") << fixedNumber(px(l.points[k].first), 1) << " " << fixedNumber(py(l.points[k].second), 1);
         s << "<path d=\"" << d.str() << "\" fill=\"none\" stroke=\"" << escapeHtml(colour) << "\" stroke-width=\"2\""
           << (l.dashed ? " stroke-dasharray=\"6 4\"" : "") << "/>";
         for (const auto& [x, y] : l.points)
-            s << "<circle cx=\"" << number(px(x), 1) << "\" cy=\"" << number(py(y), 1) << "\" r=\"3\" fill=\""
+            s << "<circle cx=\"" << fixedNumber(px(x), 1) << "\" cy=\"" << fixedNumber(py(y), 1) << "\" r=\"3\" fill=\""
               << escapeHtml(colour) << "\"/>";
         const int lx = left + int(i % 2) * int(plotW / 2), ly = bottom + 48 + int(i / 2) * 22;
         s << "<line x1=\"" << lx << "\" y1=\"" << ly - 4 << "\" x2=\"" << lx + 24 << "\" y2=\"" << ly - 4
@@ -173,9 +174,9 @@ std::string svgStackedBars(const std::string& title, const std::vector<std::stri
     s << header(width, height, title);
     for (double t = 0; t <= top + 1e-9; t += step) {
         const double x = kLeft + plot * t / top;
-        s << "<line x1=\"" << number(x, 1) << "\" y1=\"" << kTop << "\" x2=\"" << number(x, 1) << "\" y2=\"" << bottom
-          << "\" stroke=\"#ddd\"/><text x=\"" << number(x, 1) << "\" y=\"" << bottom + 16
-          << "\" text-anchor=\"middle\">" << number(t, step < 1 ? (step < 0.1 ? 2 : 1) : 0) << "</text>";
+        s << "<line x1=\"" << fixedNumber(x, 1) << "\" y1=\"" << kTop << "\" x2=\"" << fixedNumber(x, 1) << "\" y2=\"" << bottom
+          << "\" stroke=\"#ddd\"/><text x=\"" << fixedNumber(x, 1) << "\" y=\"" << bottom + 16
+          << "\" text-anchor=\"middle\">" << fixedNumber(t, step < 1 ? (step < 0.1 ? 2 : 1) : 0) << "</text>";
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const int y = kTop + int(i) * kRowHeight;
@@ -183,13 +184,13 @@ std::string svgStackedBars(const std::string& title, const std::vector<std::stri
         double at = 0;
         for (std::size_t k = 0; k < rows[i].values.size() && k < segments.size(); ++k) {
             const double v = std::max(0.0, std::isfinite(rows[i].values[k]) ? rows[i].values[k] : 0.0);
-            s << "<rect x=\"" << number(kLeft + plot * at / top, 1) << "\" y=\"" << y + 4 << "\" width=\""
-              << number(plot * v / top, 1) << "\" height=\"" << kRowHeight - 8 << "\" fill=\"" << kPalette[k % 10]
-              << "\"><title>" << escapeHtml(segments[k]) << ": " << number(v, 3) << " " << escapeHtml(unit)
+            s << "<rect x=\"" << fixedNumber(kLeft + plot * at / top, 1) << "\" y=\"" << y + 4 << "\" width=\""
+              << fixedNumber(plot * v / top, 1) << "\" height=\"" << kRowHeight - 8 << "\" fill=\"" << kPalette[k % 10]
+              << "\"><title>" << escapeHtml(segments[k]) << ": " << fixedNumber(v, 3) << " " << escapeHtml(unit)
               << "</title></rect>";
             at += v;
         }
-        s << "<text x=\"" << number(kLeft + plot * at / top + 4, 1) << "\" y=\"" << y + 16 << "\">" << number(at, 2)
+        s << "<text x=\"" << fixedNumber(kLeft + plot * at / top + 4, 1) << "\" y=\"" << y + 16 << "\">" << fixedNumber(at, 2)
           << "</text>";
     }
     s << "<text x=\"" << kLeft + plot / 2 << "\" y=\"" << bottom + 16 + 14 << "\" text-anchor=\"middle\" fill=\"#555\">"

@@ -8,6 +8,9 @@
 
 namespace saccade {
 
+/// `v` with exactly `decimals` decimals ("n/a" for NaN or infinity), for the report's text and figures.
+std::string fixedNumber(double v, int decimals);
+
 /// Escapes &, <, >, " and ' for HTML and SVG text and attributes.
 std::string escapeHtml(const std::string& text);
 
