@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QIcon>
 #include <QPixmap>
 #include <QTimer>
@@ -72,9 +73,13 @@ void scheduleScreenshot(saccade::ui::MainWindow* window, const QString& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Converting a report to PDF needs no screen: Qt draws it offscreen.
+    // Converting a report to PDF needs no screen: Qt draws it offscreen, and its own start-up
+    // warnings (no XDG_RUNTIME_DIR, ...) stay out of the one line this mode prints.
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--report-pdf") == 0) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        if (std::strcmp(argv[i], "--report-pdf") == 0) {
+            setenv("QT_QPA_PLATFORM", "offscreen", 1);
+            qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString&) {});
+        }
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,
                      "saccade: no display found (DISPLAY is not set). Run the headless demo "
@@ -122,10 +127,19 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[file]"));
     parser.process(app);
 
+    if (parser.isSet(pdfOutOption) && !parser.isSet(reportPdfOption)) {
+        std::fprintf(stderr, "saccade: --pdf-out goes with --report-pdf FILE.html\n");
+        return kExitUsage;
+    }
     if (parser.isSet(reportPdfOption)) {
         const QString out = parser.value(pdfOutOption);
         if (!out.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
             std::fprintf(stderr, "saccade: --report-pdf needs --pdf-out FILE.pdf\n");
+            return kExitUsage;
+        }
+        if (!QFileInfo(QFileInfo(out).absolutePath()).isDir()) {
+            std::fprintf(stderr, "saccade: the folder '%s' of --pdf-out does not exist\n",
+                         qPrintable(QFileInfo(out).absolutePath()));
             return kExitUsage;
         }
         auto html = saccade::readFile(parser.value(reportPdfOption).toStdString(), std::size_t{256} << 20);
