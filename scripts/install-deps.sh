@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkgconf
-          libtorch-dev libopenblas0-pthread libopencv-dev
+          libtorch-dev libgloo-dev libopenblas0-pthread libopencv-dev  # libgloo-dev: the headers c10d's ProcessGroupGloo.hpp includes
           nlohmann-json3-dev libcli11-dev zlib1g-dev libgtest-dev libbenchmark-dev
           dataset-fashion-mnist
           desktop-file-utils appstream  # tests/install validates the .desktop and metainfo files

@@ -54,7 +54,9 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
                     "start from this captioner's weights (same architecture, any mode) with a fresh optimizer: "
                     "e.g. fine-tune a soft captioner with REINFORCE")->excludes("--resume");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    cmd->callback([o, &exitCode] {
+    auto flags = std::make_shared<DistributedFlags>();
+    addDistributedOptions(cmd, *flags);
+    cmd->callback([o, flags, &exitCode] {
         std::ostringstream command;
         command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "
                 << o->model.grid << " --feature-dim " << o->model.featureDim << " --hidden " << o->model.hidden
@@ -68,11 +70,8 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
         if (o->model.mode == "gumbel") command << " --gumbel-rate " << o->gumbelRate;
         if (!o->initFrom.empty()) command << " --init-from " << o->initFrom;
         o->command = command.str();
-        if (!o->resume.empty()) {
-            if (auto info = readCheckpointInfo(o->resume); info && !info->command.empty()) o->command = info->command;
-        }
         exitCode = runTrainingInConsole(
-            "train caption", o->command, o->out,
+            "train caption", *flags, *o,
             [o](const ProgressCallback& progress) { return trainCaptionModel(*o, progress); },
             [o](std::ostream& os, const TrainProgress& p) {
                 if (o->model.mode == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;

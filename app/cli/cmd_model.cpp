@@ -60,7 +60,9 @@ void addTrain(CLI::App& app, int& exitCode) {
                     "fresh optimizer and schedule: e.g. fine-tune a soft model with REINFORCE")
         ->excludes("--resume");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    cmd->callback([o, &exitCode] {
+    auto flags = std::make_shared<DistributedFlags>();
+    addDistributedOptions(cmd, *flags);
+    cmd->callback([o, flags, &exitCode] {
         o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
                      " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +
                      " --scorer " + o->model.scorer + " --variant " + o->model.variant + " --batch " + std::to_string(o->batch) +
@@ -77,7 +79,7 @@ void addTrain(CLI::App& app, int& exitCode) {
             o->command += " --lr " + lr.str();
         }
         exitCode = runTrainingInConsole(
-            "train patch", o->command, o->out,
+            "train patch", *flags, *o,
             [o](const ProgressCallback& progress) { return trainPatchModel(*o, progress); },
             [o](std::ostream& os, const TrainProgress& p) {
                 if (o->model.mode == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;

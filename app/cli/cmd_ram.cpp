@@ -57,7 +57,9 @@ void addTrainRam(CLI::App& train, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    cmd->callback([o, fixed, &exitCode] {
+    auto flags = std::make_shared<DistributedFlags>();
+    addDistributedOptions(cmd, *flags);
+    cmd->callback([o, flags, fixed, &exitCode] {
         o->freshCanvases = fixed->count() == 0;
         o->model.glimpseDim = o->model.hidden;
         std::ostringstream command;
@@ -70,11 +72,8 @@ void addTrainRam(CLI::App& train, int& exitCode) {
         command << " --scale-factor " << o->model.scaleFactor;
         if (!o->freshCanvases) command << " --fixed-canvases";
         o->command = command.str();
-        if (!o->resume.empty()) {  // the resumed run's own command, not these defaults
-            if (auto info = readCheckpointInfo(o->resume); info && !info->command.empty()) o->command = info->command;
-        }
         exitCode = runTrainingInConsole(
-            "train ram", o->command, o->out,
+            "train ram", *flags, *o,
             [o](const ProgressCallback& progress) { return trainRamModel(*o, progress); },
             [](std::ostream& os, const TrainProgress& p) {
                 os << "  reward " << p.reward << "  baseline " << p.baseline;

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "strict_options.h"
+#include "io/checkpoint.h"
 
 namespace saccade::cli {
 
@@ -26,14 +28,38 @@ std::string clock(double seconds) {
 
 }  // namespace
 
-int runTrainingInConsole(const std::string& commandName, const std::string& recreate, const std::string& out,
+void addDistributedOptions(CLI::App* cmd, DistributedFlags& flags) {
+    const char* group = "Data-parallel training (or torchrun's WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)";
+    cmd->add_option("--world-size", flags.worldSize, "processes in the group; --batch is split evenly among them")
+        ->check(wholeNumberIn(1, 4096))->group(group);
+    cmd->add_option("--rank", flags.rank, "this process's rank, 0..world size - 1 (0 saves and prints)")
+        ->check(wholeNumberIn(0, 4095))->group(group);
+    cmd->add_option("--master-addr", flags.masterAddr, "host of rank 0 (default 127.0.0.1)")->group(group);
+    cmd->add_option("--master-port", flags.masterPort, "port of rank 0's rendezvous (default 29500)")
+        ->check(wholeNumberIn(1, 65535))->group(group);
+    cmd->add_option("--group-timeout", flags.timeoutSeconds,
+                    "seconds to wait for the other ranks, at the start and at every step (default 120)")
+        ->check(numberIn(1, 86400))->group(group);
+}
+
+int runTrainingInConsole(const std::string& commandName, const DistributedFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
                          const ProgressFields& fields, const ProgressFields& evaluation) {
+    auto distributed = resolveDistributed(flags);
+    if (!distributed) return badInput(commandName, distributed.error());
+    options.distributed = *distributed;
+    if (!options.resume.empty()) {  // the resumed run's own command, not this one's defaults
+        if (auto info = readCheckpointInfo(options.resume); info && !info->command.empty()) options.command = info->command;
+    }
+    const std::string& recreate = options.command;
+    const std::string& out = options.out;
+    const bool leader = distributed->rank == 0;
     g_interrupted = false;
     std::signal(SIGINT, onInterrupt);
     const bool tty = ::isatty(STDOUT_FILENO);
     double lastPrint = -10;
     auto result = train([&](const TrainProgress& p) {
+        if (!leader) return !g_interrupted.load();
         if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
             lastPrint = p.elapsedSeconds;
             std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
@@ -52,11 +78,24 @@ int runTrainingInConsole(const std::string& commandName, const std::string& recr
     });
     std::signal(SIGINT, SIG_DFL);
     if (!result) return badInput(commandName, result.error());
+    if (!leader) {
+        std::cout << rankName(*distributed) << ": " << (result->cancelled ? "interrupted after " : "done after ")
+                  << result->iterations << " iterations; parameters CRC-32 " << result->parametersCrc << "\n";
+        return 0;
+    }
     std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint << " after "
               << result->iterations << " iterations (" << std::setprecision(0) << result->imagesPerSecond
-              << " training images/s)\n"
+              << " training images/s";
+    if (distributed->active())
+        std::cout << " on " << distributed->worldSize << " processes; parameters CRC-32 " << result->parametersCrc
+                  << " on every rank";
+    std::cout << ")\n"
               << "to re-create it exactly: " << recreate << " --iterations " << result->iterations << " --out "
-              << out << "\n";
+              << out;
+    if (distributed->active())
+        std::cout << " --world-size " << distributed->worldSize << " (one process per rank, --rank 0.."
+                  << distributed->worldSize - 1 << ")";
+    std::cout << "\n";
     return 0;
 }
 

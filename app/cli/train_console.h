@@ -7,7 +7,11 @@
 #include <ostream>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "common/result.h"
+#include "train/distributed_settings.h"
+#include "train/train_options.h"
 #include "train/train_progress.h"
 
 namespace saccade::cli {
@@ -15,9 +19,14 @@ namespace saccade::cli {
 using ProgressCallback = std::function<bool(const TrainProgress&)>;
 using ProgressFields = std::function<void(std::ostream&, const TrainProgress&)>;
 
-/// Runs `train` with the console progress; `fields` adds the mode's figures to each line and
-/// `evaluation` describes an evaluation. Returns the process exit code.
-int runTrainingInConsole(const std::string& commandName, const std::string& recreate, const std::string& out,
+/// Adds --world-size, --rank, --master-addr, --master-port and --group-timeout to a train command.
+void addDistributedOptions(CLI::App* cmd, DistributedFlags& flags);
+
+/// Resolves the data-parallel settings (flags, then WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)
+/// into `options` (a resumed run takes its checkpoint's command as `options.command`), then runs `train` with the console progress (rank 0 only; other ranks print
+/// one closing line); `fields` adds the mode's figures to each line and `evaluation` describes an
+/// evaluation. Returns the process exit code.
+int runTrainingInConsole(const std::string& commandName, const DistributedFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
                          const ProgressFields& fields, const ProgressFields& evaluation);
 

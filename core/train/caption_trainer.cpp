@@ -28,8 +28,8 @@ constexpr std::uint64_t kCaptionDrawStream = 0xca1, kCaptionMixStream = 0xca2;
 
 Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
                                        const std::function<bool(const TrainProgress&)>& onProgress) {
-    if (auto ok = checkTrainBudget(o.out, o.batch, o.lr, o.minutes, o.iterations, !o.resume.empty()); !ok)
-        return Error{ok.error()};
+    const auto shard = checkTrainOptions(o);
+    if (!shard) return Error{shard.error()};
     for (double v : {o.dsrLambda, o.entropyBonus, o.gumbelRate, o.finalLrFraction})
         if (!std::isfinite(v) || v < 0)
             return Error{"the DSR lambda, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
@@ -101,22 +101,25 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     setup.baseline = &baselineValue;
 
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
-        // Every pass over the split sees new scenes (index i + pass * n is a new scene).
-        for (int b = 0; b < o.batch; ++b) {
-            const std::int64_t position = it * o.batch + b;
+        // This rank's slice of the global batch, and its own draws. Every pass over the split sees
+        // new scenes (index i + pass * n is a new scene).
+        const int rows = shard->size;
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(rows));
+        for (int b = 0; b < rows; ++b) {
+            const std::int64_t position = it * o.batch + shard->offset + b;
             idx[size_t(b)] = order.at(position) + position / trainSize * trainSize;
         }
         std::vector<Sample> samples;
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device, &samples);
         const auto tokens = captionTokens(samples, config, *device);
-        Rng rng(mixSeed(seed, kCaptionDrawStream, static_cast<std::uint64_t>(it)));
+        const auto drawSeed = rankSeed(seed, o.distributed.rank);
+        Rng rng(mixSeed(drawSeed, kCaptionDrawStream, static_cast<std::uint64_t>(it)));
         SelectionOptions rule;
         torch::Tensor mix;
         double tau = 0;
         if (config.mode == "hard") {
             rule.rule = SelectionRule::Sample;
-            mix = Rng(mixSeed(seed, kCaptionMixStream, it)).uniform({o.batch}, *device) < o.expectationMix;
+            mix = Rng(mixSeed(drawSeed, kCaptionMixStream, it)).uniform({rows}, *device) < o.expectationMix;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
@@ -137,9 +140,8 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             const auto advantage = (reward - baseline.value()) * chose;
             const auto reinforce = -(advantage * (out.logProb * mask).sum(0)).mean();
             const auto entropy = (out.entropy * mask).sum(0).mean();
-            loss = loss + reinforce / words.detach() * double(o.batch) - o.entropyBonus * entropy;
+            loss = loss + reinforce / words.detach() * double(rows) - o.entropyBonus * entropy;
             p.reinforce = reinforce.item<double>();
-            baselineValue = baseline.update(p.reward);
         } else if (config.mode == "soft" && o.dsrLambda > 0) {
             const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
             loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
@@ -148,14 +150,16 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         if (!std::isfinite(p.loss)) return;
         adam.zero_grad();
         loss.backward();
-        torch::nn::utils::clip_grad_norm_(net->parameters(), 5.0);
-        adam.step();
         p.crossEntropy = ce.item<double>();
-        p.baseline = baseline.value();
         p.entropy = ((out.entropy * mask).sum() / words).item<double>();
         p.temperature = tau;
         const auto predicted = out.wordLogits.argmax(-1);
         p.trainAccuracy = (((predicted == targets).to(torch::kFloat) * mask).sum() / words).item<double>();
+    };
+    setup.clipGradNorm = 5.0;
+    setup.afterStep = [&](TrainProgress& p) {
+        if (config.mode == "hard") baselineValue = baseline.update(p.reward);
+        p.baseline = baseline.value();
     };
     auto evaluate = [&](TrainProgress& p) {
         torch::NoGradGuard noGrad;

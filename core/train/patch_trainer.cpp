@@ -34,8 +34,8 @@ double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule,
 
 Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
                                      const std::function<bool(const TrainProgress&)>& onProgress) {
-    if (auto ok = checkTrainBudget(o.out, o.batch, o.lr, o.minutes, o.iterations, !o.resume.empty()); !ok)
-        return Error{ok.error()};
+    const auto shard = checkTrainOptions(o);
+    if (!shard) return Error{shard.error()};
     for (double v : {o.entropyBonus, o.dsrLambda, o.gumbelRate, o.finalLrFraction})
         if (!std::isfinite(v) || v < 0)
             return Error{"the entropy bonus, DSR lambda, gumbel rate and final lr fraction must be finite and >= 0"};
@@ -96,10 +96,13 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     setup.baseline = &baselineValue;
 
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
-        for (int b = 0; b < o.batch; ++b) idx[b] = order.at(it * o.batch + b);
+        // This rank's slice of the global batch, and its own draws.
+        const int rows = shard->size;
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(rows));
+        for (int b = 0; b < rows; ++b) idx[b] = order.at(it * o.batch + shard->offset + b);
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
-        Rng rng(mixSeed(seed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
+        const auto drawSeed = rankSeed(seed, o.distributed.rank);
+        Rng rng(mixSeed(drawSeed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
 
         SelectionOptions rule;
         torch::Tensor mix;
@@ -108,7 +111,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
             rule.rule = SelectionRule::Sample;
             // The select variant skips the expectation mix: it would process every cell.
             if (config.variant == "dense")
-                mix = Rng(mixSeed(seed, kPatchMixStream, it)).uniform({o.batch}, *device) < 0.5;
+                mix = Rng(mixSeed(drawSeed, kPatchMixStream, it)).uniform({rows}, *device) < 0.5;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
@@ -127,7 +130,6 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
             const auto reinforce = -(advantage * out.logProb.sum(0)).mean();
             loss = loss + reinforce - o.entropyBonus * out.entropy.sum(0).mean();
             p.reinforce = reinforce.item<double>();
-            baselineValue = baseline.update(p.reward);
         } else if (config.mode == "soft" && o.dsrLambda > 0) {
             const auto coverage = out.probs.sum(0);  // [B, L]
             loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean();
@@ -136,12 +138,14 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         if (!std::isfinite(p.loss)) return;  // the loop stops before the weights change
         adam.zero_grad();
         loss.backward();
-        adam.step();
         p.crossEntropy = ce.item<double>();
-        p.baseline = baseline.value();
         p.entropy = out.entropy.mean().item<double>();
         p.temperature = tau;
         p.trainAccuracy = (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
+    };
+    setup.afterStep = [&](TrainProgress& p) {
+        if (config.mode == "hard") baselineValue = baseline.update(p.reward);
+        p.baseline = baseline.value();
     };
     auto evaluate = [&](TrainProgress& p) {
         p.evalSoft = accuracyUnder(net, evalBatch, "soft", 1);

@@ -41,8 +41,8 @@ RamConfig zeroGlimpseDefaults() {
 
 Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
                                    const std::function<bool(const TrainProgress&)>& onProgress) {
-    if (auto ok = checkTrainBudget(o.out, o.batch, o.lr, o.minutes, o.iterations, !o.resume.empty()); !ok)
-        return Error{ok.error()};
+    const auto shard = checkTrainOptions(o);
+    if (!shard) return Error{shard.error()};
     if (o.replicas < 1) return Error{"replicas must be at least 1"};
     if (!std::isfinite(o.finalLrFraction) || o.finalLrFraction < 0) return Error{"the final lr fraction must be finite and >= 0"};
     auto device = resolveDevice(o.device);
@@ -89,15 +89,16 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     TrainLoopSetup setup = loopSetup(o, *net, adam, "ram", ramConfigToJson(config), datasetName, seed, iteration, total);
 
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(o.batch));
-        for (int b = 0; b < o.batch; ++b) {
-            const std::int64_t position = it * o.batch + b;
+        // This rank's slice of the global batch, and its own draws.
+        std::vector<std::int64_t> idx(static_cast<std::size_t>(shard->size));
+        for (int b = 0; b < shard->size; ++b) {
+            const std::int64_t position = it * o.batch + shard->offset + b;
             idx[size_t(b)] = order.at(position) + (o.freshCanvases ? position / trainSize * trainSize : 0);
         }
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
         const auto images = o.replicas > 1 ? batch.images.repeat({o.replicas, 1, 1, 1}) : batch.images;
         const auto labels = o.replicas > 1 ? batch.labels.repeat({o.replicas}) : batch.labels;
-        Rng rng(mixSeed(seed, kRamDrawStream, static_cast<std::uint64_t>(it)));
+        Rng rng(mixSeed(rankSeed(seed, o.distributed.rank), kRamDrawStream, static_cast<std::uint64_t>(it)));
 
         const auto out = net->forward(images, RamRule::Sample, rng);
         const auto terms = ramHybridLoss(out, labels);
@@ -106,7 +107,6 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
         if (!std::isfinite(p.loss)) return;  // the loop stops before the weights change
         adam.zero_grad();
         loss.backward();
-        adam.step();
         p.crossEntropy = terms.crossEntropy.item<double>();
         p.reinforce = terms.reinforce.item<double>();
         p.reward = terms.reward.mean().item<double>();

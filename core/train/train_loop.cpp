@@ -2,10 +2,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "train/metrics_log.h"
+#include "train/training_group.h"
 #include "train/train_order.h"
 
 namespace saccade {
@@ -63,6 +66,8 @@ TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, to
     s.finalLrFraction = o.finalLrFraction;
     s.evalEvery = o.evalEvery;
     s.imagesPerIteration = o.batch;
+    s.distributed = o.distributed;
+    s.resumedFrom = o.resume;
     return s;
 }
 
@@ -92,11 +97,44 @@ Result<Unit> checkTrainBudget(const std::string& out, int batch, double lr, doub
     return Unit{};
 }
 
+namespace {
+
+/// What every rank must agree on before the first step: the same model, data, schedule and start.
+double settingsFingerprint(const TrainLoopSetup& s) {
+    std::string text = s.info.modelType + "|" + s.info.configJson + "|" + s.info.dataset + "|" +
+                       std::to_string(s.info.seed) + "|" + std::to_string(s.firstIteration) + "|" +
+                       std::to_string(s.totalIterations) + "|" + std::to_string(s.minutes) + "|" +
+                       std::to_string(s.lr) + "|" + std::to_string(s.evalEvery) + "|" +
+                       std::to_string(s.imagesPerIteration);
+    if (!s.resumedFrom.empty()) {
+        auto crc = fileCrc32(s.resumedFrom);
+        text += "|" + (crc ? *crc : std::string("unreadable"));
+    }
+    return static_cast<double>(std::stoul(crc32Hex(text), nullptr, 16));
+}
+
+}  // namespace
+
+Result<BatchShard> checkTrainOptions(const TrainCommonOptions& o) {
+    if (auto ok = checkTrainBudget(o.out, o.batch, o.lr, o.minutes, o.iterations, !o.resume.empty()); !ok)
+        return Error{ok.error()};
+    return batchShard(o.distributed, o.batch);
+}
+
 Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step,
                                   const TrainEvaluation& evaluate,
                                   const std::function<bool(const TrainProgress&)>& onProgress) {
     TORCH_CHECK(s.net && s.optimizer, "runTrainLoop needs a network and an optimizer");
-    MetricsLog log(s.out, s.resumed);
+    const DistributedSettings& dist = s.distributed;
+    const bool leader = dist.rank == 0;
+    std::unique_ptr<TrainingGroup> group;
+    if (dist.active()) {
+        auto joined = TrainingGroup::join(dist);
+        if (!joined) return Error{joined.error()};
+        group = std::move(joined).value();
+    }
+    std::optional<MetricsLog> log;
+    if (leader) log.emplace(s.out, s.resumed);
     CheckpointInfo info = s.info;
     std::int64_t iteration = s.firstIteration, total = s.totalIterations;
     const auto start = std::chrono::steady_clock::now();
@@ -111,20 +149,44 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
         if (!last.empty()) info.metricsJson = last.dump();
     };
     try {
+        if (group) {
+            if (!group->sameOnAllRanks(settingsFingerprint(s)))
+                return Error{rankName(dist) + ": the ranks were started with different settings (model, dataset, "
+                             "seed, budget or resumed checkpoint): give every rank the same command"};
+            group->broadcastParameters(*s.net);
+            // Each rank's own dropout and other global draws; rank 0 keeps the single-process stream.
+            if (!leader) torch::manual_seed(rankSeed(s.info.seed, dist.rank));
+        }
         while (total == 0 || iteration < total) {
             // Time budget: the iteration count is fixed once the warm-up has been timed, so the
-            // schedule (and a rerun with --iterations) is reproducible.
-            total = budget.update(iteration, elapsed());
+            // schedule (and a rerun with --iterations) is reproducible; in a group, rank 0's count.
+            if (total == 0) {
+                total = budget.update(iteration, elapsed());
+                if (total > 0 && group) total = static_cast<std::int64_t>(group->broadcastValue(double(total)));
+            }
             const double fraction = total > 0 ? double(iteration) / double(total) : 0.0;
             const double lr =
                 s.lr * (s.finalLrFraction + (1 - s.finalLrFraction) * 0.5 * (1 + std::cos(M_PI * fraction)));
             setLearningRate(*s.optimizer, lr);
             TrainProgress p;
+            p.rank = dist.rank;
+            p.worldSize = dist.worldSize;
             step(iteration, lr, p);
+            if (group) {
+                // The global batch's figures: every rank's shard has the same size.
+                auto sums = group->sum({p.loss, p.crossEntropy, p.reinforce, p.reward, p.entropy, p.trainAccuracy});
+                for (auto& v : sums) v /= double(dist.worldSize);
+                p.loss = sums[0], p.crossEntropy = sums[1], p.reinforce = sums[2], p.reward = sums[3];
+                p.entropy = sums[4], p.trainAccuracy = sums[5];
+            }
             if (!std::isfinite(p.loss))
                 return Error{"training stopped at iteration " + std::to_string(iteration + 1) +
                              ": the loss is not finite (" + std::to_string(p.loss) +
                              "); lower the learning rate. The last good checkpoint stays at '" + s.out + "'"};
+            if (group) group->averageGradients(*s.net);
+            if (s.clipGradNorm > 0) torch::nn::utils::clip_grad_norm_(s.net->parameters(), s.clipGradNorm);
+            s.optimizer->step();
+            if (s.afterStep) s.afterStep(p);
             ++iteration;
             p.iteration = iteration;
             p.total = total;
@@ -133,7 +195,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             p.etaSeconds = total > 0 ? p.elapsedSeconds / double(done) * double(total - iteration) : 0;
             p.lr = lr;
             const bool finished = total > 0 && iteration >= total;
-            if (iteration % s.evalEvery == 0 || finished) {
+            if (leader && (iteration % s.evalEvery == 0 || finished)) {
                 s.net->eval();
                 p.evaluated = true;
                 nlohmann::json extra = evaluate(p);
@@ -143,28 +205,47 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                         {"reinforce", p.reinforce}, {"reward", p.reward}, {"baseline", p.baseline},
                         {"entropy", p.entropy}, {"temperature", p.temperature}, {"lr", lr},
                         {"train_batch_accuracy", p.trainAccuracy}};
+                if (group) last["world_size"] = dist.worldSize;
                 last.update(extra);
-                if (auto logged = log.append(last); !logged) return Error{logged.error()};
+                if (auto logged = log->append(last); !logged) return Error{logged.error()};
                 stamp();
                 if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
             }
-            if (onProgress && !onProgress(p)) {
+            bool stop = onProgress && !onProgress(p);
+            if (group) stop = group->anyRank(stop);
+            if (stop) {
                 cancelled = true;
                 break;
             }
         }
+    } catch (const GroupError& e) {
+        return Error{std::string("training stopped: ") + e.what()};
     } catch (const c10::Error& e) {
         return Error{std::string("training failed: ") + e.what_without_backtrace()};
     }
-    stamp();
-    if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
     TrainSummary summary;
+    summary.rank = dist.rank;
+    summary.worldSize = dist.worldSize;
+    if (group) {
+        summary.parametersCrc = parametersCrc32(*s.net);
+        try {
+            const double crc = static_cast<double>(std::stoul(summary.parametersCrc, nullptr, 16));
+            if (!group->sameOnAllRanks(crc))
+                return Error{rankName(dist) + ": the ranks' parameters differ after training (CRC-32 " +
+                             summary.parametersCrc + " here): the run is not data-parallel; report it"};
+        } catch (const GroupError& e) {
+            return Error{std::string("training stopped: ") + e.what()};
+        }
+    }
+    stamp();
+    if (leader)
+        if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
     summary.iterations = iteration;
     summary.cancelled = cancelled;
     summary.seconds = elapsed();
     summary.imagesPerSecond =
         double(iteration - s.firstIteration) * double(s.imagesPerIteration) / std::max(1e-9, summary.seconds);
-    summary.checkpoint = s.out;
+    summary.checkpoint = leader ? s.out : std::string();
     summary.metricsJson = info.metricsJson;
     return summary;
 }

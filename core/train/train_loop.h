@@ -1,5 +1,7 @@
 #pragma once
-// The training loop every model family shares (patch classifier, RAM, captioner): the time or
+// The training loop every model family shares (patch classifier, RAM, captioner): data-parallel
+// training over a c10d group when the settings ask for one (rank 0's parameters broadcast at the
+// start, gradients averaged every step, rank 0 alone evaluating, logging and saving), the time or
 // iteration budget, the cosine learning-rate schedule, progress with cancel (Ctrl-C in the CLI,
 // Cancel in the GUI), periodic evaluation, the metrics log, atomic checkpoints, a loss that turns
 // NaN (training stops and the last good checkpoint stays), and the summary. A family supplies
@@ -16,6 +18,7 @@
 
 #include "common/result.h"
 #include "io/checkpoint.h"
+#include "train/distributed_settings.h"
 #include "train/train_options.h"
 #include "train/train_progress.h"
 
@@ -35,19 +38,28 @@ struct TrainLoopSetup {
     std::int64_t imagesPerIteration = 1;       ///< for images/s and the log's "images"
     /// Updated after every step (REINFORCE's moving average), saved in the sidecar.
     const double* baseline = nullptr;
+    /// Called after every step with the figures averaged over the ranks (the REINFORCE baseline
+    /// follows the global batch's reward, so it stays equal on every rank).
+    std::function<void(TrainProgress&)> afterStep;
+    double clipGradNorm = 0;  ///< > 0: gradients clipped to this norm (after averaging over ranks)
+    DistributedSettings distributed;
+    std::string resumedFrom;  ///< every rank must resume from the same checkpoint
 };
 
-/// One optimisation step at `iteration` (0-based) with learning rate `lr`: fills the loss fields
-/// of `progress` (loss, crossEntropy, reinforce, reward, baseline, entropy, temperature,
-/// trainAccuracy). Throws c10::Error on LibTorch failures (the loop reports them).
+/// One step's gradients at `iteration` (0-based) with learning rate `lr`: zeroes the gradients,
+/// computes the loss and calls backward() (skipped when the loss is not finite), and fills the
+/// loss fields of `progress` (loss, crossEntropy, reinforce, reward, baseline, entropy,
+/// temperature, trainAccuracy). The loop averages the gradients over the ranks, clips them and
+/// steps the optimizer. Throws c10::Error on LibTorch failures (the loop reports them).
 using TrainStep = std::function<void(std::int64_t iteration, double lr, TrainProgress& progress)>;
 /// Evaluates the network (the loop switches it to eval mode and back): sets the eval fields of
 /// `progress` and returns the extra columns of the metrics row.
 using TrainEvaluation = std::function<nlohmann::json(TrainProgress& progress)>;
 
-/// Runs the loop until the budget is spent or `onProgress` returns false (cancel: the model is
-/// saved and the summary says so). A non-finite loss stops training with an Error naming the
-/// iteration; the checkpoint on disk is then the last evaluated one.
+/// Runs the loop until the budget is spent or `onProgress` returns false on any rank (cancel: the
+/// model is saved and the summary says so). A non-finite loss stops training with an Error naming
+/// the iteration; the checkpoint on disk is then the last evaluated one. In a group, a rank that
+/// is lost ends every other rank's loop with an Error naming it.
 Result<TrainSummary> runTrainLoop(const TrainLoopSetup& setup, const TrainStep& step,
                                   const TrainEvaluation& evaluate,
                                   const std::function<bool(const TrainProgress&)>& onProgress);
@@ -83,5 +95,8 @@ Result<Unit> checkInitFrom(const std::string& path, const std::string& modelType
 /// positive finite batch and learning rate, finite non-negative minutes, and a budget.
 Result<Unit> checkTrainBudget(const std::string& out, int batch, double lr, double minutes,
                               std::int64_t iterations, bool resuming);
+
+/// checkTrainBudget on the shared options, then this rank's slice of every global batch.
+Result<BatchShard> checkTrainOptions(const TrainCommonOptions& options);
 
 }  // namespace saccade

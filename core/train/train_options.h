@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "train/distributed_settings.h"
+
 namespace saccade {
 
 /// The options every trainer shares; each family's options derive from these and set their own
@@ -22,6 +24,8 @@ struct TrainCommonOptions {
     std::int64_t evalEvery = 500;   ///< iterations between evaluations (an "epoch" of the log)
     std::int64_t evalImages = 1000; ///< test images per evaluation
     std::string command;            ///< recorded in the sidecar
+    /// Data-parallel training: `batch` is the global batch, split evenly among the ranks.
+    DistributedSettings distributed;
 };
 
 }  // namespace saccade

@@ -58,8 +58,7 @@ TEST(TrainLoop, RunsTheScheduleEvaluatesAndSaves) {
         rates.push_back(lr);
         const auto loss = f.net(torch::ones({4, 2})).pow(2).mean();
         f.adam.zero_grad();
-        loss.backward();
-        f.adam.step();
+        loss.backward();  // the loop steps the optimizer
         p.loss = loss.item<double>();
     };
     auto evaluate = [&](TrainProgress& p) {
