@@ -54,8 +54,8 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
                     "start from this captioner's weights (same architecture, any mode) with a fresh optimizer: "
                     "e.g. fine-tune a soft captioner with REINFORCE")->excludes("--resume");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<DistributedFlags>();
-    addDistributedOptions(cmd, *flags);
+    auto flags = std::make_shared<TrainConsoleFlags>();
+    addTrainConsoleOptions(cmd, *flags);
     cmd->callback([o, flags, &exitCode] {
         std::ostringstream command;
         command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "

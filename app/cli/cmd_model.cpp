@@ -60,8 +60,8 @@ void addTrain(CLI::App& app, int& exitCode) {
                     "fresh optimizer and schedule: e.g. fine-tune a soft model with REINFORCE")
         ->excludes("--resume");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<DistributedFlags>();
-    addDistributedOptions(cmd, *flags);
+    auto flags = std::make_shared<TrainConsoleFlags>();
+    addTrainConsoleOptions(cmd, *flags);
     cmd->callback([o, flags, &exitCode] {
         o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
                      " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +

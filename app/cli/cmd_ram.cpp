@@ -57,8 +57,8 @@ void addTrainRam(CLI::App& train, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--resume", o->resume, "continue from this checkpoint");
     cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<DistributedFlags>();
-    addDistributedOptions(cmd, *flags);
+    auto flags = std::make_shared<TrainConsoleFlags>();
+    addTrainConsoleOptions(cmd, *flags);
     cmd->callback([o, flags, fixed, &exitCode] {
         o->freshCanvases = fixed->count() == 0;
         o->model.glimpseDim = o->model.hidden;

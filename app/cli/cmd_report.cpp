@@ -1,6 +1,5 @@
 // saccade-cli report: one self-contained HTML file with everything Saccade measures about a model.
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "child_process.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "models/attention_model.h"
@@ -47,16 +47,9 @@ Result<Unit> htmlToPdf(const std::string& html, const std::string& pdf) {
     const std::string gui = findGuiProgram();
     if (gui.empty())
         return Error{"--pdf needs the GUI program 'saccade' beside saccade-cli (not found); the HTML was written"};
-    std::vector<std::string> args{gui, "--report-pdf", html, "--pdf-out", pdf};
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, gui.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-        return Error{"could not start '" + gui + "' for the PDF"};
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return Error{"'" + gui + "' could not write the PDF (see its message above)"};
+    auto child = startChild({gui, "--report-pdf", html, "--pdf-out", pdf}, {}, ChildOutput::Inherit, ChildOutput::Inherit);
+    if (!child) return Error{"could not start '" + gui + "' for the PDF"};
+    if (finishChild(child.value()).first != 0) return Error{"'" + gui + "' could not write the PDF (see its message above)"};
     return Unit{};
 }
 

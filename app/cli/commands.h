@@ -19,6 +19,8 @@ void addEstimatorsCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);
+/// bench train: training images/s with 1, 2, ... data-parallel processes.
+void addBenchTrain(CLI::App& bench, int& exitCode);
 void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
 /// train ram and bench ram, on the train and bench subcommands.
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);

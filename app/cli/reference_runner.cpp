@@ -1,10 +1,10 @@
 #include "reference_runner.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <iostream>
+
+#include "child_process.h"
 
 namespace saccade::cli {
 
@@ -22,41 +22,14 @@ nlohmann::json runReferenceScript(const std::string& command, const std::string&
     }
     std::vector<std::string> argv = {python, script};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    int fds[2];
-    if (::pipe(fds) != 0) return {};
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        return {};
-    }
-    if (pid == 0) {
-        ::dup2(fds[1], STDOUT_FILENO);
-        const int null = ::open("/dev/null", O_WRONLY);
-        if (null >= 0) ::dup2(null, STDERR_FILENO);
-        ::close(fds[0]);
-        ::close(fds[1]);
-        if (threads > 0) {
-            const std::string n = std::to_string(threads);
-            ::setenv("OPENBLAS_NUM_THREADS", n.c_str(), 1);
-            ::setenv("OMP_NUM_THREADS", n.c_str(), 1);
-        }
-        ::execv(cargv[0], cargv.data());
-        ::_exit(127);
-    }
-    ::close(fds[1]);
-    std::string output;
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) output.append(buffer, std::size_t(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    std::vector<std::pair<std::string, std::string>> environment;
+    if (threads > 0)
+        environment = {{"OPENBLAS_NUM_THREADS", std::to_string(threads)}, {"OMP_NUM_THREADS", std::to_string(threads)}};
+    auto child = startChild(argv, environment, ChildOutput::Capture);
+    if (!child) return {};
+    auto [status, output] = finishChild(child.value());
     const auto j = nlohmann::json::parse(output, nullptr, false);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
+    if (status != 0 || j.is_discarded() || !j.is_object()) {
         std::cerr << "saccade-cli " << command << ": the reference " << script
                   << " failed; is python3-torch installed?\n";
         return {};

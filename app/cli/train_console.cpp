@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
 #include "strict_options.h"
 #include "io/checkpoint.h"
@@ -28,7 +30,9 @@ std::string clock(double seconds) {
 
 }  // namespace
 
-void addDistributedOptions(CLI::App* cmd, DistributedFlags& flags) {
+void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& console) {
+    cmd->add_flag("--json", console.json, "no progress lines: one JSON object when done (every rank prints its own)");
+    DistributedFlags& flags = console.distributed;
     const char* group = "Data-parallel training (or torchrun's WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)";
     cmd->add_option("--world-size", flags.worldSize, "processes in the group; --batch is split evenly among them")
         ->check(wholeNumberIn(1, 4096))->group(group);
@@ -42,10 +46,10 @@ void addDistributedOptions(CLI::App* cmd, DistributedFlags& flags) {
         ->check(numberIn(1, 86400))->group(group);
 }
 
-int runTrainingInConsole(const std::string& commandName, const DistributedFlags& flags, TrainCommonOptions& options,
+int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
                          const ProgressFields& fields, const ProgressFields& evaluation) {
-    auto distributed = resolveDistributed(flags);
+    auto distributed = resolveDistributed(flags.distributed);
     if (!distributed) return badInput(commandName, distributed.error());
     options.distributed = *distributed;
     if (!options.resume.empty()) {  // the resumed run's own command, not this one's defaults
@@ -59,7 +63,7 @@ int runTrainingInConsole(const std::string& commandName, const DistributedFlags&
     const bool tty = ::isatty(STDOUT_FILENO);
     double lastPrint = -10;
     auto result = train([&](const TrainProgress& p) {
-        if (!leader) return !g_interrupted.load();
+        if (!leader || flags.json) return !g_interrupted.load();
         if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
             lastPrint = p.elapsedSeconds;
             std::cout << (tty && !p.evaluated ? "\r" : "") << "iter " << p.iteration << "/"
@@ -78,6 +82,19 @@ int runTrainingInConsole(const std::string& commandName, const DistributedFlags&
     });
     std::signal(SIGINT, SIG_DFL);
     if (!result) return badInput(commandName, result.error());
+    if (flags.json) {
+        nlohmann::json j{{"schema", "saccade.train"}, {"command", recreate}, {"checkpoint", result->checkpoint},
+                         {"iterations", result->iterations}, {"cancelled", result->cancelled},
+                         {"seconds", result->seconds}, {"train_seconds", result->trainSeconds},
+                         {"images_per_s", result->imagesPerSecond}, {"world_size", distributed->worldSize},
+                         {"rank", distributed->rank}};
+        if (distributed->active()) j["parameters_crc32"] = result->parametersCrc;
+        if (auto metrics = nlohmann::json::parse(result->metricsJson, nullptr, false);
+            !result->metricsJson.empty() && !metrics.is_discarded())
+            j["metrics"] = metrics;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
     if (!leader) {
         std::cout << rankName(*distributed) << ": " << (result->cancelled ? "interrupted after " : "done after ")
                   << result->iterations << " iterations; parameters CRC-32 " << result->parametersCrc << "\n";

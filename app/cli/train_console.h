@@ -19,14 +19,20 @@ namespace saccade::cli {
 using ProgressCallback = std::function<bool(const TrainProgress&)>;
 using ProgressFields = std::function<void(std::ostream&, const TrainProgress&)>;
 
-/// Adds --world-size, --rank, --master-addr, --master-port and --group-timeout to a train command.
-void addDistributedOptions(CLI::App* cmd, DistributedFlags& flags);
+/// What every train command takes besides its family's options.
+struct TrainConsoleFlags {
+    DistributedFlags distributed;
+    bool json = false;  ///< no progress lines; one JSON object at the end
+};
+
+/// Adds --json and --world-size, --rank, --master-addr, --master-port, --group-timeout.
+void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& flags);
 
 /// Resolves the data-parallel settings (flags, then WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)
 /// into `options` (a resumed run takes its checkpoint's command as `options.command`), then runs `train` with the console progress (rank 0 only; other ranks print
 /// one closing line); `fields` adds the mode's figures to each line and `evaluation` describes an
 /// evaluation. Returns the process exit code.
-int runTrainingInConsole(const std::string& commandName, const DistributedFlags& flags, TrainCommonOptions& options,
+int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
                          const ProgressFields& fields, const ProgressFields& evaluation);
 

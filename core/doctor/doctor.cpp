@@ -16,6 +16,7 @@
 #include "common/samples_dir.h"
 #include "common/timing.h"
 #include "data/idx_reader.h"
+#include "train/training_group.h"
 
 namespace saccade {
 
@@ -102,6 +103,12 @@ DoctorReport runDoctor(const DoctorOptions& options) {
         for (size_t i = 0; i < count; ++i)
             r.devices.push_back({"cuda:" + std::to_string(i), "CUDA device"});
     }
+    for (const auto& b : checkTrainingBackends()) {
+        r.trainingBackends.push_back({b.name, b.available, b.detail});
+        if (b.name == "gloo" && !b.available)
+            r.warnings.push_back({"data-parallel training cannot run: Gloo " + b.detail,
+                                  "reinstall libtorch-dev and libgloo-dev (scripts/install-deps.sh)"});
+    }
     r.torchVersion = TORCH_VERSION;
     r.opencvVersion = CV_VERSION;
     r.compiler = compilerName();
@@ -174,6 +181,11 @@ std::string doctorToText(const DoctorReport& r) {
     out << "Devices       ";
     for (const auto& d : r.devices) out << " " << d.name << " (" << d.description << ")";
     out << "\n";
+    for (std::size_t i = 0; i < r.trainingBackends.size(); ++i) {
+        const auto& b = r.trainingBackends[i];
+        out << (i == 0 ? "Data-parallel  " : "               ") << b.name << ": " << (b.available ? "" : "no; ")
+            << b.detail << "\n";
+    }
     out << "Libraries      LibTorch " << r.torchVersion << ", OpenCV " << r.opencvVersion << ", "
         << r.compiler << "\n";
     out << "Fashion-MNIST  "
@@ -203,6 +215,10 @@ std::string doctorToJson(const DoctorReport& r, int indent) {
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : r.devices) devices.push_back({{"name", d.name}, {"description", d.description}});
     j["devices"] = devices;
+    nlohmann::json backends = nlohmann::json::array();
+    for (const auto& b : r.trainingBackends)
+        backends.push_back({{"name", b.name}, {"available", b.available}, {"detail", b.detail}});
+    j["training_backends"] = backends;
     j["versions"] = {{"libtorch", r.torchVersion}, {"opencv", r.opencvVersion}, {"compiler", r.compiler}};
     j["fashion_mnist"] = {{"present", r.fashionMnistPresent},
                           {"dir", r.fashionMnistDir},

@@ -18,6 +18,13 @@ struct DoctorDevice {
     std::string description;
 };
 
+/// A backend for data-parallel training (c10d).
+struct DoctorBackend {
+    std::string name;
+    bool available = false;
+    std::string detail;
+};
+
 /// Something slow or missing, and the command or setting that fixes it.
 struct DoctorWarning {
     std::string message;
@@ -35,6 +42,7 @@ struct DoctorReport {
     std::string ompWaitPolicy;  ///< $OMP_WAIT_POLICY, or "(unset)"
     std::string ompNumThreads;  ///< $OMP_NUM_THREADS, or "(unset)"
     std::vector<DoctorDevice> devices;
+    std::vector<DoctorBackend> trainingBackends;  ///< c10d backends for --world-size > 1
     std::string torchVersion;
     std::string opencvVersion;
     std::string compiler;

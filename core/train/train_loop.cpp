@@ -142,6 +142,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
     IterationBudget budget(total, s.minutes, s.firstIteration);
     nlohmann::json last = nlohmann::json::object();
     bool cancelled = false;
+    double evalSeconds = 0;  // evaluations and checkpoints: not training time
     auto stamp = [&] {
         info.iteration = iteration;
         info.totalIterations = total;
@@ -196,6 +197,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             p.lr = lr;
             const bool finished = total > 0 && iteration >= total;
             if (leader && (iteration % s.evalEvery == 0 || finished)) {
+                const double evalStart = elapsed();
                 s.net->eval();
                 p.evaluated = true;
                 nlohmann::json extra = evaluate(p);
@@ -210,6 +212,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                 if (auto logged = log->append(last); !logged) return Error{logged.error()};
                 stamp();
                 if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
+                evalSeconds += elapsed() - evalStart;
             }
             bool stop = onProgress && !onProgress(p);
             if (group) stop = group->anyRank(stop);
@@ -243,8 +246,8 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
     summary.iterations = iteration;
     summary.cancelled = cancelled;
     summary.seconds = elapsed();
-    summary.imagesPerSecond =
-        double(iteration - s.firstIteration) * double(s.imagesPerIteration) / std::max(1e-9, summary.seconds);
+    summary.trainSeconds = std::max(1e-9, summary.seconds - evalSeconds);
+    summary.imagesPerSecond = double(iteration - s.firstIteration) * double(s.imagesPerIteration) / summary.trainSeconds;
     summary.checkpoint = leader ? s.out : std::string();
     summary.metricsJson = info.metricsJson;
     return summary;

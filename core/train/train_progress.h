@@ -24,7 +24,9 @@ struct TrainProgress {
 struct TrainSummary {
     std::int64_t iterations = 0;
     bool cancelled = false;
-    double seconds = 0, imagesPerSecond = 0;
+    double seconds = 0;
+    double trainSeconds = 0;     ///< `seconds` less evaluations and checkpoint writes
+    double imagesPerSecond = 0;  ///< training images per second of training time
     std::string checkpoint;
     std::string metricsJson;  ///< the last evaluation and training figures
     int rank = 0, worldSize = 1;

@@ -58,6 +58,15 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+/// A c10d backend data-parallel training could use here, checked for real where it is built in.
+struct TrainingBackend {
+    std::string name;  ///< "gloo", "nccl"
+    bool available = false;
+    std::string detail;
+};
+/// Gloo: an all-reduce on a one-rank group; NCCL: whether this LibTorch could offer it.
+std::vector<TrainingBackend> checkTrainingBackends();
+
 /// CRC-32 of every parameter's bytes, in order (CPU float copies): equal on every rank of a
 /// healthy group.
 std::string parametersCrc32(torch::nn::Module& net);

@@ -28,6 +28,13 @@ TEST(Doctor, ReportsMeasuredSpeedThreadsDevicesAndVersions) {
     EXPECT_FALSE(r.samplesDir.empty());
     EXPECT_NE(text.find("Bundled models " + r.samplesDir + "/models\n"), std::string::npos);
     EXPECT_NE(doctorToJson(r).find("\"samples_dir\""), std::string::npos);
+    // Data-parallel training: Gloo really all-reduces here; NCCL needs a CUDA LibTorch.
+    ASSERT_EQ(r.trainingBackends.size(), 2u);
+    EXPECT_EQ(r.trainingBackends[0].name, "gloo");
+    EXPECT_TRUE(r.trainingBackends[0].available) << r.trainingBackends[0].detail;
+    EXPECT_EQ(r.trainingBackends[1].name, "nccl");
+    EXPECT_FALSE(r.trainingBackends[1].available);
+    EXPECT_NE(text.find("Data-parallel  gloo: works"), std::string::npos) << text;
 }
 
 TEST(Doctor, MissingFashionMnistIsAWarningWithTheFix) {

@@ -1,0 +1,74 @@
+#include "child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace saccade::cli {
+
+Result<ChildProcess> startChild(const std::vector<std::string>& argv,
+                                const std::vector<std::pair<std::string, std::string>>& environment,
+                                ChildOutput out, ChildOutput err) {
+    const bool captureStdout = out == ChildOutput::Capture;
+    if (argv.empty()) return Error{"no program to start"};
+    std::vector<std::string> args = argv;
+    std::vector<char*> cargv;
+    for (auto& a : args) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    int fds[2] = {-1, -1};
+    if (captureStdout && ::pipe(fds) != 0) return Error{"cannot create a pipe for " + argv[0]};
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        if (captureStdout) {
+            ::close(fds[0]);
+            ::close(fds[1]);
+        }
+        return Error{"cannot start " + argv[0]};
+    }
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (captureStdout) {
+            ::dup2(fds[1], STDOUT_FILENO);
+            ::close(fds[0]);
+            ::close(fds[1]);
+        } else if (out == ChildOutput::Discard && null >= 0) {
+            ::dup2(null, STDOUT_FILENO);
+        }
+        if (err != ChildOutput::Inherit && null >= 0) ::dup2(null, STDERR_FILENO);
+        for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
+        ::execv(cargv[0], cargv.data());
+        ::_exit(127);
+    }
+    ChildProcess child;
+    child.pid = pid;
+    if (captureStdout) {
+        ::close(fds[1]);
+        child.stdoutFd = fds[0];
+    }
+    return child;
+}
+
+std::pair<int, std::string> finishChild(ChildProcess& child) {
+    std::string output;
+    if (child.stdoutFd >= 0) {
+        char buffer[4096];
+        ssize_t n;
+        while ((n = ::read(child.stdoutFd, buffer, sizeof buffer)) > 0) output.append(buffer, std::size_t(n));
+        ::close(child.stdoutFd);
+        child.stdoutFd = -1;
+    }
+    int status = 0;
+    if (child.pid > 0) ::waitpid(child.pid, &status, 0);
+    child.pid = -1;
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+void killChild(ChildProcess& child) {
+    if (child.pid > 0) ::kill(child.pid, SIGKILL);
+    finishChild(child);
+}
+
+}  // namespace saccade::cli
