@@ -13,6 +13,7 @@
 
 #include "analysis/dataset_comparison.h"
 #include "commands.h"
+#include "shard_option.h"
 #include "strict_options.h"
 #include "common/atomic_file.h"
 #include "common/timing.h"
@@ -23,7 +24,7 @@ namespace saccade::cli {
 namespace {
 
 struct CompareArgs {
-    std::string model, image, sample, dataset, rules, device = "auto", out, split = "test";
+    std::string model, image, sample, dataset, rules, device = "auto", out, split = "test", shard;
     int runs = 1000, k = 10, bins = 6, top = 5;
     std::int64_t limit = 0;
     std::uint64_t seed = 7;
@@ -132,9 +133,17 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
     if (!rules) return badInput("compare", rules.error());
     auto dataset = openDataset(a.dataset, {"", model.info().seed});
     if (!dataset) return badInput("compare", dataset.error());
-    auto c = compareOnDataset(model, **dataset, *split, *rules, a.limit, a.seed);
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("compare", shard.error());
+    auto c = compareOnDataset(model, **dataset, *split, *rules, a.limit, a.seed, {}, *shard);
     if (!c) return badInput("compare", c.error());
-    if (a.json) {
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, a.split, a.rules, std::to_string(a.seed),
+                                                    std::to_string(a.limit), std::to_string(a.wordTemperature)});
+        if (!fingerprint) return badInput("compare", fingerprint.error());
+        c.value().report.fingerprint = *fingerprint;
+    }
+    if (a.json || shard->active()) {
         std::cout << datasetComparisonToJson(*c) << "\n";
         return 0;
     }
@@ -222,6 +231,7 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
                     "captioners: the runs sample their words at this temperature too (0: greedy words)");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print one JSON object");
+    addShardOption(cmd, a->shard);
     addBenchCompare(*app.get_subcommand("bench"), exitCode);
     cmd->callback([a, &exitCode] {
         if (a->image.empty() && a->sample.empty() && a->dataset.empty()) {
@@ -231,6 +241,10 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("compare", model.error()); return; }
         if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("compare", t.error()); return; }
+        if (!a->shard.empty() && a->dataset.empty()) {
+            exitCode = badInput("compare", "--shard splits a --dataset comparison; one image is not sharded");
+            return;
+        }
         exitCode = a->dataset.empty() ? compareImage(*a, **model) : compareDataset(*a, **model);
     });
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "shard_option.h"
 #include "strict_options.h"
 #include "data/image_io.h"
 #include "models/model_loading.h"
@@ -94,13 +95,14 @@ void addTrain(CLI::App& app, int& exitCode) {
 
 void addEval(CLI::App& app, int& exitCode) {
     struct Args {
-        std::string model, dataset, split = "test", rules, device = "auto";
+        std::string model, dataset, split = "test", rules, device = "auto", shard;
         std::int64_t limit = 0;
         std::uint64_t seed = 1;
         bool json = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand("eval", "Accuracy of a model under each selection rule.");
+    addShardOption(cmd, a->shard);
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     cmd->add_option("--dataset", a->dataset, "default: the dataset the model was trained on");
     cmd->add_option("--split", a->split, "train or test")->capture_default_str();
@@ -128,9 +130,17 @@ void addEval(CLI::App& app, int& exitCode) {
         auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
                                    {"", (*model)->info().seed});
         if (!dataset) { exitCode = badInput("eval", dataset.error()); return; }
-        auto report = (*model)->evaluate(**dataset, *split, *rules, a->limit, a->seed);
+        auto shard = shardOf(a->shard);
+        if (!shard) { exitCode = badInput("eval", shard.error()); return; }
+        auto report = (*model)->evaluate(**dataset, *split, *rules, a->limit, a->seed, {}, *shard);
         if (!report) { exitCode = badInput("eval", report.error()); return; }
-        if (a->json) { std::cout << evalReportToJson(*report) << "\n"; return; }
+        if (shard->active()) {
+            auto fingerprint = runFingerprint(a->model, {(*dataset)->info().name, a->split, a->rules, std::to_string(a->seed),
+                                                         std::to_string(a->limit)});
+            if (!fingerprint) { exitCode = badInput("eval", fingerprint.error()); return; }
+            report.value().fingerprint = *fingerprint;
+        }
+        if (a->json || shard->active()) { std::cout << evalReportToJson(*report) << "\n"; return; }
         std::cout << "model trained with " << report->trainedMode << " attention; " << report->dataset
                   << " " << report->split << " split, " << report->rules.front().n << " images, "
                   << std::fixed << std::setprecision(1) << report->seconds << " s\n";

@@ -5,6 +5,7 @@
 #include <c10/util/Exception.h>
 
 #include "commands.h"
+#include "shard_option.h"
 #include "common/result.h"
 #include "common/runtime.h"
 #include "strict_options.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     addFaithfulnessCommand(app, exitCode);
     addCostCommand(app, exitCode);
     addReportCommand(app, exitCode);
+    addMergeCommand(app, exitCode);
     makeNumbersStrict(app);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 

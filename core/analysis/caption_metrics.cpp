@@ -44,8 +44,8 @@ BleuScores corpusBleu(const std::vector<std::vector<std::string>>& candidates,
     BleuScores scores;
     if (candidates.empty() || candidates.size() != references.size()) return scores;
 
-    std::int64_t matches[4] = {0, 0, 0, 0};
-    std::int64_t totals[4] = {0, 0, 0, 0};
+    std::int64_t* matches = scores.matches;
+    std::int64_t* totals = scores.totals;
     std::int64_t c = 0, r = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {
         const auto& candidate = candidates[i];
@@ -69,6 +69,16 @@ BleuScores corpusBleu(const std::vector<std::vector<std::string>>& candidates,
     }
     scores.candidateLength = c;
     scores.referenceLength = r;
+    return bleuFromCounts(scores);
+}
+
+BleuScores bleuFromCounts(const BleuScores& counts) {
+    BleuScores scores = counts;
+    const std::int64_t c = scores.candidateLength, r = scores.referenceLength;
+    const std::int64_t* matches = scores.matches;
+    const std::int64_t* totals = scores.totals;
+    for (double& b : scores.bleu) b = 0;
+    scores.brevityPenalty = 0;
     if (c == 0) return scores;
 
     scores.brevityPenalty = c > r ? 1.0 : std::exp(1.0 - double(r) / double(c));
@@ -80,6 +90,18 @@ BleuScores corpusBleu(const std::vector<std::vector<std::string>>& candidates,
         scores.bleu[n - 1] = zero ? 0.0 : scores.brevityPenalty * std::exp(logSum / n);
     }
     return scores;
+}
+
+CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
+                            std::int64_t exact, const AttentionCorrectness& correctness) {
+    CaptionScores s;
+    s.rule = rule;
+    s.bleu = bleuFromCounts(bleuCounts);
+    s.images = images;
+    s.exact = exact;
+    s.exactMatch = images ? double(exact) / double(images) : 0;
+    s.correctness = correctness;
+    return s;
 }
 
 bool exactMatch(const std::vector<std::string>& candidate,
@@ -121,7 +143,7 @@ WordClass sceneWordClass(const std::string& word) {
 
 void AttentionCorrectness::add(const std::string& wordClass, double mass, bool hit) {
     Entry& entry = byClass[wordClass];
-    entry.massSum += mass;
+    entry.massSum.add(mass);
     entry.hits += hit ? 1 : 0;
     entry.words += 1;
 }
@@ -129,7 +151,7 @@ void AttentionCorrectness::add(const std::string& wordClass, double mass, bool h
 double AttentionCorrectness::mass(const std::string& wordClass) const {
     const auto it = byClass.find(wordClass);
     if (it == byClass.end() || it->second.words == 0) return 0.0;
-    return it->second.massSum / double(it->second.words);
+    return it->second.massSum.value() / double(it->second.words);
 }
 
 double AttentionCorrectness::hitRate(const std::string& wordClass) const {
@@ -144,7 +166,7 @@ AttentionCorrectness::Entry AttentionCorrectness::total(
     for (const auto& name : classes) {
         const auto it = byClass.find(name);
         if (it == byClass.end()) continue;
-        sum.massSum += it->second.massSum;
+        sum.massSum.add(it->second.massSum);
         sum.hits += it->second.hits;
         sum.words += it->second.words;
     }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/shard.h"
+
 namespace saccade {
 
 /// Corpus BLEU scores. bleu[n - 1] is BLEU-n in [0, 1]; lengths are in words (tokens).
@@ -17,7 +19,13 @@ struct BleuScores {
     double brevityPenalty = 0;         ///< 1 if c > r, else exp(1 - r / c); 0 when c == 0
     std::int64_t candidateLength = 0;  ///< c: total candidate words over the corpus
     std::int64_t referenceLength = 0;  ///< r: summed per-sentence closest reference lengths
+    std::int64_t matches[4] = {0, 0, 0, 0};  ///< clipped n-gram matches, n = 1..4, over the corpus
+    std::int64_t totals[4] = {0, 0, 0, 0};   ///< candidate n-grams, n = 1..4
 };
+
+/// BLEU and the brevity penalty from the counts of `counts` (matches, totals, c, r): how
+/// corpusBleu ends, and how the shards of an evaluation are merged (their counts summed).
+BleuScores bleuFromCounts(const BleuScores& counts);
 
 /// Corpus BLEU-1..4 over tokenised sentences. candidates[i] is scored against references[i]
 /// (any number of references). Clipped n-gram matches (each n-gram's count clipped by its largest
@@ -50,7 +58,7 @@ WordClass sceneWordClass(const std::string& word);
 /// [0, 1]) and whether the attention hit it.
 struct AttentionCorrectness {
     struct Entry {
-        double massSum = 0;      ///< summed attention mass
+        ExactSum massSum;        ///< summed attention mass (order-independent: shards add up exactly)
         std::int64_t hits = 0;   ///< words whose attention hit the object
         std::int64_t words = 0;  ///< words counted
     };
@@ -65,6 +73,19 @@ struct AttentionCorrectness {
     /// The sums over `classes` (names not seen count as empty).
     Entry total(const std::vector<std::string>& classes) const;
 };
+
+/// Figures of one caption rule over a set of images, all from counts and order-independent sums,
+/// so the shards of an evaluation merge into exactly the unsharded figures.
+struct CaptionScores {
+    std::string rule;
+    BleuScores bleu;
+    std::int64_t images = 0, exact = 0;
+    double exactMatch = 0;
+    AttentionCorrectness correctness;  ///< per word class; mass and hit rate
+};
+/// The figures from their counts: BLEU from `bleuCounts` (bleuFromCounts), the exact-match rate.
+CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
+                            std::int64_t exact, const AttentionCorrectness& correctness);
 
 /// Words of `text`, split on runs of spaces (leading and trailing spaces give no empty words).
 std::vector<std::string> splitWords(const std::string& text);

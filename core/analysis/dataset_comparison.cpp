@@ -36,26 +36,32 @@ bool isTrainingRule(const std::string& rule, const std::string& trainingRule) {
 
 Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset& dataset, Split split,
                                            std::vector<std::string> rules, std::int64_t limit,
-                                           std::uint64_t seed, const Progress& progress) {
+                                           std::uint64_t seed, const Progress& progress, const Shard& shard) {
     DatasetComparison c;
     c.deterministicRule = model.deterministicRule();
     c.trainingRule = trainingRuleOf(model.trainedMode());
     c.seed = seed;
     for (const std::string& needed : {std::string("sample"), c.deterministicRule})  // the disagreement needs both
         if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);
-    auto report = model.evaluate(dataset, split, rules, limit, seed, progress);
+    auto report = model.evaluate(dataset, split, rules, limit, seed, progress, shard);
     if (!report) return Error{report.error()};
     c.report = std::move(report).value();
     const auto& r = c.report;
     const auto& sample = rulePredictions(r, "sample");
     const auto& deterministic = rulePredictions(r, c.deterministicRule);
     for (size_t i = 0; i < sample.size(); ++i)
-        if (sample[i] != deterministic[i]) c.disagree.push_back(std::int64_t(i));
+        if (sample[i] != deterministic[i]) c.disagree.push_back(r.begin + std::int64_t(i));
     c.disagreement = sample.empty() ? 0.0 : double(c.disagree.size()) / double(sample.size());
-    for (const auto& a : r.rules)
-        if (a.rule.rfind("ksample:", 0) == 0) c.kCurve.push_back({std::stoi(a.rule.substr(8)), a.accuracy, a.low, a.high});
-    std::sort(c.kCurve.begin(), c.kCurve.end(), [](const KAccuracy& a, const KAccuracy& b) { return a.k < b.k; });
+    c.kCurve = kCurveOf(r);
     return c;
+}
+
+std::vector<KAccuracy> kCurveOf(const EvalReport& r) {
+    std::vector<KAccuracy> curve;
+    for (const auto& a : r.rules)
+        if (a.rule.rfind("ksample:", 0) == 0) curve.push_back({std::stoi(a.rule.substr(8)), a.accuracy, a.low, a.high});
+    std::sort(curve.begin(), curve.end(), [](const KAccuracy& a, const KAccuracy& b) { return a.k < b.k; });
+    return curve;
 }
 
 std::string datasetComparisonToJson(const DatasetComparison& c, int indent) {
@@ -72,6 +78,7 @@ std::string datasetComparisonToJson(const DatasetComparison& c, int indent) {
     j["accuracy_vs_k"] = curve;
     j["sample_vs_deterministic"] = {{"disagree", c.disagree.size()}, {"fraction", c.disagreement},
                                     {"images", c.disagree}};
+    if (j.contains("shard")) j["shard"]["command"] = "compare";
     return j.dump(indent);
 }
 

@@ -46,12 +46,17 @@ std::string trainingRuleOf(const std::string& trainedMode);
 bool isTrainingRule(const std::string& rule, const std::string& trainingRule);
 
 /// Evaluates `rules` (sample and the deterministic rule are added when missing) on the first
-/// `limit` images of `split` (0: all). Progress and cancel as AttentionModel::evaluate.
+/// `limit` images of `split` (0: all), or on `shard`'s slice of them. Progress and cancel as
+/// AttentionModel::evaluate.
 Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset& dataset, Split split,
                                            std::vector<std::string> rules, std::int64_t limit,
-                                           std::uint64_t seed, const Progress& progress = {});
+                                           std::uint64_t seed, const Progress& progress = {},
+                                           const Shard& shard = {});
 
-/// JSON (schema "saccade.compare-dataset", version 1).
+/// The accuracy-against-K curve of the ksample rules in `report`, by K.
+std::vector<KAccuracy> kCurveOf(const EvalReport& report);
+
+/// JSON (schema "saccade.compare-dataset", version 1); a sharded comparison adds what `merge` needs.
 std::string datasetComparisonToJson(const DatasetComparison& comparison, int indent = 2);
 
 }  // namespace saccade

@@ -9,6 +9,8 @@
 
 #include "attention/selection.h"
 #include "common/parse.h"
+#include "io/shard_json.h"
+#include "models/caption_eval.h"
 #include "models/caption_model.h"
 #include "models/patch_model.h"
 #include "models/ram_model.h"
@@ -56,6 +58,44 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
     return rules;
 }
 
+CaptionRuleReport captionRuleReport(const CaptionScores& s) {
+    CaptionRuleReport c;
+    c.rule = s.rule;
+    for (int k = 0; k < 4; ++k) c.bleu[k] = s.bleu.bleu[k];
+    c.exactMatch = s.exactMatch;
+    auto entry = [&](const std::string& name, const AttentionCorrectness::Entry& e) {
+        c.attention.push_back({name, e.words ? e.massSum.value() / double(e.words) : 0.0,
+                               e.words ? double(e.hits) / double(e.words) : 0.0, e.words});
+    };
+    for (const char* cls : {"size", "colour", "shape", "relation"}) entry(cls, s.correctness.total({cls}));
+    entry("objects", s.correctness.total(objectWordClasses()));
+    c.counts = s;
+    return c;
+}
+
+namespace {
+
+/// What merging a captioner's shards needs: the counts behind every figure of every rule.
+nlohmann::json captionCounts(const EvalReport& r) {
+    nlohmann::json partial = nlohmann::json::object();
+    for (const auto& rule : r.captions) {
+        const auto& s = rule.counts;
+        nlohmann::json classes = nlohmann::json::object();
+        for (const auto& [name, e] : s.correctness.byClass)
+            classes[name] = {{"mass_units", e.massSum.units()}, {"hits", e.hits}, {"words", e.words}};
+        partial[rule.rule] = {{"bleu_matches", s.bleu.matches},
+                              {"bleu_totals", s.bleu.totals},
+                              {"candidate_length", s.bleu.candidateLength},
+                              {"reference_length", s.bleu.referenceLength},
+                              {"images", s.images},
+                              {"exact", s.exact},
+                              {"classes", classes}};
+    }
+    return partial;
+}
+
+}  // namespace
+
 std::string evalReportToJson(const EvalReport& r, int indent) {
     nlohmann::json rules = nlohmann::json::array();
     for (const auto& a : r.rules)
@@ -77,6 +117,11 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
         for (const char* key : {"bleu1", "bleu2", "bleu3", "bleu4", "exact_match", "attention_correctness"})
             j[key] = byRule[r.captions.front().rule][key];
         j["headline_rule"] = r.captions.front().rule;
+    }
+    if (r.shard.active()) {
+        j["shard"] = shardHeader("eval", r.shard, r.begin, r.begin + (r.rules.empty() ? 0 : r.rules.front().n), r.total,
+                                 r.fingerprint);
+        if (!r.captions.empty()) j["caption_counts"] = captionCounts(r);
     }
     return j.dump(indent);
 }

@@ -12,6 +12,8 @@
 #include "trace/run_set.h"
 #include "common/progress.h"
 #include "common/result.h"
+#include "common/shard.h"
+#include "analysis/caption_metrics.h"
 #include "data/dataset.h"
 #include "data/image.h"
 #include "io/checkpoint.h"
@@ -39,7 +41,12 @@ struct CaptionRuleReport {
         std::int64_t words = 0;
     };
     std::vector<Correctness> attention;
+    CaptionScores counts;  ///< what the figures are made of (a shard's JSON carries it)
 };
+
+/// The report of one caption rule from its scores: BLEU, exact match, and attention correctness
+/// per word class (size, colour, shape, relation) and over the object words.
+CaptionRuleReport captionRuleReport(const CaptionScores& scores);
 
 /// An evaluation under several rules. Classifiers: accuracy per rule. Captioners: accuracy is the
 /// exact-match rate (the caption is one of the image's references), predictions index
@@ -54,6 +61,12 @@ struct EvalReport {
     std::vector<std::vector<int>> correct;      ///< captioners: per rule, per image, 1 if exact
     std::vector<CaptionRuleReport> captions;    ///< captioners: per rule
     double seconds = 0;
+    /// A sharded run (--shard i/N): its slice, the images [begin, end) of the `total` that the
+    /// whole run evaluates, and what every shard of the run must share (the model, data, rules,
+    /// seed and limit), set by the caller. The JSON then carries what `merge` needs.
+    Shard shard;
+    std::int64_t begin = 0, total = 0;
+    std::string fingerprint;
 };
 
 /// The Wilson score interval (95%) of correct out of n.
@@ -70,6 +83,8 @@ inline std::uint64_t evaluationSeed(std::uint64_t seed, std::int64_t index) {
 /// ksample:K, gumbel:TAU, beam:K (captioners). Which of them a model supports is for the model to say.
 Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
 
+/// JSON of an evaluation; a sharded one adds "shard" (shardHeader) and, for captioners,
+/// "caption_counts": what `saccade-cli merge` sums.
 std::string evalReportToJson(const EvalReport& report, int indent = 2);
 
 class AttentionModel {
@@ -108,9 +123,12 @@ public:
                                       const Progress& progress = {}) = 0;
 
     /// Accuracy under each rule on the first `limit` images of `split` (0: all).
+    /// With `shard`, only its slice of those images (shardRange with the model's batch): the
+    /// per-image results are the unsharded run's.
     virtual Result<EvalReport> evaluate(const Dataset& dataset, Split split,
                                         const std::vector<std::string>& rules, std::int64_t limit,
-                                        std::uint64_t seed, const Progress& progress = {}) = 0;
+                                        std::uint64_t seed, const Progress& progress = {},
+                                        const Shard& shard = {}) = 0;
 };
 
 /// What sampleRuns shares between the models: checks, the header, chunks of at most 1,000 runs

@@ -130,14 +130,8 @@ bool CaptionScoreAccumulator::add(const Sample& sample, const DecodedCaption& ca
 }
 
 CaptionScores CaptionScoreAccumulator::scores() const {
-    CaptionScores s;
-    s.rule = m_rule;
-    s.bleu = corpusBleu(m_candidates, m_references);
-    s.images = std::int64_t(m_candidates.size());
-    s.exact = m_exact;
-    s.exactMatch = s.images ? double(m_exact) / double(s.images) : 0;
-    s.correctness = m_correctness;
-    return s;
+    return captionScores(m_rule, corpusBleu(m_candidates, m_references), std::int64_t(m_candidates.size()), m_exact,
+                         m_correctness);
 }
 
 std::vector<std::string> objectWordClasses() { return {"size", "colour", "shape"}; }

@@ -45,15 +45,6 @@ std::vector<DecodedCaption> decodeImages(CaptionNetwork& net, const torch::Tenso
                                          Rng& rng, bool withWordProbs = false, double wordTemperature = 0,
                                          Rng* wordRng = nullptr);
 
-/// Figures of one rule over a set of images.
-struct CaptionScores {
-    std::string rule;
-    BleuScores bleu;
-    std::int64_t images = 0, exact = 0;
-    double exactMatch = 0;
-    AttentionCorrectness correctness;  ///< per word class; mass and hit rate
-};
-
 /// Accumulates captions of scenes under one rule.
 class CaptionScoreAccumulator {
 public:

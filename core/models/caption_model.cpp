@@ -249,7 +249,8 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
 }
 
 Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
-                                          std::int64_t limit, std::uint64_t seed, const Progress& progress) {
+                                          std::int64_t limit, std::uint64_t seed, const Progress& progress,
+                                         const Shard& shard) {
     auto& m = *m_impl;
     const auto& info = dataset.info();
     if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
@@ -261,7 +262,10 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
         if (!p) return Error{p.error()};
         parsed.push_back(*p);
     }
-    const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    constexpr std::int64_t kBatch = 100;
+    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    const auto range = shardRange(shard, total, kBatch);
+    const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     EvalReport report;
     report.outputKind = "caption";
@@ -270,12 +274,11 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
     std::vector<CaptionScoreAccumulator> scores;
     for (const auto& p : parsed) scores.emplace_back(p.spec, m.config.grid, m.config.imageSize);
     std::map<std::string, int> ids;
-    constexpr std::int64_t kBatch = 100;
     try {
         torch::NoGradGuard noGrad;
-        for (std::int64_t first = 0; first < n; first += kBatch) {
+        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
             std::vector<std::int64_t> idx;
-            for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
+            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
             std::vector<Sample> samples;
             const auto batch = makeBatch(dataset, split, idx, m.device, &samples);
             report.labels.insert(report.labels.end(), idx.size(), -1);
@@ -296,7 +299,7 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
                     report.correct[r].push_back(exact ? 1 : 0);
                 }
             }
-            if (progress && !progress(double(first + std::int64_t(idx.size())) / double(n)))
+            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n)))
                 return Error{"evaluation cancelled"};
         }
     } catch (const c10::Error& e) {
@@ -304,22 +307,14 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
     }
     report.dataset = info.name;
     report.split = splitName(split);
+    report.shard = shard;
+    report.begin = range.begin;
+    report.total = total;
     report.trainedMode = m.config.mode;
     for (std::size_t r = 0; r < parsed.size(); ++r) {
         const auto s = scores[r].scores();
         report.rules.push_back(wilsonAccuracy(parsed[r].spec, s.exact, n));
-        CaptionRuleReport c;
-        c.rule = parsed[r].spec;
-        for (int k = 0; k < 4; ++k) c.bleu[k] = s.bleu.bleu[k];
-        c.exactMatch = s.exactMatch;
-        auto entry = [&](const std::string& name, const AttentionCorrectness::Entry& e) {
-            c.attention.push_back({name, e.words ? e.massSum / double(e.words) : 0.0,
-                                   e.words ? double(e.hits) / double(e.words) : 0.0, e.words});
-        };
-        for (const char* cls : {"size", "colour", "shape", "relation"})
-            entry(cls, s.correctness.total({cls}));
-        entry("objects", s.correctness.total(objectWordClasses()));
-        report.captions.push_back(std::move(c));
+        report.captions.push_back(captionRuleReport(s));
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;

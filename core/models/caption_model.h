@@ -52,7 +52,8 @@ public:
 
     /// Exact match (as accuracy), corpus BLEU-1..4 and attention correctness per rule.
     Result<EvalReport> evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
-                                std::int64_t limit, std::uint64_t seed, const Progress& progress = {}) override;
+                                std::int64_t limit, std::uint64_t seed, const Progress& progress = {},
+                                const Shard& shard = {}) override;
 
 private:
     CaptionModel();

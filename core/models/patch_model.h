@@ -54,7 +54,8 @@ public:
 
     Result<EvalReport> evaluate(const Dataset& dataset, Split split,
                                 const std::vector<std::string>& rules, std::int64_t limit,
-                                std::uint64_t seed, const Progress& progress = {}) override;
+                                std::uint64_t seed, const Progress& progress = {},
+                                const Shard& shard = {}) override;
 
 private:
     PatchModel();

@@ -181,7 +181,8 @@ Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t 
 }
 
 Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
-                                      std::int64_t limit, std::uint64_t seed, const Progress& progress) {
+                                      std::int64_t limit, std::uint64_t seed, const Progress& progress,
+                                         const Shard& shard) {
     auto& m = *m_impl;
     const auto& info = dataset.info();
     if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
@@ -191,17 +192,19 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
         if (!p) return Error{p.error()};
         parsed.push_back(*p);
     }
-    const auto n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    constexpr std::int64_t kBatch = 250;
+    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    const auto range = shardRange(shard, total, kBatch);
+    const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::int64_t> correct(rules.size(), 0);
     EvalReport report;
     report.predictions.resize(rules.size());
-    constexpr std::int64_t kBatch = 250;
     try {
         torch::NoGradGuard noGrad;
-        for (std::int64_t first = 0; first < n; first += kBatch) {
+        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
             std::vector<std::int64_t> idx;
-            for (std::int64_t i = first; i < std::min(n, first + kBatch); ++i) idx.push_back(i);
+            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
             const auto batch = makeBatch(dataset, split, idx, m.device);
             appendInts(report.labels, batch.labels);
             for (std::size_t r = 0; r < rules.size(); ++r) {
@@ -213,13 +216,16 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
                 correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
                 appendInts(report.predictions[r], predicted);
             }
-            if (progress && !progress(double(first + idx.size()) / n)) return Error{"evaluation cancelled"};
+            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n))) return Error{"evaluation cancelled"};
         }
     } catch (const c10::Error& e) {
         return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
     }
     report.dataset = info.name;
     report.split = splitName(split);
+    report.shard = shard;
+    report.begin = range.begin;
+    report.total = total;
     report.trainedMode = "reinforce";
     for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilsonAccuracy(parsed[r].spec, correct[r], n));
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -45,7 +45,8 @@ public:
                               const Progress& progress = {}) override;
 
     Result<EvalReport> evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
-                                std::int64_t limit, std::uint64_t seed, const Progress& progress = {}) override;
+                                std::int64_t limit, std::uint64_t seed, const Progress& progress = {},
+                                const Shard& shard = {}) override;
 
 private:
     RamModel();

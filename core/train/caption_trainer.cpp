@@ -179,7 +179,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             if (name == deterministic) {
                 p.evalBleu4 = s.bleu.bleu[3];
                 const auto objects = s.correctness.total(objectWordClasses());
-                p.evalAttention = objects.words ? objects.massSum / double(objects.words) : 0;
+                p.evalAttention = objects.words ? objects.massSum.value() / double(objects.words) : 0;
                 row["eval_bleu4"] = p.evalBleu4;
                 row["eval_attention_mass"] = p.evalAttention;
                 row["eval_attention_hit"] = objects.words ? double(objects.hits) / double(objects.words) : 0;

@@ -61,7 +61,7 @@ public:
     }
 
     Result<EvalReport> evaluate(const Dataset&, Split, const std::vector<std::string>&, std::int64_t, std::uint64_t,
-                                const Progress& = {}) override {
+                                const Progress& = {}, const Shard& = {}) override {
         return Error{"not used"};
     }
 

@@ -1,0 +1,123 @@
+#include "analysis/shard_merge.h"
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/dataset_comparison.h"
+#include "io/shard_json.h"
+#include "models/attention_model.h"
+
+namespace saccade {
+
+namespace {
+
+using Json = nlohmann::json;
+
+/// A field that every shard must have, with a message that names it.
+const Json& need(const Json& j, const char* key, const std::string& where) {
+    const auto it = j.find(key);
+    if (it == j.end()) throw std::runtime_error(where + " lacks \"" + key + "\"");
+    return *it;
+}
+
+std::string shardTag(const Json& doc) {
+    const auto& h = doc["shard"];
+    return "shard " + std::to_string(h["index"].get<int>()) + "/" + std::to_string(h["count"].get<int>());
+}
+
+AttentionCorrectness correctnessFrom(const Json& classes) {
+    AttentionCorrectness c;
+    for (const auto& [name, e] : classes.items()) {
+        auto& entry = c.byClass[name];
+        entry.massSum = ExactSum::fromUnits(e.at("mass_units").get<std::int64_t>());
+        entry.hits = e.at("hits").get<std::int64_t>();
+        entry.words = e.at("words").get<std::int64_t>();
+    }
+    return c;
+}
+
+/// The evaluation of the whole run from its shards' evaluations.
+EvalReport mergeEval(const std::vector<Json>& shards) {
+    const Json& first = shards.front();
+    EvalReport r;
+    r.dataset = need(first, "dataset", shardTag(first));
+    r.split = need(first, "split", shardTag(first));
+    r.trainedMode = need(first, "trained_mode", shardTag(first));
+    r.outputKind = need(first, "output_kind", shardTag(first));
+    const Json& rules = need(first, "rules", shardTag(first));
+    std::vector<std::int64_t> correct(rules.size(), 0), n(rules.size(), 0);
+    std::vector<BleuScores> bleu(rules.size());
+    std::vector<std::int64_t> images(rules.size(), 0), exact(rules.size(), 0);
+    std::vector<AttentionCorrectness> correctness(rules.size());
+    const bool captions = first.contains("caption_counts");
+    for (const Json& doc : shards) {
+        const std::string tag = shardTag(doc);
+        const Json& own = need(doc, "rules", tag);
+        if (own.size() != rules.size()) throw std::runtime_error(tag + " evaluated other rules than shard 0");
+        r.seconds += need(doc, "seconds", tag).get<double>();
+        for (std::size_t k = 0; k < rules.size(); ++k) {
+            const std::string rule = rules[k].at("rule");
+            if (own[k].at("rule") != rule) throw std::runtime_error(tag + " evaluated other rules than shard 0");
+            correct[k] += own[k].at("correct").get<std::int64_t>();
+            n[k] += own[k].at("n").get<std::int64_t>();
+            if (!captions) continue;
+            const Json& counts = need(doc, "caption_counts", tag).at(rule);
+            for (int g = 0; g < 4; ++g) {
+                bleu[k].matches[g] += counts.at("bleu_matches").at(g).get<std::int64_t>();
+                bleu[k].totals[g] += counts.at("bleu_totals").at(g).get<std::int64_t>();
+            }
+            bleu[k].candidateLength += counts.at("candidate_length").get<std::int64_t>();
+            bleu[k].referenceLength += counts.at("reference_length").get<std::int64_t>();
+            images[k] += counts.at("images").get<std::int64_t>();
+            exact[k] += counts.at("exact").get<std::int64_t>();
+            for (const auto& [name, e] : correctnessFrom(counts.at("classes")).byClass) {
+                auto& sum = correctness[k].byClass[name];
+                sum.massSum.add(e.massSum);
+                sum.hits += e.hits;
+                sum.words += e.words;
+            }
+        }
+    }
+    for (std::size_t k = 0; k < rules.size(); ++k) {
+        const std::string rule = rules[k].at("rule");
+        r.rules.push_back(wilsonAccuracy(rule, correct[k], n[k]));
+        if (captions) r.captions.push_back(captionRuleReport(captionScores(rule, bleu[k], images[k], exact[k], correctness[k])));
+    }
+    return r;
+}
+
+std::string mergeCompare(const std::vector<Json>& shards, int indent) {
+    DatasetComparison c;
+    c.report = mergeEval(shards);
+    const Json& first = shards.front();
+    c.deterministicRule = need(first, "deterministic_rule", shardTag(first));
+    c.trainingRule = need(first, "training_rule", shardTag(first));
+    c.seed = need(first, "seed", shardTag(first)).get<std::uint64_t>();
+    std::int64_t images = 0;
+    for (const Json& doc : shards) {
+        const auto& h = doc["shard"];
+        images += h["end"].get<std::int64_t>() - h["begin"].get<std::int64_t>();
+        for (const auto& i : need(doc, "sample_vs_deterministic", shardTag(doc)).at("images"))
+            c.disagree.push_back(i.get<std::int64_t>());
+    }
+    c.disagreement = images == 0 ? 0.0 : double(c.disagree.size()) / double(images);
+    c.kCurve = kCurveOf(c.report);
+    return datasetComparisonToJson(c, indent);
+}
+
+}  // namespace
+
+Result<std::string> mergeShardDocuments(const std::vector<std::string>& documents,
+                                        const std::vector<std::string>& names, int indent) {
+    auto shards = orderedShards(documents, names);
+    if (!shards) return Error{shards.error()};
+    const std::string command = shards->front()["shard"]["command"];
+    try {
+        if (command == "eval") return evalReportToJson(mergeEval(*shards), indent);
+        if (command == "compare") return mergeCompare(*shards, indent);
+    } catch (const std::exception& e) {
+        return Error{std::string("cannot merge: ") + firstLine(e.what())};
+    }
+    return Error{"cannot merge shards of '" + command + "': only eval, compare, sweep, faithfulness and adequacy shard"};
+}
+
+}  // namespace saccade

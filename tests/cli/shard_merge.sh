@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# shard_merge.sh SACCADE_CLI SAMPLES_DIR: each sharded command, run as N shards and merged,
+# prints byte for byte what one unsharded run prints (the "seconds" timing lines removed), with
+# the shards given in any order.
+set -u
+cli=$1; models=$2/models
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+untimed() { grep -v '"seconds":' "$1"; }
+
+# check NAME N ARGS...: the unsharded --json run against N shards merged (given last to first).
+check() {
+  local name=$1 n=$2; shift 2
+  "$cli" "$@" --json > "$name.full.json" || { echo "FAIL: $name unsharded"; exit 1; }
+  local parts=()
+  for ((i = n - 1; i >= 0; i--)); do
+    "$cli" "$@" --shard "$i/$n" > "$name.$i.json" || { echo "FAIL: $name shard $i/$n"; exit 1; }
+    parts+=("$name.$i.json")
+  done
+  "$cli" merge "${parts[@]}" --out "$name.merged.json" > /dev/null || { echo "FAIL: $name merge"; exit 1; }
+  if ! diff <(untimed "$name.full.json") <(untimed "$name.merged.json") > "$name.diff"; then
+    echo "FAIL: $name: merged shards differ from the unsharded run:"; head -20 "$name.diff"; exit 1
+  fi
+  [ "$(wc -c < "$name.full.json")" -gt 200 ] || { echo "FAIL: $name printed too little"; exit 1; }
+  echo "ok: $name, $n shards merged = unsharded"
+}
+
+check eval-patch 3 eval --model "$models/patch-hard-fashion60.pt" --limit 600 --rules soft,sample,argmax,ksample:3
+check eval-caption 2 eval --model "$models/caption-hard-scenes64.pt" --limit 250
+check compare-ram 3 compare --model "$models/ram-fashion28.pt" --dataset fashion28 --limit 700
+echo "all shards merged"

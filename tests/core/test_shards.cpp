@@ -1,0 +1,80 @@
+// Sharded evaluations: i/N parsed strictly, slices that tile the items on batch boundaries, sums
+// that do not depend on their order, and the checks merge makes before it combines shards.
+
+#include <gtest/gtest.h>
+
+#include "common/shard.h"
+#include "io/shard_json.h"
+
+using namespace saccade;
+
+TEST(Shards, ParseStrictly) {
+    auto s = parseShard("2/5");
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->index, 2);
+    EXPECT_EQ(s->count, 5);
+    EXPECT_TRUE(s->active());
+    EXPECT_FALSE(parseShard("0/1")->active());
+    for (const char* bad : {"5/5", "-1/5", "1/5x", "1", "/5", "1/", "1/0", "a/b", "1/100001", " 1/5"})
+        EXPECT_FALSE(parseShard(bad).ok()) << bad;
+}
+
+TEST(Shards, SlicesTileTheItemsOnBatchBoundaries) {
+    for (std::int64_t total : {0, 1, 99, 250, 251, 1000, 10000})
+        for (int count : {1, 2, 3, 7, 64}) {
+            std::int64_t next = 0;
+            for (int i = 0; i < count; ++i) {
+                const auto r = shardRange({i, count}, total, 250);
+                EXPECT_EQ(r.begin, next) << total << " " << i << "/" << count;
+                EXPECT_GE(r.end, r.begin);
+                if (r.begin < total) EXPECT_EQ(r.begin % 250, 0);  // a batch of the unsharded run
+                next = r.end;
+            }
+            EXPECT_EQ(next, total);
+        }
+    // Even slices where the batches allow: 10 batches in 4 shards are 2, 3, 2, 3 batches.
+    EXPECT_EQ(shardRange({1, 4}, 2500, 250).begin, 500);
+    EXPECT_EQ(shardRange({1, 4}, 2500, 250).end, 1250);
+}
+
+TEST(Shards, ExactSumsDoNotDependOnOrder) {
+    std::vector<double> terms;
+    for (int i = 0; i < 1000; ++i) terms.push_back(1.0 / (i + 3) + (i % 7) * 0.1);
+    ExactSum forward, backward, halves, left, right;
+    for (double t : terms) forward.add(t);
+    for (auto it = terms.rbegin(); it != terms.rend(); ++it) backward.add(*it);
+    for (std::size_t i = 0; i < terms.size(); ++i) (i < 400 ? left : right).add(terms[i]);
+    halves.add(right);
+    halves.add(left);
+    EXPECT_EQ(forward.units(), backward.units());
+    EXPECT_EQ(forward.units(), halves.units());
+    double plain = 0;
+    for (double t : terms) plain += t;
+    EXPECT_NEAR(forward.value(), plain, 1e-6);
+    EXPECT_EQ(ExactSum::fromUnits(forward.units()).value(), forward.value());
+    ExactSum negative;
+    negative.add(-0.25);
+    EXPECT_DOUBLE_EQ(negative.value(), -0.25);
+}
+
+TEST(Shards, MergeRefusesGapsDuplicatesAndForeignShards) {
+    auto doc = [](int i, int n, std::int64_t b, std::int64_t e, const char* fp = "abc", const char* cmd = "eval") {
+        return nlohmann::json{{"shard", shardHeader(cmd, {i, n}, b, e, 100, fp)}}.dump();
+    };
+    auto ok = orderedShards({doc(1, 2, 50, 100), doc(0, 2, 0, 50)}, {"b", "a"});
+    ASSERT_TRUE(ok.ok()) << ok.error();
+    EXPECT_EQ((*ok)[0]["shard"]["index"], 0);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50)}, {"a"}).error().find("shard 1/2 is missing"), std::string::npos);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50), doc(0, 2, 0, 50)}, {"a", "b"}).error().find("given twice"),
+              std::string::npos);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50), doc(1, 2, 50, 100, "xyz")}, {"a", "b"}).error().find("other arguments"),
+              std::string::npos);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50), doc(1, 2, 60, 100)}, {"a", "b"}).error().find("does not continue"),
+              std::string::npos);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50), doc(1, 2, 50, 90)}, {"a", "b"}).error().find("cover items 0..90"),
+              std::string::npos);
+    EXPECT_NE(orderedShards({doc(0, 2, 0, 50), doc(1, 2, 50, 100, "abc", "sweep")}, {"a", "b"}).error().find("another run"),
+              std::string::npos);
+    EXPECT_NE(orderedShards({"{"}, {"x.json"}).error().find("'x.json' is not JSON"), std::string::npos);
+    EXPECT_NE(orderedShards({"{}"}, {"x.json"}).error().find("no \"shard\" object"), std::string::npos);
+}
