@@ -8,6 +8,7 @@
 
 #include "analysis/faithfulness.h"
 #include "commands.h"
+#include "shard_option.h"
 #include "strict_options.h"
 #include "data/dataset.h"
 #include "run_input.h"
@@ -17,7 +18,7 @@ namespace saccade::cli {
 namespace {
 
 struct FaithfulnessArgs {
-    std::string model, dataset, device = "auto";
+    std::string model, dataset, device = "auto", shard;
     FaithfulnessOptions options;
     bool json = false;
 };
@@ -27,9 +28,19 @@ int runFaithfulness(const FaithfulnessArgs& a) {
     if (!model) return badInput("faithfulness", model.error());
     auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset);
     if (!dataset) return badInput("faithfulness", dataset.error());
-    auto r = measureFaithfulness(**model, **dataset, Split::Test, a.options, consoleProgress("faithfulness"));
+    auto options = a.options;
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("faithfulness", shard.error());
+    options.shard = *shard;
+    auto r = measureFaithfulness(**model, **dataset, Split::Test, options, consoleProgress("faithfulness"));
     if (!r) return badInput("faithfulness", r.error());
-    if (a.json) {
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, std::to_string(a.options.limit),
+                                                    std::to_string(a.options.saliencyImages), std::to_string(a.options.seed)});
+        if (!fingerprint) return badInput("faithfulness", fingerprint.error());
+        r.value().fingerprint = *fingerprint;
+    }
+    if (a.json || shard->active()) {
         std::cout << faithfulnessToJson(*r) << "\n";
         return 0;
     }
@@ -71,6 +82,7 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--seed", a->options.seed, "seed of the random deletion order")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");
+    addShardOption(cmd, a->shard);
     cmd->callback([a, &exitCode] { exitCode = runFaithfulness(*a); });
 }
 

@@ -15,6 +15,7 @@
 #include "analysis/boundary_sweep.h"
 #include "analysis/caption_sweep.h"
 #include "commands.h"
+#include "shard_option.h"
 #include "strict_options.h"
 #include "common/parse.h"
 #include "data/dataset.h"
@@ -27,7 +28,7 @@ namespace saccade::cli {
 namespace {
 
 struct SweepArgs {
-    std::string model, device = "auto", object = "item", dataset, dx, dy, out, metric, vary, values;
+    std::string model, device = "auto", object = "item", dataset, dx, dy, out, metric, vary, values, shard;
     int size = 0, runs = 20, distractors = 0, top = 10;
     std::int64_t item = 0;
     std::uint64_t seed = 1;
@@ -102,6 +103,9 @@ int runSweep(const SweepArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
+    if (!a.shard.empty() && (m.outputKind() == "caption" || !a.vary.empty()))
+        return badInput("sweep", "--shard splits the positions of one sweep; a caption sweep or a --vary series is "
+                                 "not sharded (run each --values entry as its own job)");
     if (m.outputKind() == "caption") return runCaptionSweep(m, a);
     auto cell = modelCellSize(m);
     if (!cell) return badInput("sweep", cell.error());
@@ -182,8 +186,20 @@ int runSweep(const SweepArgs& a) {
         return 0;
     }
 
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("sweep", shard.error());
+    o.shard = *shard;
     auto r = runBoundarySweep(m, o, objects, consoleProgress("sweep"));
     if (!r) return badInput("sweep", r.error());
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {a.object, a.dataset, std::to_string(a.item), std::to_string(a.size),
+                                                    std::to_string(a.distractors), a.dx, a.dy, std::to_string(a.runs),
+                                                    std::to_string(a.seed)});
+        if (!fingerprint) return badInput("sweep", fingerprint.error());
+        r.value().fingerprint = *fingerprint;
+        std::cout << sweepToJson(*r) << "\n";
+        return 0;
+    }
     if (!a.out.empty()) {
         auto saved = saveImagePng(renderSweepMap(*r, metric), a.out);
         if (!saved) return badInput("sweep", saved.error());
@@ -224,6 +240,7 @@ void addSweepCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--values", a->values, "comma-separated values for --vary");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the sweep as JSON (schema saccade.sweep)");
+    addShardOption(cmd, a->shard);
     cmd->callback([a, &exitCode] { exitCode = runSweep(*a); });
 }
 

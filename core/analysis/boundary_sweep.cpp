@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/shard_json.h"
+
 #include "analysis/attention_regions.h"
 
 namespace saccade {
@@ -103,7 +105,11 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
     r.anchorX = probeAnchor(o.probe.canvas, o.probe.cellSize, o.probe.originX);
     r.anchorY = probeAnchor(o.probe.canvas, o.probe.cellSize, o.probe.originY);
     const int w = model.imageSize();
-    for (size_t i = 0; i < probes->size(); ++i) {
+    const auto range = shardRange(o.shard, std::int64_t(probes->size()));
+    r.shard = o.shard;
+    r.begin = range.begin;
+    r.total = std::int64_t(probes->size());
+    for (auto i = size_t(range.begin); i < size_t(range.end); ++i) {
         const auto& probe = (*probes)[i];
         const Box object = probe.sample.box;
         const GroundTruth truth{probe.sample.label, {object}};
@@ -152,7 +158,8 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
             p.hitRate = double(hits) / p.sampleRuns;
         }
         r.points.push_back(p);
-        if (progress && !progress(double(i + 1) / double(probes->size()))) return Error{"the sweep was cancelled"};
+        if (progress && !progress(double(std::int64_t(i) + 1 - range.begin) / double(range.size())))
+            return Error{"the sweep was cancelled"};
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
@@ -199,7 +206,7 @@ std::string sweepToJson(const SweepResult& r, int indent) {
     nlohmann::json worst = nlohmann::json::array();
     for (size_t i : worstPoints(r, r.points.empty() || r.points[0].truth < 0 ? SweepMetric::HitRate : SweepMetric::SampleAccuracy, 10))
         worst.push_back({{"dx", r.points[i].dx}, {"dy", r.points[i].dy}});
-    return nlohmann::json{{"schema", "saccade.sweep"},
+    nlohmann::json j{{"schema", "saccade.sweep"},
                           {"version", 1},
                           {"model", r.modelId},
                           {"deterministic_rule", r.deterministicRule},
@@ -219,8 +226,55 @@ std::string sweepToJson(const SweepResult& r, int indent) {
                             {"mass", meanSweepValue(r, SweepMetric::Mass)}}},
                           {"worst", worst},
                           {"points", points},
-                          {"seconds", r.seconds}}
-        .dump(indent);
+                          {"seconds", r.seconds}};
+    if (r.shard.active())
+        j["shard"] = shardHeader("sweep", r.shard, r.begin, r.begin + std::int64_t(r.points.size()), r.total, r.fingerprint);
+    return j.dump(indent);
+}
+
+Result<SweepResult> sweepFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "saccade.sweep")
+        return Error{"not a sweep (schema saccade.sweep)"};
+    try {
+        SweepResult r;
+        r.modelId = j.at("model");
+        r.deterministicRule = j.at("deterministic_rule");
+        r.runs = j.at("runs");
+        r.seed = j.at("seed");
+        r.seconds = j.at("seconds");
+        const auto& p = j.at("probe");
+        r.probe.canvas = p.at("canvas");
+        r.probe.cellSize = p.at("cell");
+        r.probe.objectSize = p.at("object_size");
+        r.probe.object = p.at("object") == "blob" ? ProbeObject::Blob : ProbeObject::Item;
+        r.probe.itemIndex = p.at("item");
+        r.probe.distractors = p.at("distractors");
+        r.anchorX = p.at("anchor").at(0);
+        r.anchorY = p.at("anchor").at(1);
+        r.probe.dxMin = p.at("dx").at(0);
+        r.probe.dxMax = p.at("dx").at(1);
+        r.probe.dyMin = p.at("dy").at(0);
+        r.probe.dyMax = p.at("dy").at(1);
+        r.probe.seed = r.seed;
+        for (const auto& q : j.at("points")) {
+            SweepPoint s;
+            s.dx = q.at("dx");
+            s.dy = q.at("dy");
+            s.truth = q.at("truth");
+            s.deterministicLabel = q.at("deterministic_label");
+            s.deterministicHit = q.at("deterministic_hit");
+            s.deterministicCoverage = q.at("deterministic_coverage");
+            s.mass = q.at("mass");
+            s.sampleRuns = q.at("runs");
+            s.hitRate = q.at("hit_rate");
+            s.sampleAccuracy = q.at("sample_accuracy").is_null() ? -1.0 : q.at("sample_accuracy").get<double>();
+            r.points.push_back(s);
+        }
+        return r;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("a damaged sweep: ") + e.what()};
+    }
 }
 
 }  // namespace saccade

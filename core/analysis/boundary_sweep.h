@@ -11,6 +11,7 @@
 
 #include "common/progress.h"
 #include "common/result.h"
+#include "common/shard.h"
 #include "data/probes.h"
 #include "models/attention_model.h"
 
@@ -30,6 +31,7 @@ struct SweepOptions {
     ProbeOptions probe;  ///< canvas: the model's input size; offsets relative to the anchor line
     int runs = 20;       ///< stochastic runs per position (0: the deterministic rule only)
     std::uint64_t seed = 1;
+    Shard shard;         ///< only this slice of the positions (each position's figures are independent)
 };
 
 /// The overlap of an object and a chosen region relative to the smaller of the two: 1 when the
@@ -60,6 +62,11 @@ struct SweepResult {
     int anchorX = 0, anchorY = 0;  ///< the grid lines the offsets are measured from
     std::vector<SweepPoint> points;  ///< dy-major, as makeProbes orders them
     double seconds = 0;
+    /// A sharded sweep: the positions [begin, begin + points) of `total`, and what every shard of
+    /// the run must share (set by the caller). The JSON then carries a "shard" object.
+    Shard shard;
+    std::int64_t begin = 0, total = 0;
+    std::string fingerprint;
 };
 
 enum class SweepMetric { DeterministicAccuracy, SampleAccuracy, HitRate, DeterministicHit, Mass };
@@ -80,6 +87,8 @@ double meanSweepValue(const SweepResult& result, SweepMetric metric);
 
 /// JSON (schema "saccade.sweep", version 1).
 std::string sweepToJson(const SweepResult& result, int indent = 2);
+/// The sweep back from its JSON (points, probe, model, rule, runs, seed, timing); for merging shards.
+Result<SweepResult> sweepFromJson(const std::string& json);
 
 /// One value of a size or clutter sweep: the position sweep's means at that value.
 struct SweepSummary {

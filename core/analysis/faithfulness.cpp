@@ -5,14 +5,20 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
+
+#include "common/seed_mix.h"
+#include "io/shard_json.h"
 
 #include "analysis/attention_regions.h"
 
 namespace saccade {
 
 namespace {
+
+constexpr std::uint64_t kDeletionStream = 0xde1e7e;
 
 std::vector<double> ranks(const std::vector<double>& v) {
     std::vector<size_t> order(v.size());
@@ -74,6 +80,69 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
     return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
 }
 
+void FaithfulnessSums::add(const FaithfulnessSums& o) {
+    if (rows == 0) rows = o.rows, cols = o.cols;
+    images += o.images;
+    boxed += o.boxed;
+    correlationImages += o.correlationImages;
+    area.add(o.area);
+    rho.add(o.rho);
+    auto addAll = [](auto& into, const auto& from) {
+        if (into.size() < from.size()) into.resize(from.size());
+        for (size_t i = 0; i < from.size(); ++i) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(into[i])>, ExactSum>) into[i].add(from[i]);
+            else into[i] += from[i];
+        }
+    };
+    addAll(mass, o.mass);
+    addAll(pointing, o.pointing);
+    addAll(rightAttention, o.rightAttention);
+    addAll(rightRandom, o.rightRandom);
+    addAll(tvAttention, o.tvAttention);
+    addAll(tvRandom, o.tvRandom);
+    addAll(binCount, o.binCount);
+    addAll(binOnObject, o.binOnObject);
+    addAll(binAttention, o.binAttention);
+}
+
+FaithfulnessReport faithfulnessFromSums(const FaithfulnessSums& s, const std::vector<double>& fractions,
+                                        const std::string& dataset, const std::string& rule) {
+    FaithfulnessReport r;
+    r.dataset = dataset;
+    r.rule = rule;
+    r.rows = s.rows;
+    r.cols = s.cols;
+    r.images = s.images;
+    r.correlationImages = s.correlationImages;
+    const double boxed = double(std::max<std::int64_t>(1, s.boxed)), n = double(std::max<std::int64_t>(1, s.images));
+    for (size_t k = 0; k < s.mass.size(); ++k) {
+        r.massPerStep.push_back(s.mass[k].value() / boxed);
+        r.pointingPerStep.push_back(double(s.pointing[k]) / boxed);
+    }
+    r.uniformMass = s.area.value() / boxed;
+    for (size_t f = 0; f < fractions.size() && f < s.rightAttention.size(); ++f)
+        r.deletion.push_back({fractions[f], double(s.rightAttention[f]) / n, double(s.rightRandom[f]) / n,
+                              s.tvAttention[f].value() / n, s.tvRandom[f].value() / n});
+    r.rankCorrelation = s.correlationImages ? s.rho.value() / double(s.correlationImages) : 0;
+    std::int64_t total = 0;
+    for (auto count : s.binCount) total += count;
+    const int bins = int(s.binCount.size());
+    for (int k = 0; k < bins; ++k) {
+        ReliabilityBin b;
+        b.low = double(k) / bins;
+        b.high = double(k + 1) / bins;
+        b.count = s.binCount[size_t(k)];
+        if (b.count) {
+            b.meanAttention = s.binAttention[size_t(k)].value() / double(b.count);
+            b.onObject = double(s.binOnObject[size_t(k)]) / double(b.count);
+            r.expectedCalibrationError += double(b.count) / double(total) * std::abs(b.meanAttention - b.onObject);
+        }
+        r.reliability.push_back(b);
+    }
+    r.sums = s;
+    return r;
+}
+
 Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
                                                const FaithfulnessOptions& o, const Progress& progress) {
     if (o.limit < 1 || o.saliencyImages < 0 || o.bins < 1 || o.gridForGlimpses < 1)
@@ -83,115 +152,105 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
         return Error{"dataset " + info.name + " does not fit the model's " + std::to_string(model.imageSize()) + " px inputs"};
     const auto start = std::chrono::steady_clock::now();
     const std::string rule = model.deterministicRule();
-    const std::int64_t n = std::min(o.limit, dataset.size(split));
-    if (n < 1) return Error{"the " + std::string(splitName(split)) + " split of " + info.name + " is empty"};
-    FaithfulnessReport r;
-    r.dataset = info.name;
-    r.rule = rule;
-    std::mt19937_64 random(o.seed);
-    std::vector<std::int64_t> rightAttention(o.fractions.size()), rightRandom(o.fractions.size());
-    std::vector<double> tvAttention(o.fractions.size()), tvRandom(o.fractions.size());
-    std::vector<ReliabilityBin> bins(size_t(o.bins));
-    double rhoSum = 0, areaSum = 0;
-    std::int64_t boxed = 0;
-    const std::int64_t work = n + std::min(o.saliencyImages, n);
-    for (std::int64_t i = 0; i < n; ++i) {
-        const Sample s = dataset.sample(split, i);
-        const GroundTruth truth{s.label, {s.box}};
+    const std::int64_t total = std::min(o.limit, dataset.size(split));
+    if (total < 1) return Error{"the " + std::string(splitName(split)) + " split of " + info.name + " is empty"};
+    const auto range = shardRange(o.shard, total);
+    FaithfulnessSums s;
+    const size_t fractions = o.fractions.size();
+    s.rightAttention.assign(fractions, 0);
+    s.rightRandom.assign(fractions, 0);
+    s.tvAttention.assign(fractions, {});
+    s.tvRandom.assign(fractions, {});
+    s.binCount.assign(size_t(o.bins), 0);
+    s.binOnObject.assign(size_t(o.bins), 0);
+    s.binAttention.assign(size_t(o.bins), {});
+    std::int64_t work = 0;
+    for (std::int64_t i = range.begin; i < range.end; ++i) work += 1 + (i < o.saliencyImages ? 1 : 0);
+    std::int64_t done = 0;
+    for (std::int64_t i = range.begin; i < range.end; ++i) {
+        const Sample sample = dataset.sample(split, i);
+        const GroundTruth truth{sample.label, {sample.box}};
         const std::string id = info.name + ":" + splitName(split) + ":" + std::to_string(i);
-        auto t = model.trace(s.image, rule, o.seed, id, truth);
+        auto t = model.trace(sample.image, rule, o.seed, id, truth);
         if (!t) return Error{t.error()};
-        if (r.rows == 0) {
+        if (s.rows == 0) {
             const auto& g = t->steps.front().grid;
-            r.rows = g ? g->rows : o.gridForGlimpses;
-            r.cols = g ? g->cols : o.gridForGlimpses;
-            r.massPerStep.assign(t->steps.size(), 0.0);
-            r.pointingPerStep.assign(t->steps.size(), 0.0);
+            s.rows = g ? g->rows : o.gridForGlimpses;
+            s.cols = g ? g->cols : o.gridForGlimpses;
         }
-        const int w = s.image.width, h = s.image.height;
-        const int cells = r.rows * r.cols;
+        if (s.mass.empty()) {
+            s.mass.assign(t->steps.size(), {});
+            s.pointing.assign(t->steps.size(), 0);
+        }
+        ++s.images;
+        const int w = sample.image.width, h = sample.image.height;
+        const int cells = s.rows * s.cols;
         // Mass in the box and the pointing game.
-        const bool hasBox = s.box.w > 0 && s.box.h > 0;
+        const bool hasBox = sample.box.w > 0 && sample.box.h > 0;
         if (hasBox) {
-            ++boxed;
-            areaSum += s.box.w * s.box.h / double(w * h);
-            for (size_t k = 0; k < t->steps.size() && k < r.massPerStep.size(); ++k) {
-                r.massPerStep[k] += std::max(0.0, stepMassInBox(t->steps[k], w, h, s.box));
-                r.pointingPerStep[k] += pointsAt(t->steps[k], w, h, s.box);
+            ++s.boxed;
+            s.area.add(sample.box.w * sample.box.h / double(w * h));
+            for (size_t k = 0; k < t->steps.size() && k < s.mass.size(); ++k) {
+                s.mass[k].add(std::max(0.0, stepMassInBox(t->steps[k], w, h, sample.box)));
+                s.pointing[k] += pointsAt(t->steps[k], w, h, sample.box) ? 1 : 0;
             }
         }
         // Each step's attention on the grid, once: for calibration and the map.
         std::vector<std::vector<double>> stepMaps;
-        for (const auto& step : t->steps) stepMaps.push_back(attentionOnGrid(step, w, h, r.rows, r.cols));
+        for (const auto& step : t->steps) stepMaps.push_back(attentionOnGrid(step, w, h, s.rows, s.cols));
         // Calibration: every cell of every step, its attention against lying on the object.
         if (hasBox)
             for (const auto& a : stepMaps)
                 for (int c = 0; c < cells; ++c) {
-                    const Box cb = cellBox(r.rows, r.cols, w, h, c);
-                    const bool on = cb.intersectionArea(s.box) >= 0.5 * cb.w * cb.h;
-                    auto& bin = bins[size_t(std::min(o.bins - 1, int(a[size_t(c)] * o.bins)))];
-                    ++bin.count;
-                    bin.meanAttention += a[size_t(c)];
-                    bin.onObject += on;
+                    const Box cb = cellBox(s.rows, s.cols, w, h, c);
+                    const bool on = cb.intersectionArea(sample.box) >= 0.5 * cb.w * cb.h;
+                    const size_t bin = size_t(std::min(o.bins - 1, int(a[size_t(c)] * o.bins)));
+                    ++s.binCount[bin];
+                    s.binAttention[bin].add(a[size_t(c)]);
+                    s.binOnObject[bin] += on ? 1 : 0;
                 }
-        // Deletion: the most attended cells first, against a random order.
+        // Deletion: the most attended cells first, against a random order (image i's own draw).
         const auto map = meanMap(stepMaps, cells);
         std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
         std::iota(byAttention.begin(), byAttention.end(), 0);
         std::iota(byChance.begin(), byChance.end(), 0);
         std::stable_sort(byAttention.begin(), byAttention.end(), [&](int a, int b) { return map[size_t(a)] > map[size_t(b)]; });
+        std::mt19937_64 random(mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
         std::shuffle(byChance.begin(), byChance.end(), random);
-        for (size_t f = 0; f < o.fractions.size(); ++f) {
+        for (size_t f = 0; f < fractions; ++f) {
             const size_t k = size_t(std::lround(o.fractions[f] * cells));
             for (int order = 0; order < 2; ++order) {
                 const auto& cellsOrder = order == 0 ? byAttention : byChance;
-                const Image occluded = occludeCells(s.image, r.rows, r.cols, std::vector<int>(cellsOrder.begin(), cellsOrder.begin() + long(k)));
+                const Image occluded = occludeCells(sample.image, s.rows, s.cols, std::vector<int>(cellsOrder.begin(), cellsOrder.begin() + long(k)));
                 auto after = model.trace(occluded, rule, o.seed, id + ":occluded");
                 if (!after) return Error{after.error()};
                 const double tv = totalVariation(t->output.probs, after->output.probs);
-                const bool right = after->output.label == s.label;
-                (order == 0 ? rightAttention : rightRandom)[f] += right;
-                (order == 0 ? tvAttention : tvRandom)[f] += tv;
+                const bool right = after->output.label == sample.label;
+                (order == 0 ? s.rightAttention : s.rightRandom)[f] += right ? 1 : 0;
+                (order == 0 ? s.tvAttention : s.tvRandom)[f].add(tv);
             }
         }
-        // Occlusion saliency (one cell at a time) against the attention map.
+        // Occlusion saliency (one cell at a time) against the attention map, on the first images.
         if (i < o.saliencyImages) {
             std::vector<double> saliency(static_cast<size_t>(cells));
             const double before = probOf(t->output.probs, t->output.label);
             for (int c = 0; c < cells; ++c) {
-                auto after = model.trace(occludeCells(s.image, r.rows, r.cols, {c}), rule, o.seed, id + ":saliency");
+                auto after = model.trace(occludeCells(sample.image, s.rows, s.cols, {c}), rule, o.seed, id + ":saliency");
                 if (!after) return Error{after.error()};
                 saliency[size_t(c)] = before - probOf(after->output.probs, t->output.label);
             }
-            rhoSum += spearman(map, saliency);
-            ++r.correlationImages;
+            s.rho.add(spearman(map, saliency));
+            ++s.correlationImages;
+            ++done;
         }
-        if (progress && !progress(double(i + 1 + std::min<std::int64_t>(i + 1, o.saliencyImages)) / double(work)))
+        ++done;
+        if (progress && !progress(double(done) / double(std::max<std::int64_t>(1, work))))
             return Error{"the faithfulness measurement was cancelled"};
     }
-    r.images = n;
-    for (size_t k = 0; k < r.massPerStep.size(); ++k) {
-        r.massPerStep[k] /= double(std::max<std::int64_t>(1, boxed));
-        r.pointingPerStep[k] /= double(std::max<std::int64_t>(1, boxed));
-    }
-    r.uniformMass = areaSum / double(std::max<std::int64_t>(1, boxed));
-    for (size_t f = 0; f < o.fractions.size(); ++f)
-        r.deletion.push_back({o.fractions[f], double(rightAttention[f]) / n, double(rightRandom[f]) / n,
-                              tvAttention[f] / n, tvRandom[f] / n});
-    r.rankCorrelation = r.correlationImages ? rhoSum / double(r.correlationImages) : 0;
-    std::int64_t total = 0;
-    for (auto& b : bins) total += b.count;
-    for (int k = 0; k < o.bins; ++k) {
-        auto& b = bins[size_t(k)];
-        b.low = double(k) / o.bins;
-        b.high = double(k + 1) / o.bins;
-        if (b.count) {
-            b.meanAttention /= double(b.count);
-            b.onObject /= double(b.count);
-            r.expectedCalibrationError += double(b.count) / double(total) * std::abs(b.meanAttention - b.onObject);
-        }
-    }
-    r.reliability = bins;
+    FaithfulnessReport r = faithfulnessFromSums(s, o.fractions, info.name, rule);
+    r.shard = o.shard;
+    r.begin = range.begin;
+    r.total = total;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }
@@ -205,7 +264,7 @@ std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
     for (const auto& b : r.reliability)
         reliability.push_back({{"low", b.low}, {"high", b.high}, {"count", b.count},
                                {"mean_attention", b.meanAttention}, {"on_object", b.onObject}});
-    return nlohmann::json{{"schema", "saccade.faithfulness"},
+    nlohmann::json j{{"schema", "saccade.faithfulness"},
                           {"version", 1},
                           {"caveat", kAttentionCaveat},
                           {"dataset", r.dataset},
@@ -220,8 +279,60 @@ std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
                           {"correlation_images", r.correlationImages},
                           {"reliability", reliability},
                           {"expected_calibration_error", r.expectedCalibrationError},
-                          {"seconds", r.seconds}}
-        .dump(indent);
+                          {"seconds", r.seconds}};
+    if (r.shard.active()) {
+        const auto& s = r.sums;
+        auto units = [](const std::vector<ExactSum>& v) {
+            std::vector<std::int64_t> u;
+            for (const auto& x : v) u.push_back(x.units());
+            return u;
+        };
+        j["shard"] = shardHeader("faithfulness", r.shard, r.begin, r.begin + s.images, r.total, r.fingerprint);
+        j["sums"] = {{"images", s.images}, {"boxed", s.boxed}, {"correlation_images", s.correlationImages},
+                     {"grid", {s.rows, s.cols}}, {"mass_units", units(s.mass)}, {"pointing", s.pointing},
+                     {"area_units", s.area.units()}, {"rho_units", s.rho.units()},
+                     {"right_attention", s.rightAttention}, {"right_random", s.rightRandom},
+                     {"tv_attention_units", units(s.tvAttention)}, {"tv_random_units", units(s.tvRandom)},
+                     {"bin_count", s.binCount}, {"bin_on_object", s.binOnObject},
+                     {"bin_attention_units", units(s.binAttention)}};
+    }
+    return j.dump(indent);
+}
+
+Result<FaithfulnessSums> faithfulnessSumsFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("sums")) return Error{"not a sharded faithfulness measurement"};
+    try {
+        const auto& u = j.at("sums");
+        auto sums = [](const nlohmann::json& a) {
+            std::vector<ExactSum> v;
+            for (const auto& x : a) v.push_back(ExactSum::fromUnits(x.get<std::int64_t>()));
+            return v;
+        };
+        FaithfulnessSums s;
+        s.images = u.at("images");
+        s.boxed = u.at("boxed");
+        s.correlationImages = u.at("correlation_images");
+        s.rows = u.at("grid").at(0);
+        s.cols = u.at("grid").at(1);
+        s.mass = sums(u.at("mass_units"));
+        s.pointing = u.at("pointing").get<std::vector<std::int64_t>>();
+        s.area = ExactSum::fromUnits(u.at("area_units"));
+        s.rho = ExactSum::fromUnits(u.at("rho_units"));
+        s.rightAttention = u.at("right_attention").get<std::vector<std::int64_t>>();
+        s.rightRandom = u.at("right_random").get<std::vector<std::int64_t>>();
+        s.tvAttention = sums(u.at("tv_attention_units"));
+        s.tvRandom = sums(u.at("tv_random_units"));
+        s.binCount = u.at("bin_count").get<std::vector<std::int64_t>>();
+        s.binOnObject = u.at("bin_on_object").get<std::vector<std::int64_t>>();
+        s.binAttention = sums(u.at("bin_attention_units"));
+        if (s.mass.size() != s.pointing.size() || s.rightAttention.size() != s.tvAttention.size() ||
+            s.binCount.size() != s.binAttention.size())
+            return Error{"a damaged faithfulness shard: its sums differ in length"};
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("a damaged faithfulness shard: ") + e.what()};
+    }
 }
 
 }  // namespace saccade

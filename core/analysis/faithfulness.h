@@ -19,6 +19,7 @@
 
 #include "common/progress.h"
 #include "common/result.h"
+#include "common/shard.h"
 #include "data/dataset.h"
 #include "data/image.h"
 #include "models/attention_model.h"
@@ -29,13 +30,30 @@ namespace saccade {
 inline constexpr const char* kAttentionCaveat =
     "Attention is a record of access (where the model looked), not an explanation of its answer.";
 
+/// What the figures are made of: counts and order-independent sums over the images, so that the
+/// shards of a measurement add up to exactly the unsharded figures.
+struct FaithfulnessSums {
+    std::int64_t images = 0, boxed = 0, correlationImages = 0;
+    int rows = 0, cols = 0;
+    std::vector<ExactSum> mass;             ///< per step, over boxed images
+    std::vector<std::int64_t> pointing;     ///< per step
+    ExactSum area, rho;
+    std::vector<std::int64_t> rightAttention, rightRandom;  ///< per fraction
+    std::vector<ExactSum> tvAttention, tvRandom;            ///< per fraction
+    std::vector<std::int64_t> binCount, binOnObject;        ///< per reliability bin
+    std::vector<ExactSum> binAttention;
+    /// Adds another slice's sums (same steps, fractions and bins).
+    void add(const FaithfulnessSums& other);
+};
+
 struct FaithfulnessOptions {
     std::int64_t limit = 200;          ///< test images (mass, pointing, deletion, calibration)
     std::int64_t saliencyImages = 30;  ///< images for the occlusion saliency correlation (L traces each)
     std::vector<double> fractions{0.0, 0.05, 0.1, 0.2, 0.3, 0.5};  ///< of the cells removed
     int gridForGlimpses = 10;          ///< cells per side of the map of a RAM's Gaussians
     int bins = 10;                     ///< reliability bins over [0, 1]
-    std::uint64_t seed = 1;            ///< the random deletion order
+    std::uint64_t seed = 1;            ///< the random deletion order (image i's from the seed and i)
+    Shard shard;                       ///< only this slice of the `limit` images
 };
 
 struct DeletionPoint {
@@ -63,7 +81,17 @@ struct FaithfulnessReport {
     std::vector<ReliabilityBin> reliability;
     double expectedCalibrationError = 0;
     double seconds = 0;
+    FaithfulnessSums sums;  ///< what the figures above are made of
+    /// A sharded measurement: its slice, the images [begin, begin + images) of `total`, and what
+    /// every shard of the run must share (set by the caller); the JSON then carries the sums.
+    Shard shard;
+    std::int64_t begin = 0, total = 0;
+    std::string fingerprint;
 };
+
+/// The figures from their sums: means per step, deletion, correlation, reliability and ECE.
+FaithfulnessReport faithfulnessFromSums(const FaithfulnessSums& sums, const std::vector<double>& fractions,
+                                        const std::string& dataset, const std::string& rule);
 
 /// Fills the cells (row-major indices of a rows x cols grid) of a copy of `image` with `fill`.
 Image occludeCells(const Image& image, int rows, int cols, const std::vector<int>& cells, std::uint8_t fill = 0);
@@ -79,5 +107,7 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
 
 /// JSON (schema "saccade.faithfulness", version 1), with the caveat.
 std::string faithfulnessToJson(const FaithfulnessReport& report, int indent = 2);
+/// The sums of a sharded measurement's JSON ("sums"), for merging.
+Result<FaithfulnessSums> faithfulnessSumsFromJson(const std::string& json);
 
 }  // namespace saccade

@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/boundary_sweep.h"
 #include "analysis/dataset_comparison.h"
+#include "analysis/faithfulness.h"
 #include "io/shard_json.h"
 #include "models/attention_model.h"
 
@@ -104,6 +106,40 @@ std::string mergeCompare(const std::vector<Json>& shards, int indent) {
     return datasetComparisonToJson(c, indent);
 }
 
+std::string mergeSweep(const std::vector<Json>& shards, int indent) {
+    SweepResult merged;
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+        auto part = sweepFromJson(shards[i].dump());
+        if (!part) throw std::runtime_error(shardTag(shards[i]) + ": " + part.error());
+        if (i == 0) {
+            merged = *part;
+            continue;
+        }
+        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without positions has none
+        merged.points.insert(merged.points.end(), part->points.begin(), part->points.end());
+        merged.seconds += part->seconds;
+    }
+    return sweepToJson(merged, indent);
+}
+
+std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
+    FaithfulnessSums sums;
+    double seconds = 0;
+    for (const Json& doc : shards) {
+        auto part = faithfulnessSumsFromJson(doc.dump());
+        if (!part) throw std::runtime_error(shardTag(doc) + ": " + part.error());
+        sums.add(*part);
+        seconds += need(doc, "seconds", shardTag(doc)).get<double>();
+    }
+    const Json& first = shards.front();
+    std::vector<double> fractions;
+    for (const auto& d : need(first, "deletion", shardTag(first))) fractions.push_back(d.at("fraction").get<double>());
+    auto report = faithfulnessFromSums(sums, fractions, need(first, "dataset", shardTag(first)),
+                                       need(first, "rule", shardTag(first)));
+    report.seconds = seconds;
+    return faithfulnessToJson(report, indent);
+}
+
 }  // namespace
 
 Result<std::string> mergeShardDocuments(const std::vector<std::string>& documents,
@@ -114,6 +150,8 @@ Result<std::string> mergeShardDocuments(const std::vector<std::string>& document
     try {
         if (command == "eval") return evalReportToJson(mergeEval(*shards), indent);
         if (command == "compare") return mergeCompare(*shards, indent);
+        if (command == "sweep") return mergeSweep(*shards, indent);
+        if (command == "faithfulness") return mergeFaithfulness(*shards, indent);
     } catch (const std::exception& e) {
         return Error{std::string("cannot merge: ") + firstLine(e.what())};
     }
