@@ -14,6 +14,7 @@
 
 #include "analysis/adequacy.h"
 #include "commands.h"
+#include "shard_option.h"
 #include "common/atomic_file.h"
 #include "common/parse.h"
 #include "run_input.h"
@@ -24,7 +25,7 @@ namespace saccade::cli {
 namespace {
 
 struct AdequacyArgs {
-    std::string model, dataset, split = "test", targets = "0.95,0.99", signal, out, device = "auto";
+    std::string model, dataset, split = "test", targets = "0.95,0.99", signal, out, device = "auto", shard;
     AdequacyOptions options;
     int flagged = 10;
     bool json = false;
@@ -134,8 +135,21 @@ int runAdequacy(AdequacyArgs& a) {
     if (!model) return badInput("adequacy", model.error());
     auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset, {"", (*model)->info().seed});
     if (!dataset) return badInput("adequacy", dataset.error());
-    auto report = measureAdequacy(**model, **dataset, *split, a.options, consoleProgress("adequacy"));
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("adequacy", shard.error());
+    auto options = a.options;
+    options.shard = *shard;
+    auto report = measureAdequacy(**model, **dataset, *split, options, consoleProgress("adequacy"));
     if (!report) return badInput("adequacy", report.error());
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, a.split, a.targets,
+                                                    std::to_string(a.options.limit), std::to_string(a.options.runs),
+                                                    std::to_string(a.options.seed)});
+        if (!fingerprint) return badInput("adequacy", fingerprint.error());
+        report.value().fingerprint = *fingerprint;
+        std::cout << adequacyReportToJson(*report) << "\n";
+        return 0;
+    }
     if (!a.signal.empty() && !report->curves[size_t(*parseAdequacySignal(a.signal))].available)
         return badInput("adequacy", "--signal " + a.signal + " is not defined for " + report->outputKind + " models");
     const auto json = adequacyReportToJson(*report, a.json ? 2 : -1);
@@ -178,6 +192,7 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--out", a->out, "also write the JSON report to this file (atomically)");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.adequacy)");
+    addShardOption(cmd, a->shard);
     cmd->footer("Examples:\n"
                 "  saccade-cli adequacy --model samples/models/patch-hard-fashion60.pt --limit 500 --runs 100\n"
                 "  saccade-cli adequacy --model samples/models/ram-fashion60.pt --limit 200 --runs 50 --json --out adequacy.json");

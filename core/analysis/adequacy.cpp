@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/shard_json.h"
+
 #include "analysis/caption_metrics.h"
 #include "analysis/dataset_comparison.h"
 #include "io/json_fields.h"
@@ -273,14 +275,18 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     r.deploymentRule = model.deterministicRule();
     r.runs = options.runs;
     r.seed = options.seed;
-    std::int64_t right = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
+    const auto range = shardRange(options.shard, n);
+    r.shard = options.shard;
+    r.begin = range.begin;
+    r.total = n;
+    r.targets = options.targets;
+    for (std::int64_t i = range.begin; i < range.end; ++i) {
         const Sample sample = dataset.sample(split, i);
         const auto truth = sampleGroundTruth(sample);
         const std::string id = r.dataset + ":" + r.split + ":" + std::to_string(i);
         auto set = model.sampleRuns(sample.image, options.runs, options.seed, id, truth, /*kSample=*/1);
         if (!set) return Error{"image " + std::to_string(i) + ": " + set.error()};
-        if (i == 0) r.modelId = set->modelId;
+        if (i == range.begin) r.modelId = set->modelId;
         ImageAdequacy image;
         image.index = i;
         image.signals = adequacyOf(*set, computeRunStats(*set));
@@ -300,11 +306,23 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
             image.prediction = set->deterministic.output.label;
             image.correct = image.prediction == image.truth;
         }
-        right += image.correct;
         r.images.push_back(std::move(image));
-        if (progress && !progress(double(i + 1) / double(n))) return Error{"the adequacy measurement was cancelled"};
+        if (progress && !progress(double(i + 1 - range.begin) / double(range.size())))
+            return Error{"the adequacy measurement was cancelled"};
     }
-    r.accuracy = double(right) / double(n);
+    finishAdequacy(r, options.targets);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+void finishAdequacy(AdequacyReport& r, const std::vector<double>& targets) {
+    const auto n = std::int64_t(r.images.size());
+    std::int64_t right = 0;
+    for (const auto& im : r.images) right += im.correct;
+    r.accuracy = n ? double(right) / double(n) : 0.0;
+    r.curves.clear();
+    r.wordCurves.clear();
+    r.bestSignal.clear();
 
     std::vector<bool> correct;
     for (const auto& im : r.images) correct.push_back(im.correct);
@@ -312,7 +330,7 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     for (const auto& info : adequacySignals()) {
         std::vector<double> values;
         for (const auto& im : r.images) values.push_back(im.signals[info.signal]);
-        r.curves.push_back(riskCoverage(info.signal, values, correct, options.targets));
+        r.curves.push_back(riskCoverage(info.signal, values, correct, targets));
         if (r.curves.back().available && r.curves.back().aurc < best) {
             best = r.curves.back().aurc;
             r.bestSignal = info.key;
@@ -328,16 +346,14 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
             std::vector<double> values;
             for (const auto& im : r.images)
                 for (const auto& w : im.words) values.push_back(w.signals[info.signal]);
-            r.wordCurves.push_back(riskCoverage(info.signal, values, wordRight, options.targets));
+            r.wordCurves.push_back(riskCoverage(info.signal, values, wordRight, targets));
         }
     }
     // Every wrong answer ranked last: risk 0 until the errors, then (k - right) / k.
     double oracle = 0;
     for (std::int64_t k = right + 1; k <= n; ++k) oracle += double(k - right) / double(k);
-    r.oracleAurc = oracle / double(n);
+    r.oracleAurc = n ? oracle / double(n) : 0.0;
     r.randomAurc = 1.0 - r.accuracy;
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return r;
 }
 
 std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
@@ -393,7 +409,58 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
         images.push_back(e);
     }
     j["per_image"] = images;
+    if (r.shard.active()) {
+        j["shard"] = shardHeader("adequacy", r.shard, r.begin, r.begin + std::int64_t(r.images.size()), r.total,
+                                 r.fingerprint);
+        j["targets"] = r.targets;
+    }
     return j.dump(indent);
+}
+
+Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "saccade.adequacy")
+        return Error{"not an adequacy measurement (schema saccade.adequacy)"};
+    auto number = [](const nlohmann::json& v) { return v.is_null() ? std::nan("") : v.get<double>(); };
+    try {
+        AdequacyReport r;
+        r.modelId = j.at("model");
+        r.dataset = j.at("dataset");
+        r.split = j.at("split");
+        r.outputKind = j.at("output_kind");
+        r.runs = j.at("runs");
+        r.seed = j.at("seed");
+        r.trainingRule = j.at("training_rule");
+        r.deploymentRule = j.at("deployment_rule");
+        r.seconds = j.at("seconds");
+        if (j.contains("targets")) r.targets = j.at("targets").get<std::vector<double>>();
+        for (const auto& e : j.at("per_image")) {
+            ImageAdequacy im;
+            im.index = e.at("index");
+            im.correct = e.at("correct");
+            if (r.outputKind == "caption") {
+                im.caption = e.at("caption");
+            } else {
+                im.truth = e.at("truth");
+                im.prediction = e.at("prediction");
+            }
+            for (const auto& info : adequacySignals()) im.signals.values[int(info.signal)] = number(e.at(info.key));
+            if (e.contains("words"))
+                for (const auto& wj : e.at("words")) {
+                    WordAdequacy w;
+                    w.word = wj.at("word");
+                    w.correct = wj.at("correct");
+                    for (const auto& info : adequacySignals())
+                        w.signals.values[int(info.signal)] =
+                            info.signal == AdequacySignal::MutualInformation ? std::nan("") : number(wj.at(info.key));
+                    im.words.push_back(w);
+                }
+            r.images.push_back(std::move(im));
+        }
+        return r;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("a damaged adequacy measurement: ") + e.what()};
+    }
 }
 
 }  // namespace saccade

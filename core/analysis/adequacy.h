@@ -25,6 +25,7 @@
 
 #include "common/progress.h"
 #include "common/result.h"
+#include "common/shard.h"
 #include "models/attention_model.h"
 #include "trace/run_set.h"
 
@@ -122,6 +123,7 @@ struct AdequacyOptions {
     int runs = 100;            ///< sampled runs per image (seeds seed..seed+runs-1 on every image)
     std::uint64_t seed = 1;
     std::vector<double> targets = {0.95, 0.99};
+    Shard shard;  ///< only this slice of the images (each image's signals are its own)
 };
 
 struct AdequacyReport {
@@ -141,6 +143,12 @@ struct AdequacyReport {
     double seconds = 0;
 
     bool deploymentDiffers() const { return trainingRule != deploymentRule; }
+    /// A sharded measurement: its slice, the images [begin, begin + images) of `total`, the
+    /// targets, and what every shard of the run must share (set by the caller).
+    Shard shard;
+    std::int64_t begin = 0, total = 0;
+    std::vector<double> targets;
+    std::string fingerprint;
 };
 
 /// Runs options.runs sampled runs on each of the first options.limit images of `split` and
@@ -148,8 +156,14 @@ struct AdequacyReport {
 Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dataset, Split split,
                                        const AdequacyOptions& options, const Progress& progress = {});
 
+/// The figures that come from the images: the accuracy, every signal's curve (per image and, for
+/// captioners, per word), the best signal, and the oracle and random references.
+void finishAdequacy(AdequacyReport& report, const std::vector<double>& targets);
+
 /// JSON (schema "saccade.adequacy", version 1): the header, per signal the curve, aurc and the
 /// coverage at each target, the oracle and random references, and every image's values.
 std::string adequacyReportToJson(const AdequacyReport& report, int indent = 2);
+/// The header and images back from the JSON (curves are recomputed by finishAdequacy); for merging.
+Result<AdequacyReport> adequacyImagesFromJson(const std::string& json);
 
 }  // namespace saccade

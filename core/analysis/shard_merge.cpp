@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/adequacy.h"
 #include "analysis/boundary_sweep.h"
 #include "analysis/dataset_comparison.h"
 #include "analysis/faithfulness.h"
@@ -140,6 +141,25 @@ std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
     return faithfulnessToJson(report, indent);
 }
 
+std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
+    AdequacyReport merged;
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+        auto part = adequacyImagesFromJson(shards[i].dump());
+        if (!part) throw std::runtime_error(shardTag(shards[i]) + ": " + part.error());
+        if (i == 0) {
+            merged = std::move(part).value();
+            continue;
+        }
+        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without images has none
+        for (auto& image : part.value().images) merged.images.push_back(std::move(image));
+        merged.seconds += part->seconds;
+    }
+    const auto targets = merged.targets;
+    merged.targets.clear();
+    finishAdequacy(merged, targets);
+    return adequacyReportToJson(merged, indent);
+}
+
 }  // namespace
 
 Result<std::string> mergeShardDocuments(const std::vector<std::string>& documents,
@@ -152,6 +172,7 @@ Result<std::string> mergeShardDocuments(const std::vector<std::string>& document
         if (command == "compare") return mergeCompare(*shards, indent);
         if (command == "sweep") return mergeSweep(*shards, indent);
         if (command == "faithfulness") return mergeFaithfulness(*shards, indent);
+        if (command == "adequacy") return mergeAdequacy(*shards, indent);
     } catch (const std::exception& e) {
         return Error{std::string("cannot merge: ") + firstLine(e.what())};
     }
