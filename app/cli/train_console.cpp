@@ -33,17 +33,16 @@ std::string clock(double seconds) {
 void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& console) {
     cmd->add_flag("--json", console.json, "no progress lines: one JSON object when done (every rank prints its own)");
     DistributedFlags& flags = console.distributed;
-    const char* group = "Data-parallel training (or torchrun's WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)";
     cmd->add_option("--world-size", flags.worldSize, "processes in the group; --batch is split evenly among them")
-        ->check(wholeNumberIn(1, 4096))->group(group);
+        ->check(wholeNumberIn(1, 4096));
     cmd->add_option("--rank", flags.rank, "this process's rank, 0..world size - 1 (0 saves and prints)")
-        ->check(wholeNumberIn(0, 4095))->group(group);
-    cmd->add_option("--master-addr", flags.masterAddr, "host of rank 0 (default 127.0.0.1)")->group(group);
+        ->check(wholeNumberIn(0, 4095));
+    cmd->add_option("--master-addr", flags.masterAddr, "host of rank 0 (default 127.0.0.1; or MASTER_ADDR)");
     cmd->add_option("--master-port", flags.masterPort, "port of rank 0's rendezvous (default 29500)")
-        ->check(wholeNumberIn(1, 65535))->group(group);
+        ->check(wholeNumberIn(1, 65535));
     cmd->add_option("--group-timeout", flags.timeoutSeconds,
                     "seconds to wait for the other ranks, at the start and at every step (default 120)")
-        ->check(numberIn(1, 86400))->group(group);
+        ->check(numberIn(1, 86400));
 }
 
 int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags& flags, TrainCommonOptions& options,
