@@ -107,19 +107,29 @@ std::string mergeCompare(const std::vector<Json>& shards, int indent) {
     return datasetComparisonToJson(c, indent);
 }
 
-std::string mergeSweep(const std::vector<Json>& shards, int indent) {
-    SweepResult merged;
+/// Shards whose reports list their items (sweep positions, adequacy images): shard 0's report,
+/// with every later shard's items (`items` picks the list) appended in order and the timings summed.
+template <typename Report, typename Parse, typename Items>
+Report concatenateShards(const std::vector<Json>& shards, Parse parse, Items items) {
+    Report merged;
     for (std::size_t i = 0; i < shards.size(); ++i) {
-        auto part = sweepFromJson(shards[i].dump());
+        Result<Report> part = parse(shards[i].dump());
         if (!part) throw std::runtime_error(shardTag(shards[i]) + ": " + part.error());
         if (i == 0) {
-            merged = *part;
+            merged = std::move(part).value();
             continue;
         }
-        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without positions has none
-        merged.points.insert(merged.points.end(), part->points.begin(), part->points.end());
+        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without items names no model
+        auto& from = items(part.value());
+        auto& into = items(merged);
+        into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
         merged.seconds += part->seconds;
     }
+    return merged;
+}
+
+std::string mergeSweep(const std::vector<Json>& shards, int indent) {
+    auto merged = concatenateShards<SweepResult>(shards, sweepFromJson, [](SweepResult& r) -> auto& { return r.points; });
     return sweepToJson(merged, indent);
 }
 
@@ -142,18 +152,8 @@ std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
 }
 
 std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
-    AdequacyReport merged;
-    for (std::size_t i = 0; i < shards.size(); ++i) {
-        auto part = adequacyImagesFromJson(shards[i].dump());
-        if (!part) throw std::runtime_error(shardTag(shards[i]) + ": " + part.error());
-        if (i == 0) {
-            merged = std::move(part).value();
-            continue;
-        }
-        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without images has none
-        for (auto& image : part.value().images) merged.images.push_back(std::move(image));
-        merged.seconds += part->seconds;
-    }
+    auto merged = concatenateShards<AdequacyReport>(shards, adequacyImagesFromJson,
+                                                    [](AdequacyReport& r) -> auto& { return r.images; });
     const auto targets = merged.targets;
     merged.targets.clear();
     finishAdequacy(merged, targets);
