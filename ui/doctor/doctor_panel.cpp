@@ -49,7 +49,8 @@ QString withQtVersion(const QString& text) {
 DoctorPanel::DoctorPanel(QWidget* parent) : QWidget(parent) {
     auto* intro = new QLabel(
         tr("What this machine gives the engine: the BLAS and its measured speed, threads, "
-           "devices, library versions and data. Anything slow or missing is listed with its "
+           "devices, the backends for data-parallel training, library versions and data. Anything "
+           "slow or missing is listed with its "
            "fix. The same report is printed by <tt>saccade-cli doctor</tt>."),
         this);
     intro->setWordWrap(true);
