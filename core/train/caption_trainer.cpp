@@ -35,7 +35,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             return Error{"the DSR lambda, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
     if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
     if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
-    auto device = resolveDevice(o.device);
+    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};
 
     auto start = runStart(o, o.dataset, "caption");

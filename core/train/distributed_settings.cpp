@@ -31,6 +31,9 @@ Result<DistributedSettings> resolveDistributed(const DistributedFlags& flags,
     if (!rank) return Error{rank.error()};
     auto port = wholeFrom(flags.masterPort, "MASTER_PORT", 1, 65535, s.masterPort);
     if (!port) return Error{port.error()};
+    auto local = wholeFrom(std::nullopt, "LOCAL_RANK", 0, 4095, -1);
+    if (!local) return Error{local.error()};
+    s.localRank = *local;
     s.worldSize = *world;
     s.rank = *rank;
     s.masterPort = *port;
@@ -60,6 +63,11 @@ Result<BatchShard> batchShard(const DistributedSettings& s, int globalBatch) {
 
 std::uint64_t rankSeed(std::uint64_t seed, int rank) {
     return rank == 0 ? seed : mixSeed(seed, 0xd157, static_cast<std::uint64_t>(rank));
+}
+
+std::string trainingDeviceSpec(const std::string& device, const DistributedSettings& s, int cudaDevices) {
+    if (device != "auto" || !s.active() || s.localRank < 0 || cudaDevices < 1) return device;
+    return "cuda:" + std::to_string(s.localRank % cudaDevices);
 }
 
 std::string rankName(const DistributedSettings& s) {

@@ -39,7 +39,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     for (double v : {o.entropyBonus, o.dsrLambda, o.gumbelRate, o.finalLrFraction})
         if (!std::isfinite(v) || v < 0)
             return Error{"the entropy bonus, DSR lambda, gumbel rate and final lr fraction must be finite and >= 0"};
-    auto device = resolveDevice(o.device);
+    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};
 
     auto start = runStart(o, o.dataset, "patch");

@@ -45,7 +45,7 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     if (!shard) return Error{shard.error()};
     if (o.replicas < 1) return Error{"replicas must be at least 1"};
     if (!std::isfinite(o.finalLrFraction) || o.finalLrFraction < 0) return Error{"the final lr fraction must be finite and >= 0"};
-    auto device = resolveDevice(o.device);
+    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};
 
     auto start = runStart(o, o.dataset, "ram");

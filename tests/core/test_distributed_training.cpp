@@ -43,6 +43,7 @@ TEST(DistributedSettings, FlagsWinOverTheEnvironmentWhichIsParsedStrictly) {
     EXPECT_EQ(fromEnv->rank, 3);
     EXPECT_EQ(fromEnv->masterAddr, "node7");
     EXPECT_EQ(fromEnv->masterPort, 29400);
+    EXPECT_EQ(fromEnv->localRank, -1);
 
     DistributedFlags flags;
     flags.rank = 1;
@@ -65,6 +66,18 @@ TEST(DistributedSettings, FlagsWinOverTheEnvironmentWhichIsParsedStrictly) {
     EXPECT_FALSE(resolveDistributed({}, getenv).ok());
     env = {{"MASTER_ADDR", "a b"}};
     EXPECT_FALSE(resolveDistributed({}, getenv).ok());
+    env = {{"LOCAL_RANK", "1x"}};
+    EXPECT_NE(resolveDistributed({}, getenv).error().find("LOCAL_RANK"), std::string::npos);
+
+    // torchrun's one process per GPU: LOCAL_RANK picks the GPU of a rank whose device is auto.
+    env = {{"WORLD_SIZE", "4"}, {"RANK", "3"}, {"LOCAL_RANK", "3"}};
+    auto local = resolveDistributed({}, getenv);
+    ASSERT_TRUE(local.ok());
+    EXPECT_EQ(local->localRank, 3);
+    EXPECT_EQ(trainingDeviceSpec("auto", *local, 2), "cuda:1");
+    EXPECT_EQ(trainingDeviceSpec("auto", *local, 0), "auto");  // no GPU: auto stays auto (the CPU)
+    EXPECT_EQ(trainingDeviceSpec("cpu", *local, 2), "cpu");    // an explicit device wins
+    EXPECT_EQ(trainingDeviceSpec("auto", DistributedSettings{}, 2), "auto");
 }
 
 TEST(DistributedSettings, EachRankTakesItsOwnEvenSliceAndItsOwnDraws) {
