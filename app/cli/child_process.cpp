@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+extern char** environ;
+
 namespace saccade::cli {
 
 Result<ChildProcess> startChild(const std::vector<std::string>& argv,
@@ -18,6 +20,20 @@ Result<ChildProcess> startChild(const std::vector<std::string>& argv,
     std::vector<char*> cargv;
     for (auto& a : args) cargv.push_back(a.data());
     cargv.push_back(nullptr);
+    // The child's environment is built here: between fork and exec a child of a threaded process
+    // may only make async-signal-safe calls, which setenv is not.
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry(*e);
+        const auto name = entry.substr(0, entry.find('='));
+        bool replaced = false;
+        for (const auto& [n, v] : environment) replaced = replaced || n == name;
+        if (!replaced) env.push_back(entry);
+    }
+    for (const auto& [name, value] : environment) env.push_back(name + "=" + value);
+    std::vector<char*> cenv;
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
     int fds[2] = {-1, -1};
     if (captureStdout && ::pipe(fds) != 0) return Error{"cannot create a pipe for " + argv[0]};
     const pid_t pid = ::fork();
@@ -38,8 +54,7 @@ Result<ChildProcess> startChild(const std::vector<std::string>& argv,
             ::dup2(null, STDOUT_FILENO);
         }
         if (err != ChildOutput::Inherit && null >= 0) ::dup2(null, STDERR_FILENO);
-        for (const auto& [name, value] : environment) ::setenv(name.c_str(), value.c_str(), 1);
-        ::execv(cargv[0], cargv.data());
+        ::execve(cargv[0], cargv.data(), cenv.data());
         ::_exit(127);
     }
     ChildProcess child;
