@@ -76,9 +76,18 @@ int runCaptionSweep(AttentionModel& m, const SweepArgs& a) {
         if (!dx) return badInput("sweep", dx.error());
         o.dxMin = dx->lo, o.dxMax = dx->hi;
     }
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("sweep", shard.error());
+    o.shard = *shard;
     auto sweep = sweepCaptionProbe(m, o, consoleProgress("sweep"));
     if (!sweep) return badInput("sweep", sweep.error());
-    if (a.json) {
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {o.object, std::to_string(a.size), a.dx, std::to_string(a.runs),
+                                                    std::to_string(a.seed)});
+        if (!fingerprint) return badInput("sweep", fingerprint.error());
+        sweep.value().fingerprint = *fingerprint;
+    }
+    if (a.json || shard->active()) {
         std::cout << captionSweepToJson(*sweep) << "\n";
         return 0;
     }
@@ -103,9 +112,9 @@ int runSweep(const SweepArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
-    if (!a.shard.empty() && (m.outputKind() == "caption" || !a.vary.empty()))
-        return badInput("sweep", "--shard splits the positions of one sweep; a caption sweep or a --vary series is "
-                                 "not sharded (run each --values entry as its own job)");
+    if (!a.shard.empty() && !a.vary.empty())
+        return badInput("sweep", "--shard splits the positions of one sweep; a --vary series is not sharded (run "
+                                 "each --values entry as its own job)");
     if (m.outputKind() == "caption") return runCaptionSweep(m, a);
     auto cell = modelCellSize(m);
     if (!cell) return badInput("sweep", cell.error());

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/shard_json.h"
+
 #include "analysis/attention_regions.h"
 #include "analysis/caption_metrics.h"
 #include "data/procedural_scenes.h"
@@ -59,7 +61,11 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
     // Vertically in the middle of a row of cells (or centred on it when the object is larger).
     const int y = std::clamp(sweep.line + (sweep.cell - side) / 2, 0, size - side);
     const std::string caption = "a " + o.object;
-    for (int dx = dxMin; dx <= dxMax; ++dx) {
+    const auto range = shardRange(o.shard, dxMax - dxMin + 1);
+    sweep.shard = o.shard;
+    sweep.begin = range.begin;
+    sweep.total = dxMax - dxMin + 1;
+    for (int dx = dxMin + int(range.begin); dx < dxMin + int(range.end); ++dx) {
         auto probe = renderSceneProbe(scene, o.object, side, sweep.line + dx, y, o.seed);
         if (!probe) return Error{probe.error()};
         GroundTruth truth;
@@ -100,7 +106,7 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
             p.runsExact = double(exact) / o.runs;
         }
         sweep.points.push_back(std::move(p));
-        if (progress && !progress(double(dx - dxMin + 1) / double(dxMax - dxMin + 1)))
+        if (progress && !progress(double(dx - dxMin + 1 - range.begin) / double(range.size())))
             return Error{"the sweep was cancelled"};
     }
     sweep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -115,10 +121,48 @@ std::string captionSweepToJson(const CaptionSweep& s, int indent) {
         if (p.runsColourRight >= 0) j["runs_colour_right"] = p.runsColourRight, j["runs_exact"] = p.runsExact;
         points.push_back(std::move(j));
     }
-    return nlohmann::json{{"schema", "saccade.caption-sweep"}, {"version", 1}, {"object", s.object},
-                          {"deterministic_rule", s.deterministicRule}, {"side", s.side}, {"cell", s.cell},
-                          {"line", s.line}, {"runs", s.runs}, {"seconds", s.seconds}, {"points", points}}
-        .dump(indent);
+    nlohmann::json j{{"schema", "saccade.caption-sweep"}, {"version", 1}, {"object", s.object},
+                     {"deterministic_rule", s.deterministicRule}, {"side", s.side}, {"cell", s.cell},
+                     {"line", s.line}, {"runs", s.runs}, {"seconds", s.seconds}, {"points", points}};
+    if (s.shard.active())
+        j["shard"] = shardHeader("caption-sweep", s.shard, s.begin, s.begin + std::int64_t(s.points.size()), s.total,
+                                 s.fingerprint);
+    return j.dump(indent);
+}
+
+Result<CaptionSweep> captionSweepFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || j.value("schema", "") != "saccade.caption-sweep")
+        return Error{"not a caption sweep (schema saccade.caption-sweep)"};
+    try {
+        CaptionSweep s;
+        s.object = j.at("object");
+        s.deterministicRule = j.at("deterministic_rule");
+        s.side = j.at("side");
+        s.cell = j.at("cell");
+        s.line = j.at("line");
+        s.runs = j.at("runs");
+        s.seconds = j.at("seconds");
+        for (const auto& q : j.at("points")) {
+            CaptionSweepPoint p;
+            p.dx = q.at("dx");
+            p.x = q.at("x");
+            p.y = q.at("y");
+            p.caption = q.at("caption");
+            p.exact = q.at("exact");
+            p.colourRight = q.at("colour_right");
+            p.mass = q.at("mass");
+            p.hit = q.at("hit");
+            if (q.contains("runs_colour_right")) {
+                p.runsColourRight = q.at("runs_colour_right");
+                p.runsExact = q.at("runs_exact");
+            }
+            s.points.push_back(std::move(p));
+        }
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("a damaged caption sweep: ") + e.what()};
+    }
 }
 
 }  // namespace saccade

@@ -12,6 +12,7 @@
 
 #include "common/progress.h"
 #include "common/result.h"
+#include "common/shard.h"
 #include "models/attention_model.h"
 
 namespace saccade {
@@ -23,6 +24,7 @@ struct CaptionSweepOptions {
     int runs = 20;               ///< sampled captions per position (0: the deterministic rule only)
     std::uint64_t seed = 1;
     bool textured = false;       ///< the textured background of scenes96
+    Shard shard;                 ///< only this slice of the positions (each is independent)
 };
 
 struct CaptionSweepPoint {
@@ -42,6 +44,11 @@ struct CaptionSweep {
     int runs = 0;
     std::vector<CaptionSweepPoint> points;
     double seconds = 0;
+    /// A sharded sweep: the positions [begin, begin + points) of `total`, and what every shard of
+    /// the run must share (set by the caller); the JSON then carries a "shard" object.
+    Shard shard;
+    std::int64_t begin = 0, total = 0;
+    std::string fingerprint;
 };
 
 /// Runs the sweep. Errors: the model is not a captioner, an unknown object, offsets that leave
@@ -50,5 +57,7 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
                                        const Progress& progress = {});
 
 std::string captionSweepToJson(const CaptionSweep& sweep, int indent = 2);
+/// The sweep back from its JSON; for merging shards.
+Result<CaptionSweep> captionSweepFromJson(const std::string& json);
 
 }  // namespace saccade

@@ -4,6 +4,7 @@
 
 #include "analysis/adequacy.h"
 #include "analysis/boundary_sweep.h"
+#include "analysis/caption_sweep.h"
 #include "analysis/dataset_comparison.h"
 #include "analysis/faithfulness.h"
 #include "io/shard_json.h"
@@ -109,8 +110,10 @@ std::string mergeCompare(const std::vector<Json>& shards, int indent) {
 
 /// Shards whose reports list their items (sweep positions, adequacy images): shard 0's report,
 /// with every later shard's items (`items` picks the list) appended in order and the timings summed.
+/// A shard without items names no model: `model` (when given) fills it from a later one.
 template <typename Report, typename Parse, typename Items>
-Report concatenateShards(const std::vector<Json>& shards, Parse parse, Items items) {
+Report concatenateShards(const std::vector<Json>& shards, Parse parse, Items items,
+                         std::string Report::*model = nullptr) {
     Report merged;
     for (std::size_t i = 0; i < shards.size(); ++i) {
         Result<Report> part = parse(shards[i].dump());
@@ -119,7 +122,7 @@ Report concatenateShards(const std::vector<Json>& shards, Parse parse, Items ite
             merged = std::move(part).value();
             continue;
         }
-        if (merged.modelId.empty()) merged.modelId = part->modelId;  // a shard without items names no model
+        if (model && (merged.*model).empty()) merged.*model = part.value().*model;
         auto& from = items(part.value());
         auto& into = items(merged);
         into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
@@ -129,8 +132,15 @@ Report concatenateShards(const std::vector<Json>& shards, Parse parse, Items ite
 }
 
 std::string mergeSweep(const std::vector<Json>& shards, int indent) {
-    auto merged = concatenateShards<SweepResult>(shards, sweepFromJson, [](SweepResult& r) -> auto& { return r.points; });
+    auto merged = concatenateShards<SweepResult>(shards, sweepFromJson, [](SweepResult& r) -> auto& { return r.points; },
+                                                 &SweepResult::modelId);
     return sweepToJson(merged, indent);
+}
+
+std::string mergeCaptionSweep(const std::vector<Json>& shards, int indent) {
+    auto merged = concatenateShards<CaptionSweep>(shards, captionSweepFromJson,
+                                                  [](CaptionSweep& s) -> auto& { return s.points; });
+    return captionSweepToJson(merged, indent);
 }
 
 std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
@@ -153,7 +163,8 @@ std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
 
 std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
     auto merged = concatenateShards<AdequacyReport>(shards, adequacyImagesFromJson,
-                                                    [](AdequacyReport& r) -> auto& { return r.images; });
+                                                    [](AdequacyReport& r) -> auto& { return r.images; },
+                                                    &AdequacyReport::modelId);
     const auto targets = merged.targets;
     merged.targets.clear();
     finishAdequacy(merged, targets);
@@ -171,6 +182,7 @@ Result<std::string> mergeShardDocuments(const std::vector<std::string>& document
         if (command == "eval") return evalReportToJson(mergeEval(*shards), indent);
         if (command == "compare") return mergeCompare(*shards, indent);
         if (command == "sweep") return mergeSweep(*shards, indent);
+        if (command == "caption-sweep") return mergeCaptionSweep(*shards, indent);
         if (command == "faithfulness") return mergeFaithfulness(*shards, indent);
         if (command == "adequacy") return mergeAdequacy(*shards, indent);
     } catch (const std::exception& e) {
