@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 extern char** environ;
@@ -35,7 +36,8 @@ Result<ChildProcess> startChild(const std::vector<std::string>& argv,
     for (auto& e : env) cenv.push_back(e.data());
     cenv.push_back(nullptr);
     int fds[2] = {-1, -1};
-    if (captureStdout && ::pipe(fds) != 0) return Error{"cannot create a pipe for " + argv[0]};
+    // Close-on-exec: no other child inherits this pipe (dup2 in the child clears the flag).
+    if (captureStdout && ::pipe2(fds, O_CLOEXEC) != 0) return Error{"cannot create a pipe for " + argv[0]};
     const pid_t pid = ::fork();
     if (pid < 0) {
         if (captureStdout) {
@@ -45,7 +47,7 @@ Result<ChildProcess> startChild(const std::vector<std::string>& argv,
         return Error{"cannot start " + argv[0]};
     }
     if (pid == 0) {
-        const int null = ::open("/dev/null", O_WRONLY);
+        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (captureStdout) {
             ::dup2(fds[1], STDOUT_FILENO);
             ::close(fds[0]);
@@ -70,15 +72,23 @@ std::pair<int, std::string> finishChild(ChildProcess& child) {
     std::string output;
     if (child.stdoutFd >= 0) {
         char buffer[4096];
-        ssize_t n;
-        while ((n = ::read(child.stdoutFd, buffer, sizeof buffer)) > 0) output.append(buffer, std::size_t(n));
+        for (;;) {
+            const ssize_t n = ::read(child.stdoutFd, buffer, sizeof buffer);
+            if (n > 0) output.append(buffer, std::size_t(n));
+            else if (n < 0 && errno == EINTR) continue;
+            else break;
+        }
         ::close(child.stdoutFd);
         child.stdoutFd = -1;
     }
     int status = 0;
-    if (child.pid > 0) ::waitpid(child.pid, &status, 0);
+    pid_t waited = -1;
+    if (child.pid > 0)
+        do waited = ::waitpid(child.pid, &status, 0);
+        while (waited < 0 && errno == EINTR);
+    const bool reaped = child.pid > 0 && waited == child.pid;
     child.pid = -1;
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+    return {reaped && WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
 void killChild(ChildProcess& child) {

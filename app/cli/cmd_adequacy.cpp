@@ -137,6 +137,8 @@ int runAdequacy(AdequacyArgs& a) {
     if (!dataset) return badInput("adequacy", dataset.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("adequacy", shard.error());
+    if (shard->active() && !a.out.empty())
+        return badInput("adequacy", "a shard prints its JSON for 'saccade-cli merge', which writes --out; drop --out here");
     auto options = a.options;
     options.shard = *shard;
     auto report = measureAdequacy(**model, **dataset, *split, options, consoleProgress("adequacy"));

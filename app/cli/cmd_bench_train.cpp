@@ -72,7 +72,10 @@ Result<nlohmann::json> runGroup(const BenchTrainArgs& a, int world, const std::f
     }
     auto [status, output] = finishChild(ranks[0]);
     bool othersOk = true;
-    for (std::size_t r = 1; r < ranks.size(); ++r) othersOk = finishChild(ranks[r]).first == 0 && othersOk;
+    for (std::size_t r = 1; r < ranks.size(); ++r) {
+        if (status != 0) killChild(ranks[r]);  // rank 0 is gone: do not wait out their timeout
+        else othersOk = finishChild(ranks[r]).first == 0 && othersOk;
+    }
     if (status != 0) return Error{"rank 0 of " + std::to_string(world) + " failed (its message is above)"};
     if (!othersOk) return Error{"a rank of " + std::to_string(world) + " failed"};
     auto j = nlohmann::json::parse(output, nullptr, false);
@@ -112,9 +115,13 @@ void addBenchTrain(CLI::App& bench, int& exitCode) {
             worlds.push_back(int(w));
         }
         std::error_code ec;
-        auto dir = std::filesystem::temp_directory_path(ec) / ("saccade-bench-train-" + std::to_string(::getpid()));
-        std::filesystem::create_directories(dir, ec);
-        if (ec) { exitCode = badInput("bench train", "cannot create a temporary folder: " + ec.message()); return; }
+        std::string pattern = (std::filesystem::temp_directory_path(ec) / "saccade-bench-train-XXXXXX").string();
+        if (ec || !::mkdtemp(pattern.data())) {
+            exitCode = badInput("bench train", "cannot create a temporary folder in " +
+                                                   std::filesystem::temp_directory_path(ec).string());
+            return;
+        }
+        const std::filesystem::path dir = pattern;
         nlohmann::json rows = nlohmann::json::array();
         double single = 0;
         for (int w : worlds) {

@@ -112,6 +112,9 @@ int runSweep(const SweepArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
+    if (!a.shard.empty() && !a.out.empty())
+        return badInput("sweep", "a shard prints its JSON for 'saccade-cli merge'; draw the map from one unsharded "
+                                 "run, or drop --out here");
     if (!a.shard.empty() && !a.vary.empty())
         return badInput("sweep", "--shard splits the positions of one sweep; a --vary series is not sharded (run "
                                  "each --values entry as its own job)");

@@ -13,7 +13,7 @@ Result<Shard> parseShard(const std::string& text) {
     if (!count) return Error{count.error()};
     auto index = parseInteger(text.substr(0, slash), "--shard's i", 0, *count - 1);
     if (!index) return Error{index.error() + " (shards count from 0)"};
-    return Shard{static_cast<int>(*index), static_cast<int>(*count)};
+    return Shard{static_cast<int>(*index), static_cast<int>(*count), true};
 }
 
 ItemRange shardRange(const Shard& shard, std::int64_t total, std::int64_t align) {

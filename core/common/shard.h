@@ -13,7 +13,8 @@ namespace saccade {
 
 struct Shard {
     int index = 0, count = 1;  ///< 0-based: the shards of a run are 0/N .. N-1/N
-    bool active() const { return count > 1; }
+    bool given = false;        ///< --shard was given (0/1 too: a one-task array still merges)
+    bool active() const { return given || count > 1; }
 };
 
 /// "i/N" with 0 <= i < N <= 100000, strictly ("1/4x", "4/4" and "-1/4" are errors).
@@ -28,11 +29,15 @@ ItemRange shardRange(const Shard& shard, std::int64_t total, std::int64_t align 
 
 /// A sum of doubles that does not depend on the order of its terms: each term is rounded to a
 /// multiple of 2^-32 and added as an integer, so the shards' partial sums add up to exactly the
-/// unsharded sum. Terms must lie within +-2^20 (attention masses, distances and correlations do).
+/// unsharded sum. The sum must stay within +-2^31 (masses, distances and correlations in [-1, 1]
+/// over up to 2^31 terms do); a non-finite term is not added.
 class ExactSum {
 public:
     static constexpr double kScale = 4294967296.0;  // 2^32
-    void add(double term) { m_units += static_cast<std::int64_t>(term * kScale + (term < 0 ? -0.5 : 0.5)); }
+    void add(double term) {
+        if (!(term > -2147483648.0 && term < 2147483648.0)) return;  // NaN, inf or past the range
+        m_units += static_cast<std::int64_t>(term * kScale + (term < 0 ? -0.5 : 0.5));
+    }
     void add(const ExactSum& other) { m_units += other.m_units; }
     double value() const { return static_cast<double>(m_units) / kScale; }
     std::int64_t units() const { return m_units; }

@@ -16,6 +16,7 @@
 #include "models/caption_eval.h"
 #include "models/caption_network.h"
 #include "train/train_loop.h"
+#include "train/training_group.h"
 #include "train/train_order.h"
 
 namespace saccade {
@@ -130,7 +131,11 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         const auto targets = tokens.narrow(1, 1, tokens.size(1) - 1).transpose(0, 1);  // [T, B]
         const auto mask = (targets != kPadToken).to(torch::kFloat);
         const auto logp = torch::log_softmax(out.wordLogits, -1).gather(2, targets.unsqueeze(2)).squeeze(2) * mask;
-        const auto words = mask.sum();
+        // Word means are over the global batch: each rank divides by its share of all the ranks'
+        // words, so that the averaged gradient is one process's (the scale is exactly 1 alone).
+        const double localWords = mask.sum().item<double>();
+        const double scale = sumOverRanks(localWords) / (localWords * double(o.distributed.worldSize));
+        const auto words = (mask.sum() * scale).detach();
         const auto ce = -logp.sum() / words;
         auto loss = ce;
         if (config.mode == "hard") {

@@ -99,13 +99,17 @@ Result<Unit> checkTrainBudget(const std::string& out, int batch, double lr, doub
 
 namespace {
 
+/// How long the other ranks wait for rank 0's evaluation and checkpoint (any evaluation size).
+constexpr double kEvaluationWaitSeconds = 7 * 24 * 3600.0;
+
 /// What every rank must agree on before the first step: the same model, data, schedule and start.
 double settingsFingerprint(const TrainLoopSetup& s) {
     std::string text = s.info.modelType + "|" + s.info.configJson + "|" + s.info.dataset + "|" +
                        std::to_string(s.info.seed) + "|" + std::to_string(s.firstIteration) + "|" +
                        std::to_string(s.totalIterations) + "|" + std::to_string(s.minutes) + "|" +
-                       std::to_string(s.lr) + "|" + std::to_string(s.evalEvery) + "|" +
-                       std::to_string(s.imagesPerIteration);
+                       std::to_string(s.lr) + "|" + std::to_string(s.finalLrFraction) + "|" +
+                       std::to_string(s.clipGradNorm) + "|" + std::to_string(s.evalEvery) + "|" +
+                       std::to_string(s.imagesPerIteration) + "|" + s.info.command;
     if (!s.resumedFrom.empty()) {
         auto crc = fileCrc32(s.resumedFrom);
         text += "|" + (crc ? *crc : std::string("unreadable"));
@@ -149,6 +153,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
         if (s.baseline) info.baseline = *s.baseline;
         if (!last.empty()) info.metricsJson = last.dump();
     };
+    TrainingGroup::Scope scope(group.get());  // sumOverRanks in the family's step
     try {
         if (group) {
             if (!group->sameOnAllRanks(settingsFingerprint(s)))
@@ -196,7 +201,10 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             p.etaSeconds = total > 0 ? p.elapsedSeconds / double(done) * double(total - iteration) : 0;
             p.lr = lr;
             const bool finished = total > 0 && iteration >= total;
-            if (leader && (iteration % s.evalEvery == 0 || finished)) {
+            const bool evaluateNow = iteration % s.evalEvery == 0 || finished;
+            const std::string evaluated = "evaluated " + std::to_string(iteration);
+            if (group && !leader && evaluateNow) group->waitForLeader(evaluated, kEvaluationWaitSeconds);
+            if (leader && evaluateNow) {
                 const double evalStart = elapsed();
                 s.net->eval();
                 p.evaluated = true;
@@ -213,6 +221,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                 stamp();
                 if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
                 evalSeconds += elapsed() - evalStart;
+                if (group) group->leaderDone(evaluated);
             }
             bool stop = onProgress && !onProgress(p);
             if (group) stop = group->anyRank(stop);

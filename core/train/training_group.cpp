@@ -188,6 +188,36 @@ bool TrainingGroup::anyRank(bool value) {
     return t.item<double>() > 0;
 }
 
+void TrainingGroup::leaderDone(const std::string& key) {
+    try {
+        m_impl->store->set(key, std::vector<std::uint8_t>{1});
+    } catch (const std::exception& e) {
+        fail(e, "telling the others rank 0's evaluation is done");
+    }
+}
+
+void TrainingGroup::waitForLeader(const std::string& key, double seconds) {
+    try {
+        m_impl->store->wait({key}, std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
+    } catch (const std::exception& e) {
+        fail(e, "waiting for rank 0's evaluation");
+    }
+}
+
+namespace {
+thread_local TrainingGroup* t_current = nullptr;
+}  // namespace
+
+TrainingGroup* TrainingGroup::current() { return t_current; }
+
+TrainingGroup::Scope::Scope(TrainingGroup* group) : m_previous(t_current) { t_current = group; }
+TrainingGroup::Scope::~Scope() { t_current = m_previous; }
+
+double sumOverRanks(double value) {
+    TrainingGroup* group = TrainingGroup::current();
+    return group ? group->sum({value}).front() : value;
+}
+
 std::vector<TrainingBackend> checkTrainingBackends() {
     std::vector<TrainingBackend> backends;
     TrainingBackend gloo{"gloo", false, ""};

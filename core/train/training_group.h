@@ -47,6 +47,26 @@ public:
     bool sameOnAllRanks(double value);
     /// True when any rank says true (a stop request).
     bool anyRank(bool value);
+    /// Rank 0 evaluates and saves alone: it marks `key` done in the store, and the other ranks
+    /// wait for that up to `seconds` (an evaluation may take longer than the group's timeout for
+    /// a step; a rank 0 that stops ends the wait at once).
+    void leaderDone(const std::string& key);
+    void waitForLeader(const std::string& key, double seconds);
+
+    /// The group the calling thread's training loop runs in (null outside one), so that a family's
+    /// step can sum a figure over the ranks (sumOverRanks).
+    static TrainingGroup* current();
+    /// Makes `group` the calling thread's current group for the scope of this object.
+    class Scope {
+    public:
+        explicit Scope(TrainingGroup* group);
+        ~Scope();
+        Scope(const Scope&) = delete;
+        Scope& operator=(const Scope&) = delete;
+
+    private:
+        TrainingGroup* m_previous;
+    };
 
 private:
     struct Impl;
@@ -66,6 +86,10 @@ struct TrainingBackend {
 };
 /// Gloo: an all-reduce on a one-rank group; NCCL: whether this LibTorch could offer it.
 std::vector<TrainingBackend> checkTrainingBackends();
+
+/// `value` summed over the ranks of the current group (`value` itself outside a group). A
+/// collective: every rank's step must call it the same number of times.
+double sumOverRanks(double value);
 
 /// CRC-32 of every parameter's bytes, in order (CPU float copies): equal on every rank of a
 /// healthy group.

@@ -28,6 +28,32 @@ paste -d' ' <(cut -d, -f"$loss_col" one.metrics.csv | tail -n +2) <(cut -d, -f"$
          END { exit (bad || n != 2) }' || fail "loss curves differ: $(paste -d' ' one.metrics.csv two.metrics.csv)"
 echo "ok: two ranks, parameters $crc0, loss curve equal to one process"
 
+# The captioner divides by the global batch's words: two ranks equal one process (without
+# dropout, whose draws are each rank's own).
+cap=(train caption --feature-dim 8 --hidden 16 --embed 8 --attn-hidden 8 --batch 8 --iterations 6 --eval-every 3
+     --eval-images 16 --seed 2 --dropout 0)
+"${cli[@]}" "${cap[@]}" --out c1.pt > c1.log 2>&1 || fail "captioner, one process"
+p=$(port)
+"${cli[@]}" "${cap[@]}" --out c2.pt --world-size 2 --rank 1 --master-port "$p" > c2r1.log 2>&1 &
+pid1=$!
+"${cli[@]}" "${cap[@]}" --out c2.pt --world-size 2 --rank 0 --master-port "$p" > c2r0.log 2>&1 || fail "captioner rank 0"
+wait "$pid1" || fail "captioner rank 1"
+loss_col=$(head -1 c1.metrics.csv | tr ',' '\n' | grep -n '^loss$' | cut -d: -f1)
+paste -d' ' <(cut -d, -f"$loss_col" c1.metrics.csv | tail -n +2) <(cut -d, -f"$loss_col" c2.metrics.csv | tail -n +2) \
+  | awk 'NF != 2 { bad = 1 } { d = $1 - $2; if (d < 0) d = -d; if (d > 1e-4) bad = 1; n++ }
+         END { exit (bad || n != 2) }' || fail "captioner loss curves differ: $(paste -d' ' c1.metrics.csv c2.metrics.csv)"
+echo "ok: the captioner on two ranks equals one process"
+
+# Rank 0 evaluates 1,000 scenes alone (about 5 s), longer than a 3 s group timeout: the others wait.
+p=$(port)
+slow=(train caption --feature-dim 8 --hidden 16 --embed 8 --attn-hidden 8 --batch 8 --iterations 2 --eval-every 2
+      --eval-images 1000 --seed 2 --group-timeout 3)
+"${cli[@]}" "${slow[@]}" --out e.pt --world-size 2 --rank 1 --master-port "$p" > e1.log 2>&1 &
+pid1=$!
+"${cli[@]}" "${slow[@]}" --out e.pt --world-size 2 --rank 0 --master-port "$p" > e0.log 2>&1 || fail "slow evaluation, rank 0"
+wait "$pid1" || fail "rank 1 gave up while rank 0 evaluated"
+echo "ok: rank 1 waited out rank 0's evaluations"
+
 # Resume on two processes from rank 0's checkpoint.
 p=$(port)
 "${cli[@]}" train patch --resume two.pt --iterations 12 --out two.pt --world-size 2 --rank 1 --master-port "$p" > r1b.log 2>&1 &

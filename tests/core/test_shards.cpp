@@ -1,6 +1,8 @@
 // Sharded evaluations: i/N parsed strictly, slices that tile the items on batch boundaries, sums
 // that do not depend on their order, and the checks merge makes before it combines shards.
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "common/shard.h"
@@ -14,7 +16,8 @@ TEST(Shards, ParseStrictly) {
     EXPECT_EQ(s->index, 2);
     EXPECT_EQ(s->count, 5);
     EXPECT_TRUE(s->active());
-    EXPECT_FALSE(parseShard("0/1")->active());
+    EXPECT_TRUE(parseShard("0/1")->active());  // given: a one-task array still prints a shard to merge
+    EXPECT_FALSE(Shard{}.active());
     for (const char* bad : {"5/5", "-1/5", "1/5x", "1", "/5", "1/", "1/0", "a/b", "1/100001", " 1/5"})
         EXPECT_FALSE(parseShard(bad).ok()) << bad;
 }
@@ -55,6 +58,9 @@ TEST(Shards, ExactSumsDoNotDependOnOrder) {
     ExactSum negative;
     negative.add(-0.25);
     EXPECT_DOUBLE_EQ(negative.value(), -0.25);
+    negative.add(std::nan(""));
+    negative.add(INFINITY);
+    EXPECT_DOUBLE_EQ(negative.value(), -0.25);  // non-finite terms are not added
 }
 
 TEST(Shards, MergeRefusesGapsDuplicatesAndForeignShards) {
