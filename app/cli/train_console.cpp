@@ -41,7 +41,8 @@ void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& console) {
     cmd->add_option("--master-port", flags.masterPort, "port of rank 0's rendezvous (default 29500)")
         ->check(wholeNumberIn(1, 65535));
     cmd->add_option("--group-timeout", flags.timeoutSeconds,
-                    "seconds to wait for the other ranks, at the start and at every step (default 120)")
+                    "seconds to wait for the other ranks, at the start and at every step (default 120); "
+                    "rank 0's evaluations are waited out whatever they take")
         ->check(numberIn(1, 86400));
 }
 
