@@ -180,10 +180,11 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             step(iteration, lr, p);
             if (group) {
                 // The global batch's figures: every rank's shard has the same size.
-                auto sums = group->sum({p.loss, p.crossEntropy, p.reinforce, p.reward, p.entropy, p.trainAccuracy});
+                auto sums = group->sum(
+                    {p.loss, p.crossEntropy, p.reinforce, p.reward, p.entropy, p.trainAccuracy, p.baseline});
                 for (auto& v : sums) v /= double(dist.worldSize);
                 p.loss = sums[0], p.crossEntropy = sums[1], p.reinforce = sums[2], p.reward = sums[3];
-                p.entropy = sums[4], p.trainAccuracy = sums[5];
+                p.entropy = sums[4], p.trainAccuracy = sums[5], p.baseline = sums[6];  // RAM: its learned baseline
             }
             if (!std::isfinite(p.loss))
                 return Error{"training stopped at iteration " + std::to_string(iteration + 1) +
