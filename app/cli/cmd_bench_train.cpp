@@ -99,6 +99,10 @@ void addBenchTrain(CLI::App& bench, int& exitCode) {
         ->check(wholeNumberIn(1, 65536));
     cmd->add_flag("--json", a->json, "print one JSON object");
     cmd->callback([a, &exitCode] {
+        if (a->worldSizes.find_first_not_of(" ") == std::string::npos) {
+            exitCode = badInput("bench train", "--world-size needs process counts, e.g. 1,2");
+            return;
+        }
         auto list = parseNumberList(a->worldSizes, "--world-size");
         if (!list) { exitCode = badInput("bench train", list.error()); return; }
         std::vector<int> worlds;

@@ -8,7 +8,8 @@ namespace saccade {
 
 Result<Shard> parseShard(const std::string& text) {
     const auto slash = text.find('/');
-    if (slash == std::string::npos) return Error{"--shard takes i/N (e.g. 0/4: the first of 4 shards), not '" + text + "'"};
+    if (slash == std::string::npos || slash == 0 || slash + 1 == text.size())
+        return Error{"--shard takes i/N (e.g. 0/4: the first of 4 shards), not '" + text + "'"};
     auto count = parseInteger(text.substr(slash + 1), "--shard's N", 1, 100000);
     if (!count) return Error{count.error()};
     auto index = parseInteger(text.substr(0, slash), "--shard's i", 0, *count - 1);
