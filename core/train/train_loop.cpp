@@ -175,8 +175,6 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                 s.lr * (s.finalLrFraction + (1 - s.finalLrFraction) * 0.5 * (1 + std::cos(M_PI * fraction)));
             setLearningRate(*s.optimizer, lr);
             TrainProgress p;
-            p.rank = dist.rank;
-            p.worldSize = dist.worldSize;
             step(iteration, lr, p);
             if (group) {
                 // The global batch's figures: every rank's shard has the same size.
@@ -203,8 +201,8 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             p.lr = lr;
             const bool finished = total > 0 && iteration >= total;
             const bool evaluateNow = iteration % s.evalEvery == 0 || finished;
-            const std::string evaluated = "evaluated " + std::to_string(iteration);
-            if (group && !leader && evaluateNow) group->waitForLeader(evaluated, kEvaluationWaitSeconds);
+            auto evaluated = [&] { return "evaluated " + std::to_string(iteration); };  // the store's key
+            if (group && !leader && evaluateNow) group->waitForLeader(evaluated(), kEvaluationWaitSeconds);
             if (leader && evaluateNow) {
                 const double evalStart = elapsed();
                 s.net->eval();
@@ -222,7 +220,7 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                 stamp();
                 if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
                 evalSeconds += elapsed() - evalStart;
-                if (group) group->leaderDone(evaluated);
+                if (group) group->leaderDone(evaluated());
             }
             bool stop = onProgress && !onProgress(p);
             if (group) stop = group->anyRank(stop);
@@ -237,8 +235,6 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
         return Error{std::string("training failed: ") + e.what_without_backtrace()};
     }
     TrainSummary summary;
-    summary.rank = dist.rank;
-    summary.worldSize = dist.worldSize;
     if (group) {
         summary.parametersCrc = parametersCrc32(*s.net);
         try {

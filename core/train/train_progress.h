@@ -8,7 +8,6 @@ namespace saccade {
 
 struct TrainProgress {
     std::int64_t iteration = 0, total = 0;
-    int rank = 0, worldSize = 1;  ///< data-parallel training: only rank 0 prints and saves
     double elapsedSeconds = 0, etaSeconds = 0;
     double loss = 0, crossEntropy = 0, reinforce = 0, reward = 0, baseline = 0, entropy = 0;
     double temperature = 0, lr = 0, trainAccuracy = 0;
@@ -29,7 +28,6 @@ struct TrainSummary {
     double imagesPerSecond = 0;  ///< training images per second of training time
     std::string checkpoint;
     std::string metricsJson;  ///< the last evaluation and training figures
-    int rank = 0, worldSize = 1;
     std::string parametersCrc;  ///< data-parallel runs: CRC-32 of the final parameters, equal on every rank
 };
 

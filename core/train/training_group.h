@@ -32,7 +32,6 @@ public:
 
     int rank() const { return m_settings.rank; }
     int size() const { return m_settings.worldSize; }
-    const DistributedSettings& settings() const { return m_settings; }
 
     /// Rank 0's parameters and buffers replace every other rank's.
     void broadcastParameters(torch::nn::Module& net);
