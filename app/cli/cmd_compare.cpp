@@ -149,13 +149,17 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
     }
     const auto& report = c->report;
     const std::string& det = c->deterministicRule;
+    const bool imported = model.trainedMode() == "imported";
     std::cout << report.dataset << " " << report.split << " split, " << report.labels.size() << " images, "
-              << std::fixed << std::setprecision(1) << report.seconds << " s; the model was trained with "
-              << model.trainedMode() << " (" << c->trainingRule << " rule)\n";
+              << std::fixed << std::setprecision(1) << report.seconds << " s; "
+              << (imported ? "an imported model (its training is not known)"
+                           : "the model was trained with " + model.trainedMode() + " (" + c->trainingRule + " rule)")
+              << "\n";
     for (const auto& r : report.rules) {
         std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2) << std::setw(7)
                   << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-" << 100 * r.high << ")"
-                  << (isTrainingRule(r.rule, c->trainingRule)
+                  << (imported ? ""
+                      : isTrainingRule(r.rule, c->trainingRule)
                           ? "  [the training rule]"
                           : "  [differs from the training rule: " + c->trainingRule + "]")
                   << "\n";

@@ -121,7 +121,7 @@ void addEval(CLI::App& app, int& exitCode) {
         if (!model) { exitCode = badInput("eval", model.error()); return; }
         std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
                                                                      : "soft,sample,argmax,ksample:10";
-        if ((*model)->outputKind() == "caption") {
+        if (!(*model)->evaluationRules().empty()) {  // captioners and imported models say theirs
             defaults.clear();
             for (const auto& r : (*model)->evaluationRules()) defaults += (defaults.empty() ? "" : ",") + r;
         }
@@ -141,7 +141,9 @@ void addEval(CLI::App& app, int& exitCode) {
             report.value().fingerprint = *fingerprint;
         }
         if (a->json || shard->active()) { std::cout << evalReportToJson(*report) << "\n"; return; }
-        std::cout << "model trained with " << report->trainedMode << " attention; " << report->dataset
+        std::cout << (report->trainedMode == "imported" ? std::string("imported model")
+                                                        : "model trained with " + report->trainedMode + " attention")
+                  << "; " << report->dataset
                   << " " << report->split << " split, " << report->rules.front().n << " images, "
                   << std::fixed << std::setprecision(1) << report->seconds << " s\n";
         if (report->outputKind == "caption") {

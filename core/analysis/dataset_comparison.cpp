@@ -20,6 +20,8 @@ std::vector<std::string> defaultComparisonRules(const AttentionModel& model) {
         rules.erase(std::find(rules.begin() + 1, rules.end(), "sample"));
         return rules;
     }
+    if (model.trainedMode() == "imported")  // no soft rule; evaluate says when it cannot sample
+        return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10"};
     const bool ram = model.trainedMode() == "reinforce";
     return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10",
             "ksample:20", ram ? "random" : "soft"};

@@ -14,6 +14,7 @@
 #include "models/caption_model.h"
 #include "models/patch_model.h"
 #include "models/ram_model.h"
+#include "models/script_model.h"
 
 namespace saccade {
 
@@ -42,9 +43,14 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
             else if (item.rfind("beam:", 0) == 0) k = parseInteger(item.substr(5), "K", 1, 100);
             if (!k) return Error{"'" + item + "' is not a beam rule (use beam:K with K in 1..100)"};
             spec = "beam:" + std::to_string(*k);
-        } else if (item != "mean" && item != "random") {
+        } else if (item.rfind("head:", 0) == 0) {
+            // A transformer's head (imported or native); the model checks K against its heads.
+            auto k = parseInteger(item.substr(5), "head", 0, 4095);
+            if (!k) return Error{"'" + item + "': " + k.error()};
+            spec = "head:" + std::to_string(*k);
+        } else if (item != "mean" && item != "random" && item != "forward" && item != "attention" && item != "rollout") {
             auto parsed = parseSelectionRule(item);
-            if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU)"};
+            if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU, forward, attention)"};
             if (parsed->rule == SelectionRule::TopK)
                 return Error{"topk is not an evaluation rule: the models read one place a step"};
             spec = selectionRuleSpec(*parsed);
@@ -172,6 +178,12 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
 }
 
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device) {
+    // A Saccade checkpoint has its sidecar beside it; anything else is opened as TorchScript.
+    if (isScriptImport(path)) {
+        auto m = ScriptModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    }
     auto info = readCheckpointInfo(path);
     if (!info) return Error{info.error()};
     if (info->modelType == "patch") {

@@ -80,7 +80,8 @@ inline std::uint64_t evaluationSeed(std::uint64_t seed, std::int64_t index) {
 }
 
 /// Parses a comma-separated list of evaluation rules: soft, sample, argmax, mean, random,
-/// ksample:K, gumbel:TAU, beam:K (captioners). Which of them a model supports is for the model to say.
+/// ksample:K, gumbel:TAU, beam:K (captioners), forward (imported models), attention, rollout and
+/// head:K (transformers). Which of them a model supports is for the model to say.
 Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
 
 /// JSON of an evaluation; a sharded one adds "shard" (shardHeader) and, for captioners,
@@ -139,7 +140,8 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
                            const std::string& imageId, const std::optional<GroundTruth>& truth, int kSample,
                            const std::string& softRule, const RunChunk& chunk, const Progress& progress);
 
-/// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N").
+/// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N");
+/// a file without a Saccade sidecar is opened as a TorchScript model (models/script_model.h).
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path,
                                                            const std::string& device = "auto");
 
