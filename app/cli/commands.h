@@ -26,6 +26,8 @@ void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, ren
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// train caption and bench caption.
 void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode);
+/// train vit and bench vit.
+void addVitCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);

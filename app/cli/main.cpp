@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     addBenchCommand(app, exitCode);
     addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addCaptionCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
+    addVitCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addBenchTrain(*app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);

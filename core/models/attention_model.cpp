@@ -15,6 +15,7 @@
 #include "models/patch_model.h"
 #include "models/ram_model.h"
 #include "models/script_model.h"
+#include "models/vit_model.h"
 
 namespace saccade {
 
@@ -201,8 +202,13 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
         if (!m) return Error{m.error()};
         return std::shared_ptr<AttentionModel>(*m);
     }
+    if (info->modelType == "vit") {
+        auto m = VitModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    }
     return Error{"checkpoint '" + path + "' holds a '" + info->modelType +
-                 "' model; this version knows patch, ram and caption models"};
+                 "' model; this version knows patch, ram, caption and vit models"};
 }
 
 }  // namespace saccade

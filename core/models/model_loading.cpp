@@ -6,6 +6,7 @@
 #include "models/caption_network.h"
 #include "models/patch_classifier.h"
 #include "models/ram_network.h"
+#include "models/vit_network.h"
 #include "models/model_input.h"
 
 namespace saccade {
@@ -52,6 +53,10 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
             auto c = captionConfigFromJson(info->configJson);
             if (!c) return configError(path, c.error());
             net = CaptionNetwork(*c).ptr();
+        } else if (info->modelType == "vit") {
+            auto c = vitConfigFromJson(info->configJson);
+            if (!c) return configError(path, c.error());
+            net = VitNetwork(*c).ptr();
         } else {
             return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
         }

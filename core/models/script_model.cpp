@@ -13,6 +13,7 @@
 #include "common/device.h"
 #include "data/batch.h"
 #include "io/zip_check.h"
+#include "models/batched_eval.h"
 #include "models/model_input.h"
 #include "models/script_outputs.h"
 #include "models/script_settings.h"
@@ -323,16 +324,8 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
             auto out = m.call(*input, false, 0);
             if (!out) return Error{out.error()};
             Trace t = m.header(image, parsed->spec, seed, imageId);
-            const auto maps = transformerMaps(out->attentions[0], m.grid, *parsed).to(torch::kCPU);
-            for (std::int64_t l = 0; l < maps.size(0); ++l) {
-                TraceStep step;
-                step.grid = GridDistribution{m.grid.rows, m.grid.cols, toFloatVector(maps[l])};
-                step.entropy = gridEntropy(maps[l]);
-                t.steps.push_back(std::move(step));
-            }
-            t.output.probs = toFloatVector(torch::softmax(out->logits[0][-1], -1));
-            t.output.label = int(std::max_element(t.output.probs.begin(), t.output.probs.end()) - t.output.probs.begin());
-            t.output.text = m.classNames[size_t(t.output.label)];
+            t.steps = transformerSteps(out->attentions[0], m.grid, *parsed);
+            t.output = classOutput(out->logits[0][-1], m.classNames);
             t.groundTruth = truth;
             return validateTrace(t);
         }
@@ -348,7 +341,7 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
             auto out = m.call(*input, sample, seed);
             if (!out) return Error{out.error()};
             t.steps = m.steps(*out, 0);
-            t.output.probs = toFloatVector(torch::softmax(out->logits[0][-1], -1));
+            t.output = classOutput(out->logits[0][-1], m.classNames);
         } else {
             // K runs with seeds runSeed(seed, k): the mean map and output, every run's cell.
             std::vector<std::vector<TraceStep>> runs;
@@ -384,10 +377,8 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
                 step.entropy = entropy / *k;
                 if (step.chosenPoint) step.chosenPoint = std::array<double, 2>{px / *k, py / *k};
             }
-            t.output.probs = toFloatVector(probs / double(*k));
+            t.output = classOutput((probs / double(*k)).log(), m.classNames);
         }
-        t.output.label = int(std::max_element(t.output.probs.begin(), t.output.probs.end()) - t.output.probs.begin());
-        t.output.text = m.classNames[size_t(t.output.label)];
         t.groundTruth = truth;
         return validateTrace(t);
     } catch (const c10::Error& e) {
@@ -454,64 +445,35 @@ Result<EvalReport> ScriptModel::evaluate(const Dataset& dataset, Split split, co
         if (sample && !m.sampled) return Error{"'" + rule + "' needs forward_sampled(image, seed), which this model lacks"};
         kOf.push_back(rule == "sample" ? 1 : *k);
     }
-    constexpr std::int64_t kBatch = 100;
-    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto range = shardRange(shard, total, kBatch);
-    const std::int64_t n = range.size();
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::int64_t> correct(rules.size(), 0);
-    EvalReport report;
-    report.predictions.resize(rules.size());
-    try {
-        torch::NoGradGuard noGrad;
-        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
-            std::vector<std::int64_t> idx;
-            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
-            const auto batch = makeBatch(dataset, split, idx, m.device);
-            appendInts(report.labels, batch.labels);
-            const auto labels = batch.labels.to(torch::kCPU);
-            for (std::size_t r = 0; r < rules.size(); ++r) {
-                torch::Tensor predicted;
-                if (kOf[r] == 0) {
-                    auto out = m.call(batch.images, false, 0);
-                    if (!out) return Error{out.error()};
-                    predicted = out->logits.select(1, -1).argmax(-1).to(torch::kCPU);
-                } else {
-                    // Image i draws with evaluationSeed(seed, i), as its own trace does.
-                    std::vector<std::int64_t> labelsOut;
-                    for (std::size_t j = 0; j < idx.size(); ++j) {
-                        const auto image = batch.images.narrow(0, std::int64_t(j), 1);
-                        torch::Tensor sum;
-                        for (int k = 0; k < kOf[r]; ++k) {
-                            const auto s = kOf[r] == 1 && rules[r] == "sample" ? evaluationSeed(seed, idx[j])
-                                                                              : runSeed(evaluationSeed(seed, idx[j]), size_t(k));
-                            auto out = m.call(image, true, s);
-                            if (!out) return Error{out.error()};
-                            auto p = torch::softmax(out->logits[0][-1], -1);
-                            sum = sum.defined() ? sum + p : p;
-                        }
-                        labelsOut.push_back(sum.argmax().item<std::int64_t>());
-                    }
-                    predicted = torch::tensor(labelsOut, torch::kInt64);
-                }
-                correct[r] += (predicted == labels).sum().item<std::int64_t>();
-                appendInts(report.predictions[r], predicted);
+    auto predict = [&](const Batch& batch, const std::vector<std::int64_t>& idx) -> Result<std::vector<torch::Tensor>> {
+        std::vector<torch::Tensor> predicted;
+        for (std::size_t r = 0; r < rules.size(); ++r) {
+            if (kOf[r] == 0) {
+                auto out = m.call(batch.images, false, 0);
+                if (!out) return Error{out.error()};
+                predicted.push_back(out->logits.select(1, -1).argmax(-1));
+                continue;
             }
-            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n)))
-                return Error{"evaluation cancelled"};
+            // Image i draws with evaluationSeed(seed, i), as its own trace does.
+            std::vector<std::int64_t> labels;
+            for (std::size_t j = 0; j < idx.size(); ++j) {
+                const auto image = batch.images.narrow(0, std::int64_t(j), 1);
+                torch::Tensor sum;
+                for (int k = 0; k < kOf[r]; ++k) {
+                    const auto s = rules[r] == "sample" ? evaluationSeed(seed, idx[j])
+                                                        : runSeed(evaluationSeed(seed, idx[j]), size_t(k));
+                    auto out = m.call(image, true, s);
+                    if (!out) return Error{out.error()};
+                    auto p = torch::softmax(out->logits[0][-1], -1);
+                    sum = sum.defined() ? sum + p : p;
+                }
+                labels.push_back(sum.argmax().item<std::int64_t>());
+            }
+            predicted.push_back(torch::tensor(labels, torch::kInt64));
         }
-    } catch (const c10::Error& e) {
-        return Error{std::string("evaluation failed: ") + firstLine(e.what_without_backtrace())};
-    }
-    report.dataset = info.name;
-    report.split = splitName(split);
-    report.shard = shard;
-    report.begin = range.begin;
-    report.total = total;
-    report.trainedMode = "imported";
-    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilsonAccuracy(rules[r], correct[r], n));
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return report;
+        return predicted;
+    };
+    return evaluateInBatches(dataset, split, rules, limit, 100, m.device, "imported", predict, progress, shard);
 }
 
 }  // namespace saccade

@@ -80,4 +80,18 @@ torch::Tensor transformerMaps(const torch::Tensor& attentions, const TokenGrid& 
     return maps.to(torch::kFloat32);
 }
 
+std::vector<TraceStep> transformerSteps(const torch::Tensor& attentions, const TokenGrid& grid, const TransformerRule& rule) {
+    const auto maps = transformerMaps(attentions, grid, rule).to(torch::kCPU).contiguous();
+    std::vector<TraceStep> steps;
+    for (std::int64_t l = 0; l < maps.size(0); ++l) {
+        TraceStep step;
+        const auto* p = maps[l].data_ptr<float>();
+        step.grid = GridDistribution{grid.rows, grid.cols, std::vector<float>(p, p + maps.size(1))};
+        for (float v : step.grid->probs)
+            if (v > 0) step.entropy -= double(v) * std::log(double(v));
+        steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
 }  // namespace saccade

@@ -16,6 +16,7 @@
 #include <torch/types.h>
 
 #include "common/result.h"
+#include "trace/trace.h"
 
 namespace saccade {
 
@@ -45,5 +46,8 @@ Result<TransformerRule> parseTransformerRule(const std::string& rule, int heads)
 /// Per layer, the map over the grid under `rule`: [layers, rows * cols], each row summing to 1.
 /// `attentions` is one image's [layers, heads, tokens, tokens] (any device and floating dtype).
 torch::Tensor transformerMaps(const torch::Tensor& attentions, const TokenGrid& grid, const TransformerRule& rule);
+
+/// A transformer's trace steps, one per layer: the map under `rule` and its entropy.
+std::vector<TraceStep> transformerSteps(const torch::Tensor& attentions, const TokenGrid& grid, const TransformerRule& rule);
 
 }  // namespace saccade
