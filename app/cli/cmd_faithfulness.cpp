@@ -36,7 +36,8 @@ int runFaithfulness(const FaithfulnessArgs& a) {
     if (!r) return badInput("faithfulness", r.error());
     if (shard->active()) {
         auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, std::to_string(a.options.limit),
-                                                    std::to_string(a.options.saliencyImages), std::to_string(a.options.seed)});
+                                                    std::to_string(a.options.saliencyImages), std::to_string(a.options.seed),
+                                                    a.options.rule});
         if (!fingerprint) return badInput("faithfulness", fingerprint.error());
         r.value().fingerprint = *fingerprint;
     }
@@ -80,6 +81,9 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--saliency-images", a->options.saliencyImages,
                     "images for the saliency correlation (each cell occluded alone)")->capture_default_str()->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--seed", a->options.seed, "seed of the random deletion order")->capture_default_str();
+    cmd->add_option("--rule", a->options.rule,
+                    "whose maps to measure (default: the model's deterministic rule); transformers: attention, "
+                    "rollout or head:K, one step per layer");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");
     addShardOption(cmd, a->shard);

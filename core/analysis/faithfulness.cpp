@@ -151,7 +151,7 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
     if (info.width != model.imageSize() || info.channels != model.channels())
         return Error{"dataset " + info.name + " does not fit the model's " + std::to_string(model.imageSize()) + " px inputs"};
     const auto start = std::chrono::steady_clock::now();
-    const std::string rule = model.deterministicRule();
+    const std::string rule = o.rule.empty() ? model.deterministicRule() : o.rule;
     const std::int64_t total = std::min(o.limit, dataset.size(split));
     if (total < 1) return Error{"the " + std::string(splitName(split)) + " split of " + info.name + " is empty"};
     const auto range = shardRange(o.shard, total);

@@ -54,6 +54,9 @@ struct FaithfulnessOptions {
     int bins = 10;                     ///< reliability bins over [0, 1]
     std::uint64_t seed = 1;            ///< the random deletion order (image i's from the seed and i)
     Shard shard;                       ///< only this slice of the `limit` images
+    /// The rule whose maps are measured; empty: the model's deterministic rule. A transformer's
+    /// attention against its rollout (steps are then layers) is the comparison this is for.
+    std::string rule;
 };
 
 struct DeletionPoint {

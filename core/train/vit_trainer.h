@@ -14,7 +14,10 @@
 namespace saccade {
 
 struct VitTrainOptions : TrainCommonOptions {
-    VitTrainOptions() { lr = 1e-3; }
+    VitTrainOptions() {
+        lr = 1e-3;
+        batch = 64;
+    }
     std::string dataset = "translated-fashion60";
     VitConfig model;
     double weightDecay = 0.05;

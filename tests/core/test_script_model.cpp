@@ -1,0 +1,378 @@
+// Imported TorchScript models: the contract's three forms built in C++ (torch::jit::Module::define,
+// so these tests need no Python), every load-time and forward-time check with its message, and
+// the transformer maps (raw attention, one head, rollout) against hand-computed values.
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "data/dataset.h"
+#include "models/attention_model.h"
+#include "models/script_model.h"
+#include "models/transformer_maps.h"
+#include "temp_dir.h"
+
+namespace saccade {
+namespace {
+
+// A module whose forward is `body` (TorchScript source after "def forward(self, x: Tensor)");
+// `extra` adds methods; `classes` adds a class_names attribute.
+std::string saveModule(const test::TempDir& dir, const std::string& name, const std::string& forward,
+                       const std::string& extra = "", const std::vector<std::string>& classes = {},
+                       int inputSize = 12, const std::string& returns = "Dict[str, Tensor]") {
+    torch::jit::Module m("__torch__.Test");
+    if (!classes.empty()) {
+        c10::List<std::string> list;
+        for (const auto& c : classes) list.push_back(c);
+        m.register_attribute("class_names", c10::ListType::ofStrings(), list);
+    }
+    if (inputSize > 0) m.register_attribute("input_size", c10::IntType::get(), std::int64_t(inputSize));
+    m.define("def forward(self, x: Tensor) -> " + returns + ":\n" + forward + extra);
+    const auto path = dir.file(name);
+    m.save(path);
+    return path;
+}
+
+// Grid form: 2 steps over a 3x2 grid; the map's weights follow the image's mean brightness so a
+// test can tell images apart; 3 classes.
+const std::string kGridForward = R"(
+    n = x.size(0)
+    b = x.mean([1, 2, 3])
+    w = torch.stack([b, 1.0 - b, b, 1.0 - b, b, 1.0 - b], 1) / 3.0
+    a = torch.stack([w, w.flip([1])], 1).view(n, 2, 3, 2)
+    logits = torch.stack([b, 1.0 - b, torch.zeros_like(b)], 1) * 4.0
+    return {"logits": logits, "attention": a}
+)";
+
+const std::string kGridSampled = R"(
+def forward_sampled(self, x: Tensor, seed: int) -> Dict[str, Tensor]:
+    torch.manual_seed(seed)
+    out = self.forward(x)
+    a = out["attention"]
+    n = x.size(0)
+    chosen = torch.multinomial(a.view(n * 2, 6), 1).view(n, 2)
+    noise = torch.rand(n, 3)
+    return {"logits": out["logits"] + noise * 8.0, "attention": a, "chosen": chosen}
+)";
+
+Image greyImage(int side, std::uint8_t value) {
+    Image im = Image::zeros(side, side, 1);
+    std::fill(im.pixels.begin(), im.pixels.end(), value);
+    return im;
+}
+
+Result<std::shared_ptr<AttentionModel>> loadFrom(const std::string& path) { return loadAttentionModel(path, "cpu"); }
+
+TEST(ScriptModel, GridFormTracesWhatForwardReturns) {
+    test::TempDir dir;
+    const auto path = saveModule(dir, "grid.pt", kGridForward, kGridSampled, {"bright", "dark", "never"});
+    auto model = loadFrom(path);
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto& m = **model;
+    EXPECT_EQ(m.imageSize(), 12);
+    EXPECT_EQ(m.channels(), 1);
+    EXPECT_EQ(m.steps(), 2);
+    EXPECT_EQ(m.trainedMode(), "imported");
+    EXPECT_EQ(m.deterministicRule(), "forward");
+    EXPECT_EQ(m.evaluationRules(), (std::vector<std::string>{"forward", "sample", "ksample:10"}));
+    EXPECT_EQ(m.classNames(), (std::vector<std::string>{"bright", "dark", "never"}));
+
+    // Brightness 0.75: cells weigh 0.25 / 0.0833 alternately at step 1, flipped at step 2.
+    auto t = m.trace(greyImage(12, 191), "forward", 1, "grey");
+    ASSERT_TRUE(t.ok()) << t.error();
+    ASSERT_EQ(t->steps.size(), 2u);
+    const auto& g = *t->steps[0].grid;
+    EXPECT_EQ(g.rows, 3);
+    EXPECT_EQ(g.cols, 2);
+    const double b = 191.0 / 255.0;
+    EXPECT_NEAR(g.probs[0], b / 3, 1e-5);
+    EXPECT_NEAR(g.probs[1], (1 - b) / 3, 1e-5);
+    EXPECT_NEAR(t->steps[1].grid->probs[0], (1 - b) / 3, 1e-5);
+    EXPECT_TRUE(t->steps[0].chosenCells.empty());  // forward chose nothing
+    EXPECT_EQ(t->output.text, "bright");
+    const double z = std::exp(4 * b) + std::exp(4 * (1 - b)) + 1;
+    EXPECT_NEAR(t->output.probs[0], std::exp(4 * b) / z, 1e-5);
+    const double entropy = -3 * (b / 3 * std::log(b / 3) + (1 - b) / 3 * std::log((1 - b) / 3));
+    EXPECT_NEAR(t->steps[0].entropy, entropy, 1e-5);
+}
+
+TEST(ScriptModel, SampledRulesAreSeededAndRepeatable) {
+    test::TempDir dir;
+    auto model = loadFrom(saveModule(dir, "grid.pt", kGridForward, kGridSampled, {"a", "b", "c"}));
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto& m = **model;
+    const auto image = greyImage(12, 128);
+    auto a = m.trace(image, "sample", 5, "x"), b = m.trace(image, "sample", 5, "x"), c = m.trace(image, "sample", 6, "x");
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok()) << a.error();
+    ASSERT_EQ(a->steps[0].chosenCells.size(), 1u);
+    EXPECT_EQ(a->steps[0].chosenCells, b->steps[0].chosenCells);
+    EXPECT_EQ(a->output.probs, b->output.probs);
+    EXPECT_NE(a->output.probs, c->output.probs);  // the noise on the logits differs by seed
+    const int cell = a->steps[0].chosenCells[0];
+    EXPECT_NEAR(a->steps[0].logProb, std::log(a->steps[0].grid->probs[size_t(cell)]), 1e-5);
+
+    // ksample:4 keeps every run's cell; run k is the sample trace with seed runSeed(seed, k).
+    auto k = m.trace(image, "ksample:4", 5, "x");
+    ASSERT_TRUE(k.ok()) << k.error();
+    EXPECT_EQ(k->steps[0].chosenCells.size(), 4u);
+    std::vector<float> mean(3, 0);
+    for (int r = 0; r < 4; ++r) {
+        auto run = m.trace(image, "sample", runSeed(5, size_t(r)), "x");
+        ASSERT_TRUE(run.ok());
+        for (int j = 0; j < 3; ++j) mean[size_t(j)] += run->output.probs[size_t(j)] / 4;
+    }
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(k->output.probs[size_t(j)], mean[size_t(j)], 1e-5);
+
+    // The runs of the Runs tab repeat trace(image, "sample", runSeed(seed, i)).
+    auto set = m.sampleRuns(image, 20, 9, "x", std::nullopt, 3);
+    ASSERT_TRUE(set.ok()) << set.error();
+    ASSERT_EQ(set->runs.size(), 20u);
+    auto run7 = m.trace(image, "sample", runSeed(9, 7), "x");
+    ASSERT_TRUE(run7.ok());
+    EXPECT_EQ(set->runs[7].cells[0], run7->steps[0].chosenCells[0]);
+    EXPECT_EQ(set->runs[7].label, run7->output.label);
+}
+
+TEST(ScriptModel, WithoutForwardSampledTheSampledViewsSaySo) {
+    test::TempDir dir;
+    auto model = loadFrom(saveModule(dir, "grid.pt", kGridForward, "", {"a", "b", "c"}));
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_EQ((*model)->evaluationRules(), std::vector<std::string>{"forward"});
+    auto t = (*model)->trace(greyImage(12, 1), "sample", 1, "x");
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.error().find("needs forward_sampled"), std::string::npos) << t.error();
+    auto runs = (*model)->sampleRuns(greyImage(12, 1), 5, 1, "x", std::nullopt);
+    ASSERT_FALSE(runs.ok());
+    EXPECT_NE(runs.error().find("no forward_sampled"), std::string::npos) << runs.error();
+    auto wrongSize = (*model)->trace(greyImage(13, 1), "forward", 1, "x");
+    EXPECT_FALSE(wrongSize.ok());
+}
+
+TEST(ScriptModel, GlimpseFormPlacesCentresAndGaussians) {
+    test::TempDir dir;
+    const auto path = saveModule(dir, "glimpse.pt", R"(
+    n = x.size(0)
+    loc = torch.tensor([[0.5, -0.5], [-1.0, 1.0], [0.0, 0.0]]).unsqueeze(0).expand(n, 3, 2)
+    return {"logits": torch.zeros(n, 2), "locations": loc, "location_std": torch.full([n, 3, 2], 0.25),
+            "glimpse_size": torch.full([n, 3], 0.5)}
+)", "", {}, 20);
+    auto model = loadFrom(path);
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto t = (*model)->trace(greyImage(20, 0), "forward", 1, "x");
+    ASSERT_TRUE(t.ok()) << t.error();
+    ASSERT_EQ(t->steps.size(), 3u);
+    EXPECT_DOUBLE_EQ((*t->steps[0].chosenPoint)[0], 15.0);  // (0.5 + 1) / 2 * 20
+    EXPECT_DOUBLE_EQ((*t->steps[0].chosenPoint)[1], 5.0);
+    EXPECT_DOUBLE_EQ(t->steps[0].gaussian->stdX, 2.5);     // 0.25 * 20 / 2
+    ASSERT_EQ(t->steps[0].glimpses.size(), 1u);
+    EXPECT_DOUBLE_EQ(t->steps[0].glimpses[0].box.w, 10.0);
+    EXPECT_DOUBLE_EQ(t->steps[0].glimpses[0].box.x, 10.0);
+    EXPECT_EQ((*model)->classNames(), (std::vector<std::string>{"class 0", "class 1"}));
+}
+
+// Transformer maps on a hand-made example: 1 CLS + 2 patches (a 1x2 grid), 2 layers, 2 heads.
+TEST(TransformerMaps, AttentionHeadAndRolloutByHand) {
+    // Layer 0: head 0 CLS row [0.2, 0.6, 0.2], head 1 [0.4, 0.2, 0.4]; other rows one-hot on self.
+    auto a = torch::zeros({2, 2, 3, 3}, torch::kFloat64);
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 2; ++h)
+            for (int i = 0; i < 3; ++i) a[l][h][i][i] = 1.0;
+    a[0][0][0] = torch::tensor({0.2, 0.6, 0.2}, torch::kFloat64);
+    a[0][1][0] = torch::tensor({0.4, 0.2, 0.4}, torch::kFloat64);
+    a[1][0][0] = torch::tensor({0.5, 0.5, 0.0}, torch::kFloat64);
+    a[1][1][0] = torch::tensor({0.5, 0.5, 0.0}, torch::kFloat64);
+    const TokenGrid grid{1, 2, true};
+    auto rule = [](const char* r) { return *parseTransformerRule(r, 2); };
+
+    // Raw attention, layer 0: mean CLS row [0.3, 0.4, 0.3] -> patches [0.4, 0.3] / 0.7.
+    auto raw = transformerMaps(a, grid, rule("attention"));
+    EXPECT_NEAR(raw[0][0].item<double>(), 0.4 / 0.7, 1e-6);
+    EXPECT_NEAR(raw[1][0].item<double>(), 1.0, 1e-6);  // layer 1 looks only at patch 0
+    auto head1 = transformerMaps(a, grid, rule("head:1"));
+    EXPECT_NEAR(head1[0][0].item<double>(), 0.2 / 0.6, 1e-6);
+
+    // Rollout: A0' = (mean + I) / 2 has CLS row [0.65, 0.2, 0.15]; patch rows stay one-hot.
+    // Layer 1: A1' CLS row [0.75, 0.25, 0]; R1 = A1' A0' gives CLS row
+    // [0.75 * 0.65, 0.75 * 0.2 + 0.25, 0.75 * 0.15] = [0.4875, 0.4, 0.1125].
+    auto roll = transformerMaps(a, grid, rule("rollout"));
+    EXPECT_NEAR(roll[0][0].item<double>(), 0.2 / 0.35, 1e-6);
+    EXPECT_NEAR(roll[1][0].item<double>(), 0.4 / 0.5125, 1e-6);
+    EXPECT_NEAR(roll[1][1].item<double>(), 0.1125 / 0.5125, 1e-6);
+
+    EXPECT_FALSE(parseTransformerRule("head:2", 2).ok());
+    EXPECT_FALSE(parseTransformerRule("heads", 2).ok());
+    EXPECT_FALSE(parseTransformerRule("head:1x", 2).ok());
+}
+
+TEST(TransformerMaps, GridFromTokens) {
+    auto cls = tokenGrid(37);
+    ASSERT_TRUE(cls.ok());
+    EXPECT_EQ(cls->rows, 6);
+    EXPECT_TRUE(cls->cls);
+    auto plain = tokenGrid(36);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_FALSE(plain->cls);
+    EXPECT_FALSE(tokenGrid(30).ok());
+    auto given = tokenGrid(31, std::pair<int, int>{5, 6});
+    ASSERT_TRUE(given.ok());
+    EXPECT_TRUE(given->cls);
+    EXPECT_FALSE(tokenGrid(33, std::pair<int, int>{5, 6}).ok());
+}
+
+TEST(ScriptModel, TransformerFormOneStepPerLayer) {
+    test::TempDir dir;
+    // 2 layers, 3 heads, 1 CLS + 4 patches: uniform attention everywhere.
+    const auto path = saveModule(dir, "vit.pt", R"(
+    n = x.size(0)
+    return {"logits": torch.zeros(n, 2), "attentions": torch.full([n, 2, 3, 5, 5], 0.2)}
+)", "", {"a", "b"}, 8);
+    auto model = loadFrom(path);
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_EQ((*model)->deterministicRule(), "attention");
+    EXPECT_EQ((*model)->steps(), 2);
+    for (const char* rule : {"attention", "rollout", "head:2"}) {
+        auto t = (*model)->trace(greyImage(8, 3), rule, 1, "x");
+        ASSERT_TRUE(t.ok()) << t.error();
+        ASSERT_EQ(t->steps.size(), 2u);
+        EXPECT_EQ(t->steps[1].grid->rows, 2);
+        for (float p : t->steps[1].grid->probs) EXPECT_NEAR(p, 0.25, 1e-6);
+    }
+    auto bad = (*model)->trace(greyImage(8, 3), "head:3", 1, "x");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().find("3 heads"), std::string::npos) << bad.error();
+    auto sampled = (*model)->sampleRuns(greyImage(8, 3), 5, 1, "x", std::nullopt);
+    EXPECT_FALSE(sampled.ok());
+}
+
+// Each broken module and the words its error must contain.
+struct BrokenCase {
+    const char* name;
+    std::string forward;
+    const char* expected;
+    std::vector<std::string> classes = {};
+    std::string returns = "Dict[str, Tensor]";
+};
+
+TEST(ScriptModel, EveryContractViolationIsNamed) {
+    test::TempDir dir;
+    const std::vector<BrokenCase> cases = {
+        {"not_dict", "    return x\n", "not a Dict[str, Tensor]", {}, "Tensor"},
+        {"no_logits", "    return {'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n", "no 'logits'"},
+        {"no_attention", "    return {'logits': torch.zeros(x.size(0), 3)}\n", "none of 'attention'"},
+        {"logits_rank", "    return {'logits': torch.zeros(x.size(0)), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "expected [N, K] or [N, T, K]"},
+        {"attention_rank", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 4, 1], 0.25)}\n",
+         "expected [N, T, h, w]"},
+        {"int_dtype", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.ones([x.size(0), 1, 1, 1]).long()}\n",
+         "expected a floating-point tensor"},
+        {"nan", "    return {'logits': torch.full([x.size(0), 3], float('nan')), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "NaN or inf"},
+        {"sum", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.3)}\n",
+         "sums to 1.2"},
+        {"batch", "    return {'logits': torch.zeros(2, 3), 'attention': torch.full([2, 1, 2, 2], 0.25)}\n",
+         "2 rows for a batch of 1"},
+        {"steps", "    return {'logits': torch.zeros(x.size(0), 3, 3), 'attention': torch.full([x.size(0), 2, 2, 2], 0.25)}\n",
+         "has 3 steps; the attention has 2"},
+        {"names", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "class_names has 2 names but 'logits' has 3 classes", {"a", "b"}},
+        {"raises", "    assert x.size(1) == 7\n    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "forward failed"},
+        {"tokens", "    return {'logits': torch.zeros(x.size(0), 3), 'attentions': torch.full([x.size(0), 1, 1, 7, 7], 1.0 / 7)}\n",
+         "7 tokens are neither"},
+        {"outside", "    return {'logits': torch.zeros(x.size(0), 3), 'locations': torch.full([x.size(0), 2, 2], 1.5)}\n",
+         "outside [-1, 1]"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto model = loadFrom(saveModule(dir, std::string(c.name) + ".pt", c.forward, "", c.classes, 12, c.returns));
+        ASSERT_FALSE(model.ok());
+        EXPECT_NE(model.error().find(c.expected), std::string::npos) << model.error();
+        EXPECT_EQ(model.error().find('\n'), std::string::npos) << model.error();
+    }
+}
+
+TEST(ScriptModel, FilesThatAreNotModelsAreRefused) {
+    test::TempDir dir;
+    auto expectError = [](const std::string& path, const std::string& words) {
+        auto model = loadFrom(path);
+        ASSERT_FALSE(model.ok()) << path;
+        EXPECT_NE(model.error().find(words), std::string::npos) << model.error();
+        EXPECT_EQ(model.error().find('\n'), std::string::npos) << model.error();
+    };
+    {
+        std::ofstream(dir.file("text.pt")) << "hello, I am not a model";
+        expectError(dir.file("text.pt"), "is not a TorchScript model");
+    }
+    // A valid model cut in half.
+    const auto good = saveModule(dir, "good.pt", kGridForward);
+    std::string bytes;
+    {
+        std::ifstream in(good, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    std::ofstream(dir.file("half.pt"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    expectError(dir.file("half.pt"), "is not a TorchScript model");
+    // A module without forward.
+    torch::jit::Module empty("__torch__.Empty");
+    empty.save(dir.file("empty.pt"));
+    expectError(dir.file("empty.pt"), "no forward method");
+    expectError(dir.file("missing.pt"), "does not exist");
+    expectError(dir.path.string(), "is a folder");
+    // A non-square input_size.
+    torch::jit::Module wide("__torch__.Wide");
+    c10::List<std::int64_t> size({10, 12});
+    wide.register_attribute("input_size", c10::ListType::ofInts(), size);
+    wide.define("def forward(self, x: Tensor) -> Dict[str, Tensor]:\n" + kGridForward);
+    wide.save(dir.file("wide.pt"));
+    expectError(dir.file("wide.pt"), "is not square");
+}
+
+TEST(ScriptModel, ProbesDatasetSizesWithoutInputSize) {
+    test::TempDir dir;
+    // Accepts only 60x60 single-channel inputs.
+    const auto path = saveModule(dir, "probe.pt", R"(
+    assert x.size(2) == 60 and x.size(1) == 1
+    return {'logits': torch.zeros(x.size(0), 10), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
+)", "", {}, 0);
+    auto model = loadFrom(path);
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_EQ((*model)->imageSize(), 60);
+    EXPECT_EQ((*model)->channels(), 1);
+}
+
+TEST(ScriptModel, EvaluatesOnADatasetLikeItsTraces) {
+    test::TempDir dir;
+    auto model = loadFrom(saveModule(dir, "probe.pt", R"(
+    n = x.size(0)
+    b = x.mean([1, 2, 3])
+    logits = torch.stack([b * float(i) for i in range(10)], 1)
+    return {'logits': logits, 'attention': torch.full([n, 1, 2, 2], 0.25)}
+)", R"(
+def forward_sampled(self, x: Tensor, seed: int) -> Dict[str, Tensor]:
+    torch.manual_seed(seed)
+    out = self.forward(x)
+    return {'logits': torch.rand(x.size(0), 10), 'attention': out['attention']}
+)", {}, 28));
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto data = openDataset("digits28");
+    ASSERT_TRUE(data.ok()) << data.error();
+    auto report = (*model)->evaluate(**data, Split::Test, {"forward", "sample"}, 12, 3);
+    ASSERT_TRUE(report.ok()) << report.error();
+    ASSERT_EQ(report->predictions.size(), 2u);
+    // Image i under sample is trace(image, "sample", evaluationSeed(seed, i)).
+    for (int i : {0, 5, 11}) {
+        const auto s = (*data)->sample(Split::Test, i);
+        auto t = (*model)->trace(s.image, "sample", evaluationSeed(3, i), "x");
+        ASSERT_TRUE(t.ok()) << t.error();
+        EXPECT_EQ(report->predictions[1][size_t(i)], t->output.label) << i;
+        auto f = (*model)->trace(s.image, "forward", 1, "x");
+        EXPECT_EQ(report->predictions[0][size_t(i)], f->output.label) << i;
+    }
+    auto refused = (*model)->evaluate(**data, Split::Test, {"soft"}, 5, 1);
+    EXPECT_FALSE(refused.ok());
+}
+
+}  // namespace
+}  // namespace saccade
