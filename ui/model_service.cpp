@@ -14,6 +14,8 @@
 #include "models/attention_model.h"
 #include "models/caption_model.h"
 #include "models/patch_model.h"
+#include "models/script_model.h"
+#include "models/vit_model.h"
 
 namespace saccade::ui {
 
@@ -43,6 +45,7 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());
     card.gitRevision = QString::fromStdString(info.gitRevision);
+    card.weightsCrc32 = QString::fromStdString(info.weightsCrc32);
     card.command = QString::fromStdString(info.command);
     card.imageSize = model.imageSize();
     card.channels = model.channels();
@@ -68,6 +71,18 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
         card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
                       QStringLiteral("beam"), QStringLiteral("gumbel"), QStringLiteral("ksample")};
         card.name = QStringLiteral("%1 captioner, %2").arg(card.mode, card.dataset);
+    } else if (dynamic_cast<const VitModel*>(&model)) {
+        card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
+        card.name = QStringLiteral("vision transformer, %1").arg(card.dataset);
+    } else if (const auto* imported = dynamic_cast<const ScriptModel*>(&model)) {
+        const QString form = QString::fromStdString(imported->form());
+        if (form == QLatin1String("transformer"))
+            card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
+        else if (imported->hasSampledForward())
+            card.rules = {QStringLiteral("forward"), QStringLiteral("sample"), QStringLiteral("ksample")};
+        else
+            card.rules = {QStringLiteral("forward")};
+        card.name = QStringLiteral("imported TorchScript model, %1 form").arg(form);
     } else {
         card.rules = {QStringLiteral("mean"), QStringLiteral("sample"), QStringLiteral("ksample"),
                       QStringLiteral("random")};

@@ -30,6 +30,7 @@ namespace saccade::ui {
 /// What the GUI shows about a loaded model (from its sidecar).
 struct ModelCard {
     QString path, name, type, mode, variant, dataset, device, scorer, gitRevision, command;
+    QString weightsCrc32;  ///< of the weights file (imported models: of the TorchScript file)
     int imageSize = 0, channels = 1, grid = 0, steps = 0;
     qint64 iterations = 0;
     quint64 seed = 0;

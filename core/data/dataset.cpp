@@ -1,4 +1,5 @@
 #include "data/dataset.h"
+#include "data/folder_dataset.h"
 
 #include "data/canvas.h"
 #include "data/fashion_mnist.h"
@@ -112,6 +113,7 @@ std::optional<DatasetShape> datasetShape(const std::string& name) {
 
 Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
                                                    const DatasetOptions& options) {
+    if (isImageFolder(name)) return openImageFolder(name);
     if (const SceneEntry* e = findScenes(name))
         return std::shared_ptr<const Dataset>(std::make_shared<SceneDataset>(*e, options.seed));
     for (const auto& e : kCanvasEntries) {
@@ -128,7 +130,8 @@ Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
     }
     std::string known;
     for (const auto& [n, d] : datasetNames()) known += (known.empty() ? "" : ", ") + n;
-    return Error{"unknown dataset '" + name + "' (known: " + known + ")"};
+    if (name.empty()) return Error{"no dataset given (this model names none): give --dataset NAME or an image folder"};
+    return Error{"unknown dataset '" + name + "' (known: " + known + "; or an image folder FOLDER/CLASS/IMAGE.png)"};
 }
 
 Result<Split> parseSplit(const std::string& name) {

@@ -57,8 +57,9 @@ struct DatasetShape {
 /// The image shape of a registered dataset without opening it; nullopt for an unknown name.
 std::optional<DatasetShape> datasetShape(const std::string& name);
 
-/// Opens a dataset by name. Errors: an unknown name (listing the known ones), Fashion-MNIST
-/// missing or broken (naming the package to install).
+/// Opens a dataset by name, or an existing folder as an image folder (data/folder_dataset.h).
+/// Errors: an unknown name (listing the known ones), Fashion-MNIST missing or broken (naming the
+/// package to install), a folder that breaks the layout.
 Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
                                                    const DatasetOptions& options = {});
 

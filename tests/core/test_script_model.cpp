@@ -2,6 +2,7 @@
 // so these tests need no Python), every load-time and forward-time check with its message, and
 // the transformer maps (raw attention, one head, rollout) against hand-computed values.
 
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "data/dataset.h"
+#include "data/image_io.h"
 #include "models/attention_model.h"
 #include "models/script_model.h"
 #include "models/transformer_maps.h"
@@ -372,6 +374,73 @@ def forward_sampled(self, x: Tensor, seed: int) -> Dict[str, Tensor]:
     }
     auto refused = (*model)->evaluate(**data, Split::Test, {"soft"}, 5, 1);
     EXPECT_FALSE(refused.ok());
+}
+
+}  // namespace
+}  // namespace saccade
+
+namespace saccade {
+namespace {
+
+// An image folder written from digits28's first test images: CLASS/IMAGE.png with the digit names.
+TEST(ImageFolder, OpensEvaluatesAndRefusesBrokenLayouts) {
+    test::TempDir dir;
+    auto digits = openDataset("digits28");
+    ASSERT_TRUE(digits.ok()) << digits.error();
+    const auto root = dir.path / "folder";
+    std::vector<int> labels;
+    for (int i = 0; i < 12; ++i) {
+        const auto s = (*digits)->sample(Split::Test, i);
+        const auto cls = root / ("digit-" + std::to_string(s.label));
+        std::filesystem::create_directories(cls);
+        ASSERT_TRUE(saveImagePng(s.image, (cls / ("img" + std::to_string(100 + i) + ".png")).string()).ok());
+    }
+    auto folder = openDataset(root.string());
+    ASSERT_TRUE(folder.ok()) << folder.error();
+    const auto& info = (*folder)->info();
+    EXPECT_EQ(info.width, 28);
+    EXPECT_EQ(info.channels, 1);
+    EXPECT_EQ(info.testSize, 12);
+    ASSERT_GE(info.classNames.size(), 2u);
+    // Classes in name order; the first image of the first class is its first file by name.
+    const auto first = (*folder)->sample(Split::Test, 0);
+    EXPECT_EQ(info.classNames[size_t(first.label)], info.classNames.front());
+    EXPECT_EQ(first.image.width, 28);
+
+    // A model evaluates on it like on any dataset.
+    auto model = loadAttentionModel(saveModule(dir, "m.pt", R"(
+    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
+)", "", {}, 28), "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto report = (*model)->evaluate(**folder, Split::Test, {"forward"}, 0, 1);
+    ASSERT_TRUE(report.ok()) << report.error();
+    EXPECT_EQ(report->rules[0].n, 12);
+    std::int64_t zeros = 0;  // the model always answers class 0
+    for (int l : report->labels) zeros += l == 0;
+    EXPECT_EQ(report->rules[0].correct, zeros);
+
+    // Broken layouts: another size, an empty class, a corrupt file, no class folders.
+    Image big = Image::zeros(30, 30, 1);
+    std::filesystem::create_directories(root / "digit-9x");
+    ASSERT_TRUE(saveImagePng(big, (root / "digit-9x" / "odd.png").string()).ok());
+    auto sized = openDataset(root.string());
+    ASSERT_FALSE(sized.ok());
+    EXPECT_NE(sized.error().find("must have the same size"), std::string::npos) << sized.error();
+    std::filesystem::remove_all(root / "digit-9x");
+    std::filesystem::create_directories(root / "empty");
+    auto empty = openDataset(root.string());
+    ASSERT_FALSE(empty.ok());
+    EXPECT_NE(empty.error().find("holds no PNG"), std::string::npos) << empty.error();
+    std::filesystem::remove_all(root / "empty");
+    std::filesystem::create_directories(root / "zz");
+    std::ofstream((root / "zz" / "broken.png").string()) << "not a png";
+    auto corrupt = openDataset(root.string());
+    ASSERT_FALSE(corrupt.ok());
+    EXPECT_NE(corrupt.error().find("broken.png"), std::string::npos) << corrupt.error();
+    std::filesystem::create_directories(dir.path / "flat");
+    auto flat = openDataset((dir.path / "flat").string());
+    ASSERT_FALSE(flat.ok());
+    EXPECT_NE(flat.error().find("one subfolder per class"), std::string::npos) << flat.error();
 }
 
 }  // namespace

@@ -51,6 +51,16 @@ const RuleEntry kRules[] = {
     {"beam", QT_TRANSLATE_NOOP("AttentionToolbar", "beam search"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Captioners: beam search over words with K hypotheses and the "
                                            "training-time deterministic attention")},
+    {"forward", QT_TRANSLATE_NOOP("AttentionToolbar", "forward"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Imported models: what the model's forward returns, deterministic")},
+    {"attention", QT_TRANSLATE_NOOP("AttentionToolbar", "attention (mean of heads)"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, the CLS token's attention over the patches, "
+                                           "averaged over the heads")},
+    {"head", QT_TRANSLATE_NOOP("AttentionToolbar", "one head"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, head K's attention (K from 0)")},
+    {"rollout", QT_TRANSLATE_NOOP("AttentionToolbar", "attention rollout"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: attention rollout (Abnar and Zuidema 2020), the residual "
+                                           "path mixed in and multiplied through the layers so far")},
     {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Glimpses at uniformly random places, seeded: a control "
                                            "that ignores the policy")},
@@ -194,7 +204,8 @@ void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString
 
 QString AttentionToolbar::rule() const {
     const QString base = m_rule->currentData().toString();
-    if (base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam"))
+    if (base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam") ||
+        base == QLatin1String("head"))
         return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
     if (base == QLatin1String("gumbel")) return QStringLiteral("gumbel:%1").arg(m_tau->value());
     return base;
@@ -206,7 +217,8 @@ bool AttentionToolbar::setRule(const QString& rule) {
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
     bool ok = true;
-    if ((base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam")) &&
+    if ((base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam") ||
+         base == QLatin1String("head")) &&
         !param.isEmpty())
         m_k->setValue(param.toInt(&ok));
     if (base == QLatin1String("gumbel") && !param.isEmpty()) m_tau->setValue(param.toDouble(&ok));
@@ -245,8 +257,12 @@ void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(ena
 
 void AttentionToolbar::updateEnabled() {
     const QString base = m_rule->currentData().toString();
-    const bool k = base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam");
+    const bool head = base == QLatin1String("head");
+    const bool k = head || base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam");
     m_parameter->setCurrentIndex(k ? 1 : base == QLatin1String("gumbel") ? 2 : 0);
+    // A head is counted from 0; K of the other rules from 1.
+    m_k->setMinimum(head ? 0 : 1);
+    m_k->setPrefix(head ? tr("head ") : QStringLiteral("K = "));
     const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
                             base == QLatin1String("ksample") || base == QLatin1String("random");
     m_seed->setEnabled(stochastic);

@@ -164,7 +164,7 @@ void ImagePanel::markCurrent(const QString& name, qint64 index) {
 
 void ImagePanel::reload() {
     m_thumbs->clear();
-    m_loaded = m_wrong = m_disagree = 0;
+    m_loaded = m_wrong = m_disagree = m_sampled = 0;
     if (dataset().isEmpty()) {
         m_status->setText(tr("No dataset has images of this model's size."));
         return;
@@ -208,13 +208,19 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
         ++m_loaded;
         m_wrong += wrong;
         m_disagree += disagree;
+        m_sampled += s.sampleLabel >= 0;
     }
     m_prevPage->setEnabled(m_first->value() > 0);
     m_nextPage->setEnabled(m_first->value() + kPageSize < size);
-    m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %5, %4 where %5 and "
-                         "sample disagree. Frame: green right, red wrong; yellow corner: the rules "
-                         "disagree.")
-                          .arg(m_loaded).arg(size).arg(m_wrong).arg(m_disagree).arg(m_ruleName));
+    if (m_loaded > 0 && m_sampled == 0)  // a transformer, or an imported model without forward_sampled
+        m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %4 (this model has no sampled rule). "
+                             "Frame: green right, red wrong.")
+                              .arg(m_loaded).arg(size).arg(m_wrong).arg(m_ruleName));
+    else
+        m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %5, %4 where %5 and "
+                             "sample disagree. Frame: green right, red wrong; yellow corner: the rules "
+                             "disagree.")
+                              .arg(m_loaded).arg(size).arg(m_wrong).arg(m_disagree).arg(m_ruleName));
     applyFilter();
 }
 

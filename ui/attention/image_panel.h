@@ -67,7 +67,7 @@ private:
     QStringList m_recent;
     QString m_currentDataset;  ///< the input on the canvas, when it is a sample
     qint64 m_currentIndex = -1;
-    int m_loaded = 0, m_wrong = 0, m_disagree = 0;
+    int m_loaded = 0, m_wrong = 0, m_disagree = 0, m_sampled = 0;
 };
 
 }  // namespace saccade::ui

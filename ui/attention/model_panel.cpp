@@ -26,7 +26,12 @@ QString listEntry(const QString& ptPath) {
     if (sidecar.open(QIODevice::ReadOnly)) {
         const QJsonObject o = QJsonDocument::fromJson(sidecar.readAll()).object();
         const QJsonObject config = o.value(QStringLiteral("config")).toObject();
-        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("ram"))
+        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("vit"))
+            text += QStringLiteral("\n  ViT, %1 layers x %2 heads, %3")
+                        .arg(config.value(QStringLiteral("layers")).toInt())
+                        .arg(config.value(QStringLiteral("heads")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
+        else if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("ram"))
             text += QStringLiteral("\n  RAM, %1 glimpses, %2")
                         .arg(config.value(QStringLiteral("glimpses")).toInt())
                         .arg(o.value(QStringLiteral("dataset")).toString());
@@ -35,6 +40,8 @@ QString listEntry(const QString& ptPath) {
                         .arg(config.value(QStringLiteral("mode")).toString())
                         .arg(config.value(QStringLiteral("steps")).toInt())
                         .arg(o.value(QStringLiteral("dataset")).toString());
+    } else {
+        text += QObject::tr("\n  TorchScript (no sidecar)");
     }
     return text;
 }
@@ -47,17 +54,27 @@ QString modelCardHtml(const ModelCard& c) {
         html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
         html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
                     .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
+    } else if (c.type == QLatin1String("torchscript")) {
+        html += QObject::tr("imported: not trained by Saccade; deterministic rule: %1<br>").arg(c.deterministicRule);
+        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
+    } else if (c.type == QLatin1String("vit")) {
+        html += QObject::tr("self-attention: every step is a layer; rules attention, one head, rollout<br>");
+        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
     } else {
         html += QObject::tr("trained with <b>%1</b> (hybrid loss); deterministic rule: %2<br>")
                     .arg(c.mode, c.deterministicRule);
         html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
     }
-    html += QObject::tr("dataset %1; %2 iterations, seed %3; revision %4<br>")
-                .arg(c.dataset).arg(c.iterations).arg(c.seed).arg(c.gitRevision.toHtmlEscaped());
+    if (c.type == QLatin1String("torchscript"))
+        html += QObject::tr("dataset %1; CRC-32 %2<br>")
+                    .arg(c.dataset.isEmpty() ? QObject::tr("not named") : c.dataset, c.weightsCrc32.toHtmlEscaped());
+    else
+        html += QObject::tr("dataset %1; %2 iterations, seed %3; revision %4<br>")
+                    .arg(c.dataset).arg(c.iterations).arg(c.seed).arg(c.gitRevision.toHtmlEscaped());
     html += QObject::tr("device %1<br>").arg(c.device);
     const QJsonObject m = QJsonDocument::fromJson(c.metricsJson.toUtf8()).object();
     QStringList accuracies;
-    for (const char* rule : {"soft", "argmax", "mean", "sample", "random"}) {
+    for (const char* rule : {"soft", "argmax", "mean", "sample", "random", "accuracy"}) {
         const QString key = QStringLiteral("eval_%1").arg(QLatin1String(rule));
         if (m.contains(key))
             accuracies << QStringLiteral("%1 %2%").arg(QLatin1String(rule)).arg(100 * m.value(key).toDouble(), 0, 'f', 1);
@@ -77,7 +94,8 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     m_list = new QListWidget(this);
     m_list->setObjectName(QStringLiteral("bundledModels"));
     m_open = new QPushButton(tr("Open checkpoint…"), this);
-    m_open->setToolTip(tr("A .pt checkpoint with its .json sidecar (or drop one on the window)"));
+    m_open->setToolTip(tr("A .pt checkpoint with its .json sidecar, or your own TorchScript model "
+                          "(docs/model-contract.md); or drop one on the window"));
     m_device = new QComboBox(this);
     m_device->setObjectName(QStringLiteral("deviceCombo"));
     m_device->addItem(tr("auto"), QStringLiteral("auto"));
@@ -155,8 +173,8 @@ void ModelPanel::showError(const QString& message) {
 }
 
 void ModelPanel::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a Saccade checkpoint"), QString(),
-                                                      tr("Checkpoints (*.pt);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
+                                                      tr("Checkpoints and TorchScript models (*.pt *.pth *.ts);;All files (*)"));
     if (!path.isEmpty()) Q_EMIT modelRequested(path, device());
 }
 

@@ -1,0 +1,102 @@
+#include "data/folder_dataset.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "data/image_io.h"
+
+namespace saccade {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::size_t kMaxFolderImages = 200000;
+
+bool isImageFile(const fs::path& p) {
+    auto ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const char* e : {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"})
+        if (ext == e) return true;
+    return false;
+}
+
+class FolderDataset : public Dataset {
+public:
+    FolderDataset(DatasetInfo info, std::vector<std::pair<std::string, int>> files)
+        : m_info(std::move(info)), m_files(std::move(files)) {}
+    const DatasetInfo& info() const override { return m_info; }
+    Sample sample(Split, std::int64_t index) const override {
+        const auto& [path, label] = m_files[std::size_t(index % std::int64_t(m_files.size()))];
+        Sample s;
+        s.label = label;
+        ImageLoadOptions o;
+        o.channels = m_info.channels;
+        // The scan decoded every file; one changed since then gives a black image of the right size.
+        auto image = loadImage(path, o);
+        s.image = image && image->width == m_info.width && image->height == m_info.height
+                      ? std::move(image).value()
+                      : Image::zeros(m_info.width, m_info.height, m_info.channels);
+        return s;
+    }
+    const ObjectSource* objectSource() const override { return nullptr; }
+
+private:
+    DatasetInfo m_info;
+    std::vector<std::pair<std::string, int>> m_files;
+};
+
+}  // namespace
+
+bool isImageFolder(const std::string& name) {
+    std::error_code ec;
+    return !name.empty() && fs::is_directory(name, ec);
+}
+
+Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) return Error{"image folder '" + folder + "' does not exist"};
+    std::vector<fs::path> classDirs;
+    for (const auto& entry : fs::directory_iterator(folder, ec))
+        if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.') classDirs.push_back(entry.path());
+    if (ec) return Error{"cannot read image folder '" + folder + "': " + ec.message()};
+    std::sort(classDirs.begin(), classDirs.end());
+    if (classDirs.size() < 2)
+        return Error{"image folder '" + folder + "' needs one subfolder per class (FOLDER/CLASS/IMAGE.png), at least two; it has " +
+                     std::to_string(classDirs.size())};
+    DatasetInfo info;
+    info.name = folder;
+    std::vector<std::pair<std::string, int>> files;
+    bool colour = false;
+    for (std::size_t k = 0; k < classDirs.size(); ++k) {
+        std::vector<fs::path> images;
+        for (const auto& entry : fs::directory_iterator(classDirs[k], ec))
+            if (entry.is_regular_file(ec) && isImageFile(entry.path())) images.push_back(entry.path());
+        if (images.empty())
+            return Error{"class folder '" + classDirs[k].string() + "' holds no PNG, JPEG, BMP or TIFF images"};
+        std::sort(images.begin(), images.end());
+        info.classNames.push_back(classDirs[k].filename().string());
+        for (const auto& p : images) {
+            if (files.size() >= kMaxFolderImages)
+                return Error{"image folder '" + folder + "' holds more than " + std::to_string(kMaxFolderImages) + " images"};
+            auto image = loadImage(p.string());
+            if (!image) return Error{image.error()};
+            if (files.empty()) {
+                info.width = image->width;
+                info.height = image->height;
+            } else if (image->width != info.width || image->height != info.height) {
+                return Error{"'" + p.string() + "' is " + std::to_string(image->width) + "x" + std::to_string(image->height) +
+                             " but '" + files.front().first + "' is " + std::to_string(info.width) + "x" +
+                             std::to_string(info.height) + ": every image of a folder must have the same size"};
+            }
+            colour = colour || image->channels == 3;
+            files.push_back({p.string(), int(k)});
+        }
+    }
+    info.channels = colour ? 3 : 1;
+    info.trainSize = info.testSize = std::int64_t(files.size());
+    info.description = "image folder: " + std::to_string(files.size()) + " images in " +
+                       std::to_string(info.classNames.size()) + " classes";
+    return std::shared_ptr<const Dataset>(std::make_shared<FolderDataset>(std::move(info), std::move(files)));
+}
+
+}  // namespace saccade
