@@ -90,7 +90,12 @@ void addBenchVit(CLI::App& bench, int& exitCode) {
                 "--layers", std::to_string(m.layers), "--heads", std::to_string(m.heads), "--mlp", std::to_string(m.mlp)};
             const auto ref = runReferenceScript("bench vit", *reference, args, r->threads);
             if (ref.empty()) { exitCode = kExitFailure; return; }  // the runner said why
-            const double refRate = ref.at("images_per_s");
+            if (!ref.contains("images_per_s") || !ref["images_per_s"].is_number() || ref["images_per_s"].get<double>() <= 0) {
+                std::cerr << "saccade-cli bench vit: " << *reference << " printed no positive images_per_s\n";
+                exitCode = kExitFailure;
+                return;
+            }
+            const double refRate = ref["images_per_s"].get<double>();
             out["reference"] = {{"train", {{"images_per_s", refRate}}}, {"torch", ref.value("torch", std::string("?"))}};
             out["ratios"] = {{"train_images_per_s", r->trainImagesPerSecond / refRate}};
         }

@@ -81,6 +81,9 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
             auto image = loadImage(p.string());
             if (!image) return Error{image.error()};
             if (files.empty()) {
+                if (image->width != image->height)
+                    return Error{"'" + p.string() + "' is " + std::to_string(image->width) + "x" +
+                                 std::to_string(image->height) + ": Saccade's models take square images"};
                 info.width = image->width;
                 info.height = image->height;
             } else if (image->width != info.width || image->height != info.height) {

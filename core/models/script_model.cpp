@@ -5,12 +5,16 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
+
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
 #include <torch/script.h>
 #include <torch/torch.h>
 
 #include "common/device.h"
+#include "data/dataset.h"
 #include "data/batch.h"
 #include "io/zip_check.h"
 #include "models/batched_eval.h"
@@ -56,24 +60,48 @@ struct ScriptModel::Impl {
     TokenGrid grid;
     int layers = 0, heads = 0;
 
+    bool lastCallRaised = false;  // the last call's error came from the model raising, not the contract
+
     // One checked call of forward (sampled: forward_sampled with `seed`) on images in [0, 1].
+    // forward_sampled seeds the process-wide generator (torch.manual_seed): its state is put back
+    // afterwards, so the call leaves other users of that generator as they were.
     Result<ScriptOutputs> call(const torch::Tensor& images, bool useSampled, std::uint64_t seed) {
         const std::string method = useSampled ? kSampledMethod : kForwardMethod;
+        lastCallRaised = false;
         c10::IValue out;
+        auto generator = at::detail::getDefaultCPUGenerator();
+        torch::Tensor saved;
         try {
             torch::NoGradGuard noGrad;
             auto x = images;
             if (mean.defined()) x = (x - mean) / std;
-            if (useSampled)
+            if (useSampled) {
+                {
+                    std::lock_guard<std::mutex> lock(generator.mutex());
+                    saved = generator.get_state();
+                }
                 out = module.get_method(method)({x, static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL)});
-            else
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            } else {
                 out = module.get_method(method)({x});
-        } catch (const c10::Error& e) {
-            return Error{"model '" + path + "': " + method + " failed: " + firstLine(e.what_without_backtrace())};
+            }
         } catch (const std::exception& e) {
-            return Error{"model '" + path + "': " + method + " failed: " + firstLine(e.what())};
+            if (saved.defined()) {
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            }
+            lastCallRaised = true;
+            const auto* c10 = dynamic_cast<const c10::Error*>(&e);
+            return Error{"model '" + path + "': " + method + " failed: " +
+                         firstLine(c10 ? c10->what_without_backtrace() : e.what())};
         }
-        auto read = readScriptOutputs(out, images.size(0), method);
+        Result<ScriptOutputs> read = Error{""};
+        try {
+            read = readScriptOutputs(out, images.size(0), method);
+        } catch (const c10::Error& e) {
+            return Error{"model '" + path + "': " + method + "'s outputs cannot be read: " + firstLine(e.what_without_backtrace())};
+        }
         if (!read) return Error{"model '" + path + "': " + read.error()};
         if (reference.logits.defined()) {
             if (auto same = sameScriptShapes(reference, *read, method); !same)
@@ -139,7 +167,13 @@ ScriptModel::~ScriptModel() = default;
 
 bool isScriptImport(const std::string& path) {
     std::error_code ec;
-    return !std::filesystem::exists(sidecarPath(path), ec);
+    if (!std::filesystem::exists(sidecarPath(path), ec)) return true;
+    // A JSON file of the same name that is not a Saccade sidecar (the user's own notes) does not
+    // make the model a checkpoint.
+    auto text = readFile(sidecarPath(path), 16u << 20);
+    if (!text) return false;  // a sidecar we cannot read: the checkpoint loader says why
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    return !j.is_discarded() && !(j.is_object() && j.contains("format") && j["format"] == "saccade.checkpoint");
 }
 
 Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device) {
@@ -196,10 +230,15 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
                                         [&](const auto& cs) { return std::size_t(cs.first) != st.mean.size() && st.mean.size() != 1; }),
                          candidates.end());
     std::string lastError;
+    if (candidates.empty())
+        return Error{"model '" + path + "': mean and std have " + std::to_string(st.mean.size()) +
+                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
+    const auto declaredMean = m.mean, declaredStd = m.std;
     for (const auto& [c, side] : candidates) {
-        if (m.mean.defined() && m.mean.size(1) == 1 && c != 1) {
-            m.mean = m.mean.expand({1, c, 1, 1}).contiguous();
-            m.std = m.std.expand({1, c, 1, 1}).contiguous();
+        // A single mean and std apply to every channel of this try.
+        if (declaredMean.defined()) {
+            m.mean = declaredMean.expand({1, c, 1, 1}).contiguous();
+            m.std = declaredStd.expand({1, c, 1, 1}).contiguous();
         }
         auto probe = m.call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(m.device)), false, 0);
         if (probe) {
@@ -208,9 +247,9 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
             m.channels = c;
             break;
         }
-        // A forward that ran but broke the contract is the answer; one that failed on the input
+        // A forward that ran but broke the contract is the answer; one that raised on the input
         // may just want another size.
-        if (probe.error().find(" failed: ") == std::string::npos) return Error{probe.error()};
+        if (!m.lastCallRaised) return Error{probe.error()};
         lastError = probe.error();
     }
     if (!m.reference.logits.defined()) {
@@ -223,6 +262,8 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
     if (!st.classNames.empty() && std::int64_t(st.classNames.size()) != classes)
         return Error{"model '" + path + "': class_names has " + std::to_string(st.classNames.size()) +
                      " names but 'logits' has " + std::to_string(classes) + " classes"};
+    if (!st.dataset.empty() && !datasetShape(st.dataset))
+        return Error{"model '" + path + "': its dataset '" + st.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
     m.classNames = st.classNames;
     if (m.classNames.empty() && !st.dataset.empty()) {
         auto names = datasetClassNames(st.dataset);
@@ -370,6 +411,16 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
                 }
                 if (step.grid)
                     for (auto& p : step.grid->probs) p /= float(*k);
+                // The mean of K runs' per-step outputs; one run's Gaussian and box would mislead.
+                if (!step.outputProbs.empty()) {
+                    for (std::size_t j = 0; j < step.outputProbs.size(); ++j) {
+                        double sum = 0;
+                        for (const auto& run : runs) sum += run[s].outputProbs[j];
+                        step.outputProbs[j] = float(sum / *k);
+                    }
+                }
+                step.gaussian.reset();
+                step.glimpses.clear();
                 std::vector<std::pair<int, int>> byCount(counts.begin(), counts.end());
                 std::stable_sort(byCount.begin(), byCount.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
                 for (const auto& [cell, n] : byCount) step.chosenCells.insert(step.chosenCells.end(), size_t(n), cell);

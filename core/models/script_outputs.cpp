@@ -32,6 +32,8 @@ struct OutputReader {
         const auto& t = it->second;
         if (t.dim() != rank)
             return Error{where(key) + " has shape " + shapeText(t) + "; expected " + expected};
+        for (std::int64_t d = 1; d < t.dim(); ++d)
+            if (t.size(d) == 0) return Error{where(key) + " has shape " + shapeText(t) + "; no size may be 0"};
         if (t.size(0) != batch)
             return Error{where(key) + " has " + std::to_string(t.size(0)) + " rows for a batch of " + std::to_string(batch)};
         if (floating && !t.is_floating_point())

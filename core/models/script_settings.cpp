@@ -1,6 +1,7 @@
 #include "models/script_settings.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,14 @@ nlohmann::json attributeJson(const c10::IValue& v) {
     if (v.isDouble()) return v.toDouble();
     if (v.isString()) return v.toStringRef();
     if (v.isBool()) return v.toBool();
+    if (v.isTensor()) {  // a buffer such as mean = torch.tensor([0.5]): up to 16 numbers
+        const auto t = v.toTensor();
+        if (t.dim() > 1 || t.numel() > 16 || t.numel() == 0) return nullptr;
+        nlohmann::json a = nlohmann::json::array();
+        const auto flat = t.to(torch::kCPU, torch::kDouble).contiguous();
+        for (std::int64_t i = 0; i < flat.numel(); ++i) a.push_back(flat.data_ptr<double>()[i]);
+        return a;
+    }
     if (v.isList() || v.isTuple()) {
         nlohmann::json a = nlohmann::json::array();
         const auto items = v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec();
@@ -64,10 +73,12 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
         if (module.hasattr(key)) {
             auto j = attributeJson(module.attr(key));
             if (!j.is_null()) return j;
+            throw std::invalid_argument(key + " is of a type Saccade cannot read (use a number, a string, or a list of them)");
         }
         return file.contains(key) ? file[key] : nlohmann::json();
     };
     ScriptSettings s;
+    try {
     if (auto j = setting("class_names"); !j.is_null()) {
         if (!j.is_array() || j.empty()) return Error{"class_names must be a non-empty list of strings"};
         for (const auto& name : j) {
@@ -114,6 +125,9 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
     if (auto j = setting("dataset"); !j.is_null()) {
         if (!j.is_string()) return Error{"dataset must be a string"};
         s.dataset = j.get<std::string>();
+    }
+    } catch (const std::invalid_argument& e) {
+        return Error{e.what()};
     }
     return s;
 }

@@ -38,7 +38,7 @@ class GlimpseModel(nn.Module):
         n = x.shape[0]
         loc = torch.tanh(self.locator(F.avg_pool2d(x, 4))).view(n, GLIMPSES, 2)
         scale = GLIMPSE / SIDE
-        theta = torch.zeros(n * GLIMPSES, 2, 3)
+        theta = x.new_zeros(n * GLIMPSES, 2, 3)  # on the input's device: traced code keeps devices
         theta[:, 0, 0] = scale
         theta[:, 1, 1] = scale
         theta[:, :, 2] = loc.reshape(-1, 2)
@@ -48,7 +48,7 @@ class GlimpseModel(nn.Module):
         return {"logits": self.out(codes),
                 "locations": loc,
                 "location_std": torch.full_like(loc, 0.1),
-                "glimpse_size": torch.full((n, GLIMPSES), scale)}
+                "glimpse_size": torch.full((n, GLIMPSES), scale, device=x.device)}
 
 
 if __name__ == "__main__":

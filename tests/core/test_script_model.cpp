@@ -107,7 +107,7 @@ TEST(ScriptModel, SampledRulesAreSeededAndRepeatable) {
     auto& m = **model;
     const auto image = greyImage(12, 128);
     auto a = m.trace(image, "sample", 5, "x"), b = m.trace(image, "sample", 5, "x"), c = m.trace(image, "sample", 6, "x");
-    ASSERT_TRUE(a.ok() && b.ok() && c.ok()) << a.error();
+    ASSERT_TRUE(a.ok() && b.ok() && c.ok()) << a.error() << b.error() << c.error();
     ASSERT_EQ(a->steps[0].chosenCells.size(), 1u);
     EXPECT_EQ(a->steps[0].chosenCells, b->steps[0].chosenCells);
     EXPECT_EQ(a->output.probs, b->output.probs);
@@ -283,6 +283,8 @@ TEST(ScriptModel, EveryContractViolationIsNamed) {
          "forward failed"},
         {"tokens", "    return {'logits': torch.zeros(x.size(0), 3), 'attentions': torch.full([x.size(0), 1, 1, 7, 7], 1.0 / 7)}\n",
          "7 tokens are neither"},
+        {"zero_steps", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.zeros([x.size(0), 0, 2, 2])}\n",
+         "no size may be 0"},
         {"outside", "    return {'logits': torch.zeros(x.size(0), 3), 'locations': torch.full([x.size(0), 2, 2], 1.5)}\n",
          "outside [-1, 1]"},
     };
@@ -331,6 +333,61 @@ TEST(ScriptModel, FilesThatAreNotModelsAreRefused) {
     expectError(dir.file("wide.pt"), "is not square");
 }
 
+TEST(ScriptModel, ProbeWithOneMeanTriesEveryShape) {
+    test::TempDir dir;
+    // A grey 60x60 model with one mean and std and no input_size: the 3-channel tries fail, and
+    // the 1-channel ones must still get a 1-channel input.
+    torch::jit::Module m("__torch__.Grey");
+    m.register_attribute("mean", c10::FloatType::get(), 0.5);
+    m.register_attribute("std", c10::FloatType::get(), 0.25);
+    m.define(R"(def forward(self, x: Tensor) -> Dict[str, Tensor]:
+    assert x.size(2) == 60 and x.size(1) == 1
+    return {'logits': torch.stack([x.mean([1, 2, 3]), -x.mean([1, 2, 3])], 1), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
+)");
+    m.save(dir.file("grey.pt"));
+    auto model = loadFrom(dir.file("grey.pt"));
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_EQ((*model)->imageSize(), 60);
+    EXPECT_EQ((*model)->channels(), 1);
+    // The normalisation is applied: a white image reaches forward as (1 - 0.5) / 0.25 = 2.
+    auto t = (*model)->trace(greyImage(60, 255), "forward", 1, "x");
+    ASSERT_TRUE(t.ok()) << t.error();
+    EXPECT_NEAR(t->output.probs[0], 1 / (1 + std::exp(-4.0)), 1e-5);
+}
+
+TEST(ScriptModel, AnUnrelatedJsonBesideItDoesNotMakeItACheckpoint) {
+    test::TempDir dir;
+    const auto path = saveModule(dir, "mine.pt", kGridForward);
+    std::ofstream(dir.file("mine.json")) << R"({"notes": "my experiment"})";
+    EXPECT_TRUE(isScriptImport(path));
+    EXPECT_TRUE(loadFrom(path).ok());
+    std::ofstream(dir.file("mine.json")) << R"({"format": "saccade.checkpoint"})";
+    EXPECT_FALSE(isScriptImport(path));
+}
+
+TEST(ScriptModel, SettingsOfAnUnreadableTypeAreNamed) {
+    test::TempDir dir;
+    torch::jit::Module m("__torch__.Odd");
+    m.register_attribute("class_names", c10::DictType::create(c10::StringType::get(), c10::IntType::get()),
+                         c10::impl::GenericDict(c10::StringType::get(), c10::IntType::get()));
+    m.define("def forward(self, x: Tensor) -> Dict[str, Tensor]:\n" + kGridForward);
+    m.save(dir.file("odd.pt"));
+    auto model = loadFrom(dir.file("odd.pt"));
+    ASSERT_FALSE(model.ok());
+    EXPECT_NE(model.error().find("class_names is of a type"), std::string::npos) << model.error();
+}
+
+TEST(TransformerMaps, RolloutWithoutClsMixesTheIdentityAtOnce) {
+    // 2 patches, no CLS, 1 layer, 1 head: rows [0.8, 0.2] and [0.6, 0.4]. Raw: the mean row
+    // [0.7, 0.3]. Rollout: (A + I) / 2 = rows [0.9, 0.1], [0.3, 0.7]; mean [0.6, 0.4].
+    auto a = torch::tensor({0.8, 0.2, 0.6, 0.4}, torch::kFloat64).view({1, 1, 2, 2});
+    const TokenGrid grid{1, 2, false};
+    auto raw = transformerMaps(a, grid, *parseTransformerRule("attention", 1));
+    auto roll = transformerMaps(a, grid, *parseTransformerRule("rollout", 1));
+    EXPECT_NEAR(raw[0][0].item<double>(), 0.7, 1e-6);
+    EXPECT_NEAR(roll[0][0].item<double>(), 0.6, 1e-6);
+}
+
 TEST(ScriptModel, ProbesDatasetSizesWithoutInputSize) {
     test::TempDir dir;
     // Accepts only 60x60 single-channel inputs.
@@ -370,6 +427,7 @@ def forward_sampled(self, x: Tensor, seed: int) -> Dict[str, Tensor]:
         ASSERT_TRUE(t.ok()) << t.error();
         EXPECT_EQ(report->predictions[1][size_t(i)], t->output.label) << i;
         auto f = (*model)->trace(s.image, "forward", 1, "x");
+        ASSERT_TRUE(f.ok()) << f.error();
         EXPECT_EQ(report->predictions[0][size_t(i)], f->output.label) << i;
     }
     auto refused = (*model)->evaluate(**data, Split::Test, {"soft"}, 5, 1);

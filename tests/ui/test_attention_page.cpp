@@ -74,6 +74,7 @@ private Q_SLOTS:
     void ramModelOffersItsRulesAndDrawsGlimpses();
     void captionerShowsItsCaptionWordByWord();
     void datasetComparisonListsRulesAndDisagreements();
+    void importedTransformerOffersRolloutAndHeads();
     void cleanupTestCase();
 
 private:
@@ -94,6 +95,31 @@ void TestAttentionPage::initTestCase() {
 void TestAttentionPage::waitForTrace() {
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 60'000);
     QVERIFY2(m_page->canvas()->trace().has_value(), "no trace was drawn");
+}
+
+void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {
+    // A user's TorchScript ViT (samples/torchscript): its steps are its layers, its rules are
+    // the transformer's, and the card says it was imported.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/../torchscript/vit_model.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("torchscript/")),
+                             60'000);
+    waitForTrace();
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("attention"));
+    QVERIFY(!m_page->setRule(QStringLiteral("argmax")));
+    QVERIFY(!m_page->setRule(QStringLiteral("sample")));
+    const auto raw = *m_page->canvas()->trace();
+    QCOMPARE(int(raw.steps.size()), 3);
+    QCOMPARE(raw.steps[2].grid->rows, 6);
+    QVERIFY(m_page->setRule(QStringLiteral("rollout")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->rule == "rollout", 30'000);
+    waitForTrace();
+    const auto rolled = *m_page->canvas()->trace();
+    QCOMPARE(rolled.output.label, raw.output.label);  // the map changes, not the answer
+    QVERIFY(rolled.steps[2].grid->probs != raw.steps[2].grid->probs);
+    QVERIFY(m_page->setRule(QStringLiteral("head:0")));  // heads count from 0
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->rule == "head:0", 30'000);
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("head:0"));
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }

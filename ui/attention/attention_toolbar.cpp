@@ -217,6 +217,7 @@ bool AttentionToolbar::setRule(const QString& rule) {
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
     bool ok = true;
+    m_k->setMinimum(base == QLatin1String("head") ? 0 : 1);  // before the value: head 0 exists
     if ((base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam") ||
          base == QLatin1String("head")) &&
         !param.isEmpty())

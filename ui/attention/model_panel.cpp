@@ -93,7 +93,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("modelPanel"));
     m_list = new QListWidget(this);
     m_list->setObjectName(QStringLiteral("bundledModels"));
-    m_open = new QPushButton(tr("Open checkpoint…"), this);
+    m_open = new QPushButton(tr("Open model…"), this);
     m_open->setToolTip(tr("A .pt checkpoint with its .json sidecar, or your own TorchScript model "
                           "(docs/model-contract.md); or drop one on the window"));
     m_device = new QComboBox(this);

@@ -1,5 +1,5 @@
 #pragma once
-// ModelPanel: the bundled models, "Open checkpoint…", the device selector, and the model card
+// ModelPanel: the bundled models, "Open model…" (checkpoints and TorchScript files), the device selector, and the model card
 // of the loaded model (type, config, dataset, training, accuracy per rule from the sidecar).
 
 #include <QString>
