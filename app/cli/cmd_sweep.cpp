@@ -155,7 +155,11 @@ int runSweep(const SweepArgs& a) {
         source = *d;
     }
     const bool labelled = p.object == ProbeObject::Item;
-    SweepMetric metric = labelled ? SweepMetric::SampleAccuracy : SweepMetric::HitRate;
+    // Without stochastic runs (transformers, imports without forward_sampled) the default map is
+    // the deterministic rule's: accuracy, or whether its most attended place hit the object.
+    const bool runs = m.hasStochasticRuns();
+    SweepMetric metric = labelled ? (runs ? SweepMetric::SampleAccuracy : SweepMetric::DeterministicAccuracy)
+                                  : (runs ? SweepMetric::HitRate : SweepMetric::DeterministicHit);
     if (!a.metric.empty()) {
         auto parsed = parseSweepMetric(a.metric);
         if (!parsed) return badInput("sweep", parsed.error());

@@ -99,7 +99,10 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
     const auto start = std::chrono::steady_clock::now();
     SweepResult r;
     r.probe = o.probe;
-    r.runs = o.runs;
+    // A model without stochastic runs (a transformer, an import without forward_sampled) is swept
+    // under its deterministic rule alone.
+    const int runsPerPosition = model.hasStochasticRuns() ? o.runs : 0;
+    r.runs = runsPerPosition;
     r.seed = o.seed;
     r.deterministicRule = model.deterministicRule();
     r.anchorX = probeAnchor(o.probe.canvas, o.probe.cellSize, o.probe.originX);
@@ -120,8 +123,8 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
         p.truth = probe.sample.label;
         // The run set carries the deterministic run too; without runs, trace it alone.
         std::optional<RunSet> set;
-        if (o.runs > 0) {
-            auto runs = model.sampleRuns(probe.sample.image, o.runs, o.seed, id, truth, 1);
+        if (runsPerPosition > 0) {
+            auto runs = model.sampleRuns(probe.sample.image, runsPerPosition, o.seed, id, truth, 1);
             if (!runs) return Error{runs.error()};
             set = std::move(runs).value();
         }

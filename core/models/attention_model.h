@@ -107,6 +107,9 @@ public:
     /// What a run outputs: "class" (classifiers) or "caption" (a word per step: TraceStep::token,
     /// outputProbs over the vocabulary in classNames(), TraceOutput::text the caption).
     virtual std::string outputKind() const { return "class"; }
+    /// Whether sampleRuns and the sample rule exist (not for transformers, nor for imported
+    /// models without forward_sampled): views that need runs say so, sweeps go without them.
+    virtual bool hasStochasticRuns() const { return true; }
     /// The evaluation rules this model accepts, the deterministic one first.
     virtual std::vector<std::string> evaluationRules() const { return {}; }
 

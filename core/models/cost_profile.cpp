@@ -1,4 +1,5 @@
 #include "models/cost_profile.h"
+#include "models/script_model.h"
 
 #include <algorithm>
 #include <map>
@@ -246,6 +247,9 @@ std::vector<RuleCost> profileCaption(const CaptionConfig& config, const CostOpti
 
 Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
     if (o.batch < 1 || o.repeats < 1) return Error{"cost: batch and repeats must be positive"};
+    if (isScriptImport(o.model))
+        return Error{"cost accounting counts the layers of a Saccade checkpoint from its config; '" + o.model +
+                     "' has no Saccade sidecar (an imported model's stages are not known)"};
     auto info = readCheckpointInfo(o.model);
     if (!info) return Error{info.error()};
     auto device = resolveDevice(o.device);

@@ -27,6 +27,7 @@ public:
     /// "grid", "glimpses" or "transformer": the form of attention forward returns.
     std::string form() const;
     bool hasSampledForward() const;  ///< forward_sampled(image, seed) exists
+    bool hasStochasticRuns() const override;  ///< forward_sampled exists and the form is not a transformer
 
     const CheckpointInfo& info() const override;
     std::string deviceName() const override;

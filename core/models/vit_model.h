@@ -28,6 +28,7 @@ public:
     std::string deterministicRule() const override { return "attention"; }
     std::string summary() const override;
     std::vector<std::string> evaluationRules() const override { return {"attention"}; }
+    bool hasStochasticRuns() const override { return false; }
 
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId,
                         const std::optional<GroundTruth>& truth = std::nullopt) override;

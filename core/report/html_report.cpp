@@ -194,7 +194,7 @@ std::string sweepSection(AttentionModel& model, const Dataset& dataset, const Re
     if (!r) {
         return s.str() + unavailable(r.error());
     }
-    const SweepMetric metric = o.sweepRuns > 0 ? SweepMetric::SampleAccuracy : SweepMetric::DeterministicAccuracy;
+    const SweepMetric metric = r->runs > 0 ? SweepMetric::SampleAccuracy : SweepMetric::DeterministicAccuracy;
     s << "<p>Test item " << o.imageIndex << " (object " << r->probe.objectSize << " px) placed at " << r->points.size()
       << " offsets (dx, dy) from the grid lines at x = " << r->anchorX << ", y = " << r->anchorY << " (cell "
       << r->probe.cellSize << " px), " << r->runs << " sampled runs each. Mean over the positions: "
