@@ -11,6 +11,7 @@
 
 #include "common/device.h"
 #include "data/batch.h"
+#include "models/batched_eval.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/patch_classifier.h"
@@ -192,44 +193,16 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
                          "sample, argmax, ksample:K or gumbel:TAU)"};
         if (auto parsed = parseSelectionRule(rule); !parsed) return Error{parsed.error()};
     }
-    constexpr std::int64_t kBatch = 250;
-    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto range = shardRange(shard, total, kBatch);
-    const std::int64_t n = range.size();
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::int64_t> correct(rules.size(), 0);
-    EvalReport report;
-    report.predictions.resize(rules.size());
-    try {
-        torch::NoGradGuard noGrad;
-        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
-            std::vector<std::int64_t> idx;
-            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
-            const auto batch = makeBatch(dataset, split, idx, m.device);
-            appendInts(report.labels, batch.labels);
-            const auto encoded = m.net->encode(batch.images);  // once for every rule
-            for (std::size_t r = 0; r < rules.size(); ++r) {
-                auto rng = evaluationRng(seed, first, idx.size());
-                const auto probs = classProbs(m.net, batch.images, encoded, rules[r], rng);
-                const auto predicted = probs.argmax(-1);
-                correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
-                appendInts(report.predictions[r], predicted);
-            }
-            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n)))
-                return Error{"evaluation cancelled"};
+    auto predict = [&](const Batch& batch, const std::vector<std::int64_t>& idx) -> Result<std::vector<torch::Tensor>> {
+        const auto encoded = m.net->encode(batch.images);  // once for every rule
+        std::vector<torch::Tensor> predicted;
+        for (const auto& rule : rules) {
+            auto rng = evaluationRng(seed, idx.front(), idx.size());
+            predicted.push_back(classProbs(m.net, batch.images, encoded, rule, rng).argmax(-1));
         }
-    } catch (const c10::Error& e) {
-        return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
-    }
-    report.dataset = info.name;
-    report.split = splitName(split);
-    report.shard = shard;
-    report.begin = range.begin;
-    report.total = total;
-    report.trainedMode = m.config.mode;
-    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilsonAccuracy(rules[r], correct[r], n));
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return report;
+        return predicted;
+    };
+    return evaluateInBatches(dataset, split, rules, limit, 250, m.device, m.config.mode, predict, progress, shard);
 }
 
 }  // namespace saccade

@@ -10,6 +10,7 @@
 #include "common/device.h"
 #include "data/batch.h"
 #include "attention/selection.h"
+#include "models/batched_eval.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/ram_network.h"
@@ -192,44 +193,20 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
         if (!p) return Error{p.error()};
         parsed.push_back(*p);
     }
-    constexpr std::int64_t kBatch = 250;
-    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto range = shardRange(shard, total, kBatch);
-    const std::int64_t n = range.size();
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::int64_t> correct(rules.size(), 0);
-    EvalReport report;
-    report.predictions.resize(rules.size());
-    try {
-        torch::NoGradGuard noGrad;
-        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
-            std::vector<std::int64_t> idx;
-            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
-            const auto batch = makeBatch(dataset, split, idx, m.device);
-            appendInts(report.labels, batch.labels);
-            for (std::size_t r = 0; r < rules.size(); ++r) {
-                auto rng = evaluationRng(seed, first, idx.size());
-                auto probs = torch::zeros({batch.images.size(0), m.config.classes}, batch.images.options());
-                for (std::int64_t k = 0; k < parsed[r].k; ++k)
-                    probs += torch::softmax(m.net->forward(batch.images, parsed[r].rule, rng).logits, -1);
-                const auto predicted = probs.argmax(-1);
-                correct[r] += (predicted == batch.labels).sum().item<std::int64_t>();
-                appendInts(report.predictions[r], predicted);
-            }
-            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n))) return Error{"evaluation cancelled"};
+    std::vector<std::string> specs;
+    for (const auto& p : parsed) specs.push_back(p.spec);
+    auto predict = [&](const Batch& batch, const std::vector<std::int64_t>& idx) -> Result<std::vector<torch::Tensor>> {
+        std::vector<torch::Tensor> predicted;
+        for (const auto& rule : parsed) {
+            auto rng = evaluationRng(seed, idx.front(), idx.size());
+            auto probs = torch::zeros({batch.images.size(0), m.config.classes}, batch.images.options());
+            for (std::int64_t k = 0; k < rule.k; ++k)
+                probs += torch::softmax(m.net->forward(batch.images, rule.rule, rng).logits, -1);
+            predicted.push_back(probs.argmax(-1));
         }
-    } catch (const c10::Error& e) {
-        return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
-    }
-    report.dataset = info.name;
-    report.split = splitName(split);
-    report.shard = shard;
-    report.begin = range.begin;
-    report.total = total;
-    report.trainedMode = "reinforce";
-    for (std::size_t r = 0; r < rules.size(); ++r) report.rules.push_back(wilsonAccuracy(parsed[r].spec, correct[r], n));
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return report;
+        return predicted;
+    };
+    return evaluateInBatches(dataset, split, specs, limit, 250, m.device, "reinforce", predict, progress, shard);
 }
 
 }  // namespace saccade

@@ -39,7 +39,6 @@ def canvases(images, labels, indices, side, rng):
 
 def train(model, steps, side, seed, batch=64, lr=2e-3, forward=None):
     """Adam on cross-entropy of the final logits; returns test accuracy on 1,000 canvases."""
-    torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     images, labels = load("train")
     forward = forward or model
@@ -77,4 +76,5 @@ def arguments(description, default_steps, default_out):
     if a.steps < 0:
         p.error("--steps must be >= 0")
     torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)  # before the model is built: its initial weights come from the seed too
     return a
