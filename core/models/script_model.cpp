@@ -168,12 +168,15 @@ ScriptModel::~ScriptModel() = default;
 bool isScriptImport(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(sidecarPath(path), ec)) return true;
-    // A JSON file of the same name that is not a Saccade sidecar (the user's own notes) does not
-    // make the model a checkpoint.
+    // A JSON object of the same name that does not say it is Saccade's (the user's own notes)
+    // does not make the model a checkpoint. Anything else there is a sidecar, damaged or not, and
+    // the checkpoint loader says what is wrong with it.
     auto text = readFile(sidecarPath(path), 16u << 20);
-    if (!text) return false;  // a sidecar we cannot read: the checkpoint loader says why
+    if (!text) return false;
     const auto j = nlohmann::json::parse(*text, nullptr, false);
-    return !j.is_discarded() && !(j.is_object() && j.contains("format") && j["format"] == "saccade.checkpoint");
+    if (j.is_discarded() || !j.is_object()) return false;
+    const auto format = j.find("format");
+    return format == j.end() || !format->is_string() || format->get<std::string>().rfind("saccade", 0) != 0;
 }
 
 Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device) {

@@ -61,7 +61,8 @@ private:
 };
 
 /// Whether `path` should be opened as a TorchScript import rather than as a Saccade checkpoint:
-/// true when it has no sidecar (`NAME.json`) that is a Saccade checkpoint's.
+/// true when no `NAME.json` lies beside it, or that file is a JSON object whose "format" does not
+/// name Saccade (the user's own notes). A damaged sidecar still makes it a checkpoint.
 bool isScriptImport(const std::string& path);
 
 }  // namespace saccade
