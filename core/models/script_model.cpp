@@ -371,6 +371,7 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
             Trace t = m.header(image, parsed->spec, seed, imageId);
             t.steps = transformerSteps(out->attentions[0], m.grid, *parsed);
             t.output = classOutput(out->logits[0][-1], m.classNames);
+            t.steps.back().outputProbs = t.output.probs;  // the answer, read after the last layer
             t.groundTruth = truth;
             return validateTrace(t);
         }

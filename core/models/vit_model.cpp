@@ -77,6 +77,7 @@ Result<Trace> VitModel::trace(const Image& image, const std::string& ruleSpec, s
         t.classNames = m.classNames;
         t.steps = transformerSteps(out.attentions[0], TokenGrid{m.config.grid(), m.config.grid(), true}, *rule);
         t.output = classOutput(out.logits[0], m.classNames);
+        t.steps.back().outputProbs = t.output.probs;  // the answer, read after the last layer
         t.groundTruth = truth;
         return validateTrace(t);
     } catch (const c10::Error& e) {
