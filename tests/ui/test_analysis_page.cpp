@@ -45,6 +45,7 @@ private Q_SLOTS:
     void faithfulnessStatesItsCaveatAndFigures();
     void costShowsEveryStageAndRule();
     void modelSwitchLeavesNoStaleState();
+    void faithfulnessComparesRawAttentionWithRollout();
     void cleanupTestCase();
 
 private:
@@ -62,6 +63,28 @@ void TestAnalysisPage::initTestCase() {
 }
 
 void TestAnalysisPage::cleanupTestCase() { delete m_window; }
+
+void TestAnalysisPage::faithfulnessComparesRawAttentionWithRollout() {
+    // The bundled ViT: its raw attention and its rollout, measured on the same images, agree at
+    // the first layer (the identity only weighs the dropped CLS token) and part after it.
+    auto* panel = m_window->analysisPage()->faithfulnessPanel();
+    const QString vit = QDir(m_window->attentionPage()->bundledFolder()).filePath(QStringLiteral("vit-translated-fashion60.pt"));
+    panel->setModel(vit, QStringLiteral("translated-fashion60"));
+    panel->setImages(20, 0);
+    panel->setMapRule(QString());
+    panel->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->report() && panel->report()->rule == "attention", qPrintable(panel->summaryText()), 120'000);
+    const auto raw = *panel->report();
+    panel->setMapRule(QStringLiteral("rollout"));
+    panel->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->report() && panel->report()->rule == "rollout", qPrintable(panel->summaryText()), 120'000);
+    const auto rolled = *panel->report();
+    QCOMPARE(int(rolled.massPerStep.size()), 4);
+    QCOMPARE(panel->stepTable()->rowCount(), 4);
+    QVERIFY(std::abs(raw.massPerStep[0] - rolled.massPerStep[0]) < 1e-9);
+    QVERIFY(std::abs(raw.massPerStep[3] - rolled.massPerStep[3]) > 1e-3);
+    panel->setMapRule(QString());
+}
 
 void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {
     auto* sweep = m_window->analysisPage()->sweepPanel();

@@ -1,5 +1,6 @@
 #include "analysis/faithfulness_panel.h"
 
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -31,6 +32,13 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_saliency->setValue(10);
     m_saliency->setSuffix(tr(" for saliency"));
     m_saliency->setToolTip(tr("Images whose every cell is occluded alone to build an occlusion saliency map"));
+    m_map = new QComboBox(this);
+    m_map->setObjectName(QStringLiteral("faithfulnessMap"));
+    m_map->addItem(tr("the model's deterministic maps"), QString());
+    m_map->addItem(tr("attention rollout (transformers)"), QStringLiteral("rollout"));
+    m_map->setToolTip(tr("Whose maps to measure. For a transformer, measure its raw attention (the deterministic "
+                         "rule, mean over heads) and then its rollout, and compare: they agree at the first layer "
+                         "and part after it."));
     m_run = new QPushButton(tr("Measure"), this);
     m_run->setObjectName(QStringLiteral("measureButton"));
     m_cancel = new QPushButton(tr("Cancel"), this);
@@ -73,6 +81,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_images);
     controls->addWidget(m_saliency);
+    controls->addWidget(m_map);
     controls->addWidget(m_run);
     controls->addWidget(m_cancel);
     controls->addWidget(m_export);
@@ -116,6 +125,11 @@ void FaithfulnessPanel::setImages(int images, int saliencyImages) {
     m_saliency->setValue(saliencyImages);
 }
 
+void FaithfulnessPanel::setMapRule(const QString& rule) {
+    const int i = m_map->findData(rule);
+    if (i >= 0) m_map->setCurrentIndex(i);
+}
+
 bool FaithfulnessPanel::isRunning() const { return m_job->isRunning(); }
 QString FaithfulnessPanel::summaryText() const { return m_summary->text(); }
 QString FaithfulnessPanel::caveatText() const { return m_caveat->text(); }
@@ -125,6 +139,7 @@ void FaithfulnessPanel::run() {
     FaithfulnessOptions o;
     o.limit = m_images->value();
     o.saliencyImages = m_saliency->value();
+    o.rule = m_map->currentData().toString().toStdString();
     const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
     auto report = std::make_shared<FaithfulnessReport>();
     auto work = [=](const Progress& progress) -> QString {

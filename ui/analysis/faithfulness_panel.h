@@ -11,6 +11,7 @@
 
 #include "analysis/faithfulness.h"
 
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -30,6 +31,8 @@ public:
 
     void setModel(const QString& checkpoint, const QString& dataset);
     void setImages(int images, int saliencyImages);
+    /// Whose maps to measure: "" (the model's deterministic rule) or "rollout" (transformers).
+    void setMapRule(const QString& rule);
     void run();
     bool isRunning() const;
 
@@ -50,6 +53,7 @@ private:
 
     QSpinBox* m_images = nullptr;
     QSpinBox* m_saliency = nullptr;
+    QComboBox* m_map = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
