@@ -12,6 +12,7 @@
 
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "data/folder_dataset.h"
 #include "models/caption_model.h"
 #include "models/patch_model.h"
 #include "models/script_model.h"
@@ -26,6 +27,8 @@ struct ModelService::WorkerState {
 
     Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
         if (auto it = datasets.find(name); it != datasets.end()) return it->second;
+        // An image folder is labelled by the current model's class names: opened anew each time.
+        if (isImageFolder(name)) return openDataset(name, {"", 1, model ? model->classNames() : std::vector<std::string>{}});
         auto opened = openDataset(name);
         if (opened) datasets[name] = *opened;
         return opened;

@@ -133,7 +133,8 @@ int runAdequacy(AdequacyArgs& a) {
         if (auto ok = resolveSaveTarget(a.out); !ok) return badInput("adequacy", ok.error());
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("adequacy", model.error());
-    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset, {"", (*model)->info().seed});
+    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset,
+                               {"", (*model)->info().seed, (*model)->classNames()});
     if (!dataset) return badInput("adequacy", dataset.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("adequacy", shard.error());

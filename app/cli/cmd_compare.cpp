@@ -131,7 +131,7 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
     if (!split) return badInput("compare", split.error());
     auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
     if (!rules) return badInput("compare", rules.error());
-    auto dataset = openDataset(a.dataset, {"", model.info().seed});
+    auto dataset = openDataset(a.dataset, {"", model.info().seed, model.classNames()});
     if (!dataset) return badInput("compare", dataset.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("compare", shard.error());

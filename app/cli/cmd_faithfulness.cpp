@@ -26,7 +26,8 @@ struct FaithfulnessArgs {
 int runFaithfulness(const FaithfulnessArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("faithfulness", model.error());
-    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset);
+    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset,
+                               {"", 1, (*model)->classNames()});
     if (!dataset) return badInput("faithfulness", dataset.error());
     auto options = a.options;
     auto shard = shardOf(a.shard);

@@ -128,7 +128,7 @@ void addEval(CLI::App& app, int& exitCode) {
         auto rules = parseEvalRules(a->rules.empty() ? defaults : a->rules);
         if (!rules) { exitCode = badInput("eval", rules.error()); return; }
         auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
-                                   {"", (*model)->info().seed});
+                                   {"", (*model)->info().seed, (*model)->classNames()});
         if (!dataset) { exitCode = badInput("eval", dataset.error()); return; }
         auto shard = shardOf(a->shard);
         if (!shard) { exitCode = badInput("eval", shard.error()); return; }

@@ -30,6 +30,9 @@ struct DatasetInfo {
 struct DatasetOptions {
     std::string fashionDir;  ///< empty: $SACCADE_FASHION_MNIST or the Debian package's folder
     std::uint64_t seed = 1;  ///< sample i of a split with seed s is always the same image
+    /// Image folders: the model's class names, so that a class folder named after one of them
+    /// (or after its index) gets that class's label. Empty: the folders' name order.
+    std::vector<std::string> classNames;
 };
 
 /// A named dataset. Thread-safe for const calls; cheap to share.

@@ -1,6 +1,7 @@
 #include "data/folder_dataset.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "data/image_io.h"
@@ -52,7 +53,7 @@ bool isImageFolder(const std::string& name) {
     return !name.empty() && fs::is_directory(name, ec);
 }
 
-Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder) {
+Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder, const std::vector<std::string>& classNames) {
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) return Error{"image folder '" + folder + "' does not exist"};
     std::vector<fs::path> classDirs;
@@ -60,11 +61,30 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
         if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.') classDirs.push_back(entry.path());
     if (ec) return Error{"cannot read image folder '" + folder + "': " + ec.message()};
     std::sort(classDirs.begin(), classDirs.end());
-    if (classDirs.size() < 2)
+    if (classDirs.size() < 2 && classNames.empty())
         return Error{"image folder '" + folder + "' needs one subfolder per class (FOLDER/CLASS/IMAGE.png), at least two; it has " +
                      std::to_string(classDirs.size())};
+    if (classDirs.empty())
+        return Error{"image folder '" + folder + "' needs one subfolder per class (FOLDER/CLASS/IMAGE.png); it has none"};
     DatasetInfo info;
     info.name = folder;
+    auto lower = [](std::string t) {
+        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return t;
+    };
+    // The label of class folder `name`: the model's class it names, or its index.
+    auto labelOf = [&](const std::string& name, int position) -> Result<int> {
+        if (classNames.empty()) return position;
+        for (std::size_t k = 0; k < classNames.size(); ++k)
+            if (lower(classNames[k]) == lower(name)) return int(k);
+        if (!name.empty() && name.size() < 6 && std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); }))
+            if (const int k = std::stoi(name); k < int(classNames.size())) return k;
+        std::string known;
+        for (std::size_t k = 0; k < classNames.size() && k < 12; ++k) known += (k ? ", " : "") + classNames[k];
+        return Error{"class folder '" + name + "' of '" + folder + "' names none of the model's classes (" + known +
+                     (classNames.size() > 12 ? ", ..." : "") + "; or their index)"};
+    };
+    if (!classNames.empty()) info.classNames = classNames;
     std::vector<std::pair<std::string, int>> files;
     bool colour = false;
     for (std::size_t k = 0; k < classDirs.size(); ++k) {
@@ -74,7 +94,9 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
         if (images.empty())
             return Error{"class folder '" + classDirs[k].string() + "' holds no PNG, JPEG, BMP or TIFF images"};
         std::sort(images.begin(), images.end());
-        info.classNames.push_back(classDirs[k].filename().string());
+        auto label = labelOf(classDirs[k].filename().string(), int(k));
+        if (!label) return Error{label.error()};
+        if (classNames.empty()) info.classNames.push_back(classDirs[k].filename().string());
         for (const auto& p : images) {
             if (files.size() >= kMaxFolderImages)
                 return Error{"image folder '" + folder + "' holds more than " + std::to_string(kMaxFolderImages) + " images"};
@@ -92,13 +114,13 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
                              std::to_string(info.height) + ": every image of a folder must have the same size"};
             }
             colour = colour || image->channels == 3;
-            files.push_back({p.string(), int(k)});
+            files.push_back({p.string(), *label});
         }
     }
     info.channels = colour ? 3 : 1;
     info.trainSize = info.testSize = std::int64_t(files.size());
     info.description = "image folder: " + std::to_string(files.size()) + " images in " +
-                       std::to_string(info.classNames.size()) + " classes";
+                       std::to_string(classDirs.size()) + " class folders";
     return std::shared_ptr<const Dataset>(std::make_shared<FolderDataset>(std::move(info), std::move(files)));
 }
 

@@ -1,11 +1,15 @@
 #pragma once
 // A folder of the user's images in the common layout FOLDER/CLASS_NAME/IMAGE (PNG, JPEG, BMP,
-// TIFF): classes are the subfolders in name order, images in name order within each. A folder is
+// TIFF). Given the model's class names, each class folder takes the label of the class it names
+// (case-insensitive, or by index: "3"), so a folder may hold some of the classes in any order;
+// without them, classes are the subfolders in name order. Images are in name order within each
+// class. A folder is
 // one set of images, so both splits hold all of them. Every image must have the same size; grey
 // and colour may mix (grey is then widened to RGB). Images have no object boxes.
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "data/dataset.h"
@@ -16,7 +20,9 @@ namespace saccade {
 bool isImageFolder(const std::string& name);
 
 /// Scans and checks the folder: every image is decoded once (a corrupt or huge one, one of
-/// another size, an empty class folder or no class folders at all is an Error naming it).
-Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder);
+/// another size, an empty class folder, a class folder that names none of `classNames`, or no
+/// class folders at all is an Error naming it).
+Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder,
+                                                       const std::vector<std::string>& classNames = {});
 
 }  // namespace saccade

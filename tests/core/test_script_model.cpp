@@ -477,6 +477,30 @@ TEST(ImageFolder, OpensEvaluatesAndRefusesBrokenLayouts) {
     for (int l : report->labels) zeros += l == 0;
     EXPECT_EQ(report->rules[0].correct, zeros);
 
+    // Given the model's class names, a folder named after a class takes its label, whatever
+    // else is there: "seven" and "3" below are digit seven and digit three, in any order.
+    const std::vector<std::string> names = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"};
+    const auto named = dir.path / "named";
+    std::filesystem::create_directories(named / "seven");
+    std::filesystem::create_directories(named / "3");
+    ASSERT_TRUE(saveImagePng(first.image, (named / "seven" / "a.png").string()).ok());
+    ASSERT_TRUE(saveImagePng(first.image, (named / "3" / "b.png").string()).ok());
+    auto byName = openDataset(named.string(), {"", 1, names});
+    ASSERT_TRUE(byName.ok()) << byName.error();
+    EXPECT_EQ((*byName)->info().classNames, names);
+    EXPECT_EQ((*byName)->sample(Split::Test, 0).label, 3);  // "3" sorts before "seven"
+    EXPECT_EQ((*byName)->sample(Split::Test, 1).label, 7);
+    std::filesystem::create_directories(named / "Seven");  // case does not matter
+    ASSERT_TRUE(saveImagePng(first.image, (named / "Seven" / "c.png").string()).ok());
+    auto caseless = openDataset(named.string(), {"", 1, names});
+    ASSERT_TRUE(caseless.ok()) << caseless.error();
+    EXPECT_EQ((*caseless)->sample(Split::Test, 2).label, 7);
+    std::filesystem::create_directories(named / "eleven");
+    ASSERT_TRUE(saveImagePng(first.image, (named / "eleven" / "d.png").string()).ok());
+    auto unknown = openDataset(named.string(), {"", 1, names});
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().find("class folder 'eleven'"), std::string::npos) << unknown.error();
+
     // Broken layouts: another size, an empty class, a corrupt file, no class folders.
     Image big = Image::zeros(30, 30, 1);
     std::filesystem::create_directories(root / "digit-9x");

@@ -4,6 +4,7 @@
 #include <QBarSet>
 #include <QCheckBox>
 #include <QDialog>
+#include <QDir>
 #include <QImageReader>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -34,6 +35,8 @@
 #include "attention/trace_export.h"
 #include "attention/export_options_dialog.h"
 #include "render/trace_render.h"
+#include "data/dataset.h"
+#include "data/image_io.h"
 
 using namespace saccade;
 using namespace saccade::ui;
@@ -74,6 +77,7 @@ private Q_SLOTS:
     void ramModelOffersItsRulesAndDrawsGlimpses();
     void captionerShowsItsCaptionWordByWord();
     void datasetComparisonListsRulesAndDisagreements();
+    void datasetTabComparesOnAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
     void cleanupTestCase();
 
@@ -95,6 +99,40 @@ void TestAttentionPage::initTestCase() {
 void TestAttentionPage::waitForTrace() {
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 60'000);
     QVERIFY2(m_page->canvas()->trace().has_value(), "no trace was drawn");
+}
+
+void TestAttentionPage::datasetTabComparesOnAnImageFolder() {
+    // The user's own images, FOLDER/CLASS/IMAGE.png, class folders named by the model's classes
+    // ("Sandal") or their index ("0"): 12 test canvases of the model's dataset.
+    auto* panel = m_page->comparisonPanel();
+    auto data = openDataset("translated-fashion60");
+    QVERIFY2(data.ok(), data.error().c_str());
+    QTemporaryDir dir;
+    QStringList classNames;  // the RAM's, trained on this dataset
+    for (const auto& name : (*data)->info().classNames) classNames << QString::fromStdString(name);
+    for (int i = 0; i < 12; ++i) {
+        const auto s = (*data)->sample(Split::Test, i);
+        const QString cls = s.label % 2 ? QString::number(s.label) : classNames[s.label];
+        QVERIFY(QDir(dir.path()).mkpath(cls.contains(QLatin1Char('/')) ? QString::number(s.label) : cls));
+        const QString folder = cls.contains(QLatin1Char('/')) ? QString::number(s.label) : cls;
+        QVERIFY(saveImagePng(s.image, QStringLiteral("%1/%2/%3.png").arg(dir.path(), folder).arg(i).toStdString()).ok());
+    }
+    QCOMPARE(panel->addImageFolder(dir.path()), QString());
+    QCOMPARE(panel->dataset(), QDir::cleanPath(dir.path()));
+    QVERIFY(!panel->addImageFolder(dir.path() + QStringLiteral("/missing")).isEmpty());
+    panel->setLimit(12);
+    panel->findChild<QPushButton*>(QStringLiteral("compareButton"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->comparison() && panel->comparison()->report.dataset == QDir::cleanPath(dir.path()).toStdString(),
+                              qPrintable(panel->summaryText()), 120'000);
+    const DatasetComparison c = *panel->comparison();
+    QCOMPARE(int(c.report.labels.size()), 12);
+    // Every image keeps its true class, whichever way its folder names it.
+    std::vector<int> truth;
+    for (int i = 0; i < 12; ++i) truth.push_back((*data)->sample(Split::Test, i).label);
+    std::vector<int> labels = c.report.labels;
+    std::sort(labels.begin(), labels.end());
+    std::sort(truth.begin(), truth.end());
+    QCOMPARE(labels, truth);
 }
 
 void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {

@@ -2,6 +2,8 @@
 #include "number_format.h"
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -16,6 +18,7 @@
 #include <optional>
 
 #include "charts/band_chart.h"
+#include "data/folder_dataset.h"
 #include "browser_table.h"
 #include "view_export.h"
 
@@ -32,6 +35,11 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("datasetComparePanel"));
     m_dataset = new QComboBox(this);
     m_dataset->setToolTip(tr("The test split to compare the rules on"));
+    m_folder = new QToolButton(this);
+    m_folder->setObjectName(QStringLiteral("imageFolderButton"));
+    m_folder->setText(tr("Image folder…"));
+    m_folder->setToolTip(tr("Compare the rules on your own images: a folder with one subfolder per class "
+                            "(FOLDER/CLASS_NAME/IMAGE.png), square images of the model's size"));
 
 
     m_limit = new QSpinBox(this);
@@ -74,6 +82,7 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_dataset, 2);
+    top->addWidget(m_folder);
     top->addWidget(m_limit, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
@@ -93,6 +102,11 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_disagreeNote);
     layout->addWidget(m_disagree, 2);
 
+    connect(m_folder, &QToolButton::clicked, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("A folder of class folders of images"));
+        if (folder.isEmpty()) return;
+        if (const QString error = addImageFolder(folder); !error.isEmpty()) showError(error);
+    });
     connect(m_run, &QPushButton::clicked, this, [this] {
         if (m_dataset->currentText().isEmpty()) return showError(tr("Open a model first."));
         setRunning(true);
@@ -125,6 +139,19 @@ void DatasetComparePanel::setModel(const QStringList& classNames, const QStringL
     const int i = m_dataset->findText(preferred);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
     clear(tr("Compare every rule of this model on a test split."));
+}
+
+QString DatasetComparePanel::addImageFolder(const QString& folder) {
+    const QString path = QDir::cleanPath(folder);
+    if (!isImageFolder(path.toStdString())) return tr("'%1' is not a folder").arg(path);
+    int i = m_dataset->findText(path);
+    if (i < 0) {
+        m_dataset->addItem(path);
+        i = m_dataset->count() - 1;
+        m_dataset->setItemData(i, tr("Your images: one subfolder per class"), Qt::ToolTipRole);
+    }
+    m_dataset->setCurrentIndex(i);
+    return {};
 }
 
 QString DatasetComparePanel::dataset() const { return m_dataset->currentText(); }

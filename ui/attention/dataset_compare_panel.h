@@ -13,6 +13,7 @@
 #include "analysis/dataset_comparison.h"
 
 class QComboBox;
+class QToolButton;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -40,6 +41,9 @@ public:
     bool isRunning() const { return m_running; }
 
     QString dataset() const;
+    /// Adds a folder of the user's images (FOLDER/CLASS_NAME/IMAGE.png) to the datasets and selects
+    /// it; its images are checked when the comparison opens it. Empty on success, else why not.
+    QString addImageFolder(const QString& folder);
     qint64 limit() const;
     void setLimit(qint64 images);
     QString summaryText() const;
@@ -66,6 +70,7 @@ private:
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
+    QToolButton* m_folder = nullptr;
     QSpinBox* m_limit = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
