@@ -18,9 +18,13 @@ Result<torch::Tensor> modelInput(const Image& image, int size, int channels, con
 }
 
 Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels) {
-    if (info.width != size || info.channels != channels)
-        return Error{"dataset " + info.name + " has " + std::to_string(info.width) + "x" +
-                     std::to_string(info.height) + " images; the model takes " + std::to_string(size)};
+    if (info.width != size || info.height != size || info.channels != channels) {
+        auto shape = [](int w, int h, int c) {
+            return std::to_string(w) + "x" + std::to_string(h) + (c == 1 ? " grey" : c == 3 ? " colour" : "x" + std::to_string(c));
+        };
+        return Error{"dataset " + info.name + " has " + shape(info.width, info.height, info.channels) +
+                     " images; the model takes " + shape(size, size, channels)};
+    }
     return Unit{};
 }
 

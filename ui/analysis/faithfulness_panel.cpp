@@ -34,9 +34,10 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_saliency->setToolTip(tr("Images whose every cell is occluded alone to build an occlusion saliency map"));
     m_map = new QComboBox(this);
     m_map->setObjectName(QStringLiteral("faithfulnessMap"));
-    m_map->addItem(tr("the model's deterministic maps"), QString());
-    m_map->addItem(tr("attention rollout (transformers)"), QStringLiteral("rollout"));
-    m_map->setToolTip(tr("Whose maps to measure. For a transformer, measure its raw attention (the deterministic "
+    m_map->addItem(tr("its maps"), QString());
+    m_map->addItem(tr("rollout"), QStringLiteral("rollout"));
+    m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or (transformers) attention rollout. "
+                         "For a transformer, measure its raw attention (the deterministic "
                          "rule, mean over heads) and then its rollout, and compare: they agree at the first layer "
                          "and part after it."));
     m_run = new QPushButton(tr("Measure"), this);

@@ -26,7 +26,8 @@ namespace saccade::ui {
 
 namespace {
 
-constexpr int kListedImages = 2000;  // the disagreement browser's rows; the CSV and JSON have all
+constexpr int kListedImages = 2000;
+const QString kFolderEntry = QStringLiteral("saccade:image-folder");  // the combo entry that opens a folder  // the disagreement browser's rows; the CSV and JSON have all
 
 
 }  // namespace
@@ -35,11 +36,6 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("datasetComparePanel"));
     m_dataset = new QComboBox(this);
     m_dataset->setToolTip(tr("The test split to compare the rules on"));
-    m_folder = new QToolButton(this);
-    m_folder->setObjectName(QStringLiteral("imageFolderButton"));
-    m_folder->setText(tr("Image folder…"));
-    m_folder->setToolTip(tr("Compare the rules on your own images: a folder with one subfolder per class "
-                            "(FOLDER/CLASS_NAME/IMAGE.png), square images of the model's size"));
 
 
     m_limit = new QSpinBox(this);
@@ -82,7 +78,6 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
 
     auto* top = new QHBoxLayout;
     top->addWidget(m_dataset, 2);
-    top->addWidget(m_folder);
     top->addWidget(m_limit, 1);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_run);
@@ -102,17 +97,23 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_disagreeNote);
     layout->addWidget(m_disagree, 2);
 
-    connect(m_folder, &QToolButton::clicked, this, [this] {
+    // The last entry opens a folder of the user's images (it takes no width of its own).
+    connect(m_dataset, &QComboBox::activated, this, [this](int index) {
+        if (m_dataset->itemData(index).toString() != kFolderEntry) {
+            m_lastDataset = index;
+            return;
+        }
         const QString folder = QFileDialog::getExistingDirectory(this, tr("A folder of class folders of images"));
+        m_dataset->setCurrentIndex(m_lastDataset);
         if (folder.isEmpty()) return;
         if (const QString error = addImageFolder(folder); !error.isEmpty()) showError(error);
     });
     connect(m_run, &QPushButton::clicked, this, [this] {
-        if (m_dataset->currentText().isEmpty()) return showError(tr("Open a model first."));
+        if (dataset().isEmpty()) return showError(tr("Open a model first."));
         setRunning(true);
         m_progress->setValue(0);
-        m_summary->setText(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(m_dataset->currentText()));
-        Q_EMIT compareRequested(m_dataset->currentText(), m_limit->value());
+        m_summary->setText(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(dataset()));
+        Q_EMIT compareRequested(dataset(), m_limit->value());
     });
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         setRunning(false);
@@ -136,8 +137,14 @@ void DatasetComparePanel::setModel(const QStringList& classNames, const QStringL
     m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(deterministicRule));
     m_dataset->clear();
     m_dataset->addItems(datasets);
+    m_dataset->addItem(tr("Image folder…"), kFolderEntry);
+    m_dataset->setItemData(m_dataset->count() - 1,
+                           tr("Compare the rules on your own images: a folder with one subfolder per class "
+                              "(FOLDER/CLASS_NAME/IMAGE.png), square images of the model's size"),
+                           Qt::ToolTipRole);
     const int i = m_dataset->findText(preferred);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
+    m_lastDataset = m_dataset->currentIndex();
     clear(tr("Compare every rule of this model on a test split."));
 }
 
@@ -146,15 +153,18 @@ QString DatasetComparePanel::addImageFolder(const QString& folder) {
     if (!isImageFolder(path.toStdString())) return tr("'%1' is not a folder").arg(path);
     int i = m_dataset->findText(path);
     if (i < 0) {
-        m_dataset->addItem(path);
-        i = m_dataset->count() - 1;
+        i = std::max(0, m_dataset->findData(kFolderEntry));  // before the "Image folder…" entry
+        m_dataset->insertItem(i, path);
         m_dataset->setItemData(i, tr("Your images: one subfolder per class"), Qt::ToolTipRole);
     }
     m_dataset->setCurrentIndex(i);
+    m_lastDataset = i;
     return {};
 }
 
-QString DatasetComparePanel::dataset() const { return m_dataset->currentText(); }
+QString DatasetComparePanel::dataset() const {
+    return m_dataset->currentData().toString() == kFolderEntry ? QString() : m_dataset->currentText();
+}
 qint64 DatasetComparePanel::limit() const { return m_limit->value(); }
 void DatasetComparePanel::setLimit(qint64 images) { m_limit->setValue(int(images)); }
 QString DatasetComparePanel::summaryText() const { return m_summary->text(); }

@@ -70,7 +70,7 @@ private:
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
-    QToolButton* m_folder = nullptr;
+    int m_lastDataset = 0;  ///< the entry to go back to when the "Image folder…" entry is cancelled
     QSpinBox* m_limit = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
