@@ -1,6 +1,7 @@
 #include "models/script_settings.h"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -77,16 +78,21 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
         }
         return file.contains(key) ? file[key] : nlohmann::json();
     };
-    ScriptSettings s;
+    std::map<std::string, nlohmann::json> raw;
     try {
-    if (auto j = setting("class_names"); !j.is_null()) {
+        for (const char* key : {"class_names", "input_size", "mean", "std", "patch_grid", "dataset"}) raw[key] = setting(key);
+    } catch (const std::invalid_argument& e) {
+        return Error{e.what()};
+    }
+    ScriptSettings s;
+    if (auto j = raw["class_names"]; !j.is_null()) {
         if (!j.is_array() || j.empty()) return Error{"class_names must be a non-empty list of strings"};
         for (const auto& name : j) {
             if (!name.is_string()) return Error{"class_names must be a list of strings, not " + j.dump().substr(0, 60)};
             s.classNames.push_back(name.get<std::string>());
         }
     }
-    if (auto j = setting("input_size"); !j.is_null()) {
+    if (auto j = raw["input_size"]; !j.is_null()) {
         auto parsed = settingInts(j, "input_size");
         if (!parsed) return Error{parsed.error()};
         auto v = *parsed;
@@ -100,7 +106,7 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
             return Error{"input_size " + j.dump() + " is not square; Saccade's views take square images"};
         s.inputSize = v.front();
     }
-    const auto mean = setting("mean"), std = setting("std");
+    const auto mean = raw["mean"], std = raw["std"];
     if (mean.is_null() != std.is_null()) return Error{"give mean and std together"};
     if (!mean.is_null()) {
         auto m = settingFloats(mean, "mean");
@@ -116,18 +122,15 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
         s.mean = *m;
         s.std = *d;
     }
-    if (auto j = setting("patch_grid"); !j.is_null()) {
+    if (auto j = raw["patch_grid"]; !j.is_null()) {
         auto v = settingInts(j, "patch_grid");
         if (!v) return Error{v.error()};
         if (v->size() > 2) return Error{"patch_grid must be S or [rows, cols], not " + j.dump()};
         s.patchGrid = std::pair<int, int>{v->front(), v->back()};
     }
-    if (auto j = setting("dataset"); !j.is_null()) {
+    if (auto j = raw["dataset"]; !j.is_null()) {
         if (!j.is_string()) return Error{"dataset must be a string"};
         s.dataset = j.get<std::string>();
-    }
-    } catch (const std::invalid_argument& e) {
-        return Error{e.what()};
     }
     return s;
 }
