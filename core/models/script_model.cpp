@@ -1,7 +1,6 @@
 #include "models/script_model.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
