@@ -48,10 +48,7 @@ std::vector<DecodedCaption> decodeImages(CaptionNetwork& net, const torch::Tenso
             for (std::size_t t = 0; t < best.tokens.size() && t <= d.words.size(); ++t) {
                 d.attention.push_back(toFloatVector(best.probs[t]));
                 d.chosen.push_back(best.indices[t].numel() ? int(best.indices[t][0].item<std::int64_t>()) : -1);
-                const auto& p = d.attention.back();
-                double h = 0;
-                for (float v : p) h -= v > 0 ? v * std::log(double(v)) : 0.0;
-                d.entropy.push_back(float(h));
+                d.entropy.push_back(float(entropyNats(d.attention.back())));
                 d.logProb.push_back(0);
                 if (withWordProbs) d.wordProbs.push_back(toFloatVector(best.wordProbs[t]));
             }

@@ -30,10 +30,6 @@ constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
 constexpr const char* kForwardMethod = "forward";
 constexpr const char* kSampledMethod = "forward_sampled";
 
-double gridEntropy(const torch::Tensor& p) {
-    return -(p * p.clamp_min(1e-30).log()).sum().item<double>();
-}
-
 std::string formName(ScriptForm f) {
     switch (f) {
         case ScriptForm::Grid: return "grid";
@@ -132,7 +128,7 @@ struct ScriptModel::Impl {
             if (o.form == ScriptForm::Grid) {
                 const auto p = o.attention[i][s].to(torch::kCPU);
                 step.grid = GridDistribution{int(p.size(0)), int(p.size(1)), toFloatVector(p.flatten())};
-                step.entropy = gridEntropy(p);
+                step.entropy = entropyNats(step.grid->probs);
                 if (o.chosen.defined()) {
                     const int cell = int(o.chosen[i][s].item<std::int64_t>());
                     step.chosenCells.push_back(cell);

@@ -87,8 +87,7 @@ std::vector<TraceStep> transformerSteps(const torch::Tensor& attentions, const T
         TraceStep step;
         const auto* p = maps[l].data_ptr<float>();
         step.grid = GridDistribution{grid.rows, grid.cols, std::vector<float>(p, p + maps.size(1))};
-        for (float v : step.grid->probs)
-            if (v > 0) step.entropy -= double(v) * std::log(double(v));
+        step.entropy = entropyNats(step.grid->probs);
         steps.push_back(std::move(step));
     }
     return steps;

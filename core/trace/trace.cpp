@@ -7,6 +7,13 @@
 
 namespace saccade {
 
+double entropyNats(const std::vector<float>& probs) {
+    double h = 0;
+    for (float v : probs)
+        if (v > 0) h -= double(v) * std::log(double(v));
+    return h;
+}
+
 namespace {
 
 std::optional<Error> checkProbs(const std::vector<float>& p, const std::string& where) {

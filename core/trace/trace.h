@@ -75,6 +75,9 @@ struct Trace {
     std::optional<GroundTruth> groundTruth;
 };
 
+/// Shannon entropy (nats) of a distribution's probabilities; zero entries add nothing.
+double entropyNats(const std::vector<float>& probs);
+
 /// Checks internal consistency (grid sizes, indices in range, probabilities finite and summing
 /// to 1 within 1e-3). The error names the step and field.
 Result<Trace> validateTrace(const Trace& trace);
