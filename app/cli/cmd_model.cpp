@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "models/seq_model.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "data/image_io.h"
@@ -117,6 +118,13 @@ void addEval(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         auto split = parseSplit(a->split);
         if (!split) { exitCode = badInput("eval", split.error()); return; }
+        if (isSeqCheckpoint(a->model)) {
+            if (!a->dataset.empty() || *split != Split::Test || !a->shard.empty())
+                { exitCode = badInput("eval", "a sequence model is evaluated on its task's test split: drop --dataset, --split and --shard"); return; }
+            if (a->rules.find(',') != std::string::npos) { exitCode = badInput("eval", "a sequence model takes one rule: soft, argmax or sample"); return; }
+            exitCode = runSeqEval(a->model, a->device, a->rules, a->limit, a->seed, a->json);
+            return;
+        }
         auto model = loadAttentionModel(a->model, a->device);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
         std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"

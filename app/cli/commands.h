@@ -29,6 +29,12 @@ void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// train vit and bench vit.
 void addVitCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 
+/// train seq, bench seq and translate: sequence models with attention over the source.
+void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCode);
+/// eval of a sequence model (eval dispatches here when the sidecar says "seq"); returns the exit code.
+int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
+               std::uint64_t seed, bool json);
+
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);
 

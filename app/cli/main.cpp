@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
     addRamCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addCaptionCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addVitCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
+    addSeqCommands(app, *app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addBenchTrain(*app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);

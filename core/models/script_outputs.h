@@ -9,6 +9,7 @@
 #include <ATen/core/ivalue.h>
 #include <torch/types.h>
 
+#include "common/atomic_file.h"  // Unit
 #include "common/result.h"
 
 namespace saccade {

@@ -1,0 +1,177 @@
+// saccade-cli train seq, translate, and the sequence side of eval and render: encoder-decoders
+// with attention over the source, on tasks whose true alignment is known.
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "data/seq_task.h"
+#include "models/seq_model.h"
+#include "strict_options.h"
+#include "train/seq_trainer.h"
+#include "train_console.h"
+#include "trace/seq_trace_json.h"
+
+namespace saccade::cli {
+
+namespace {
+
+std::string taskList() {
+    std::string s;
+    for (const auto& name : seqTaskNames()) {
+        auto task = openSeqTask(name);
+        s += "\n  " + name + ": " + (*task)->description();
+    }
+    return s;
+}
+
+void addTrainSeq(CLI::App& train, int& exitCode) {
+    auto o = std::make_shared<SeqTrainOptions>();
+    auto* cmd = train.add_subcommand(
+        "seq", "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
+               "decoder) on a task whose true alignment is known. Tasks:" + taskList());
+    cmd->add_option("--task", o->model.task, "dates, reverse, sort or toy-translation")->capture_default_str();
+    cmd->add_option("--cell", o->model.cell, "gru or lstm (encoder and decoder)")->capture_default_str();
+    cmd->add_option("--scorer", o->model.scorer,
+                    "additive (Bahdanau), dot, general (Luong global), scaled-dot, or local-p (Luong's predicted "
+                    "position with a Gaussian window)")
+        ->capture_default_str();
+    cmd->add_option("--alignment", o->model.alignment, "soft (expected context) or hard (one sampled source token, REINFORCE)")
+        ->capture_default_str();
+    cmd->add_option("--window", o->model.window, "local-p: the window's half-width D (sigma = D / 2)")
+        ->capture_default_str()->check(numberIn(1, 100));
+    cmd->add_option("--embed", o->model.embed, "token embedding width")->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--encoder-hidden", o->model.encoderHidden, "encoder state per direction")
+        ->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--decoder-hidden", o->model.decoderHidden, "decoder state (dot and scaled-dot: 2 x --encoder-hidden)")
+        ->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--attention", o->model.attention, "additive scorer and local-p predictor width")
+        ->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--entropy-bonus", o->entropyBonus, "hard alignment: entropy bonus")->capture_default_str()->check(numberIn(0, 10));
+    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
+    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
+    cmd->add_option("--batch", o->batch, "sentences per batch")->capture_default_str()->check(wholeNumberIn(1, 65536));
+    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str()->check(numberIn(1e-9, 10));
+    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
+    cmd->add_option("--eval-sentences", o->evalImages, "test sentences per evaluation")
+        ->capture_default_str()->check(wholeNumberIn(1, SeqTask::kTestSize));
+    cmd->add_option("--seed", o->seed, "seed of initialisation, sentences and draws")->capture_default_str();
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
+    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
+    auto flags = std::make_shared<TrainConsoleFlags>();
+    addTrainConsoleOptions(cmd, *flags);
+    cmd->callback([o, flags, &exitCode] {
+        if (auto task = openSeqTask(o->model.task); !task) { exitCode = badInput("train seq", task.error()); return; }
+        std::ostringstream c;
+        c << "saccade-cli train seq --task " << o->model.task << " --cell " << o->model.cell << " --scorer " << o->model.scorer
+          << " --alignment " << o->model.alignment << " --embed " << o->model.embed << " --encoder-hidden "
+          << o->model.encoderHidden << " --decoder-hidden " << o->model.decoderHidden << " --attention " << o->model.attention
+          << " --window " << o->model.window << " --batch " << o->batch << " --lr " << o->lr << " --seed " << o->seed;
+        o->command = c.str();
+        exitCode = runTrainingInConsole(
+            "train seq", *flags, *o, [o](const ProgressCallback& progress) { return trainSeqModel(*o, progress); },
+            [](std::ostream& os, const TrainProgress& p) { os << "  token acc " << p.trainAccuracy; },
+            [](std::ostream& os, const TrainProgress& p) { os << " exact match " << p.evalSoft; });
+    });
+}
+
+void printTranslation(const SeqModel& model, const SeqTranslation& t) {
+    const auto& task = model.task();
+    std::cout << "input  : " << task.detokenize(t.source) << "  (" << t.source.size() << " tokens)\n";
+    for (const auto& u : t.unknown) std::cout << "unknown: '" << u << "' is not in the task's vocabulary: read as <unk>\n";
+    std::cout << "output : " << t.output << (t.finished ? "" : "  [no end token within the step budget]") << "\n";
+    if (t.hasReference)
+        std::cout << "check  : " << (t.correct() ? "correct" : "wrong; the task's answer is " + task.detokenize(t.reference.target))
+                  << "\n";
+    else
+        std::cout << "check  : no reference: " << t.referenceError << "\n";
+    std::cout << "rule " << t.rule << (t.rule == "sample" ? ", seed " + std::to_string(t.seed) : "")
+              << "; each output token and the source token it attended most:\n";
+    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+        const auto& row = t.alignment[i];
+        const auto best = std::size_t(std::max_element(row.begin(), row.end()) - row.begin());
+        std::cout << "  " << std::setw(3) << i << "  " << std::left << std::setw(8) << ("'" + t.tokens[i] + "'") << std::right
+                  << " <- '" << t.source[best] << "' (position " << best << ") " << std::fixed << std::setprecision(2)
+                  << row[best] << (t.chosen[i] >= 0 ? "  read '" + t.source[size_t(t.chosen[i])] + "'" : "") << "  entropy "
+                  << t.entropy[i] << (t.centre.empty() ? "" : "  centre " + std::to_string(t.centre[i]).substr(0, 5)) << "\n";
+    }
+}
+
+void addTranslate(CLI::App& app, int& exitCode) {
+    struct Args {
+        std::string model, text, rule, device = "auto", out;
+        std::uint64_t seed = 1;
+        bool json = false;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "translate", "Run a sequence model on typed text: the output and its alignment (a target x source matrix, each "
+                     "row the decoder's distribution over the source), checked against the task's own answer.");
+    cmd->add_option("--model", a->model, "a sequence model checkpoint (train seq)")->required()->check(regularFile());
+    cmd->add_option("--text", a->text, "the input, e.g. \"3rd of March 2021\"")->required();
+    cmd->add_option("--rule", a->rule, "soft, argmax or sample (default: the model's deterministic rule)");
+    cmd->add_option("--seed", a->seed, "seed of the sample rule")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--out", a->out, "also save the trace JSON (schema saccade.seq-trace) here (atomic)");
+    cmd->add_flag("--json", a->json, "print the trace JSON");
+    cmd->callback([a, &exitCode] {
+        auto model = SeqModel::open(a->model, a->device);
+        if (!model) { exitCode = badInput("translate", model.error()); return; }
+        auto t = (*model)->translate(a->text, a->rule, a->seed);
+        if (!t) { exitCode = badInput("translate", t.error()); return; }
+        const auto json = seqTranslationToJson(*t, a->model, (*model)->task().name());
+        if (!a->out.empty()) {
+            if (auto w = writeFileAtomic(a->out, json + "\n"); !w) {
+                std::cerr << "saccade-cli translate: " << w.error() << "\n";
+                exitCode = kExitFailure;
+                return;
+            }
+        }
+        if (a->json) std::cout << json << "\n";
+        else printTranslation(**model, *t);
+    });
+}
+
+}  // namespace
+
+int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
+               std::uint64_t seed, bool json) {
+    auto model = SeqModel::open(path, device);
+    if (!model) return badInput("eval", model.error());
+    SeqEvalOptions o;
+    o.rule = rule;
+    o.seed = seed;
+    if (limit > 0) o.limit = limit;
+    auto r = (*model)->evaluate(o);
+    if (!r) return badInput("eval", r.error());
+    if (json) {
+        std::cout << seqEvalReportToJson(*r) << "\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(2) << "sequence model on '" << r->task << "', test split, " << r->n
+              << " sentences, rule " << r->rule << ", " << r->seconds << " s\n"
+              << "  exact match " << 100 * r->exactMatch << "%   token accuracy " << 100 * r->tokenAccuracy
+              << "%   AER " << std::setprecision(3) << r->aer << "   attention entropy " << r->entropy << " nats\n"
+              << "  permutation test: median TV " << r->permutationMedianTv << ", mean " << r->permutationMeanTv << ", "
+              << std::setprecision(1) << 100 * r->permutationSmallShare
+              << "% of steps change by < 0.05 (attention is a record of access, not an explanation)\n"
+              << "  exact match by source length:";
+    for (const auto& b : r->byLength)
+        std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";
+    std::cout << "\n  (* = a length the training split never has)\n";
+    return 0;
+}
+
+void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCode) {
+    addTrainSeq(train, exitCode);
+    addTranslate(app, exitCode);
+    (void)bench;
+}
+
+}  // namespace saccade::cli

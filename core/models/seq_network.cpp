@@ -1,0 +1,197 @@
+#include "models/seq_network.h"
+
+#include <limits>
+
+#include <torch/nn/utils/rnn.h>
+#include <torch/torch.h>
+
+#include "data/seq_task.h"
+
+namespace saccade {
+
+namespace {
+ScorerKind engineScorer(const std::string& name) {
+    if (name == "local-p") return ScorerKind::General;  // Luong's local-p scores with the general form
+    auto kind = parseScorerKind(name);
+    TORCH_CHECK(kind.ok(), kind.ok() ? "" : kind.error());
+    return *kind;
+}
+}  // namespace
+
+SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
+    TORCH_CHECK(validateSeqConfig(c).ok(), "invalid sequence model config");
+    const int K = c.keyDim(), H = c.decoderHidden;
+    const int G = (c.cell == "gru" ? 3 : 4) * H;
+    m_srcEmbed = register_module("src_embed", torch::nn::Embedding(c.sourceVocab, c.embed));
+    m_tgtEmbed = register_module("tgt_embed", torch::nn::Embedding(c.targetVocab, c.embed));
+    if (c.cell == "gru")
+        m_gru = register_module(
+            "encoder", torch::nn::GRU(torch::nn::GRUOptions(c.embed, c.encoderHidden).batch_first(true).bidirectional(true)));
+    else
+        m_lstm = register_module(
+            "encoder", torch::nn::LSTM(torch::nn::LSTMOptions(c.embed, c.encoderHidden).batch_first(true).bidirectional(true)));
+    m_bridge = register_module("bridge", torch::nn::Linear(K, H));
+    if (c.cell == "lstm") m_bridgeC = register_module("bridge_c", torch::nn::Linear(K, H));
+    ScorerOptions so;
+    so.kind = engineScorer(c.scorer);
+    so.queryDim = H;
+    so.keyDim = K;
+    so.hiddenDim = c.attention;
+    m_scorer = register_module("scorer", Scorer(so));
+    if (c.localP()) {
+        m_posHidden = register_module("pos_hidden", torch::nn::Linear(H, c.attention));
+        m_posOut = register_module("pos_out", torch::nn::Linear(torch::nn::LinearOptions(c.attention, 1).bias(false)));
+    }
+    m_inEmbed = register_module("in_embed", torch::nn::Linear(c.embed, G));
+    m_inCtx = register_module("in_ctx", torch::nn::Linear(torch::nn::LinearOptions(K, G).bias(false)));
+    m_hh = register_module("hh", torch::nn::Linear(H, G));
+    m_outH = register_module("out_h", torch::nn::Linear(H, c.targetVocab));
+    m_outCtx = register_module("out_ctx", torch::nn::Linear(torch::nn::LinearOptions(K, c.targetVocab).bias(false)));
+}
+
+SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
+    TORCH_CHECK(source.dim() == 2 && source.size(1) > 0, "source must be [B, S], got ", source.sizes());
+    TORCH_CHECK(lengths.dim() == 1 && lengths.size(0) == source.size(0), "lengths must be [B]");
+    SeqEncoded e;
+    const auto S = source.size(1);
+    e.lengths = lengths.to(torch::kCPU, torch::kLong);
+    TORCH_CHECK(e.lengths.min().item<std::int64_t>() >= 1 && e.lengths.max().item<std::int64_t>() <= S,
+                "source lengths must be 1..", S);
+    const auto emb = m_srcEmbed(source);
+    if (e.lengths.min().item<std::int64_t>() == S) {  // no padding: no packing
+        e.keys = m_gru ? std::get<0>(m_gru(emb)) : std::get<0>(m_lstm(emb));
+    } else {
+        namespace rnn = torch::nn::utils::rnn;
+        const auto packed = rnn::pack_padded_sequence(emb, e.lengths, /*batch_first=*/true, /*enforce_sorted=*/false);
+        const auto out = m_gru ? std::get<0>(m_gru->forward_with_packed_input(packed))
+                               : std::get<0>(m_lstm->forward_with_packed_input(packed));
+        e.keys = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/0.0, S));
+    }
+    const auto len = e.lengths.to(source.device());
+    e.mask = torch::arange(S, len.options()).unsqueeze(0) < len.unsqueeze(1);
+    const auto lenF = len.to(e.keys.scalar_type());
+    e.span = lenF - 1;
+    const auto mean = e.keys.sum(1) / lenF.unsqueeze(1);  // padding rows of the keys are 0
+    e.h0 = torch::tanh(m_bridge(mean));
+    if (m_bridgeC) e.c0 = torch::tanh(m_bridgeC(mean));
+    e.prepared = m_scorer->prepareKeys(e.keys);
+    e.mixed = torch::cat({m_inCtx(e.keys), m_outCtx(e.keys)}, -1);
+    return e;
+}
+
+torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, torch::Tensor* centre) {
+    auto sc = m_scorer->forwardPrepared(st.h, enc.prepared);
+    auto keep = enc.mask;
+    if (m_config.localP()) {
+        const auto p = enc.span * torch::sigmoid(m_posOut(torch::tanh(m_posHidden(st.h)))).squeeze(-1);
+        const auto offset = torch::arange(sc.size(1), sc.options()).unsqueeze(0) - p.unsqueeze(1);
+        const double sigma = m_config.window / 2;
+        sc = sc - offset.pow(2) / (2 * sigma * sigma);
+        keep = keep & (offset.abs() <= m_config.window);
+        if (centre) *centre = p;
+    }
+    return sc.masked_fill(keep.logical_not(), -std::numeric_limits<float>::infinity());
+}
+
+torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& ctx) {
+    const auto G = gi.size(1);
+    const auto x = gi + ctx.narrow(1, 0, G);
+    const auto gh = m_hh(st.h);
+    if (m_gru) {
+        const auto xs = x.chunk(3, 1), hs = gh.chunk(3, 1);
+        const auto r = torch::sigmoid(xs[0] + hs[0]);
+        const auto z = torch::sigmoid(xs[1] + hs[1]);
+        const auto n = torch::tanh(xs[2] + r * hs[2]);
+        st.h = n + z * (st.h - n);
+    } else {
+        const auto g = (x + gh).chunk(4, 1);
+        st.c = torch::sigmoid(g[1]) * st.c + torch::sigmoid(g[0]) * torch::tanh(g[2]);
+        st.h = torch::sigmoid(g[3]) * torch::tanh(st.c);
+    }
+    return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
+}
+
+namespace {
+struct StepLog {
+    std::vector<torch::Tensor> logits, alpha, chosen, logProb, entropy, centre, tokens;
+    void add(const Selection& s, const torch::Tensor& lg, const torch::Tensor& centreT) {
+        logits.push_back(lg);
+        alpha.push_back(s.probs);
+        chosen.push_back(s.indices.size(1) == 1 ? s.indices.squeeze(1) : torch::full({lg.size(0)}, -1, s.indices.options()));
+        logProb.push_back(s.logProb);
+        entropy.push_back(s.entropy);
+        if (centreT.defined()) centre.push_back(centreT);
+    }
+    SeqSteps stack() const {
+        SeqSteps out;
+        out.logits = torch::stack(logits, 1);
+        out.alpha = torch::stack(alpha, 1);
+        out.chosen = torch::stack(chosen, 1);
+        out.logProb = torch::stack(logProb, 1);
+        out.entropy = torch::stack(entropy, 1);
+        if (!centre.empty()) out.centre = torch::stack(centre, 1);
+        if (!tokens.empty()) out.tokens = torch::stack(tokens, 1);
+        return out;
+    }
+};
+}  // namespace
+
+SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule,
+                                       Rng& rng) {
+    TORCH_CHECK(input.dim() == 2 && input.size(0) == enc.keys.size(0), "input must be [B, T]");
+    const auto gi = m_inEmbed(m_tgtEmbed(input));
+    State st{enc.h0, enc.c0};
+    StepLog log;
+    for (std::int64_t t = 0; t < input.size(1); ++t) {
+        torch::Tensor centre;
+        const auto sel = select(scores(st, enc, &centre), enc.mixed, rule, rng);
+        log.add(sel, advance(st, gi.select(1, t), sel.context), centre);
+    }
+    return log.stack();
+}
+
+SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng) {
+    const auto B = enc.keys.size(0);
+    const auto table = m_inEmbed(m_tgtEmbed->weight);  // [V, G]: every word's input gates
+    auto word = torch::full({B}, kSeqStart, torch::TensorOptions().dtype(torch::kLong).device(enc.keys.device()));
+    auto done = torch::zeros({B}, word.options().dtype(torch::kBool));
+    State st{enc.h0, enc.c0};
+    StepLog log;
+    for (std::int64_t t = 0; t < maxSteps; ++t) {
+        torch::Tensor centre;
+        const auto sel = select(scores(st, enc, &centre), enc.mixed, rule, rng);
+        const auto logits = advance(st, table.index_select(0, word), sel.context);
+        log.add(sel, logits, centre);
+        word = logits.argmax(-1);
+        log.tokens.push_back(word);
+        done = done | (word == kSeqEnd);
+        if (done.all().item<bool>()) break;
+    }
+    return log.stack();
+}
+
+torch::Tensor SeqNetworkImpl::permutationDistance(const SeqEncoded& enc, const torch::Tensor& tokens,
+                                                  const SelectionOptions& rule, Rng& rng) {
+    const auto B = tokens.size(0), T = tokens.size(1), S = enc.keys.size(1);
+    const auto start = torch::full({B, 1}, kSeqStart, tokens.options());
+    const auto input = torch::cat({start, tokens.narrow(1, 0, T - 1)}, 1);
+    const auto gi = m_inEmbed(m_tgtEmbed(input));
+    State st{enc.h0, enc.c0};
+    std::vector<torch::Tensor> tv;
+    const bool hardRule = rule.rule != SelectionRule::Soft;
+    for (std::int64_t t = 0; t < T; ++t) {
+        const auto sel = select(scores(st, enc, nullptr), enc.mixed, rule, rng);
+        // One random order of each row's real tokens: padding sorts last (key 2 > any uniform).
+        const auto order = rng.uniform({B, S}, enc.keys.device()).masked_fill(enc.mask.logical_not(), 2.0).argsort(std::int64_t{1});
+        auto shuffled = sel.probs.gather(1, order);
+        if (hardRule) shuffled = torch::zeros_like(shuffled).scatter_(1, shuffled.argmax(1, true), 1.0);
+        const auto ctx = torch::bmm(shuffled.unsqueeze(1), enc.mixed).squeeze(1);
+        State other = st;
+        const auto pShuffled = torch::softmax(advance(other, gi.select(1, t), ctx), -1);
+        const auto p = torch::softmax(advance(st, gi.select(1, t), sel.context), -1);
+        tv.push_back(0.5 * (p - pShuffled).abs().sum(-1));
+    }
+    return torch::stack(tv, 1);
+}
+
+}  // namespace saccade

@@ -1,0 +1,100 @@
+#pragma once
+// An encoder-decoder with attention over the source (Bahdanau et al. 2015; Luong et al. 2015).
+// A bidirectional GRU or LSTM reads the source into keys k_s (2 x encoder_hidden each); the
+// decoder state starts at tanh(W mean_s k_s). At each target step the engine's scorer rates every
+// k_s against the previous decoder state h_{t-1} (local-p adds Luong's predicted centre
+// p_t = (S - 1) sigmoid(v tanh(W h_{t-1})) and a Gaussian window of half-width D, sigma D / 2,
+// renormalised so rows sum to 1), a selection rule forms the context c_t (soft: sum_s a_ts k_s;
+// sample/argmax: one k_s), the cell reads [E y_{t-1}, c_t], and the word comes from
+// softmax(W_o [h_t, c_t]).
+//
+// The context enters the cell and the output only through linear maps, so both are applied to
+// the keys once per sentence (k_s -> W_c k_s and W_oc k_s) and a step mixes those rows with its
+// attention weights: the same numbers as W_c (sum_s a_ts k_s), with a product over S rows of the
+// gate width instead of one over the key width at every step.
+// Engine header: includes LibTorch.
+
+#include <cstdint>
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/nn/pimpl.h>
+
+#include "attention/scorer.h"
+#include "attention/selection.h"
+#include "common/rng.h"
+#include "models/seq_config.h"
+
+namespace saccade {
+
+/// A source batch read by the encoder.
+struct SeqEncoded {
+    torch::Tensor keys;      ///< [B, S, 2 x encoder_hidden]
+    torch::Tensor prepared;  ///< the scorer's view of the keys
+    torch::Tensor mixed;     ///< [B, S, G + V]: W_c k_s and W_oc k_s, what a step's weights mix
+    torch::Tensor mask;      ///< [B, S] bool, true at real tokens
+    torch::Tensor lengths;   ///< [B] int64 on the CPU
+    torch::Tensor span;      ///< [B] float: length - 1, on the keys' device (local-p's range)
+    torch::Tensor h0, c0;    ///< [B, decoder_hidden] (c0 for LSTM cells only)
+};
+
+/// What the decoder did at each step t of a batch.
+struct SeqSteps {
+    torch::Tensor logits;   ///< [B, T, V]
+    torch::Tensor alpha;    ///< [B, T, S] attention distribution over the source (0 at padding)
+    torch::Tensor chosen;   ///< [B, T] int64: the source token a hard rule read (-1 under soft)
+    torch::Tensor logProb;  ///< [B, T] log-probability of that choice (0 under soft)
+    torch::Tensor entropy;  ///< [B, T] of alpha, nats
+    torch::Tensor centre;   ///< [B, T] local-p's predicted position (undefined for other scorers)
+    torch::Tensor tokens;   ///< [B, T] int64 emitted (decode) or read-ahead targets (teacher forcing)
+};
+
+class SeqNetworkImpl : public torch::nn::Module {
+public:
+    explicit SeqNetworkImpl(const SeqConfig& config);
+
+    /// source [B, S] int64 ids (kSeqPad after each row's length), lengths [B] int64 >= 1.
+    SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths);
+
+    /// Teacher forcing: `input` [B, T] starts with <s> and holds the target shifted right; step t
+    /// reads input[:, t]. `rule` is the location rule (soft; sample or argmax for hard alignment).
+    SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule, Rng& rng);
+
+    /// Greedy words for up to `maxSteps` steps (stops once every row has emitted </s>).
+    SeqSteps decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng);
+
+    /// The permutation test of Jain and Wallace (2019) along the model's own output `tokens`
+    /// [B, T] (as decode() emitted them): at every step the attention weights are shuffled over
+    /// the source (one random permutation per row and step, from `rng`), the step is run again from
+    /// the same state, and the total variation distance between the two word distributions is
+    /// returned, [B, T]. The state then follows the unshuffled step.
+    torch::Tensor permutationDistance(const SeqEncoded& enc, const torch::Tensor& tokens, const SelectionOptions& rule,
+                                      Rng& rng);
+
+    const SeqConfig& config() const { return m_config; }
+
+private:
+    struct State {
+        torch::Tensor h, c;
+    };
+    /// Scores of every source token against the state, and local-p's centre ([B], else undefined).
+    torch::Tensor scores(const State& state, const SeqEncoded& enc, torch::Tensor* centre);
+    /// Advances the state with the embedding part `gi` [B, G] and the mixed context `ctx` [B, G + V];
+    /// returns the word logits.
+    torch::Tensor advance(State& state, const torch::Tensor& gi, const torch::Tensor& ctx);
+
+    SeqConfig m_config;
+    torch::nn::Embedding m_srcEmbed{nullptr}, m_tgtEmbed{nullptr};
+    torch::nn::GRU m_gru{nullptr};
+    torch::nn::LSTM m_lstm{nullptr};
+    torch::nn::Linear m_bridge{nullptr}, m_bridgeC{nullptr};
+    Scorer m_scorer{nullptr};
+    torch::nn::Linear m_posHidden{nullptr}, m_posOut{nullptr};  // local-p
+    torch::nn::Linear m_inEmbed{nullptr}, m_inCtx{nullptr}, m_hh{nullptr};
+    torch::nn::Linear m_outH{nullptr}, m_outCtx{nullptr};
+};
+TORCH_MODULE(SeqNetwork);
+
+}  // namespace saccade
