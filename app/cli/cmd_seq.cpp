@@ -11,7 +11,9 @@
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "data/seq_task.h"
+#include "models/seq_bench.h"
 #include "models/seq_model.h"
+#include "reference_runner.h"
 #include "strict_options.h"
 #include "train/seq_trainer.h"
 #include "train_console.h"
@@ -138,6 +140,82 @@ void addTranslate(CLI::App& app, int& exitCode) {
     });
 }
 
+void addBenchSeq(CLI::App& bench, int& exitCode) {
+    auto o = std::make_shared<SeqBenchOptions>();
+    auto scorer = std::make_shared<std::string>("all");
+    auto reference = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = bench.add_subcommand(
+        "seq", "Encoder-decoder with attention at the sizes of ../shared/bench/seq2seq_reference.py: training "
+               "sentences/s and 1,000 sentences decoded greedily in one batch, per scorer; with --reference, that "
+               "script in the same run and threads, and the ratios.");
+    cmd->add_option("--scorer", *scorer, "additive, general, dot, scaled-dot, or all")->capture_default_str();
+    cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str()->check(wholeNumberIn(1, 1000));
+    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--model", o->model, "also time translating one 40-character input with this sequence model")
+        ->check(regularFile());
+    cmd->add_option("--reference", *reference, "path of ../shared/bench/seq2seq_reference.py (run with /usr/bin/python3)")
+        ->check(regularFile());
+    cmd->add_flag("--json", *json, "print one JSON object");
+    cmd->callback([o, scorer, reference, json, &exitCode] {
+        if (*scorer != "all") {
+            if (*scorer != "additive" && *scorer != "general" && *scorer != "dot" && *scorer != "scaled-dot") {
+                exitCode = badInput("bench seq", "unknown scorer '" + *scorer + "' (use additive, general, dot, scaled-dot or all)");
+                return;
+            }
+            o->scorers = {*scorer};
+        }
+        auto r = benchSeq(*o);
+        if (!r) { exitCode = badInput("bench seq", r.error()); return; }
+        auto out = nlohmann::json::parse(seqBenchToJson(*o, *r));
+        if (!reference->empty()) {
+            for (const auto& s : r->scorers) {
+                nlohmann::json ref;
+                for (const char* kind : {"train", "translate"}) {
+                    const auto line = runReferenceScript("bench seq", *reference,
+                                                         {"--bench", kind, "--scorer", s.scorer, "--threads",
+                                                          std::to_string(r->threads), "--repeats", std::to_string(o->repeats)},
+                                                         r->threads);
+                    if (line.empty()) { exitCode = kExitFailure; return; }  // the runner said why
+                    const char* key = std::string(kind) == "train" ? "sentences_per_s" : "ms";
+                    if (!line.contains(key) || !line[key].is_number() || line[key].get<double>() <= 0) {
+                        std::cerr << "saccade-cli bench seq: " << *reference << " printed no positive " << key << "\n";
+                        exitCode = kExitFailure;
+                        return;
+                    }
+                    ref[kind] = {{key, line[key].get<double>()}};
+                    ref["torch"] = line.value("torch", std::string("?"));
+                }
+                auto& mine = out["scorers"][s.scorer];
+                mine["reference"] = ref;
+                mine["ratios"] = {{"train_sentences_per_s", s.trainSentencesPerSecond / ref["train"]["sentences_per_s"].get<double>()},
+                                  {"translate_speed", ref["translate"]["ms"].get<double>() / s.translateMs}};
+            }
+            out["ratios"] = out["scorers"][r->scorers.front().scorer]["ratios"];
+        }
+        if (*json) { std::cout << out.dump(2) << "\n"; return; }
+        std::cout << "encoder-decoder on " << r->device << ", " << r->threads
+                  << " intra-op thread(s): embed 64, encoder 2 x 128, decoder 256, attention 128, vocabularies 48, "
+                     "source 24, target 12\n";
+        for (const auto& s : r->scorers) {
+            std::cout << std::fixed << "  " << std::left << std::setw(11) << s.scorer << std::right << std::setprecision(0)
+                      << " training " << s.trainSentencesPerSecond << " sentences/s (batch " << o->batch << ")   "
+                      << o->sentences << " sentences decoded in " << s.translateMs << " ms";
+            const auto& mine = out["scorers"][s.scorer];
+            if (mine.contains("ratios"))
+                std::cout << std::setprecision(2) << "\n              reference: " << std::setprecision(0)
+                          << mine["reference"]["train"]["sentences_per_s"].get<double>() << " sentences/s, "
+                          << mine["reference"]["translate"]["ms"].get<double>() << " ms   ours/reference: training "
+                          << std::setprecision(2) << mine["ratios"]["train_sentences_per_s"].get<double>()
+                          << "x (target 2), translation " << mine["ratios"]["translate_speed"].get<double>() << "x (target 3)";
+            std::cout << "\n";
+        }
+        if (!o->model.empty())
+            std::cout << std::setprecision(2) << "  " << o->model << ": one " << r->oneSentenceChars
+                      << "-character input translated in " << r->oneSentenceMs << " ms (the page's budget per keystroke: 50 ms)\n";
+    });
+}
+
 }  // namespace
 
 int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
@@ -171,7 +249,7 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
 void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCode) {
     addTrainSeq(train, exitCode);
     addTranslate(app, exitCode);
-    (void)bench;
+    addBenchSeq(bench, exitCode);
 }
 
 }  // namespace saccade::cli

@@ -130,12 +130,16 @@ public:
             return Error{"'" + s + "' is not one of the date forms (3 March 2021, 3rd of March 2021, March 3, 2021, "
                          "3 Mar 2021, Wednesday, 3 March 2021, 2021/03/03)"};
         if (!p.monthNumeric) {
+            bool abbreviated = false;
             for (int i = 0; i < 12; ++i) {
                 const std::string full = lower(kMonths[size_t(i)]);
-                if (monthWord == full || monthWord == full.substr(0, 3)) p.month = i + 1;
+                if (monthWord == full || monthWord == full.substr(0, 3)) {
+                    p.month = i + 1;
+                    abbreviated = monthWord != full;
+                }
             }
             if (p.month == 0) return Error{"'" + monthWord + "' is not a month"};
-            if (p.monthLen == 3 && !weekdayWord.empty()) return Error{"the weekday form spells the month in full"};
+            if (abbreviated && !weekdayWord.empty()) return Error{"the weekday form spells the month in full"};
         }
         if (p.month < 1 || p.month > 12) return Error{"month " + std::to_string(p.month) + " does not exist"};
         if (p.year < 1900 || p.year > 2099) return Error{"year " + std::to_string(p.year) + " is outside 1900-2099"};

@@ -6,6 +6,7 @@
 #include "models/caption_network.h"
 #include "models/patch_classifier.h"
 #include "models/ram_network.h"
+#include "models/seq_network.h"
 #include "models/vit_network.h"
 #include "models/model_input.h"
 
@@ -57,6 +58,10 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
             auto c = vitConfigFromJson(info->configJson);
             if (!c) return configError(path, c.error());
             net = VitNetwork(*c).ptr();
+        } else if (info->modelType == "seq") {
+            auto c = seqConfigFromJson(info->configJson);
+            if (!c) return configError(path, c.error());
+            net = SeqNetwork(*c).ptr();
         } else {
             return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
         }

@@ -43,10 +43,9 @@ SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
         m_posOut = register_module("pos_out", torch::nn::Linear(torch::nn::LinearOptions(c.attention, 1).bias(false)));
     }
     m_inEmbed = register_module("in_embed", torch::nn::Linear(c.embed, G));
-    m_inCtx = register_module("in_ctx", torch::nn::Linear(torch::nn::LinearOptions(K, G).bias(false)));
+    m_ctx = register_module("ctx", torch::nn::Linear(torch::nn::LinearOptions(K, G + c.targetVocab).bias(false)));
     m_hh = register_module("hh", torch::nn::Linear(H, G));
     m_outH = register_module("out_h", torch::nn::Linear(H, c.targetVocab));
-    m_outCtx = register_module("out_ctx", torch::nn::Linear(torch::nn::LinearOptions(K, c.targetVocab).bias(false)));
 }
 
 SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
@@ -75,7 +74,6 @@ SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tens
     e.h0 = torch::tanh(m_bridge(mean));
     if (m_bridgeC) e.c0 = torch::tanh(m_bridgeC(mean));
     e.prepared = m_scorer->prepareKeys(e.keys);
-    e.mixed = torch::cat({m_inCtx(e.keys), m_outCtx(e.keys)}, -1);
     return e;
 }
 
@@ -93,8 +91,9 @@ torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, tor
     return sc.masked_fill(keep.logical_not(), -std::numeric_limits<float>::infinity());
 }
 
-torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& ctx) {
+torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& context) {
     const auto G = gi.size(1);
+    const auto ctx = m_ctx(context);
     const auto x = gi + ctx.narrow(1, 0, G);
     const auto gh = m_hh(st.h);
     if (m_gru) {
@@ -144,13 +143,14 @@ SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tenso
     StepLog log;
     for (std::int64_t t = 0; t < input.size(1); ++t) {
         torch::Tensor centre;
-        const auto sel = select(scores(st, enc, &centre), enc.mixed, rule, rng);
+        const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
         log.add(sel, advance(st, gi.select(1, t), sel.context), centre);
     }
     return log.stack();
 }
 
-SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng) {
+SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng,
+                                bool stopWhenDone) {
     const auto B = enc.keys.size(0);
     const auto table = m_inEmbed(m_tgtEmbed->weight);  // [V, G]: every word's input gates
     auto word = torch::full({B}, kSeqStart, torch::TensorOptions().dtype(torch::kLong).device(enc.keys.device()));
@@ -159,11 +159,12 @@ SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, co
     StepLog log;
     for (std::int64_t t = 0; t < maxSteps; ++t) {
         torch::Tensor centre;
-        const auto sel = select(scores(st, enc, &centre), enc.mixed, rule, rng);
+        const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
         const auto logits = advance(st, table.index_select(0, word), sel.context);
         log.add(sel, logits, centre);
         word = logits.argmax(-1);
         log.tokens.push_back(word);
+        if (!stopWhenDone) continue;
         done = done | (word == kSeqEnd);
         if (done.all().item<bool>()) break;
     }
@@ -180,12 +181,12 @@ torch::Tensor SeqNetworkImpl::permutationDistance(const SeqEncoded& enc, const t
     std::vector<torch::Tensor> tv;
     const bool hardRule = rule.rule != SelectionRule::Soft;
     for (std::int64_t t = 0; t < T; ++t) {
-        const auto sel = select(scores(st, enc, nullptr), enc.mixed, rule, rng);
+        const auto sel = select(scores(st, enc, nullptr), enc.keys, rule, rng);
         // One random order of each row's real tokens: padding sorts last (key 2 > any uniform).
         const auto order = rng.uniform({B, S}, enc.keys.device()).masked_fill(enc.mask.logical_not(), 2.0).argsort(std::int64_t{1});
         auto shuffled = sel.probs.gather(1, order);
         if (hardRule) shuffled = torch::zeros_like(shuffled).scatter_(1, shuffled.argmax(1, true), 1.0);
-        const auto ctx = torch::bmm(shuffled.unsqueeze(1), enc.mixed).squeeze(1);
+        const auto ctx = torch::bmm(shuffled.unsqueeze(1), enc.keys).squeeze(1);
         State other = st;
         const auto pShuffled = torch::softmax(advance(other, gi.select(1, t), ctx), -1);
         const auto p = torch::softmax(advance(st, gi.select(1, t), sel.context), -1);

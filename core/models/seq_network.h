@@ -8,10 +8,9 @@
 // sample/argmax: one k_s), the cell reads [E y_{t-1}, c_t], and the word comes from
 // softmax(W_o [h_t, c_t]).
 //
-// The context enters the cell and the output only through linear maps, so both are applied to
-// the keys once per sentence (k_s -> W_c k_s and W_oc k_s) and a step mixes those rows with its
-// attention weights: the same numbers as W_c (sum_s a_ts k_s), with a product over S rows of the
-// gate width instead of one over the key width at every step.
+// The context enters the cell and the output only through linear maps: one product per step
+// gives both ([W_c; W_oc] c_t), and the words' input gates come from one product over every
+// target step (teacher forcing) or a table over the vocabulary (decoding).
 // Engine header: includes LibTorch.
 
 #include <cstdint>
@@ -33,7 +32,6 @@ namespace saccade {
 struct SeqEncoded {
     torch::Tensor keys;      ///< [B, S, 2 x encoder_hidden]
     torch::Tensor prepared;  ///< the scorer's view of the keys
-    torch::Tensor mixed;     ///< [B, S, G + V]: W_c k_s and W_oc k_s, what a step's weights mix
     torch::Tensor mask;      ///< [B, S] bool, true at real tokens
     torch::Tensor lengths;   ///< [B] int64 on the CPU
     torch::Tensor span;      ///< [B] float: length - 1, on the keys' device (local-p's range)
@@ -62,8 +60,10 @@ public:
     /// reads input[:, t]. `rule` is the location rule (soft; sample or argmax for hard alignment).
     SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule, Rng& rng);
 
-    /// Greedy words for up to `maxSteps` steps (stops once every row has emitted </s>).
-    SeqSteps decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng);
+    /// Greedy words for up to `maxSteps` steps (stops once every row has emitted </s>, unless
+    /// `stopWhenDone` is false: benchmarks run every step).
+    SeqSteps decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng,
+                    bool stopWhenDone = true);
 
     /// The permutation test of Jain and Wallace (2019) along the model's own output `tokens`
     /// [B, T] (as decode() emitted them): at every step the attention weights are shuffled over
@@ -81,7 +81,7 @@ private:
     };
     /// Scores of every source token against the state, and local-p's centre ([B], else undefined).
     torch::Tensor scores(const State& state, const SeqEncoded& enc, torch::Tensor* centre);
-    /// Advances the state with the embedding part `gi` [B, G] and the mixed context `ctx` [B, G + V];
+    /// Advances the state with the embedding part `gi` [B, G] and the context `ctx` [B, K];
     /// returns the word logits.
     torch::Tensor advance(State& state, const torch::Tensor& gi, const torch::Tensor& ctx);
 
@@ -92,8 +92,8 @@ private:
     torch::nn::Linear m_bridge{nullptr}, m_bridgeC{nullptr};
     Scorer m_scorer{nullptr};
     torch::nn::Linear m_posHidden{nullptr}, m_posOut{nullptr};  // local-p
-    torch::nn::Linear m_inEmbed{nullptr}, m_inCtx{nullptr}, m_hh{nullptr};
-    torch::nn::Linear m_outH{nullptr}, m_outCtx{nullptr};
+    torch::nn::Linear m_inEmbed{nullptr}, m_ctx{nullptr}, m_hh{nullptr};  // m_ctx: K -> G + V
+    torch::nn::Linear m_outH{nullptr};
 };
 TORCH_MODULE(SeqNetwork);
 
