@@ -25,6 +25,7 @@
 #include <QMimeData>
 
 #include "analysis/analysis_page.h"
+#include "sequences/sequences_page.h"
 #include "attention/attention_page.h"
 #include "attention/image_panel.h"
 #include "attention/model_panel.h"
@@ -46,6 +47,7 @@ const QString MainWindow::kScalarPage = QStringLiteral("scalar");
 const QString MainWindow::kEstimatorPage = QStringLiteral("estimators");
 const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
 const QString MainWindow::kAnalysisPage = QStringLiteral("analysis");
+const QString MainWindow::kSequencesPage = QStringLiteral("sequences");
 
 namespace {
 
@@ -85,11 +87,15 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_estimatorLab = new EstimatorLabPanel(this);
     m_doctor = new DoctorPanel(this);
     m_analysis = new AnalysisPage(this);
+    m_sequences = new SequencesPage(this);
     addPage(kAttentionPage, tr("Attention"), m_attention,
             tr("Where a model looks, step by step: rules, seeds, sampled runs, every rule on a dataset, "
                "inadequate observations"));
     addPage(kAnalysisPage, tr("Probes & cost"), m_analysis,
             tr("Boundary sweeps, faithfulness of attention, and what selection costs per stage"));
+    addPage(kSequencesPage, tr("Sequences"), m_sequences,
+            tr("Soft attention over sequences: type an input, see each output token's alignment over it, against "
+               "the gold alignment"));
     addPage(kTrainingPage, tr("Training"), m_training, tr("Train a model of any family with live curves"));
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab,
             tr("The worked example: E[f(hard attention)] against f(soft attention), exact and sampled"));
@@ -147,6 +153,7 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
     connect(m_estimatorLab, &EstimatorLabPanel::statusMessage, this, keepStatus(m_estimatorLab));
     connect(m_doctor, &DoctorPanel::statusMessage, this, keepStatus(m_doctor));
+    connect(m_sequences, &SequencesPage::statusMessage, this, keepStatus(m_sequences));
     connect(m_sidebar, &QListWidget::currentRowChanged, this,
             [this] { statusBar()->showMessage(m_lastStatus.value(m_pages->currentWidget())); });
 
@@ -183,6 +190,7 @@ bool MainWindow::isBusy() const {
     if (m_pages->currentWidget() == m_scalarLab) return m_scalarLab->isBusy();
     if (m_pages->currentWidget() == m_estimatorLab) return m_estimatorLab->isBusy();
     if (m_pages->currentWidget() == m_attention) return m_attention->isBusy();
+    if (m_pages->currentWidget() == m_sequences) return m_sequences->isBusy();
     return false;
 }
 

@@ -18,6 +18,7 @@ namespace saccade::ui {
 class AttentionPage;
 class DoctorPanel;
 class AnalysisPage;
+class SequencesPage;
 class TrainingPanel;
 class ScalarLabPanel;
 class EstimatorLabPanel;
@@ -34,6 +35,7 @@ public:
     static const QString kEstimatorPage;
     static const QString kDoctorPage;
     static const QString kAnalysisPage;
+    static const QString kSequencesPage;
 
     /// With `useSettings` false nothing is read or written (screenshots, tests).
     explicit MainWindow(bool useSettings = true, QWidget* parent = nullptr);
@@ -51,6 +53,7 @@ public:
     EstimatorLabPanel* estimatorLabPanel() const { return m_estimatorLab; }
     DoctorPanel* doctorPanel() const { return m_doctor; }
     AnalysisPage* analysisPage() const { return m_analysis; }
+    SequencesPage* sequencesPage() const { return m_sequences; }
     ReportExporter* reportExporter() const { return m_report; }
 
     /// Writes the current session (model + CRC-32, image, rule, seed, step, overlays, page, tab,
@@ -99,6 +102,7 @@ private:
     EstimatorLabPanel* m_estimatorLab = nullptr;
     DoctorPanel* m_doctor = nullptr;
     AnalysisPage* m_analysis = nullptr;
+    SequencesPage* m_sequences = nullptr;
     ReportExporter* m_report = nullptr;
     QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
     QString m_notes;       ///< the session's free-text notes

@@ -234,14 +234,16 @@ void addRender(CLI::App& app, int& exitCode) {
     struct Args : RunArgs {
         int delay = 80, scale = 0;
         double opacity = 0.55;
-        std::string caption;
+        std::string caption, text;
         bool noCaption = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
         "render", "Draw a trace over its image: per-step attention heatmaps, chosen cells, the path "
-                  "and step numbers, as a PNG strip or an animated GIF (for slides).");
+                  "and step numbers, as a PNG strip or an animated GIF (for slides). A sequence model "
+                  "(--text): its alignment matrix as PNG, SVG or CSV, or the playback as a GIF.");
     addRunOptions(cmd, *a);
+    cmd->add_option("--text", a->text, "sequence models: the input to translate");
     cmd->add_option("--delay", a->delay, "GIF: centiseconds per frame")->capture_default_str()
         ->check(CLI::Range(1, 6000));
     cmd->add_option("--scale", a->scale,
@@ -256,6 +258,14 @@ void addRender(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         const auto dot = a->out.rfind('.');
         const std::string ext = dot == std::string::npos ? "" : a->out.substr(dot);
+        if (isSeqCheckpoint(a->model)) {
+            if (!a->image.empty() || !a->sample.empty()) { exitCode = badInput("render", "a sequence model reads --text, not an image"); return; }
+            if (a->text.empty()) { exitCode = badInput("render", "a sequence model needs --text"); return; }
+            exitCode = runSeqRender(a->model, a->device, a->text, a->rule, a->seed, a->out, a->scale, a->delay,
+                                    a->noCaption ? std::string("-") : a->caption);
+            return;
+        }
+        if (!a->text.empty()) { exitCode = badInput("render", "--text is for sequence models; this model reads --image or --sample"); return; }
         if (ext != ".png" && ext != ".gif") {
             exitCode = badInput("render", "--out must end in .png or .gif");
             return;

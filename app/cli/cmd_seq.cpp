@@ -10,7 +10,10 @@
 
 #include "commands.h"
 #include "common/atomic_file.h"
+#include "data/image_io.h"
 #include "data/seq_task.h"
+#include "render/alignment_render.h"
+#include "render/gif_writer.h"
 #include "models/seq_bench.h"
 #include "models/seq_model.h"
 #include "reference_runner.h"
@@ -243,6 +246,33 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
     for (const auto& b : r->byLength)
         std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";
     std::cout << "\n  (* = a length the training split never has)\n";
+    return 0;
+}
+
+int runSeqRender(const std::string& path, const std::string& device, const std::string& text, const std::string& rule,
+                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption) {
+    const auto dot = out.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : out.substr(dot);
+    if (ext != ".png" && ext != ".gif" && ext != ".svg" && ext != ".csv")
+        return badInput("render", "--out must end in .png, .svg, .csv (the matrix) or .gif (the playback)");
+    auto model = SeqModel::open(path, device);
+    if (!model) return badInput("render", model.error());
+    auto t = (*model)->translate(text, rule, seed);
+    if (!t) return badInput("render", t.error());
+    AlignmentRenderOptions o;
+    if (scale > 0) o.cell = 8 * scale;
+    o.caption = caption == "-" ? "" : caption.empty() ? alignmentCaption(*t) : caption;
+    Result<Unit> written = Unit{};
+    if (ext == ".png") written = saveImagePng(renderAlignment(*t, o), out);
+    else if (ext == ".svg") written = writeFileAtomic(out, alignmentSvg(*t, o));
+    else if (ext == ".csv") written = writeFileAtomic(out, seqAlignmentToCsv(*t));
+    else written = writeGif(renderAlignmentFrames(*t, o), delay, out);
+    if (!written) {
+        std::cerr << "saccade-cli render: " << written.error() << "\n";
+        return kExitFailure;
+    }
+    std::cout << "wrote " << out << " (" << t->tokens.size() << " steps x " << t->source.size() << " source tokens, rule "
+              << t->rule << ", output " << t->output << ")\n";
     return 0;
 }
 

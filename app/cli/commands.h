@@ -35,6 +35,11 @@ void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCo
 int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
                std::uint64_t seed, bool json);
 
+/// render of a sequence model: the alignment matrix (.png, .svg, .csv) or its playback (.gif).
+/// `caption` "-" means none, empty the default. Returns the exit code.
+int runSeqRender(const std::string& path, const std::string& device, const std::string& text, const std::string& rule,
+                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption);
+
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);
 

@@ -17,6 +17,8 @@
 #include "common/runtime.h"
 #include "report_pdf.h"
 #include "main_window.h"
+#include "models/seq_model.h"
+#include "sequences/sequences_page.h"
 
 namespace {
 
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open on page <page>: attention (the default), analysis, training, scalar, estimators or doctor."),
+                                        QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, training, scalar, estimators or doctor."),
                                         QStringLiteral("page"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
@@ -174,6 +176,9 @@ int main(int argc, char** argv) {
             // A moved or changed model is reported on stderr as well as in the window.
             const QString error = window.openSessionFile(file);
             if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+        } else if (saccade::isSeqCheckpoint(file.toStdString())) {
+            window.sequencesPage()->openModel(file);
+            window.setCurrentPage(saccade::ui::MainWindow::kSequencesPage);
         } else {
             window.attentionPage()->openModel(file);
         }

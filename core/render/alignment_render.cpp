@@ -1,0 +1,235 @@
+#include "render/alignment_render.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <opencv2/imgproc.hpp>
+
+#include "render/trace_render.h"
+
+namespace saccade {
+
+namespace {
+
+constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+
+/// Where everything sits; shared by the PNG and the SVG.
+struct Layout {
+    bool upright;  ///< column labels of one or two characters stand upright; longer ones are turned
+    int cell, labelW, headerH, barsH, captionH, width, height, rows, cols;
+    int x0() const { return labelW; }
+    int y0() const { return headerH; }
+};
+
+double fontScale(int cell) { return std::clamp(cell / 55.0, 0.3, 1.2); }
+
+int textWidth(const std::string& s, int cell) {
+    int base = 0;
+    return cv::getTextSize(s, kFont, fontScale(cell), 1, &base).width;
+}
+
+Layout layoutOf(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    Layout l{};
+    l.cell = std::clamp(o.cell, 8, 96);
+    l.rows = int(t.tokens.size());
+    l.cols = int(t.source.size());
+    int rowLabel = 0, colLabel = 0;
+    l.upright = true;
+    for (const auto& s : t.tokens) rowLabel = std::max(rowLabel, textWidth(s, l.cell));
+    for (const auto& s : t.source) {
+        colLabel = std::max(colLabel, textWidth(s, l.cell));
+        l.upright = l.upright && s.size() <= 2;
+    }
+    l.labelW = rowLabel + 12;
+    l.headerH = l.upright ? l.cell + 4 : std::max(l.cell, colLabel + 10);
+    l.barsH = o.highlight >= 0 ? 3 * l.cell : 0;
+    l.captionH = o.caption.empty() ? 0 : l.cell + 8;
+    l.width = std::max(l.labelW + l.cols * l.cell + 8, o.caption.empty() ? 0 : textWidth(o.caption, l.cell) + 16);
+    l.height = l.headerH + l.rows * l.cell + l.barsH + l.captionH + 8;
+    return l;
+}
+
+/// Row state against the task's answer: 1 right, -1 wrong, 0 no answer known.
+int rowVerdict(const SeqTranslation& t, int row) {
+    if (!t.hasReference) return 0;
+    const auto& ref = t.reference.target;
+    const std::string expected = std::size_t(row) < ref.size() ? ref[size_t(row)] : std::size_t(row) == ref.size() ? "</s>" : "";
+    return t.tokens[size_t(row)] == expected ? 1 : -1;
+}
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+const cv::Scalar kText(30, 30, 30), kRight(20, 140, 40), kWrong(200, 30, 30), kGold(0, 200, 255), kCentre(60, 220, 90);
+
+void drawDashedRect(cv::Mat& m, cv::Rect r, cv::Scalar c) {
+    const int dash = std::max(2, r.width / 5);
+    for (int x = r.x; x < r.x + r.width; x += 2 * dash) {
+        cv::line(m, {x, r.y}, {std::min(x + dash, r.x + r.width - 1), r.y}, c, 1);
+        cv::line(m, {x, r.y + r.height - 1}, {std::min(x + dash, r.x + r.width - 1), r.y + r.height - 1}, c, 1);
+    }
+    for (int y = r.y; y < r.y + r.height; y += 2 * dash) {
+        cv::line(m, {r.x, y}, {r.x, std::min(y + dash, r.y + r.height - 1)}, c, 1);
+        cv::line(m, {r.x + r.width - 1, y}, {r.x + r.width - 1, std::min(y + dash, r.y + r.height - 1)}, c, 1);
+    }
+}
+
+Image toImage(const cv::Mat& m) {
+    Image img = Image::zeros(m.cols, m.rows, 3);
+    for (int y = 0; y < m.rows; ++y) std::copy_n(m.ptr<std::uint8_t>(y), m.cols * 3, img.pixels.begin() + std::ptrdiff_t(y) * m.cols * 3);
+    return img;
+}
+
+}  // namespace
+
+int alignmentRowAt(const SeqTranslation& t, const AlignmentRenderOptions& o, int x, int y) {
+    const auto l = layoutOf(t, o);
+    if (y < l.y0() || y >= l.y0() + l.rows * l.cell || x < 0 || x >= l.x0() + l.cols * l.cell) return -1;
+    return (y - l.y0()) / l.cell;
+}
+
+std::string alignmentCaption(const SeqTranslation& t) {
+    std::string c = "rule " + t.rule + ": " + t.output;
+    if (t.hasReference) c += t.correct() ? "  (correct)" : "  (wrong)";
+    return c;
+}
+
+Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    const auto l = layoutOf(t, o);
+    cv::Mat m(l.height, l.width, CV_8UC3, cv::Scalar(255, 255, 255));
+    const double fs = fontScale(l.cell);
+    int base = 0;
+    const int textH = cv::getTextSize("Ag", kFont, fs, 1, &base).height;
+    // Column labels, vertical (drawn flat, then turned), bottom-aligned to the matrix.
+    for (int c = 0; c < l.cols; ++c) {
+        const auto& s = t.source[size_t(c)];
+        if (l.upright) {
+            const std::string shown = s == " " ? "_" : s;
+            cv::putText(m, shown, {l.x0() + c * l.cell + (l.cell - textWidth(shown, l.cell)) / 2, l.y0() - 6}, kFont, fs,
+                        s == " " ? cv::Scalar(170, 170, 170) : kText, 1, cv::LINE_AA);
+            continue;
+        }
+        const int w = std::max(1, textWidth(s, l.cell) + 4);
+        cv::Mat flat(l.cell, w, CV_8UC3, cv::Scalar(255, 255, 255));
+        cv::putText(flat, s == " " ? "_" : s, {2, (l.cell + textH) / 2}, kFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kText, 1, cv::LINE_AA);
+        cv::Mat turned;
+        cv::rotate(flat, turned, cv::ROTATE_90_COUNTERCLOCKWISE);
+        const int x = l.x0() + c * l.cell, y = l.y0() - turned.rows - 3;
+        if (y >= 0) turned.copyTo(m(cv::Rect(x, y, turned.cols, turned.rows)));
+    }
+    for (int r = 0; r < l.rows; ++r) {
+        const int v = rowVerdict(t, r);
+        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kText;
+        const auto& s = t.tokens[size_t(r)];
+        cv::putText(m, s, {l.labelW - 6 - textWidth(s, l.cell), l.y0() + r * l.cell + (l.cell + textH) / 2}, kFont, fs, colour, 1,
+                    cv::LINE_AA);
+        for (int c = 0; c < l.cols; ++c) {
+            const auto rgb = infernoColour(std::clamp(t.alignment[size_t(r)][size_t(c)], 0.0, 1.0));
+            const cv::Rect cellRect(l.x0() + c * l.cell, l.y0() + r * l.cell, l.cell, l.cell);
+            cv::rectangle(m, cellRect, cv::Scalar(rgb[0], rgb[1], rgb[2]), cv::FILLED);
+            if (t.hasReference && std::size_t(r) < t.reference.possible.size()) {
+                const cv::Rect inner(cellRect.x + 1, cellRect.y + 1, l.cell - 2, l.cell - 2);
+                if (contains(t.reference.sure[size_t(r)], c)) cv::rectangle(m, inner, kGold, 2);
+                else if (contains(t.reference.possible[size_t(r)], c)) drawDashedRect(m, inner, kGold);
+            }
+            if (t.chosen[size_t(r)] == c)
+                cv::circle(m, {cellRect.x + l.cell / 2, cellRect.y + l.cell / 2}, std::max(2, l.cell / 6), cv::Scalar(255, 255, 255),
+                           cv::FILLED, cv::LINE_AA);
+        }
+        if (!t.centre.empty()) {
+            const int x = l.x0() + int((t.centre[size_t(r)] + 0.5) * l.cell);
+            cv::line(m, {x, l.y0() + r * l.cell + 1}, {x, l.y0() + r * l.cell + l.cell / 3}, kCentre, 2);
+        }
+    }
+    if (o.highlight >= 0 && o.highlight < l.rows) {
+        cv::rectangle(m, cv::Rect(l.x0() - 2, l.y0() + o.highlight * l.cell - 2, l.cols * l.cell + 4, l.cell + 4), cv::Scalar(0, 120, 255), 2);
+        const int yBase = l.y0() + l.rows * l.cell + l.barsH - 4;
+        for (int c = 0; c < l.cols; ++c) {
+            const double w = t.alignment[size_t(o.highlight)][size_t(c)];
+            const int h = int(w * (l.barsH - 10));
+            const auto rgb = infernoColour(std::clamp(w, 0.0, 1.0));
+            cv::rectangle(m, cv::Rect(l.x0() + c * l.cell + 2, yBase - h, l.cell - 4, std::max(1, h)), cv::Scalar(rgb[0], rgb[1], rgb[2]), cv::FILLED);
+        }
+        cv::line(m, {l.x0(), yBase}, {l.x0() + l.cols * l.cell, yBase}, kText, 1);
+        const std::string label = "step " + std::to_string(o.highlight) + ": '" + t.tokens[size_t(o.highlight)] + "'";
+        cv::putText(m, label, {4, yBase - 4}, kFont, fs * 0.9, kText, 1, cv::LINE_AA);
+    }
+    if (!o.caption.empty())
+        cv::putText(m, o.caption, {8, l.height - 8 - (l.captionH - textH) / 2}, kFont, fs, kText, 1, cv::LINE_AA);
+    return toImage(m);
+}
+
+std::vector<Image> renderAlignmentFrames(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    std::vector<Image> frames;
+    for (int r = 0; r < int(t.tokens.size()); ++r) {
+        auto each = o;
+        each.highlight = r;
+        frames.push_back(renderAlignment(t, each));
+    }
+    return frames;
+}
+
+namespace {
+std::string xmlEscape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+std::string hex(const std::array<std::uint8_t, 3>& c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c[0], c[1], c[2]);
+    return buf;
+}
+}  // namespace
+
+std::string alignmentSvg(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    const auto l = layoutOf(t, o);
+    const int fontPx = std::max(8, int(l.cell * 0.6));
+    std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(l.width) + "\" height=\"" +
+                    std::to_string(l.height) + "\" font-family=\"sans-serif\" font-size=\"" + std::to_string(fontPx) + "\">\n";
+    s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    for (int c = 0; c < l.cols; ++c) {
+        const int x = l.x0() + c * l.cell + l.cell / 2 + (l.upright ? 0 : fontPx / 3), y = l.y0() - 4;
+        s += "<text transform=\"translate(" + std::to_string(x) + "," + std::to_string(y) + ")" +
+             (l.upright ? "\" text-anchor=\"middle\">" : " rotate(-90)\">") +
+             xmlEscape(t.source[size_t(c)] == " " ? "_" : t.source[size_t(c)]) + "</text>\n";
+    }
+    for (int r = 0; r < l.rows; ++r) {
+        const int v = rowVerdict(t, r);
+        const std::string fill = v > 0 ? "#148c28" : v < 0 ? "#c81e1e" : "#1e1e1e";
+        s += "<text x=\"" + std::to_string(l.labelW - 6) + "\" y=\"" + std::to_string(l.y0() + r * l.cell + l.cell / 2 + fontPx / 3) +
+             "\" text-anchor=\"end\" fill=\"" + fill + "\">" + xmlEscape(t.tokens[size_t(r)]) + "</text>\n";
+        for (int c = 0; c < l.cols; ++c) {
+            const double w = t.alignment[size_t(r)][size_t(c)];
+            const int x = l.x0() + c * l.cell, y = l.y0() + r * l.cell;
+            char weight[16];
+            std::snprintf(weight, sizeof weight, "%.4f", w);
+            s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(l.cell) +
+                 "\" height=\"" + std::to_string(l.cell) + "\" fill=\"" + hex(infernoColour(std::clamp(w, 0.0, 1.0))) +
+                 "\"><title>" + xmlEscape(t.tokens[size_t(r)]) + " &lt;- " + xmlEscape(t.source[size_t(c)]) + ": " + weight +
+                 "</title></rect>\n";
+            if (t.hasReference && std::size_t(r) < t.reference.possible.size()) {
+                const bool sure = contains(t.reference.sure[size_t(r)], c);
+                if (sure || contains(t.reference.possible[size_t(r)], c))
+                    s += "<rect x=\"" + std::to_string(x + 1) + "\" y=\"" + std::to_string(y + 1) + "\" width=\"" +
+                         std::to_string(l.cell - 2) + "\" height=\"" + std::to_string(l.cell - 2) +
+                         "\" fill=\"none\" stroke=\"#00c8ff\" stroke-width=\"" + (sure ? "2\"" : "1\" stroke-dasharray=\"3,3\"") + "/>\n";
+            }
+            if (t.chosen[size_t(r)] == c)
+                s += "<circle cx=\"" + std::to_string(x + l.cell / 2) + "\" cy=\"" + std::to_string(y + l.cell / 2) + "\" r=\"" +
+                     std::to_string(std::max(2, l.cell / 6)) + "\" fill=\"white\"/>\n";
+        }
+    }
+    if (!o.caption.empty())
+        s += "<text x=\"8\" y=\"" + std::to_string(l.height - 10) + "\">" + xmlEscape(o.caption) + "</text>\n";
+    return s + "</svg>\n";
+}
+
+}  // namespace saccade

@@ -1,0 +1,135 @@
+// The Sequences page with the bundled sequence models: typing redraws the output and the
+// alignment matrix (rows sum to 1, the gold alignment known), a second model runs beside the
+// first, unknown characters and impossible dates are said, steps follow the slider and clicks,
+// every export writes its file, and evaluation runs on a worker with progress.
+
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "sequences/alignment_view.h"
+#include "sequences/sequences_page.h"
+
+using namespace saccade::ui;
+
+class TestSequencesPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void typingRedrawsTheAlignment();
+    void outsideTheTaskIsSaidNotCrashed();
+    void stepsExportsAndEvaluation();
+    void aForeignFileIsRefused();
+};
+
+void TestSequencesPage::typingRedrawsTheAlignment() {
+    SequencesPage page;
+    page.resize(1200, 800);
+    page.show();
+    page.waitForIdle();
+    // The page opens on the bundled dates models, side by side, with an example typed in.
+    QVERIFY(page.view(0)->translation().has_value());
+    QVERIFY(page.view(1)->translation().has_value());
+    page.setText(QStringLiteral("Wednesday, 22 September 1999"));
+    page.waitForIdle();
+    const auto& t = *page.view(0)->translation();
+    QCOMPARE(QString::fromStdString(t.output), QStringLiteral("1999-09-22"));
+    QVERIFY(t.correct());
+    QCOMPARE(int(t.source.size()), 28);
+    for (const auto& row : t.alignment) {
+        double sum = 0;
+        for (double w : row) sum += w;
+        QVERIFY(std::abs(sum - 1.0) < 1e-6);
+    }
+    // The year's first digit attends near the year, not the weekday.
+    const auto& first = t.alignment.front();
+    const auto best = int(std::max_element(first.begin(), first.end()) - first.begin());
+    QVERIFY2(best >= 23, qPrintable(QString::number(best)));
+    QVERIFY(page.outputSummary().contains(QStringLiteral("correct")));
+    QVERIFY(page.lastLatencyMs() > 0);
+    qInfo("keystroke to redrawn matrices: %.1f ms", page.lastLatencyMs());
+    QVERIFY(!page.view(0)->image().isNull());
+    QVERIFY(page.view(0)->grab().width() > 300);
+}
+
+void TestSequencesPage::outsideTheTaskIsSaidNotCrashed() {
+    SequencesPage page;
+    page.waitForIdle();
+    page.setText(QStringLiteral("31 February 2021"));
+    page.waitForIdle();
+    QVERIFY(page.view(0)->translation().has_value());
+    QVERIFY(!page.view(0)->translation()->hasReference);
+    QVERIFY(page.outputSummary().contains(QStringLiteral("28 days")));
+    page.setText(QStringLiteral("3 März 2021"));
+    page.waitForIdle();
+    QVERIFY(page.outputSummary().contains(QStringLiteral("&lt;unk&gt;")));
+    QCOMPARE(page.view(0)->translation()->unknown.size(), size_t(1));
+    page.setText(QStringLiteral("   "));
+    page.waitForIdle();
+    QVERIFY(!page.view(0)->translation().has_value());
+    QVERIFY(page.outputSummary().contains(QStringLiteral("nothing to translate")));
+    // Typing fast: every keystroke queues, the last one wins.
+    for (const QString& s : {QStringLiteral("3"), QStringLiteral("3 M"), QStringLiteral("3 Mar"), QStringLiteral("3 Mar 2020")})
+        page.setText(s);
+    page.waitForIdle();
+    QCOMPARE(QString::fromStdString(page.view(0)->translation()->output), QStringLiteral("2020-03-03"));
+}
+
+void TestSequencesPage::stepsExportsAndEvaluation() {
+    SequencesPage page;
+    page.resize(1200, 800);
+    page.waitForIdle();
+    page.setText(QStringLiteral("2021/03/13"));
+    page.waitForIdle();
+    page.setStep(3);
+    QCOMPARE(page.view(0)->step(), 3);
+    QCOMPARE(page.view(1)->step(), 3);
+    QCOMPARE(page.findChild<QSlider*>(QStringLiteral("seqStep"))->value(), 3);
+    QVERIFY(page.findChild<QLabel*>(QStringLiteral("seqStepLabel"))->text().contains(QStringLiteral("Step 3")));
+
+    QTemporaryDir dir;
+    for (const char* ext : {"png", "svg", "csv", "json", "gif"}) {
+        const auto path = dir.filePath(QStringLiteral("m.") + QLatin1String(ext));
+        QVERIFY2(page.exportFile(path), ext);
+        QVERIFY(QFileInfo(path).size() > 100);
+    }
+    QVERIFY(!QImage(dir.filePath(QStringLiteral("m.png"))).isNull());
+    QFile json(dir.filePath(QStringLiteral("m.json")));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const auto doc = QJsonDocument::fromJson(json.readAll()).object();
+    QCOMPARE(doc.value(QStringLiteral("schema")).toString(), QStringLiteral("saccade.seq-trace"));
+    QCOMPARE(doc.value(QStringLiteral("output")).toString(), QStringLiteral("2021-03-13"));
+    QVERIFY(!page.exportFile(dir.filePath(QStringLiteral("m.bmp"))));
+
+    QSignalSpy done(&page, &SequencesPage::evaluationFinished);
+    page.evaluate(40);
+    QVERIFY(page.evaluating());
+    QVERIFY(done.wait(60000));
+    QVERIFY2(page.evaluationText().contains(QStringLiteral("exact match")), qPrintable(page.evaluationText()));
+    QVERIFY(page.evaluationText().contains(QStringLiteral("40, soft")));
+}
+
+void TestSequencesPage::aForeignFileIsRefused() {
+    SequencesPage page;
+    page.waitForIdle();
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("x.pt"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not a checkpoint");
+    f.close();
+    QVERIFY(!page.openModel(path));
+    QVERIFY(page.outputSummary().contains(QStringLiteral("x.json")) || page.outputSummary().contains(QStringLiteral("sidecar")));
+    // The page still works.
+    page.setText(QStringLiteral("1 May 2000"));
+    page.waitForIdle();
+    QCOMPARE(QString::fromStdString(page.view(0)->translation()->output), QStringLiteral("2000-05-01"));
+}
+
+QTEST_MAIN(TestSequencesPage)
+#include "test_sequences_page.moc"

@@ -1,0 +1,51 @@
+#pragma once
+// AlignmentView: one model's alignment matrix for the Sequences page. It shows the image core
+// draws (render/alignment_render.h: the same picture the exports and `saccade-cli render`
+// write), scaled to fit, with the current step outlined and its distribution over the source as
+// bars; clicking a row picks that step.
+
+#include <optional>
+
+#include <QImage>
+#include <QWidget>
+
+#include "models/seq_model.h"
+
+class QLabel;
+
+namespace saccade::ui {
+
+class AlignmentView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit AlignmentView(QWidget* parent = nullptr);
+
+    /// Shows a translation (title above: the model's name); clears with std::nullopt and a note.
+    void setTranslation(const std::optional<SeqTranslation>& translation, const QString& title, const QString& note = {});
+    const std::optional<SeqTranslation>& translation() const { return m_translation; }
+    void setStep(int step);
+    int step() const { return m_step; }
+    /// The image as drawn now (the current step highlighted), at full size.
+    const QImage& image() const { return m_image; }
+
+Q_SIGNALS:
+    void stepClicked(int step);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    QSize sizeHint() const override { return {420, 360}; }
+
+private:
+    void redraw();
+    QRect imageRect() const;
+
+    QLabel* m_title = nullptr;
+    std::optional<SeqTranslation> m_translation;
+    QString m_note;
+    QImage m_image;
+    int m_step = 0;
+};
+
+}  // namespace saccade::ui

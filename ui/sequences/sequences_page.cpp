@@ -1,0 +1,506 @@
+#include "sequences/sequences_page.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include "common/atomic_file.h"
+#include "common/samples_dir.h"
+#include "data/image_io.h"
+#include "render/alignment_render.h"
+#include "render/gif_writer.h"
+#include "sequences/alignment_view.h"
+#include "trace/seq_trace_json.h"
+
+namespace saccade::ui {
+
+namespace {
+
+QStringList examplesFor(const std::string& task) {
+    if (task == "dates")
+        return {"3rd of March 2021", "Wednesday, 3 March 2021", "march 3, 2021", "2021/03/03", "17 SEP 1999",
+                "31 February 2021", "3 März 2021"};
+    if (task == "reverse") return {"0123456789", "31415926535897932384", "1234"};
+    if (task == "sort") return {"9081726354", "55512340987654321000", "4321"};
+    return {"the big dog sees a small cat near the river", "every clever teacher quickly reads this old book",
+            "a tired farmer carries the heavy bag", "the zebra sees a cat"};
+}
+
+QString modelName(const SeqModel& m) {
+    const auto& c = m.config();
+    return QStringLiteral("%1 (%2, %3%4)")
+        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(c.task),
+             QString::fromStdString(c.scorer), c.hard() ? QStringLiteral(", hard") : QString());
+}
+
+struct TranslateJob {
+    std::optional<SeqTranslation> result[2];
+    QString error[2];
+};
+
+QString percent(double v) { return QString::number(100 * v, 'f', 1) + QLatin1Char('%'); }
+
+}  // namespace
+
+SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("sequencesPage"));
+    m_model = new QComboBox(this);
+    m_model->setObjectName(QStringLiteral("seqModel"));
+    m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_model->setMinimumContentsLength(26);
+    m_compare = new QComboBox(this);
+    m_compare->setObjectName(QStringLiteral("seqCompare"));
+    m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_compare->setMinimumContentsLength(26);
+    m_rule = new QComboBox(this);
+    m_rule->setObjectName(QStringLiteral("seqRule"));
+    m_rule->addItem(tr("model's own"), QString());
+    for (const char* r : {"soft", "argmax", "sample"}) m_rule->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
+    m_rule->setToolTip(tr("soft: the expected context; argmax and sample read one source token per step (for a soft "
+                          "model, a different procedure from the one it was trained with)"));
+    m_seed = new QSpinBox(this);
+    m_seed->setRange(0, 1000000);
+    m_seed->setValue(1);
+    m_seed->setToolTip(tr("Seed of the sample rule"));
+    auto* open = new QPushButton(tr("Open model…"), this);
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Model"), this));
+    top->addWidget(m_model);
+    top->addWidget(new QLabel(tr("beside"), this));
+    top->addWidget(m_compare);
+    top->addWidget(new QLabel(tr("Rule"), this));
+    top->addWidget(m_rule);
+    top->addWidget(new QLabel(tr("Seed"), this));
+    top->addWidget(m_seed);
+    top->addWidget(open);
+    top->addStretch(1);
+
+    m_input = new QLineEdit(this);
+    m_input->setObjectName(QStringLiteral("seqInput"));
+    m_input->setPlaceholderText(tr("Type an input: the output and its alignment redraw as you type"));
+    QFont big = m_input->font();
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    m_input->setFont(big);
+    m_examples = new QComboBox(this);
+    m_examples->setObjectName(QStringLiteral("seqExamples"));
+    m_examples->setToolTip(tr("Inputs worth trying, including ones outside the task"));
+    auto* inputRow = new QHBoxLayout;
+    inputRow->addWidget(m_input, 1);
+    inputRow->addWidget(m_examples);
+    m_output = new QLabel(this);
+    m_output->setObjectName(QStringLiteral("seqOutput"));
+    m_output->setTextFormat(Qt::RichText);
+    m_output->setWordWrap(true);
+
+    auto* views = new QHBoxLayout;
+    for (int i = 0; i < 2; ++i) {
+        m_views[i] = new AlignmentView(this);
+        m_views[i]->setObjectName(QStringLiteral("alignmentView%1").arg(i));
+        views->addWidget(m_views[i], 1);
+        connect(m_views[i], &AlignmentView::stepClicked, this, &SequencesPage::setStep);
+    }
+
+    m_stepSlider = new QSlider(Qt::Horizontal, this);
+    m_stepSlider->setObjectName(QStringLiteral("seqStep"));
+    m_play = new QPushButton(tr("Play"), this);
+    m_playTimer = new QTimer(this);
+    m_playTimer->setInterval(600);
+    m_stepLabel = new QLabel(this);
+    m_stepLabel->setObjectName(QStringLiteral("seqStepLabel"));
+    m_stepLabel->setTextFormat(Qt::PlainText);
+    auto* stepRow = new QHBoxLayout;
+    stepRow->addWidget(new QLabel(tr("Step"), this));
+    stepRow->addWidget(m_stepSlider, 1);
+    stepRow->addWidget(m_play);
+    m_export = new QToolButton(this);
+    m_export->setText(tr("Export"));
+    m_export->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_export);
+    for (const auto& [label, kind] : {std::pair{tr("Matrix as PNG…"), "png"}, {tr("Matrix as SVG…"), "svg"},
+                                      {tr("Matrix as CSV…"), "csv"}, {tr("Trace as JSON…"), "json"},
+                                      {tr("Playback as GIF…"), "gif"}})
+        menu->addAction(label, this, [this, kind = QString::fromLatin1(kind)] { exportAs(kind); });
+    m_export->setMenu(menu);
+    stepRow->addWidget(m_export);
+
+    auto* evalBox = new QGroupBox(tr("On the task's test split (2,000 sentences)"), this);
+    m_evaluate = new QPushButton(tr("Evaluate"), evalBox);
+    m_evaluate->setObjectName(QStringLiteral("seqEvaluate"));
+    m_cancel = new QPushButton(tr("Cancel"), evalBox);
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar(evalBox);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_results = new QLabel(evalBox);
+    m_results->setObjectName(QStringLiteral("seqResults"));
+    m_results->setTextFormat(Qt::RichText);
+    m_results->setWordWrap(true);
+    m_results->setText(tr("Exact match, token accuracy, alignment error rate against the gold alignment, attention "
+                          "entropy, and the permutation test (shuffle the weights: does the output change?)."));
+    auto* evalLayout = new QVBoxLayout(evalBox);
+    auto* evalRow = new QHBoxLayout;
+    evalRow->addWidget(m_evaluate);
+    evalRow->addWidget(m_cancel);
+    evalRow->addWidget(m_progress, 1);
+    evalLayout->addLayout(evalRow);
+    evalLayout->addWidget(m_results);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(inputRow);
+    layout->addWidget(m_output);
+    layout->addLayout(views, 1);
+    layout->addLayout(stepRow);
+    layout->addWidget(m_stepLabel);
+    layout->addWidget(evalBox);
+
+    connect(open, &QPushButton::clicked, this, [this] {
+        const auto path = QFileDialog::getOpenFileName(this, tr("Open a sequence model"), QString(), tr("Checkpoints (*.pt)"));
+        if (!path.isEmpty()) openModel(path);
+    });
+    connect(m_input, &QLineEdit::textChanged, this, [this] {
+        m_editClock.start();
+        translate();
+    });
+    connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
+        const auto m = modelAt(0);
+        m_examples->clear();
+        m_examples->addItem(tr("Examples…"));
+        if (m) m_examples->addItems(examplesFor(m->task().name()));
+        translate();
+    });
+    connect(m_compare, &QComboBox::currentIndexChanged, this, [this] { translate(); });
+    connect(m_rule, &QComboBox::currentIndexChanged, this, [this] { translate(); });
+    connect(m_seed, &QSpinBox::valueChanged, this, [this] { translate(); });
+    connect(m_examples, &QComboBox::activated, this, [this](int index) {
+        if (index > 0) m_input->setText(m_examples->itemText(index));
+        m_examples->setCurrentIndex(0);
+    });
+    connect(m_stepSlider, &QSlider::valueChanged, this, &SequencesPage::setStep);
+    connect(m_play, &QPushButton::clicked, this, [this] {
+        if (m_playTimer->isActive()) {
+            m_playTimer->stop();
+            m_play->setText(tr("Play"));
+            return;
+        }
+        m_stepSlider->setValue(0);
+        m_playTimer->start();
+        m_play->setText(tr("Stop"));
+    });
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_stepSlider->value() >= m_stepSlider->maximum()) {
+            m_playTimer->stop();
+            m_play->setText(tr("Play"));
+        } else {
+            m_stepSlider->setValue(m_stepSlider->value() + 1);
+        }
+    });
+    connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_cancelFlag) m_cancelFlag->store(true);
+    });
+
+    // The bundled models, dates first; the first two of the first task side by side.
+    const auto samples = QString::fromStdString(findSamplesDir());
+    if (!samples.isEmpty()) {
+        const auto files = QDir(samples + QStringLiteral("/models")).entryInfoList({QStringLiteral("seq-*.pt")}, QDir::Files, QDir::Name);
+        for (const auto& f : files) {
+            auto m = SeqModel::open(f.absoluteFilePath().toStdString());
+            if (m) m_models.push_back(std::shared_ptr<const SeqModel>(std::move(m.value())));
+        }
+        std::stable_sort(m_models.begin(), m_models.end(), [](const auto& a, const auto& b) {
+            return (a->task().name() == "dates") > (b->task().name() == "dates");
+        });
+    }
+    refreshCombos();
+    if (m_models.size() > 1 && m_models[1]->task().name() == m_models[0]->task().name()) m_compare->setCurrentIndex(2);
+    if (!m_models.empty()) m_input->setText(examplesFor(m_models[0]->task().name()).front());
+    else m_output->setText(tr("No sequence model yet: open one (saccade-cli train seq) with Open model…"));
+}
+
+SequencesPage::~SequencesPage() {
+    if (m_cancelFlag) m_cancelFlag->store(true);
+    waitForIdle();
+    QThreadPool::globalInstance()->waitForDone();
+}
+
+void SequencesPage::refreshCombos() {
+    const QSignalBlocker b1(m_model), b2(m_compare);
+    const int current = m_model->currentIndex(), compare = m_compare->currentIndex();
+    m_model->clear();
+    m_compare->clear();
+    m_compare->addItem(tr("nothing"));
+    for (const auto& m : m_models) {
+        m_model->addItem(modelName(*m));
+        m_compare->addItem(modelName(*m));
+    }
+    m_model->setCurrentIndex(std::max(0, current));
+    m_compare->setCurrentIndex(std::max(0, compare));
+    m_examples->clear();
+    m_examples->addItem(tr("Examples…"));
+    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->task().name()));
+}
+
+std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
+    const int index = slot == 0 ? m_model->currentIndex() : m_compare->currentIndex() - 1;
+    return index >= 0 && index < int(m_models.size()) ? m_models[size_t(index)] : nullptr;
+}
+
+bool SequencesPage::openModel(const QString& path, int slot) {
+    auto m = SeqModel::open(path.toStdString());
+    if (!m) {
+        m_output->setText(QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(m.error()).toHtmlEscaped()));
+        Q_EMIT statusMessage(QString::fromStdString(m.error()));
+        return false;
+    }
+    m_models.push_back(std::shared_ptr<const SeqModel>(std::move(m.value())));
+    refreshCombos();
+    if (slot == 0) m_model->setCurrentIndex(int(m_models.size()) - 1);
+    else m_compare->setCurrentIndex(int(m_models.size()));
+    Q_EMIT statusMessage(tr("Opened %1").arg(path));
+    translate();
+    return true;
+}
+
+void SequencesPage::setText(const QString& text) { m_input->setText(text); }
+QString SequencesPage::text() const { return m_input->text(); }
+void SequencesPage::setRule(const QString& rule) { m_rule->setCurrentIndex(std::max(0, m_rule->findData(rule))); }
+AlignmentView* SequencesPage::view(int slot) const { return m_views[slot]; }
+
+void SequencesPage::waitForIdle() {
+    while (m_busy || m_pending) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+void SequencesPage::translate() {
+    if (m_busy) {
+        m_pending = true;
+        return;
+    }
+    m_pending = false;
+    const auto models = std::array<std::shared_ptr<const SeqModel>, 2>{modelAt(0), modelAt(1)};
+    if (!models[0]) return;
+    m_busy = true;
+    const std::string text = m_input->text().toStdString();
+    const std::string rule = m_rule->currentData().toString().toStdString();
+    const auto seed = std::uint64_t(m_seed->value());
+    auto* watcher = new QFutureWatcher<TranslateJob>(this);
+    connect(watcher, &QFutureWatcher<TranslateJob>::finished, this, [this, watcher] {
+        const auto job = watcher->result();
+        watcher->deleteLater();
+        for (int i = 0; i < 2; ++i) {
+            m_results2[i] = job.result[i];
+            m_errors[i] = job.error[i];
+        }
+        showTranslations();
+        m_busy = false;
+        if (m_editClock.isValid()) m_lastLatencyMs = double(m_editClock.nsecsElapsed()) / 1e6;
+        Q_EMIT translated();
+        if (m_pending) translate();
+    });
+    watcher->setFuture(QtConcurrent::run([models, text, rule, seed] {
+        TranslateJob job;
+        for (int i = 0; i < 2; ++i) {
+            if (!models[i]) continue;
+            auto r = models[i]->translate(text, rule, seed);
+            if (r) job.result[i] = std::move(r.value());
+            else job.error[i] = QString::fromStdString(r.error());
+        }
+        return job;
+    }));
+}
+
+void SequencesPage::showTranslations() {
+    const auto main = modelAt(0), other = modelAt(1);
+    for (int i = 0; i < 2; ++i) {
+        const auto m = i == 0 ? main : other;
+        m_views[i]->setVisible(m != nullptr);
+        if (!m) continue;
+        m_views[i]->setTranslation(m_results2[i], modelName(*m), m_errors[i]);
+    }
+    QString html;
+    if (!m_results2[0]) {
+        html = QStringLiteral("<span style='color:#b00'>%1</span>").arg(m_errors[0].toHtmlEscaped());
+    } else {
+        const auto& t = *m_results2[0];
+        const auto& task = main->task();
+        html = tr("Output: <b style='font-size:large'>%1</b>").arg(QString::fromStdString(t.output).toHtmlEscaped());
+        if (!t.finished) html += tr(" <span style='color:#b00'>(no end token within %1 steps)</span>").arg(t.tokens.size());
+        if (t.hasReference)
+            html += t.correct() ? tr(" &nbsp;<span style='color:#148c28'>✔ correct</span>")
+                                : tr(" &nbsp;<span style='color:#c81e1e'>✘ the task's answer is %1</span>")
+                                      .arg(QString::fromStdString(task.detokenize(t.reference.target)).toHtmlEscaped());
+        else
+            html += tr(" &nbsp;<span style='color:#777'>(no reference: %1)</span>").arg(QString::fromStdString(t.referenceError).toHtmlEscaped());
+        if (!t.unknown.empty()) {
+            QStringList u;
+            for (const auto& x : t.unknown) u << QStringLiteral("'%1'").arg(QString::fromStdString(x).toHtmlEscaped());
+            html += tr("<br><span style='color:#b06000'>Unknown to the model, read as &lt;unk&gt;: %1</span>").arg(u.join(QStringLiteral(", ")));
+        }
+        if (other && m_results2[1])
+            html += tr("<br>Beside it: <b>%1</b>%2").arg(QString::fromStdString(m_results2[1]->output).toHtmlEscaped(),
+                                                        m_results2[1]->hasReference ? (m_results2[1]->correct() ? tr(" ✔") : tr(" ✘")) : QString());
+        html += tr("<br><span style='color:#555'>Rows: output tokens; columns: the input; colour: attention weight. "
+                   "Solid outline: gold alignment; dashed: a possible one; white dot: the token a hard rule read.</span>");
+    }
+    m_output->setText(html);
+    const int steps = m_results2[0] ? int(m_results2[0]->tokens.size()) : 0;
+    {
+        const QSignalBlocker block(m_stepSlider);
+        m_stepSlider->setRange(0, std::max(0, steps - 1));
+        m_stepSlider->setValue(std::min(m_stepSlider->value(), std::max(0, steps - 1)));
+    }
+    setStep(m_stepSlider->value());
+}
+
+void SequencesPage::setStep(int step) {
+    for (auto* v : m_views) v->setStep(step);
+    if (m_stepSlider->value() != step) {
+        const QSignalBlocker block(m_stepSlider);
+        m_stepSlider->setValue(step);
+    }
+    updateStepLabel();
+}
+
+void SequencesPage::updateStepLabel() {
+    const int step = m_stepSlider->value();
+    if (!m_results2[0] || step >= int(m_results2[0]->tokens.size())) {
+        m_stepLabel->clear();
+        return;
+    }
+    const auto& t = *m_results2[0];
+    QString s = tr("Step %1 of %2: '%3'   entropy %4 nats   likeliest words:")
+                    .arg(step)
+                    .arg(t.tokens.size())
+                    .arg(QString::fromStdString(t.tokens[size_t(step)]))
+                    .arg(t.entropy[size_t(step)], 0, 'f', 2);
+    for (const auto& [w, p] : t.topWords[size_t(step)]) s += QStringLiteral("  %1 %2").arg(QString::fromStdString(w)).arg(p, 0, 'f', 3);
+    if (!t.centre.empty()) s += tr("   local-p centre %1").arg(t.centre[size_t(step)], 0, 'f', 1);
+    m_stepLabel->setText(s);
+}
+
+QString SequencesPage::outputSummary() const { return m_output->text(); }
+QString SequencesPage::evaluationText() const { return m_results->text(); }
+
+void SequencesPage::exportAs(const QString& kind) {
+    const auto path = QFileDialog::getSaveFileName(this, tr("Export"), QStringLiteral("alignment.") + kind,
+                                                   kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')'));
+    if (!path.isEmpty()) exportFile(path);
+}
+
+bool SequencesPage::exportFile(const QString& path) {
+    const auto main = modelAt(0);
+    if (!main || !m_results2[0]) {
+        Q_EMIT statusMessage(tr("Nothing to export: no translation shown"));
+        return false;
+    }
+    const auto& t = *m_results2[0];
+    const auto suffix = QFileInfo(path).suffix().toLower();
+    const std::string file = path.toStdString();
+    AlignmentRenderOptions o;
+    o.caption = alignmentCaption(t);
+    Result<Unit> written = Error{"unknown export type '." + suffix.toStdString() + "' (use .png, .svg, .csv, .json or .gif)"};
+    if (suffix == QLatin1String("png")) written = saveImagePng(renderAlignment(t, o), file);
+    else if (suffix == QLatin1String("svg")) written = writeFileAtomic(file, alignmentSvg(t, o));
+    else if (suffix == QLatin1String("csv")) written = writeFileAtomic(file, seqAlignmentToCsv(t));
+    else if (suffix == QLatin1String("json")) written = writeFileAtomic(file, seqTranslationToJson(t, main->path(), main->task().name()) + "\n");
+    else if (suffix == QLatin1String("gif")) written = writeGif(renderAlignmentFrames(t, o), 80, file);
+    Q_EMIT statusMessage(written ? tr("Wrote %1").arg(path) : QString::fromStdString(written.error()));
+    return written.ok();
+}
+
+void SequencesPage::evaluate(std::int64_t limit) {
+    if (m_evaluating) return;
+    std::vector<std::shared_ptr<const SeqModel>> models;
+    for (int i = 0; i < 2; ++i)
+        if (auto m = modelAt(i)) models.push_back(m);
+    if (models.empty()) return;
+    m_evaluating = true;
+    m_evaluate->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    const auto total = std::int64_t(models.size()) * std::min<std::int64_t>(limit, SeqTask::kTestSize);
+    m_progress->setRange(0, int(total));
+    m_progress->setValue(0);
+    const std::string rule = m_rule->currentData().toString().toStdString();
+    const auto seed = std::uint64_t(m_seed->value());
+    auto cancel = m_cancelFlag;
+    QPointer<SequencesPage> self(this);
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
+        finishEvaluation(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run([models, limit, rule, seed, cancel, self] {
+        std::vector<SeqEvalReport> reports;
+        std::int64_t before = 0;
+        for (const auto& m : models) {
+            SeqEvalOptions o;
+            o.limit = limit;
+            o.rule = rule;
+            o.seed = seed;
+            auto r = m->evaluate(o, [&](std::int64_t done, std::int64_t) {
+                const auto value = int(before + done);
+                QMetaObject::invokeMethod(self, [self, value] { if (self) self->m_progress->setValue(value); }, Qt::QueuedConnection);
+                return !cancel->load();
+            });
+            if (!r) return QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(r.error()).toHtmlEscaped());
+            before += r->n;
+            reports.push_back(*r);
+        }
+        QString html = QStringLiteral("<table cellspacing='0' cellpadding='3'><tr><th align='left'></th>");
+        for (const auto& m : models) html += QStringLiteral("<th align='right'>%1</th>").arg(modelName(*m).toHtmlEscaped());
+        html += QStringLiteral("</tr>");
+        auto row = [&](const QString& name, auto value) {
+            html += QStringLiteral("<tr><td>%1</td>").arg(name);
+            for (const auto& r : reports) html += QStringLiteral("<td align='right'>%1</td>").arg(value(r));
+            html += QStringLiteral("</tr>");
+        };
+        row(QObject::tr("sentences, rule"), [](const SeqEvalReport& r) { return QStringLiteral("%1, %2").arg(r.n).arg(QString::fromStdString(r.rule)); });
+        row(QObject::tr("exact match"), [](const SeqEvalReport& r) { return percent(r.exactMatch); });
+        row(QObject::tr("token accuracy"), [](const SeqEvalReport& r) { return percent(r.tokenAccuracy); });
+        row(QObject::tr("alignment error rate (AER)"), [](const SeqEvalReport& r) { return QString::number(r.aer, 'f', 3); });
+        row(QObject::tr("attention entropy (nats per step)"), [](const SeqEvalReport& r) { return QString::number(r.entropy, 'f', 2); });
+        row(QObject::tr("permutation: median TV of the output"), [](const SeqEvalReport& r) { return QString::number(r.permutationMedianTv, 'f', 3); });
+        row(QObject::tr("permutation: steps changed by < 0.05"), [](const SeqEvalReport& r) { return percent(r.permutationSmallShare); });
+        row(QObject::tr("exact match on lengths never trained"), [](const SeqEvalReport& r) {
+            std::int64_t n = 0;
+            double ok = 0;
+            for (const auto& b : r.byLength)
+                if (!b.seenInTraining) { n += b.n; ok += b.exactMatch * double(b.n); }
+            return n ? percent(ok / double(n)) + QStringLiteral(" of %1").arg(n) : QObject::tr("none in the split");
+        });
+        html += QStringLiteral("</table><span style='color:#555'>") +
+                QObject::tr("AER: the decoder fed the reference output, each target token's most attended source token "
+                            "against the gold alignment (sure and possible links). Permutation test (Jain and Wallace "
+                            "2019): shuffling the weights often leaves the output unchanged; attention is a record of "
+                            "access, not an explanation.") +
+                QStringLiteral("</span>");
+        return html;
+    }));
+}
+
+void SequencesPage::finishEvaluation(const QString& html) {
+    m_results->setText(html);
+    m_evaluating = false;
+    m_evaluate->setEnabled(true);
+    m_cancel->setEnabled(false);
+    Q_EMIT evaluationFinished();
+}
+
+}  // namespace saccade::ui

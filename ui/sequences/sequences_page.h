@@ -1,0 +1,108 @@
+#pragma once
+// SequencesPage: soft attention over sequences. Type an input: each open sequence model
+// translates it on a worker thread (the latest keystroke wins) and its alignment matrix redraws,
+// target x source, the task's gold alignment outlined; a second model runs beside the first on
+// the same input. The step slider (or a click on a row, or Play) walks the decoder's steps: that
+// step's distribution over the source as bars and its likeliest words. Evaluate measures both
+// models on the task's test split (exact match, token accuracy, AER, entropy, the permutation
+// test, accuracy by length) with progress and cancel. Exports: the matrix as PNG, SVG and CSV,
+// the trace as JSON, the playback as a GIF.
+
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include <QElapsedTimer>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "models/seq_model.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimer;
+class QToolButton;
+
+namespace saccade::ui {
+
+class AlignmentView;
+
+class SequencesPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SequencesPage(QWidget* parent = nullptr);
+    ~SequencesPage() override;
+
+    /// Opens a sequence model into the model list and selects it (slot 0: the main model, 1: the
+    /// one compared); false with the reason on the page's status.
+    bool openModel(const QString& path, int slot = 0);
+    void setText(const QString& text);
+    QString text() const;
+    void setRule(const QString& rule);
+    /// Waits (spinning the event loop) until no translation is running; for tests and exports.
+    void waitForIdle();
+    /// A translation or an evaluation is running.
+    bool isBusy() const { return m_busy || m_pending || m_evaluating; }
+    AlignmentView* view(int slot) const;
+    /// Milliseconds from the last edit to the redrawn matrices.
+    double lastLatencyMs() const { return m_lastLatencyMs; }
+    QString outputSummary() const;
+    /// Starts the evaluation of the shown models (what the Evaluate button does).
+    void evaluate(std::int64_t limit = SeqTask::kTestSize);
+    bool evaluating() const { return m_evaluating; }
+    QString evaluationText() const;
+    void setStep(int step);
+    /// Writes the main model's view by the path's suffix: .png, .svg, .csv (the matrix), .json
+    /// (the trace), .gif (the playback). False with the reason on the status.
+    bool exportFile(const QString& path);
+
+Q_SIGNALS:
+    void statusMessage(const QString& message);
+    void translated();
+    void evaluationFinished();
+
+private:
+    struct Slot;
+    void translate();
+    void showTranslations();
+    void updateStepLabel();
+    void exportAs(const QString& kind);
+    void finishEvaluation(const QString& html);
+    std::shared_ptr<const SeqModel> modelAt(int slot) const;
+    void refreshCombos();
+
+    std::vector<std::shared_ptr<const SeqModel>> m_models;
+    QComboBox* m_model = nullptr;
+    QComboBox* m_compare = nullptr;
+    QComboBox* m_rule = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QLineEdit* m_input = nullptr;
+    QComboBox* m_examples = nullptr;
+    QLabel* m_output = nullptr;
+    AlignmentView* m_views[2] = {nullptr, nullptr};
+    QSlider* m_stepSlider = nullptr;
+    QLabel* m_stepLabel = nullptr;
+    QPushButton* m_play = nullptr;
+    QTimer* m_playTimer = nullptr;
+    QPushButton* m_evaluate = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_results = nullptr;
+    QToolButton* m_export = nullptr;
+
+    bool m_busy = false, m_pending = false, m_evaluating = false;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    std::optional<SeqTranslation> m_results2[2];
+    QString m_errors[2];
+    QElapsedTimer m_editClock;
+    double m_lastLatencyMs = 0;
+};
+
+}  // namespace saccade::ui
