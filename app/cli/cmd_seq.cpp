@@ -41,7 +41,11 @@ void addTrainSeq(CLI::App& train, int& exitCode) {
         "seq", "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
                "decoder) on a task whose true alignment is known. Tasks:" + taskList());
     cmd->add_option("--task", o->model.task, "dates, reverse, sort or toy-translation")->capture_default_str();
-    cmd->add_option("--cell", o->model.cell, "gru or lstm (encoder and decoder)")->capture_default_str();
+    cmd->add_option("--architecture", o->model.architecture,
+                    "rnn (bidirectional encoder, attentive decoder) or transformer (pre-norm encoder-decoder whose "
+                    "self- and cross-attention are recorded per layer and head)")
+        ->capture_default_str();
+    cmd->add_option("--cell", o->model.cell, "rnn: gru or lstm (encoder and decoder)")->capture_default_str();
     cmd->add_option("--scorer", o->model.scorer,
                     "additive (Bahdanau), dot, general (Luong global), scaled-dot, or local-p (Luong's predicted "
                     "position with a Gaussian window)")
@@ -57,6 +61,11 @@ void addTrainSeq(CLI::App& train, int& exitCode) {
         ->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--attention", o->model.attention, "additive scorer and local-p predictor width")
         ->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--layers", o->model.layers, "transformer: layers of the encoder and of the decoder")
+        ->capture_default_str()->check(wholeNumberIn(1, 12));
+    cmd->add_option("--heads", o->model.heads, "transformer: attention heads per layer")->capture_default_str()->check(wholeNumberIn(1, 16));
+    cmd->add_option("--dim", o->model.dim, "transformer: model width (a multiple of --heads)")->capture_default_str()->check(wholeNumberIn(1, 2048));
+    cmd->add_option("--ff", o->model.ff, "transformer: feed-forward width")->capture_default_str()->check(wholeNumberIn(1, 8192));
     cmd->add_option("--entropy-bonus", o->entropyBonus, "hard alignment: entropy bonus")->capture_default_str()->check(numberIn(0, 10));
     cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
@@ -78,6 +87,12 @@ void addTrainSeq(CLI::App& train, int& exitCode) {
           << " --alignment " << o->model.alignment << " --embed " << o->model.embed << " --encoder-hidden "
           << o->model.encoderHidden << " --decoder-hidden " << o->model.decoderHidden << " --attention " << o->model.attention
           << " --window " << o->model.window << " --batch " << o->batch << " --lr " << o->lr << " --seed " << o->seed;
+        if (o->model.transformer()) {
+            c.str("");
+            c << "saccade-cli train seq --task " << o->model.task << " --architecture transformer --layers " << o->model.layers
+              << " --heads " << o->model.heads << " --dim " << o->model.dim << " --ff " << o->model.ff << " --batch " << o->batch
+              << " --lr " << o->lr << " --seed " << o->seed;
+        }
         o->command = c.str();
         exitCode = runTrainingInConsole(
             "train seq", *flags, *o, [o](const ProgressCallback& progress) { return trainSeqModel(*o, progress); },
@@ -239,13 +254,19 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
               << " sentences, rule " << r->rule << ", " << r->seconds << " s\n"
               << "  exact match " << 100 * r->exactMatch << "%   token accuracy " << 100 * r->tokenAccuracy
               << "%   AER " << std::setprecision(3) << r->aer << "   attention entropy " << r->entropy << " nats\n"
-              << "  permutation test: median TV " << r->permutationMedianTv << ", mean " << r->permutationMeanTv << ", "
-              << std::setprecision(1) << 100 * r->permutationSmallShare
-              << "% of steps change by < 0.05 (attention is a record of access, not an explanation)\n"
-              << "  exact match by source length:";
+              << "  permutation test: ";
+    if (r->permutationTested)
+        std::cout << "median TV " << r->permutationMedianTv << ", mean " << r->permutationMeanTv << ", " << std::setprecision(1)
+                  << 100 * r->permutationSmallShare
+                  << "% of steps change by < 0.05 (attention is a record of access, not an explanation)\n";
+    else
+        std::cout << "not run (a Transformer step attends with every layer and head, not one distribution to shuffle)\n";
+    std::cout << "  exact match by source length:";
     for (const auto& b : r->byLength)
         std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";
-    std::cout << "\n  (* = a length the training split never has)\n";
+    bool unseen = false;
+    for (const auto& b : r->byLength) unseen = unseen || !b.seenInTraining;
+    std::cout << (unseen ? "\n  (* = a length the training split never has)\n" : "\n");
     return 0;
 }
 

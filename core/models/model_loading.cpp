@@ -6,7 +6,7 @@
 #include "models/caption_network.h"
 #include "models/patch_classifier.h"
 #include "models/ram_network.h"
-#include "models/seq_network.h"
+#include "models/seq_net.h"
 #include "models/vit_network.h"
 #include "models/model_input.h"
 
@@ -61,7 +61,7 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
         } else if (info->modelType == "seq") {
             auto c = seqConfigFromJson(info->configJson);
             if (!c) return configError(path, c.error());
-            net = SeqNetwork(*c).ptr();
+            net = makeSeqNet(*c);
         } else {
             return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
         }

@@ -11,7 +11,7 @@
 #include "common/seed_mix.h"
 #include "models/model_loading.h"
 #include "models/seq_batch.h"
-#include "models/seq_network.h"
+#include "models/seq_net.h"
 
 namespace saccade {
 
@@ -20,12 +20,13 @@ struct SeqModel::Impl {
     CheckpointHeader header;
     SeqConfig config;
     std::shared_ptr<const SeqTask> task;
-    SeqNetwork net{nullptr};
+    std::shared_ptr<SeqNetBase> net;
 
     Result<SelectionOptions> rule(const std::string& spec) const {
         const std::string name = spec.empty() ? (config.hard() ? "argmax" : "soft") : spec;
         if (name != "soft" && name != "argmax" && name != "sample")
             return Error{"unknown rule '" + name + "' for a sequence model (use soft, argmax or sample)"};
+        if (config.transformer() && name != "soft") return Error{"a Transformer's attention is soft only (rule soft)"};
         auto r = parseSelectionRule(name);
         if (!r) return Error{r.error()};
         r.value().checkFinite = false;
@@ -64,7 +65,7 @@ Result<std::unique_ptr<SeqModel>> SeqModel::open(const std::string& path, const 
     impl->header = *header;
     impl->config = *config;
     impl->task = *task;
-    auto net = buildNet(path, [&] { return SeqNetwork(*config); });
+    auto net = buildNet(path, [&] { return makeSeqNet(*config); });
     if (!net) return Error{net.error()};
     impl->net = *net;
     if (auto loaded = loadNetWeights(*impl->net, path, impl->header); !loaded) return Error{loaded.error()};
@@ -74,6 +75,61 @@ Result<std::unique_ptr<SeqModel>> SeqModel::open(const std::string& path, const 
 bool SeqTranslation::correct() const {
     return hasReference && finished && tokens.size() == reference.target.size() + 1 &&
            std::equal(reference.target.begin(), reference.target.end(), tokens.begin());
+}
+
+namespace {
+std::vector<std::vector<double>> rowsOf(const torch::Tensor& m, std::int64_t rows, std::int64_t cols) {
+    const auto c = m.narrow(0, 0, rows).narrow(1, 0, cols).to(torch::kCPU, torch::kDouble).contiguous();
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(rows), std::vector<double>(static_cast<std::size_t>(cols)));
+    const double* p = c.data_ptr<double>();
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t k = 0; k < cols; ++k) out[size_t(r)][size_t(k)] = p[r * cols + k];
+    return out;
+}
+
+/// Every layer and head of a Transformer's translation (batch row 0), `T` output steps kept.
+void addTransformerMaps(SeqTranslation& out, const SeqSteps& steps, int T) {
+    const auto S = std::int64_t(out.source.size());
+    const auto L = steps.cross.size(1), H = steps.cross.size(2);
+    struct Kind {
+        const char* name;
+        torch::Tensor all;
+        std::int64_t rows, cols;
+    };
+    const Kind kinds[] = {{"cross", steps.cross[0], T, S}, {"encoder", steps.encoderSelf[0], S, S}, {"decoder", steps.decoderSelf[0], T, T}};
+    for (const auto& k : kinds)
+        for (std::int64_t l = 0; l < L; ++l) {
+            const std::string layer = std::string(k.name) + " layer " + std::to_string(l + 1);
+            out.maps.push_back({layer + " mean", k.name, rowsOf(k.all[l].mean(0), k.rows, k.cols)});
+            for (std::int64_t h = 0; h < H; ++h)
+                out.maps.push_back({layer + " head " + std::to_string(h + 1), k.name, rowsOf(k.all[l][h], k.rows, k.cols)});
+        }
+    // Rollout (Abnar and Zuidema 2020): per layer (mean over heads + I) / 2, multiplied through.
+    const auto enc = steps.encoderSelf[0].narrow(2, 0, S).narrow(3, 0, S).to(torch::kDouble).mean(1);  // [L, S, S]
+    auto rollout = torch::eye(S, enc.options());
+    for (std::int64_t l = 0; l < L; ++l) rollout = torch::matmul(0.5 * enc[l] + 0.5 * torch::eye(S, enc.options()), rollout);
+    out.maps.push_back({"encoder rollout", "encoder", rowsOf(rollout, S, S)});
+    const auto lastCross = steps.cross[0][L - 1].narrow(1, 0, T).narrow(2, 0, S).to(torch::kDouble).mean(0);
+    out.maps.push_back({"cross (last layer) through the encoder rollout", "cross", rowsOf(torch::matmul(lastCross, rollout), T, S)});
+}
+}  // namespace
+
+SeqTranslation withAttentionMap(const SeqTranslation& t, std::size_t index) {
+    if (index >= t.maps.size()) return t;
+    SeqTranslation v = t;
+    const auto& m = t.maps[index];
+    v.alignment = m.weights;
+    if (m.kind == "encoder") {
+        v.tokens = t.source;
+        v.hasReference = false;
+        v.chosen.assign(t.source.size(), -1);
+        v.centre.clear();
+    } else if (m.kind == "decoder") {
+        v.source = {"<s>"};
+        for (std::size_t i = 0; i + 1 < t.tokens.size(); ++i) v.source.push_back(t.tokens[i]);
+        v.hasReference = false;
+    }
+    return v;
 }
 
 Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::string& ruleSpec, std::uint64_t seed) const {
@@ -123,6 +179,7 @@ Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::s
                 break;
             }
         }
+        if (steps.cross.defined()) addTransformerMaps(out, steps, int(out.tokens.size()));
     } catch (const c10::Error& e) {
         return Error{"translation failed: " + firstLine(e.what_without_backtrace())};
     }
@@ -174,7 +231,10 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
             const auto words = greedy.tokens.to(torch::kCPU);
             const auto ent = greedy.entropy.to(torch::kCPU, torch::kDouble);
             torch::Tensor tv;
-            if (o.permutation) tv = m->net->permutationDistance(enc, greedy.tokens, *rule, rng).to(torch::kCPU, torch::kDouble);
+            if (o.permutation) {
+                const auto d = m->net->permutationDistance(enc, greedy.tokens, *rule, rng);
+                if (d.defined()) tv = d.to(torch::kCPU, torch::kDouble);
+            }
             const auto forced = m->net->teacherForced(enc, batch.input, *rule, rng);
             const auto pointed = (rule->rule == SelectionRule::Soft ? forced.alpha.argmax(-1) : forced.chosen).to(torch::kCPU);
             for (std::size_t b = 0; b < samples.size(); ++b) {
@@ -214,6 +274,7 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
     r.tokenAccuracy = tokenSlots ? double(correctTokens) / double(tokenSlots) : 0;
     r.aer = aer.rate();
     r.entropy = entropySteps ? entropySum / double(entropySteps) : 0;
+    r.permutationTested = !tvs.empty();
     if (!tvs.empty()) {
         r.permutationMedianTv = median(tvs);
         double sum = 0;
@@ -246,7 +307,7 @@ std::string seqEvalReportToJson(const SeqEvalReport& r) {
                                              "source token of every target token with a gold alignment; AER = 1 - "
                                              "(|A&S| + |A&P|) / (|A| + |S|)"},
                           {"attention_entropy", r.entropy},
-                          {"permutation", {{"median_tv", r.permutationMedianTv},
+                          {"permutation", !r.permutationTested ? nlohmann::json{{"note", "not run: a Transformer step attends with every layer and head, not one distribution to shuffle"}} : nlohmann::json{{"median_tv", r.permutationMedianTv},
                                            {"mean_tv", r.permutationMeanTv},
                                            {"share_below_0.05", r.permutationSmallShare},
                                            {"note", "attention shuffled over the source at every step, output change as "

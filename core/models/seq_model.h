@@ -18,6 +18,13 @@
 
 namespace saccade {
 
+/// One attention matrix of a Transformer's translation.
+struct SeqAttentionMap {
+    std::string name;  ///< "cross layer 2 mean", "encoder layer 1 head 3", "encoder rollout", ...
+    std::string kind;  ///< "cross" (output x source), "encoder" (source x source), "decoder" (output x its inputs)
+    std::vector<std::vector<double>> weights;  ///< rows sum to 1
+};
+
 /// One input, one rule, one seed: what the decoder emitted and where it looked.
 struct SeqTranslation {
     std::string rule;
@@ -37,8 +44,16 @@ struct SeqTranslation {
     bool hasReference = false;
     std::string referenceError;
     SeqSample reference;
+    /// Transformers: every layer and head of the three attentions, their means over heads, the
+    /// encoder's rollout (Abnar and Zuidema 2020) and the last cross-attention through it. Empty
+    /// for recurrent models, whose one map is `alignment`.
+    std::vector<SeqAttentionMap> maps;
     bool correct() const;  ///< output equals the reference
 };
+
+/// `t` with map `index` of t.maps in place of the alignment, and the row and column labels that
+/// map has (encoder maps: source x source, no gold; decoder maps: output x its inputs).
+SeqTranslation withAttentionMap(const SeqTranslation& t, std::size_t index);
 
 struct SeqLengthBucket {
     int length = 0;
@@ -59,6 +74,7 @@ struct SeqEvalReport {
     /// Permutation test: total variation distance between the word distributions with the real
     /// and the shuffled attention weights, over every output step.
     double permutationMedianTv = 0, permutationMeanTv = 0, permutationSmallShare = 0;  ///< share with TV < 0.05
+    bool permutationTested = false;  ///< false for Transformers (no single distribution per step)
     std::vector<SeqLengthBucket> byLength;
     double seconds = 0;
 };

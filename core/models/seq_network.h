@@ -25,45 +25,25 @@
 #include "attention/selection.h"
 #include "common/rng.h"
 #include "models/seq_config.h"
+#include "models/seq_net.h"
 
 namespace saccade {
 
-/// A source batch read by the encoder.
-struct SeqEncoded {
-    torch::Tensor keys;      ///< [B, S, 2 x encoder_hidden]
-    torch::Tensor prepared;  ///< the scorer's view of the keys
-    torch::Tensor mask;      ///< [B, S] bool, true at real tokens
-    torch::Tensor lengths;   ///< [B] int64 on the CPU
-    torch::Tensor span;      ///< [B] float: length - 1, on the keys' device (local-p's range)
-    torch::Tensor h0, c0;    ///< [B, decoder_hidden] (c0 for LSTM cells only)
-};
-
-/// What the decoder did at each step t of a batch.
-struct SeqSteps {
-    torch::Tensor logits;   ///< [B, T, V]
-    torch::Tensor alpha;    ///< [B, T, S] attention distribution over the source (0 at padding)
-    torch::Tensor chosen;   ///< [B, T] int64: the source token a hard rule read (-1 under soft)
-    torch::Tensor logProb;  ///< [B, T] log-probability of that choice (0 under soft)
-    torch::Tensor entropy;  ///< [B, T] of alpha, nats
-    torch::Tensor centre;   ///< [B, T] local-p's predicted position (undefined for other scorers)
-    torch::Tensor tokens;   ///< [B, T] int64 emitted (decode) or read-ahead targets (teacher forcing)
-};
-
-class SeqNetworkImpl : public torch::nn::Module {
+class SeqNetworkImpl : public SeqNetBase {
 public:
     explicit SeqNetworkImpl(const SeqConfig& config);
 
     /// source [B, S] int64 ids (kSeqPad after each row's length), lengths [B] int64 >= 1.
-    SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths);
+    SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths) override;
 
     /// Teacher forcing: `input` [B, T] starts with <s> and holds the target shifted right; step t
     /// reads input[:, t]. `rule` is the location rule (soft; sample or argmax for hard alignment).
-    SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule, Rng& rng);
+    SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule, Rng& rng) override;
 
     /// Greedy words for up to `maxSteps` steps (stops once every row has emitted </s>, unless
     /// `stopWhenDone` is false: benchmarks run every step).
     SeqSteps decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng,
-                    bool stopWhenDone = true);
+                    bool stopWhenDone = true) override;
 
     /// The permutation test of Jain and Wallace (2019) along the model's own output `tokens`
     /// [B, T] (as decode() emitted them): at every step the attention weights are shuffled over
@@ -71,9 +51,9 @@ public:
     /// the same state, and the total variation distance between the two word distributions is
     /// returned, [B, T]. The state then follows the unshuffled step.
     torch::Tensor permutationDistance(const SeqEncoded& enc, const torch::Tensor& tokens, const SelectionOptions& rule,
-                                      Rng& rng);
+                                      Rng& rng) override;
 
-    const SeqConfig& config() const { return m_config; }
+    const SeqConfig& config() const override { return m_config; }
 
 private:
     struct State {

@@ -158,6 +158,51 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
     return toImage(m);
 }
 
+Image renderHeadView(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    const int cell = std::clamp(o.cell, 8, 96);
+    const double fs = fontScale(cell);
+    int left = 0, right = 0;
+    for (const auto& s : t.tokens) left = std::max(left, textWidth(s, cell));
+    for (const auto& s : t.source) right = std::max(right, textWidth(s == " " ? "_" : s, cell));
+    const int gap = std::max(160, 8 * cell);
+    const int rows = int(t.tokens.size()), cols = int(t.source.size());
+    const int height = std::max(rows, cols) * cell + 16 + (o.caption.empty() ? 0 : cell + 8);
+    const int width = std::max(left + gap + right + 32, o.caption.empty() ? 0 : textWidth(o.caption, cell) + 16);
+    cv::Mat m(height, width, CV_8UC3, cv::Scalar(255, 255, 255));
+    int base = 0;
+    const int textH = cv::getTextSize("Ag", kFont, fs, 1, &base).height;
+    const int xl = left + 12, xr = left + 12 + gap;
+    auto yOf = [&](int i) { return 8 + i * cell + cell / 2; };
+    struct Line {
+        double w;
+        int r, c;
+    };
+    std::vector<Line> lines;
+    for (int r = 0; r < rows; ++r)
+        if (o.highlight < 0 || o.highlight == r)
+            for (int c = 0; c < cols; ++c) lines.push_back({t.alignment[size_t(r)][size_t(c)], r, c});
+    std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.w < b.w; });
+    for (const auto& l : lines) {
+        const double w = std::clamp(l.w, 0.0, 1.0);
+        if (w < 0.01) continue;
+        const cv::Scalar colour(255 - w * 225, 255 - w * 135, 255 - w * 15);  // white to (30, 120, 240)
+        cv::line(m, {xl + 4, yOf(l.r)}, {xr - 4, yOf(l.c)}, colour, w > 0.5 ? 2 : 1, cv::LINE_AA);
+    }
+    for (int r = 0; r < rows; ++r) {
+        const int v = rowVerdict(t, r);
+        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kText;
+        cv::putText(m, t.tokens[size_t(r)], {xl - 4 - textWidth(t.tokens[size_t(r)], cell), yOf(r) + textH / 2}, kFont, fs,
+                    o.highlight == r ? cv::Scalar(0, 90, 220) : colour, o.highlight == r ? 2 : 1, cv::LINE_AA);
+    }
+    for (int c = 0; c < cols; ++c) {
+        const auto& s = t.source[size_t(c)];
+        cv::putText(m, s == " " ? "_" : s, {xr + 4, yOf(c) + textH / 2}, kFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kText, 1,
+                    cv::LINE_AA);
+    }
+    if (!o.caption.empty()) cv::putText(m, o.caption, {8, height - 8}, kFont, fs, kText, 1, cv::LINE_AA);
+    return toImage(m);
+}
+
 std::vector<Image> renderAlignmentFrames(const SeqTranslation& t, const AlignmentRenderOptions& o) {
     std::vector<Image> frames;
     for (int r = 0; r < int(t.tokens.size()); ++r) {

@@ -26,6 +26,11 @@ Image renderAlignment(const SeqTranslation& translation, const AlignmentRenderOp
 std::vector<Image> renderAlignmentFrames(const SeqTranslation& translation, const AlignmentRenderOptions& options = {});
 std::string alignmentSvg(const SeqTranslation& translation, const AlignmentRenderOptions& options = {});
 
+/// The head view (as in bertviz): the rows' tokens on the left, the columns' tokens on the right,
+/// a line from each row token to each column token whose colour runs from white to blue with its
+/// weight (heavier lines on top). With a highlighted step, only that row's lines are drawn.
+Image renderHeadView(const SeqTranslation& translation, const AlignmentRenderOptions& options = {});
+
 /// The step (row) drawn at pixel (x, y) of renderAlignment's image, or -1 outside the matrix.
 int alignmentRowAt(const SeqTranslation& translation, const AlignmentRenderOptions& options, int x, int y);
 

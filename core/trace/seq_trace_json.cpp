@@ -26,6 +26,11 @@ std::string seqTranslationToJson(const SeqTranslation& t, const std::string& mod
                      {"finished", t.finished},
                      {"alignment", t.alignment},
                      {"steps", steps}};
+    if (!t.maps.empty()) {
+        nlohmann::json maps = nlohmann::json::array();
+        for (const auto& m : t.maps) maps.push_back({{"name", m.name}, {"kind", m.kind}, {"weights", m.weights}});
+        j["maps"] = maps;
+    }
     if (t.hasReference) {
         j["reference"] = {{"output", t.reference.target}, {"sure", t.reference.sure}, {"possible", t.reference.possible}};
         j["correct"] = t.correct();

@@ -11,7 +11,7 @@
 #include "data/seq_task.h"
 #include "models/seq_batch.h"
 #include "models/seq_model.h"
-#include "models/seq_network.h"
+#include "models/seq_net.h"
 #include "train/train_loop.h"
 #include "train/training_group.h"
 
@@ -21,7 +21,7 @@ namespace {
 constexpr std::uint64_t kSeqDrawStream = 0x5ed;
 
 /// Exact match of greedy decoding under `rule` on `samples` (one batch).
-double exactMatch(SeqNetworkImpl& net, const SeqTask& task, const std::vector<SeqSample>& samples, const SeqBatch& batch,
+double exactMatch(SeqNetBase& net, const SeqTask& task, const std::vector<SeqSample>& samples, const SeqBatch& batch,
                   SelectionRule rule) {
     SelectionOptions o;
     o.rule = rule;
@@ -65,7 +65,7 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
     const std::uint64_t seed = start->seed;
 
     torch::manual_seed(seed);  // weight initialisation
-    SeqNetwork net(config);
+    const auto net = makeSeqNet(config);
     net->to(*device);
     torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
     if (!o.resume.empty()) {

@@ -48,8 +48,16 @@ void AlignmentView::setStep(int step) {
     redraw();
 }
 
+void AlignmentView::setHeadView(bool headView) {
+    if (headView == m_headView) return;
+    m_headView = headView;
+    redraw();
+}
+
 void AlignmentView::redraw() {
-    m_image = m_translation ? toQImage(renderAlignment(*m_translation, viewOptions(m_step))) : QImage();
+    if (!m_translation) m_image = QImage();
+    else if (m_headView) m_image = toQImage(renderHeadView(*m_translation, viewOptions(m_step)));
+    else m_image = toQImage(renderAlignment(*m_translation, viewOptions(m_step)));
     update();
 }
 
@@ -74,7 +82,7 @@ void AlignmentView::paintEvent(QPaintEvent*) {
 
 void AlignmentView::mousePressEvent(QMouseEvent* event) {
     const QRect r = imageRect();
-    if (!m_translation || r.isEmpty() || !r.contains(event->pos())) return;
+    if (!m_translation || m_headView || r.isEmpty() || !r.contains(event->pos())) return;
     const double scale = double(r.width()) / m_image.width();
     const int row = alignmentRowAt(*m_translation, viewOptions(m_step), int((event->pos().x() - r.x()) / scale),
                                    int((event->pos().y() - r.y()) / scale));

@@ -26,6 +26,8 @@ public:
     const std::optional<SeqTranslation>& translation() const { return m_translation; }
     void setStep(int step);
     int step() const { return m_step; }
+    /// false: the matrix; true: the head view (lines between tokens, weight as colour).
+    void setHeadView(bool headView);
     /// The image as drawn now (the current step highlighted), at full size.
     const QImage& image() const { return m_image; }
 
@@ -46,6 +48,7 @@ private:
     QString m_note;
     QImage m_image;
     int m_step = 0;
+    bool m_headView = false;
 };
 
 }  // namespace saccade::ui

@@ -44,9 +44,10 @@ QStringList examplesFor(const std::string& task) {
 
 QString modelName(const SeqModel& m) {
     const auto& c = m.config();
-    return QStringLiteral("%1 (%2, %3%4)")
-        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(c.task),
-             QString::fromStdString(c.scorer), c.hard() ? QStringLiteral(", hard") : QString());
+    const QString kind = c.transformer() ? QStringLiteral("transformer %1x%2").arg(c.layers).arg(c.heads)
+                                         : QString::fromStdString(c.scorer) + (c.hard() ? QStringLiteral(", hard") : QString());
+    return QStringLiteral("%1 (%2, %3)")
+        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(c.task), kind);
 }
 
 struct TranslateJob {
@@ -128,6 +129,18 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     stepRow->addWidget(new QLabel(tr("Step"), this));
     stepRow->addWidget(m_stepSlider, 1);
     stepRow->addWidget(m_play);
+    m_map = new QComboBox(this);
+    m_map->setObjectName(QStringLiteral("seqMap"));
+    m_map->setToolTip(tr("Transformers: each layer's and head's cross-, encoder self- and decoder self-attention, their "
+                         "means over heads, and attention rollout (Abnar and Zuidema 2020)"));
+    m_map->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_map->setMinimumContentsLength(18);
+    m_mode = new QComboBox(this);
+    m_mode->setObjectName(QStringLiteral("seqMode"));
+    m_mode->addItems({tr("matrix"), tr("head view")});
+    stepRow->addWidget(new QLabel(tr("Map"), this));
+    stepRow->addWidget(m_map);
+    stepRow->addWidget(m_mode);
     m_export = new QToolButton(this);
     m_export->setText(tr("Export"));
     m_export->setPopupMode(QToolButton::InstantPopup);
@@ -193,6 +206,10 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         m_examples->setCurrentIndex(0);
     });
     connect(m_stepSlider, &QSlider::valueChanged, this, &SequencesPage::setStep);
+    connect(m_map, &QComboBox::currentIndexChanged, this, [this] { showTranslations(); });
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int mode) {
+        for (auto* v : m_views) v->setHeadView(mode == 1);
+    });
     connect(m_play, &QPushButton::clicked, this, [this] {
         if (m_playTimer->isActive()) {
             m_playTimer->stop();
@@ -325,13 +342,52 @@ void SequencesPage::translate() {
     }));
 }
 
+bool SequencesPage::setMap(const QString& name) {
+    const int index = m_map->findText(name);
+    if (index < 0) return false;
+    m_map->setCurrentIndex(index);
+    return true;
+}
+
+void SequencesPage::setHeadView(bool headView) { m_mode->setCurrentIndex(headView ? 1 : 0); }
+
+namespace {
+/// The translation as the chosen map shows it (the alignment itself when it has no such map).
+std::optional<SeqTranslation> mapped(const std::optional<SeqTranslation>& t, const QString& name) {
+    if (!t) return t;
+    for (std::size_t i = 0; i < t->maps.size(); ++i)
+        if (QString::fromStdString(t->maps[i].name) == name) return withAttentionMap(*t, i);
+    return t;
+}
+}  // namespace
+
 void SequencesPage::showTranslations() {
     const auto main = modelAt(0), other = modelAt(1);
+    {
+        // The map list follows the main model's translation; the chosen name is kept when it exists.
+        const QSignalBlocker block(m_map);
+        const QString chosen = m_map->currentText();
+        m_map->clear();
+        if (m_results2[0] && !m_results2[0]->maps.empty()) {
+            QString lastCrossMean;
+            for (const auto& m : m_results2[0]->maps) {
+                m_map->addItem(QString::fromStdString(m.name));
+                if (m.kind == "cross" && m.name.find(" mean") != std::string::npos) lastCrossMean = QString::fromStdString(m.name);
+            }
+            m_map->setCurrentIndex(std::max(0, m_map->findText(chosen.isEmpty() || m_map->findText(chosen) < 0 ? lastCrossMean : chosen)));
+        } else {
+            m_map->addItem(tr("alignment"));
+        }
+        m_map->setEnabled(m_map->count() > 1);
+    }
     for (int i = 0; i < 2; ++i) {
         const auto m = i == 0 ? main : other;
         m_views[i]->setVisible(m != nullptr);
         if (!m) continue;
-        m_views[i]->setTranslation(m_results2[i], modelName(*m), m_errors[i]);
+        const auto shown = mapped(m_results2[i], m_map->currentText());
+        QString title = modelName(*m);
+        if (shown && m_results2[i] && !m_results2[i]->maps.empty()) title += QStringLiteral(": ") + m_map->currentText();
+        m_views[i]->setTranslation(shown, title, m_errors[i]);
     }
     QString html;
     if (!m_results2[0]) {
@@ -359,7 +415,7 @@ void SequencesPage::showTranslations() {
                    "Solid outline: gold alignment; dashed: a possible one; white dot: the token a hard rule read.</span>");
     }
     m_output->setText(html);
-    const int steps = m_results2[0] ? int(m_results2[0]->tokens.size()) : 0;
+    const int steps = m_views[0]->translation() ? int(m_views[0]->translation()->tokens.size()) : 0;
     {
         const QSignalBlocker block(m_stepSlider);
         m_stepSlider->setRange(0, std::max(0, steps - 1));
@@ -409,16 +465,18 @@ bool SequencesPage::exportFile(const QString& path) {
         Q_EMIT statusMessage(tr("Nothing to export: no translation shown"));
         return false;
     }
-    const auto& t = *m_results2[0];
+    const auto& t = m_views[0]->translation() ? *m_views[0]->translation() : *m_results2[0];  // as shown
     const auto suffix = QFileInfo(path).suffix().toLower();
     const std::string file = path.toStdString();
     AlignmentRenderOptions o;
     o.caption = alignmentCaption(t);
     Result<Unit> written = Error{"unknown export type '." + suffix.toStdString() + "' (use .png, .svg, .csv, .json or .gif)"};
-    if (suffix == QLatin1String("png")) written = saveImagePng(renderAlignment(t, o), file);
+    if (suffix == QLatin1String("png"))
+        written = saveImagePng(m_mode->currentIndex() == 1 ? renderHeadView(t, o) : renderAlignment(t, o), file);
     else if (suffix == QLatin1String("svg")) written = writeFileAtomic(file, alignmentSvg(t, o));
     else if (suffix == QLatin1String("csv")) written = writeFileAtomic(file, seqAlignmentToCsv(t));
-    else if (suffix == QLatin1String("json")) written = writeFileAtomic(file, seqTranslationToJson(t, main->path(), main->task().name()) + "\n");
+    else if (suffix == QLatin1String("json"))
+        written = writeFileAtomic(file, seqTranslationToJson(*m_results2[0], main->path(), main->task().name()) + "\n");
     else if (suffix == QLatin1String("gif")) written = writeGif(renderAlignmentFrames(t, o), 80, file);
     Q_EMIT statusMessage(written ? tr("Wrote %1").arg(path) : QString::fromStdString(written.error()));
     return written.ok();
@@ -476,8 +534,12 @@ void SequencesPage::evaluate(std::int64_t limit) {
         row(QObject::tr("token accuracy"), [](const SeqEvalReport& r) { return percent(r.tokenAccuracy); });
         row(QObject::tr("alignment error rate (AER)"), [](const SeqEvalReport& r) { return QString::number(r.aer, 'f', 3); });
         row(QObject::tr("attention entropy (nats per step)"), [](const SeqEvalReport& r) { return QString::number(r.entropy, 'f', 2); });
-        row(QObject::tr("permutation: median TV of the output"), [](const SeqEvalReport& r) { return QString::number(r.permutationMedianTv, 'f', 3); });
-        row(QObject::tr("permutation: steps changed by < 0.05"), [](const SeqEvalReport& r) { return percent(r.permutationSmallShare); });
+        row(QObject::tr("permutation: median TV of the output"), [](const SeqEvalReport& r) {
+            return r.permutationTested ? QString::number(r.permutationMedianTv, 'f', 3) : QObject::tr("not run (Transformer)");
+        });
+        row(QObject::tr("permutation: steps changed by < 0.05"), [](const SeqEvalReport& r) {
+            return r.permutationTested ? percent(r.permutationSmallShare) : QStringLiteral("-");
+        });
         row(QObject::tr("exact match on lengths never trained"), [](const SeqEvalReport& r) {
             std::int64_t n = 0;
             double ok = 0;

@@ -59,6 +59,10 @@ public:
     bool evaluating() const { return m_evaluating; }
     QString evaluationText() const;
     void setStep(int step);
+    /// Transformers: shows the map of that name ("cross layer 1 head 2", "encoder rollout", ...);
+    /// false when the shown translation has none.
+    bool setMap(const QString& name);
+    void setHeadView(bool headView);
     /// Writes the main model's view by the path's suffix: .png, .svg, .csv (the matrix), .json
     /// (the trace), .gif (the playback). False with the reason on the status.
     bool exportFile(const QString& path);
@@ -85,6 +89,8 @@ private:
     QSpinBox* m_seed = nullptr;
     QLineEdit* m_input = nullptr;
     QComboBox* m_examples = nullptr;
+    QComboBox* m_map = nullptr;   ///< Transformers: which layer, head, mean or rollout
+    QComboBox* m_mode = nullptr;  ///< matrix or head view
     QLabel* m_output = nullptr;
     AlignmentView* m_views[2] = {nullptr, nullptr};
     QSlider* m_stepSlider = nullptr;
