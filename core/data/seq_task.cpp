@@ -61,11 +61,16 @@ SeqTokens SeqTask::tokenize(const std::string& text) const {
     for (std::size_t i = 0; i < text.size();) {
         const auto c = static_cast<unsigned char>(text[i]);
         std::size_t len = 1;
+        std::string token;
         if (c >= 0x80) {  // one UTF-8 code point is one token (never in a vocabulary)
-            len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 1;
-            len = std::min(len, text.size() - i);
+            len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+            bool valid = len > 0 && i + len <= text.size();
+            for (std::size_t k = 1; valid && k < len; ++k) valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+            if (!valid) len = 1;
+            token = valid ? text.substr(i, len) : std::string("\xef\xbf\xbd");  // an invalid byte reads as U+FFFD
+        } else {
+            token = text.substr(i, 1);
         }
-        const std::string token = text.substr(i, len);
         i += len;
         if (len == 1 && std::isspace(c)) {
             if (words) flushWord();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -124,6 +125,13 @@ SeqTranslation withAttentionMap(const SeqTranslation& t, std::size_t index) {
         v.hasReference = false;
         v.chosen.assign(t.source.size(), -1);
         v.centre.clear();
+        v.topWords.assign(t.source.size(), {});  // a source token emits no word
+        v.entropy.clear();
+        for (const auto& row : m.weights) {
+            double h = 0;
+            for (double w : row) h -= w > 0 ? w * std::log(w) : 0;
+            v.entropy.push_back(h);
+        }
     } else if (m.kind == "decoder") {
         v.source = {"<s>"};
         for (std::size_t i = 0; i + 1 < t.tokens.size(); ++i) v.source.push_back(t.tokens[i]);
@@ -157,22 +165,30 @@ Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::s
         const auto steps = m->net->decode(enc, m->config.maxTarget, *rule, rng);
         const auto alpha = steps.alpha[0].to(torch::kCPU, torch::kDouble).contiguous();
         const auto probs = torch::softmax(steps.logits[0].to(torch::kDouble), -1).to(torch::kCPU);
-        const auto words = steps.tokens[0].to(torch::kCPU);
-        const auto T = words.size(0), S = alpha.size(1);
+        const auto top = probs.topk(std::min<std::int64_t>(5, probs.size(1)), -1);
+        const auto topP = std::get<0>(top).contiguous(), topId = std::get<1>(top).contiguous();
+        const auto words = steps.tokens[0].to(torch::kCPU).contiguous();
+        const auto chosen = steps.chosen[0].to(torch::kCPU, torch::kLong).contiguous();
+        const auto entropy = steps.entropy[0].to(torch::kCPU, torch::kDouble).contiguous();
+        const torch::Tensor centre = steps.centre.defined() ? steps.centre[0].to(torch::kCPU, torch::kDouble).contiguous() : torch::Tensor();
+        const auto T = words.size(0), S = alpha.size(1), K = topP.size(1);
+        const auto a = alpha.accessor<double, 2>();
+        const auto w = words.accessor<std::int64_t, 1>();
+        const auto ch = chosen.accessor<std::int64_t, 1>();
+        const auto en = entropy.accessor<double, 1>();
+        const auto tp = topP.accessor<double, 2>();
+        const auto ti = topId.accessor<std::int64_t, 2>();
         for (std::int64_t t = 0; t < T; ++t) {
-            const auto id = words[t].item<std::int64_t>();
+            const auto id = w[t];
             out.tokens.push_back(task.targetVocab().token(id));
             std::vector<double> row(static_cast<std::size_t>(S));
-            for (std::int64_t s = 0; s < S; ++s) row[size_t(s)] = alpha[t][s].item<double>();
+            for (std::int64_t s = 0; s < S; ++s) row[size_t(s)] = a[t][s];
             out.alignment.push_back(std::move(row));
-            out.chosen.push_back(int(steps.chosen[0][t].item<std::int64_t>()));
-            out.entropy.push_back(steps.entropy[0][t].item<double>());
-            if (steps.centre.defined()) out.centre.push_back(steps.centre[0][t].item<double>());
-            const auto top = probs[t].topk(std::min<std::int64_t>(5, probs.size(1)));
+            out.chosen.push_back(int(ch[t]));
+            out.entropy.push_back(en[t]);
+            if (centre.defined()) out.centre.push_back(centre[t].item<double>());
             std::vector<std::pair<std::string, double>> best;
-            for (std::int64_t k = 0; k < std::get<0>(top).size(0); ++k)
-                best.emplace_back(task.targetVocab().token(std::get<1>(top)[k].item<std::int64_t>()),
-                                  std::get<0>(top)[k].item<double>());
+            for (std::int64_t k = 0; k < K; ++k) best.emplace_back(task.targetVocab().token(ti[t][k]), tp[t][k]);
             out.topWords.push_back(std::move(best));
             if (id == kSeqEnd) {
                 out.finished = true;

@@ -184,8 +184,8 @@ torch::Tensor SeqNetworkImpl::permutationDistance(const SeqEncoded& enc, const t
         const auto sel = select(scores(st, enc, nullptr), enc.keys, rule, rng);
         // One random order of each row's real tokens: padding sorts last (key 2 > any uniform).
         const auto order = rng.uniform({B, S}, enc.keys.device()).masked_fill(enc.mask.logical_not(), 2.0).argsort(std::int64_t{1});
-        auto shuffled = sel.probs.gather(1, order);
-        if (hardRule) shuffled = torch::zeros_like(shuffled).scatter_(1, shuffled.argmax(1, true), 1.0);
+        // Soft: the weights themselves shuffled; hard: the one-hot of the token read, moved with them.
+        const auto shuffled = (hardRule ? sel.weights : sel.probs).gather(1, order);
         const auto ctx = torch::bmm(shuffled.unsqueeze(1), enc.keys).squeeze(1);
         State other = st;
         const auto pShuffled = torch::softmax(advance(other, gi.select(1, t), ctx), -1);

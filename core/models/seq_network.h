@@ -47,7 +47,8 @@ public:
 
     /// The permutation test of Jain and Wallace (2019) along the model's own output `tokens`
     /// [B, T] (as decode() emitted them): at every step the attention weights are shuffled over
-    /// the source (one random permutation per row and step, from `rng`), the step is run again from
+    /// the source (one random permutation per row and step, from `rng`; under a hard rule the
+    /// one-hot of the token read moves with them), the step is run again from
     /// the same state, and the total variation distance between the two word distributions is
     /// returned, [B, T]. The state then follows the unshuffled step.
     torch::Tensor permutationDistance(const SeqEncoded& enc, const torch::Tensor& tokens, const SelectionOptions& rule,

@@ -6,7 +6,7 @@ namespace saccade {
 
 std::string seqTranslationToJson(const SeqTranslation& t, const std::string& modelPath, const std::string& task) {
     nlohmann::json steps = nlohmann::json::array();
-    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+    for (std::size_t i = 0; i < t.tokens.size() && i < t.topWords.size() && i < t.entropy.size(); ++i) {
         nlohmann::json top = nlohmann::json::array();
         for (const auto& [word, p] : t.topWords[i]) top.push_back({{"token", word}, {"p", p}});
         nlohmann::json step{{"token", t.tokens[i]}, {"chosen", t.chosen[i]}, {"entropy", t.entropy[i]}, {"top_words", top}};
@@ -37,7 +37,7 @@ std::string seqTranslationToJson(const SeqTranslation& t, const std::string& mod
     } else {
         j["reference_error"] = t.referenceError;
     }
-    return j.dump(2);
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {

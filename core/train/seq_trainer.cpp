@@ -45,6 +45,7 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
     const auto shard = checkTrainOptions(o);
     if (!shard) return Error{shard.error()};
     if (!std::isfinite(o.entropyBonus) || o.entropyBonus < 0) return Error{"the entropy bonus must be finite and >= 0"};
+    if (o.evalImages < 1 || o.evalEvery < 1) return Error{"evaluations need at least 1 sentence, every 1 or more iterations"};
     auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};
 

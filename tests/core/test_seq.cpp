@@ -11,6 +11,7 @@
 #include "data/seq_task.h"
 #include "models/seq_batch.h"
 #include "models/seq_model.h"
+#include "models/seq_net.h"
 #include "models/seq_network.h"
 #include "temp_dir.h"
 #include "trace/seq_trace_json.h"
@@ -99,8 +100,12 @@ TEST(SeqTasks, GeneratedSamplesAgreeWithTheTasksOwnParserAndSplitsAreDisjoint) {
             longer += int(s.source.size()) > t->trainLengths().second;
         }
         if (name == "reverse" || name == "sort") EXPECT_GT(longer, 100) << "test lengths 16-20 are a third of the split";
-        // The same index and seed give the same sentence.
-        EXPECT_EQ(t->sample(Split::Test, 17, 1).source, t->sample(Split::Test, 17, 1).source);
+        // Sample i is the same whatever was drawn before it, and other indices differ.
+        const auto first = t->sample(Split::Test, 17, 1).source;
+        for (std::int64_t i = 30; i >= 0; --i) t->sample(Split::Test, i, 1);
+        EXPECT_EQ(t->sample(Split::Test, 17, 1).source, first);
+        EXPECT_NE(t->sample(Split::Test, 18, 1).source, first);
+        EXPECT_NE(t->sample(Split::Test, 17, 2).source, first);
     }
 }
 
@@ -200,6 +205,81 @@ TEST(SeqNetwork, AttentionRowsAreDistributionsOverRealTokens) {
     }
 }
 
+TEST(SeqTransformer, CausalMasksMapsAndGreedyDecoding) {
+    auto t = task("reverse");
+    auto config = tinyConfig("additive");
+    config.architecture = "transformer";
+    config.layers = 2;
+    config.heads = 2;
+    config.dim = 8;
+    config.ff = 16;
+    torch::manual_seed(5);
+    const auto net = makeSeqNet(config);
+    torch::NoGradGuard noGrad;
+    const auto batch = makeSeqBatch(*t, {t->reference("12345").value(), t->reference("9876543").value()}, torch::kCPU);
+    const auto enc = net->encode(batch.source, batch.lengths);
+    Rng rng(1);
+    SelectionOptions soft;
+    const auto a = net->teacherForced(enc, batch.input, soft, rng);
+    // Causal: changing the input after step 3 leaves steps 0..3 unchanged.
+    auto changed = batch.input.clone();
+    changed.narrow(1, 4, changed.size(1) - 4).fill_(5);
+    const auto b = net->teacherForced(enc, changed, soft, rng);
+    EXPECT_TRUE(torch::allclose(a.logits.narrow(1, 0, 4), b.logits.narrow(1, 0, 4), 1e-5, 1e-6));
+    EXPECT_FALSE(torch::allclose(a.logits.narrow(1, 4, 1), b.logits.narrow(1, 4, 1), 1e-5, 1e-6));
+    ASSERT_EQ(a.cross.sizes(), (std::vector<std::int64_t>{2, 2, 2, 8, 7}));
+    EXPECT_EQ(a.cross[0].narrow(3, 5, 2).abs().sum().item<double>(), 0.0) << "padding gets no cross-attention";
+    EXPECT_TRUE(torch::allclose(a.alpha, a.cross.select(1, 1).mean(1)));  // the alignment: last layer, mean over heads
+    // Greedy decoding: each emitted token is the argmax of the final record's logits.
+    const auto d = net->decode(enc, 6, soft, rng, /*stopWhenDone=*/false);
+    EXPECT_TRUE(torch::equal(d.tokens, d.logits.argmax(-1)));
+    SelectionOptions sample;
+    sample.rule = SelectionRule::Sample;
+    EXPECT_THROW(net->teacherForced(enc, batch.input, sample, rng), c10::Error);
+    EXPECT_FALSE(net->permutationDistance(enc, d.tokens, soft, rng).defined());
+}
+
+TEST(SeqTraining, TransformerMapsHaveTheirLabels) {
+    test::TempDir dir;
+    SeqTrainOptions o;
+    o.model = tinyConfig("additive");
+    o.model.architecture = "transformer";
+    o.model.dim = 8;
+    o.model.heads = 2;
+    o.model.ff = 16;
+    o.iterations = 2;
+    o.batch = 4;
+    o.evalImages = 4;
+    o.device = "cpu";
+    o.out = dir.file("tr.pt");
+    ASSERT_TRUE(trainSeqModel(o).ok());
+    auto model = SeqModel::open(o.out, "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    EXPECT_FALSE((*model)->translate("123", "argmax").ok());
+    auto tr = (*model)->translate("1234567");
+    ASSERT_TRUE(tr.ok()) << tr.error();
+    // Per kind: layers x (mean + heads), then the encoder rollout and the cross map through it.
+    ASSERT_EQ(tr->maps.size(), 3u * 2 * 3 + 2);
+    for (std::size_t i = 0; i < tr->maps.size(); ++i) {
+        const auto v = withAttentionMap(*tr, i);
+        ASSERT_EQ(v.alignment.size(), v.tokens.size()) << tr->maps[i].name;
+        ASSERT_EQ(v.entropy.size(), v.tokens.size()) << tr->maps[i].name;
+        for (const auto& row : v.alignment) {
+            ASSERT_EQ(row.size(), v.source.size()) << tr->maps[i].name;
+            double sum = 0;
+            for (double w : row) sum += w;
+            EXPECT_NEAR(sum, 1.0, 1e-6) << tr->maps[i].name;
+        }
+        EXPECT_FALSE(seqTranslationToJson(v, o.out, "reverse").empty());
+    }
+    EXPECT_EQ(tr->maps.back().name, "cross (last layer) through the encoder rollout");
+    SeqEvalOptions eo;
+    eo.limit = 8;
+    auto report = (*model)->evaluate(eo);
+    ASSERT_TRUE(report.ok());
+    EXPECT_FALSE(report->permutationTested);
+}
+
 TEST(SeqTraining, TrainsOpensTranslatesAndEvaluates) {
     test::TempDir dir;
     SeqTrainOptions o;
@@ -230,6 +310,10 @@ TEST(SeqTraining, TrainsOpensTranslatesAndEvaluates) {
     auto unk = (*model)->translate("12x4");
     ASSERT_TRUE(unk.ok());
     EXPECT_EQ(unk->unknown, std::vector<std::string>{"x"});
+    auto broken = (*model)->translate("1\xe4" "2");  // a Latin-1 byte: U+FFFD, valid UTF-8 in the JSON
+    ASSERT_TRUE(broken.ok());
+    EXPECT_EQ(broken->unknown, std::vector<std::string>{"\xef\xbf\xbd"});
+    EXPECT_NO_THROW(nlohmann::json::parse(seqTranslationToJson(*broken, o.out, "reverse")));
     EXPECT_FALSE(unk->hasReference);
     EXPECT_FALSE((*model)->translate("   ").ok());
     EXPECT_FALSE((*model)->translate("123", "gumbel").ok());

@@ -252,9 +252,10 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
 }
 
 SequencesPage::~SequencesPage() {
+    // The jobs touch only their own copies and the models they share; no event loop is needed.
     if (m_cancelFlag) m_cancelFlag->store(true);
-    waitForIdle();
-    QThreadPool::globalInstance()->waitForDone();
+    m_translateJob.waitForFinished();
+    m_evaluateJob.waitForFinished();
 }
 
 void SequencesPage::refreshCombos() {
@@ -330,7 +331,7 @@ void SequencesPage::translate() {
         Q_EMIT translated();
         if (m_pending) translate();
     });
-    watcher->setFuture(QtConcurrent::run([models, text, rule, seed] {
+    const auto future = QtConcurrent::run([models, text, rule, seed] {
         TranslateJob job;
         for (int i = 0; i < 2; ++i) {
             if (!models[i]) continue;
@@ -339,7 +340,9 @@ void SequencesPage::translate() {
             else job.error[i] = QString::fromStdString(r.error());
         }
         return job;
-    }));
+    });
+    m_translateJob = QFuture<void>(future);
+    watcher->setFuture(future);
 }
 
 bool SequencesPage::setMap(const QString& name) {
@@ -504,7 +507,7 @@ void SequencesPage::evaluate(std::int64_t limit) {
         finishEvaluation(watcher->result());
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([models, limit, rule, seed, cancel, self] {
+    const auto future = QtConcurrent::run([models, limit, rule, seed, cancel, self] {
         std::vector<SeqEvalReport> reports;
         std::int64_t before = 0;
         for (const auto& m : models) {
@@ -554,7 +557,9 @@ void SequencesPage::evaluate(std::int64_t limit) {
                             "access, not an explanation.") +
                 QStringLiteral("</span>");
         return html;
-    }));
+    });
+    m_evaluateJob = QFuture<void>(future);
+    watcher->setFuture(future);
 }
 
 void SequencesPage::finishEvaluation(const QString& html) {

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include <QElapsedTimer>
+#include <QFuture>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -107,6 +108,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     std::optional<SeqTranslation> m_results2[2];
     QString m_errors[2];
+    QFuture<void> m_translateJob, m_evaluateJob;  ///< waited for (only these) when the page goes
     QElapsedTimer m_editClock;
     double m_lastLatencyMs = 0;
 };
