@@ -234,8 +234,8 @@ void addRender(CLI::App& app, int& exitCode) {
     struct Args : RunArgs {
         int delay = 80, scale = 0;
         double opacity = 0.55;
-        std::string caption, text;
-        bool noCaption = false;
+        std::string caption, text, map;
+        bool noCaption = false, headView = false;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
@@ -244,6 +244,9 @@ void addRender(CLI::App& app, int& exitCode) {
                   "(--text): its alignment matrix as PNG, SVG or CSV, or the playback as a GIF.");
     addRunOptions(cmd, *a);
     cmd->add_option("--text", a->text, "sequence models: the input to translate");
+    cmd->add_option("--map", a->map, "Transformers: the map to draw, e.g. \"cross layer 2 head 1\", \"encoder rollout\" "
+                                     "(default: the alignment, the last layer's cross-attention mean over heads)");
+    cmd->add_flag("--head-view", a->headView, "sequence models, .png: lines between tokens (weight as colour) instead of the matrix");
     cmd->add_option("--delay", a->delay, "GIF: centiseconds per frame")->capture_default_str()
         ->check(CLI::Range(1, 6000));
     cmd->add_option("--scale", a->scale,
@@ -262,10 +265,13 @@ void addRender(CLI::App& app, int& exitCode) {
             if (!a->image.empty() || !a->sample.empty()) { exitCode = badInput("render", "a sequence model reads --text, not an image"); return; }
             if (a->text.empty()) { exitCode = badInput("render", "a sequence model needs --text"); return; }
             exitCode = runSeqRender(a->model, a->device, a->text, a->rule, a->seed, a->out, a->scale, a->delay,
-                                    a->noCaption ? std::string("-") : a->caption);
+                                    a->noCaption ? std::string("-") : a->caption, a->map, a->headView);
             return;
         }
-        if (!a->text.empty()) { exitCode = badInput("render", "--text is for sequence models; this model reads --image or --sample"); return; }
+        if (!a->text.empty() || !a->map.empty() || a->headView) {
+            exitCode = badInput("render", "--text, --map and --head-view are for sequence models; this model reads --image or --sample");
+            return;
+        }
         if (ext != ".png" && ext != ".gif") {
             exitCode = badInput("render", "--out must end in .png or .gif");
             return;

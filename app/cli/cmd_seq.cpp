@@ -271,20 +271,37 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
 }
 
 int runSeqRender(const std::string& path, const std::string& device, const std::string& text, const std::string& rule,
-                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption) {
+                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption,
+                 const std::string& map, bool headView) {
     const auto dot = out.rfind('.');
     const std::string ext = dot == std::string::npos ? "" : out.substr(dot);
     if (ext != ".png" && ext != ".gif" && ext != ".svg" && ext != ".csv")
         return badInput("render", "--out must end in .png, .svg, .csv (the matrix) or .gif (the playback)");
     auto model = SeqModel::open(path, device);
     if (!model) return badInput("render", model.error());
-    auto t = (*model)->translate(text, rule, seed);
-    if (!t) return badInput("render", t.error());
+    auto translated = (*model)->translate(text, rule, seed);
+    if (!translated) return badInput("render", translated.error());
+    if (headView && ext != ".png") return badInput("render", "--head-view draws a .png");
+    auto t = translated;
+    if (!map.empty()) {
+        std::string names;
+        bool found = false;
+        for (std::size_t i = 0; i < translated->maps.size() && !found; ++i) {
+            if (translated->maps[i].name == map) {
+                t = withAttentionMap(*translated, i);
+                found = true;
+            }
+            names += (names.empty() ? "" : ", ") + translated->maps[i].name;
+        }
+        if (!found)
+            return badInput("render", translated->maps.empty() ? "--map is for Transformers; this model has one alignment"
+                                                               : "no map '" + map + "' (this model has: " + names + ")");
+    }
     AlignmentRenderOptions o;
     if (scale > 0) o.cell = 8 * scale;
     o.caption = caption == "-" ? "" : caption.empty() ? alignmentCaption(*t) : caption;
     Result<Unit> written = Unit{};
-    if (ext == ".png") written = saveImagePng(renderAlignment(*t, o), out);
+    if (ext == ".png") written = saveImagePng(headView ? renderHeadView(*t, o) : renderAlignment(*t, o), out);
     else if (ext == ".svg") written = writeFileAtomic(out, alignmentSvg(*t, o));
     else if (ext == ".csv") written = writeFileAtomic(out, seqAlignmentToCsv(*t));
     else written = writeGif(renderAlignmentFrames(*t, o), delay, out);

@@ -38,7 +38,8 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
 /// render of a sequence model: the alignment matrix (.png, .svg, .csv) or its playback (.gif).
 /// `caption` "-" means none, empty the default. Returns the exit code.
 int runSeqRender(const std::string& path, const std::string& device, const std::string& text, const std::string& rule,
-                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption);
+                 std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption,
+                 const std::string& map, bool headView);
 
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);

@@ -61,13 +61,14 @@ void TestMainWindow::pages() {
     MainWindow window(/*useSettings=*/false);
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
     QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("analysis"),
-                                             QStringLiteral("training"), QStringLiteral("scalar"),
+                                             QStringLiteral("sequences"), QStringLiteral("training"), QStringLiteral("scalar"),
                                              QStringLiteral("estimators"), QStringLiteral("doctor")}));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.attentionPage() != nullptr);
     QVERIFY(window.scalarLabPanel() != nullptr);
     QVERIFY(window.estimatorLabPanel() != nullptr);
     QVERIFY(window.doctorPanel() != nullptr);
+    QVERIFY(window.sequencesPage() != nullptr);
     QVERIFY(!window.setCurrentPage(QStringLiteral("nonsense")));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));

@@ -281,6 +281,14 @@ std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
 }
 
 bool SequencesPage::openModel(const QString& path, int slot) {
+    // A model already in the list (a bundled one opened by its path) is selected, not added twice.
+    const QString canonical = QFileInfo(path).canonicalFilePath();
+    for (std::size_t i = 0; i < m_models.size(); ++i) {
+        if (canonical.isEmpty() || QFileInfo(QString::fromStdString(m_models[i]->path())).canonicalFilePath() != canonical) continue;
+        if (slot == 0) m_model->setCurrentIndex(int(i));
+        else m_compare->setCurrentIndex(int(i) + 1);
+        return true;
+    }
     auto m = SeqModel::open(path.toStdString());
     if (!m) {
         m_output->setText(QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(m.error()).toHtmlEscaped()));
