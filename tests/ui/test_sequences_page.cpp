@@ -25,6 +25,7 @@ private Q_SLOTS:
     void outsideTheTaskIsSaidNotCrashed();
     void stepsExportsAndEvaluation();
     void aForeignFileIsRefused();
+    void transformerMapsAndHeadView();
 };
 
 void TestSequencesPage::typingRedrawsTheAlignment() {
@@ -140,6 +141,31 @@ void TestSequencesPage::aForeignFileIsRefused() {
     page.setText(QStringLiteral("1 May 2000"));
     page.waitForIdle();
     QCOMPARE(QString::fromStdString(page.view(0)->translation()->output), QStringLiteral("2000-05-01"));
+}
+
+void TestSequencesPage::transformerMapsAndHeadView() {
+    SequencesPage page;
+    page.waitForIdle();
+    // The bundled Transformer, opened by its path, is selected (not listed twice).
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-transformer.pt")));
+    page.setText(QStringLiteral("17 SEP 1999"));
+    page.waitForIdle();
+    const auto& t = *page.view(0)->translation();
+    QCOMPARE(QString::fromStdString(t.output), QStringLiteral("1999-09-17"));
+    QCOMPARE(int(t.maps.size()), 3 * 2 * 5 + 2);  // 3 kinds x 2 layers x (mean + 4 heads), 2 rollouts
+    QVERIFY(page.findChild<QLabel*>(QStringLiteral("alignmentTitle"))->text().contains(QStringLiteral("cross layer 2 mean")));
+    QVERIFY(page.setMap(QStringLiteral("encoder rollout")));
+    page.waitForIdle();
+    const auto& rollout = *page.view(0)->translation();
+    QCOMPARE(rollout.tokens, rollout.source);  // source x source
+    QCOMPARE(int(rollout.alignment.size()), 11);
+    QVERIFY(!page.setMap(QStringLiteral("no such map")));
+    const QImage matrix = page.view(0)->image();
+    page.setHeadView(true);
+    QVERIFY(!page.view(0)->image().isNull());
+    QVERIFY(page.view(0)->image() != matrix);
+    QTemporaryDir dir;
+    QVERIFY(page.exportFile(dir.filePath(QStringLiteral("head.png"))));
 }
 
 QTEST_MAIN(TestSequencesPage)

@@ -1,5 +1,7 @@
 #include "sequences/sequences_page.h"
 
+#include <future>
+
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -341,12 +343,16 @@ void SequencesPage::translate() {
     });
     const auto future = QtConcurrent::run([models, text, rule, seed] {
         TranslateJob job;
-        for (int i = 0; i < 2; ++i) {
-            if (!models[i]) continue;
+        auto run = [&](int i) {
             auto r = models[i]->translate(text, rule, seed);
             if (r) job.result[i] = std::move(r.value());
             else job.error[i] = QString::fromStdString(r.error());
-        }
+        };
+        // The model beside runs on a thread of its own: two cores redraw two matrices at once.
+        std::future<void> beside;
+        if (models[1]) beside = std::async(std::launch::async, run, 1);
+        run(0);
+        if (beside.valid()) beside.get();
         return job;
     });
     m_translateJob = QFuture<void>(future);
