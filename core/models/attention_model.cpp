@@ -207,8 +207,11 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
         if (!m) return Error{m.error()};
         return std::shared_ptr<AttentionModel>(*m);
     }
+    if (info->modelType == "seq")
+        return Error{"checkpoint '" + path + "' holds a sequence model, which reads text, not images: use translate, "
+                     "eval, render --text or the GUI's Sequences page"};
     return Error{"checkpoint '" + path + "' holds a '" + info->modelType +
-                 "' model; this version knows patch, ram, caption and vit models"};
+                 "' model; this version knows patch, ram, caption, vit and seq models"};
 }
 
 }  // namespace saccade

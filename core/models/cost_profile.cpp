@@ -281,7 +281,9 @@ Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
             CostTicker ticker{progress, 3 * o.repeats};
             r.rules = profileCaption(*config, o, *device, clock, ticker);
         } else {
-            return Error{"cost: unknown model type '" + info->modelType + "'"};
+            return Error{info->modelType == "seq" ? "cost: '" + o.model + "' holds a sequence model; the cost view measures "
+                                                    "image models (bench seq times sequence models)"
+                                                  : "cost: unknown model type '" + info->modelType + "'"};
         }
     } catch (const c10::Error& e) {
         return Error{std::string("cost: ") + e.what_without_backtrace()};
