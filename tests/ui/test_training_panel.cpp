@@ -89,7 +89,8 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         const char* modelType;
         const char* evalText;
     } cases[] = {{"ram", "translated-digits60", "ram", "random glimpses"},
-                 {"caption", "scenes64", "caption", "BLEU-4"}};
+                 {"caption", "scenes64", "caption", "BLEU-4"},
+                 {"seq", "reverse", "seq", "held-out sentences): exact match"}};
     int jobs = 0;
     for (const auto& c : cases) {
         QVERIFY(panel.setFamily(QString::fromLatin1(c.family)));
@@ -112,6 +113,14 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         QCOMPARE(QJsonDocument::fromJson(sidecar.readAll()).object().value(QStringLiteral("model_type")).toString(),
                  QString::fromLatin1(c.modelType));
         QVERIFY(panel.chart()->evalPointCount() >= 1);
+    }
+    // A sequence model trains on its tasks, not on images.
+    QVERIFY(panel.setFamily(QStringLiteral("seq")));
+    {
+        saccade::PatchTrainOptions seq = panel.options();
+        seq.dataset = "translated-digits60";
+        panel.setOptions(seq);
+        QVERIFY(QString::fromStdString(panel.options().dataset) != QStringLiteral("translated-digits60"));
     }
     // The captioner reads only scene datasets; the patch family only greyscale ones.
     QVERIFY(panel.setFamily(QStringLiteral("patch")));

@@ -21,6 +21,8 @@
 #include "charts/training_chart.h"
 #include "data/dataset.h"
 #include "train/caption_trainer.h"
+#include "train/seq_trainer.h"
+#include "data/seq_task.h"
 #include "train/ram_trainer.h"
 #include "training/training_job.h"
 
@@ -44,6 +46,10 @@ QString defaultOut(const QString& family, const QString& mode, const QString& da
 // (the patch model also needs a side divisible by 4).
 QStringList familyDatasets(const QString& family) {
     QStringList datasets;
+    if (family == QLatin1String("seq")) {  // sequence models train on tasks, not image sets
+        for (const auto& name : seqTaskNames()) datasets << QString::fromStdString(name);
+        return datasets;
+    }
     for (const auto& [name, description] : datasetNames()) {
         auto shape = datasetShape(name);
         if (!shape) continue;
@@ -72,6 +78,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_family->addItem(tr("patch-attention classifier"), QStringLiteral("patch"));
     m_family->addItem(tr("recurrent attention model"), QStringLiteral("ram"));
     m_family->addItem(tr("Show-Attend-Tell captioner"), QStringLiteral("caption"));
+    m_family->addItem(tr("sequence model (alignment lab)"), QStringLiteral("seq"));
     const QStringList datasets = familyDatasets(QStringLiteral("patch"));
     m_dataset = comboOf(this, datasets);
     m_dataset->setCurrentIndex(std::max(0, int(datasets.indexOf(QStringLiteral("translated-fashion60")))));
@@ -219,30 +226,36 @@ void TrainingPanel::applyFamily() {
         for (const QString& d : familyDatasets(f)) m_dataset->addItem(d, d);
         const int keep = m_dataset->findData(previous);
         const int preferred = m_dataset->findData(f == QLatin1String("caption") ? QStringLiteral("scenes64")
+                                                  : f == QLatin1String("seq")   ? QStringLiteral("dates")
                                                                                 : QStringLiteral("translated-fashion60"));
         m_dataset->setCurrentIndex(keep >= 0 ? keep : std::max(0, preferred));
     }
     {
         const QSignalBlocker block(m_mode);
         m_mode->clear();
-        const QStringList modes = f == QLatin1String("ram") ? QStringList{QStringLiteral("reinforce")}
-                                                            : QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
-                                                                          QStringLiteral("gumbel")};
+        const QStringList modes = f == QLatin1String("ram")   ? QStringList{QStringLiteral("reinforce")}
+                                  : f == QLatin1String("seq") ? QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
+                                                                            QStringLiteral("transformer")}
+                                                              : QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
+                                                                            QStringLiteral("gumbel")};
         for (const QString& m : modes) m_mode->addItem(m, m);
     }
-    const bool patch = f == QLatin1String("patch"), ram = f == QLatin1String("ram");
+    const bool patch = f == QLatin1String("patch"), ram = f == QLatin1String("ram"), seq = f == QLatin1String("seq");
     m_variant->setEnabled(patch && !isRunning());
     m_scorer->setEnabled(!ram && !isRunning());
-    m_grid->setEnabled(!ram && !isRunning());
-    m_steps->setEnabled(!(f == QLatin1String("caption")) && !isRunning());
+    m_grid->setEnabled(!ram && !seq && !isRunning());
+    m_steps->setEnabled(!(f == QLatin1String("caption")) && !seq && !isRunning());
     if (m_stepsLabel) m_stepsLabel->setToolTip(ram ? tr("glimpses") : tr("attention steps"));
     m_steps->setToolTip(ram ? tr("Glimpses per episode") : f == QLatin1String("caption") ? tr("One step per word")
                                                                                            : tr("Attention steps"));
     m_grid->setValue(f == QLatin1String("caption") ? CaptionConfig{}.grid : PatchConfig{}.grid);
     m_steps->setValue(ram ? RamConfig{}.glimpses : PatchConfig{}.steps);
-    m_batch->setValue(f == QLatin1String("caption") ? CaptionTrainOptions{}.batch : PatchTrainOptions{}.batch);
+    m_batch->setValue(f == QLatin1String("caption") ? CaptionTrainOptions{}.batch
+                      : seq                          ? SeqTrainOptions{}.batch
+                                                     : PatchTrainOptions{}.batch);
     m_lr->setValue(ram ? RamTrainOptions{}.lr : f == QLatin1String("caption") ? CaptionTrainOptions{}.lr
-                                                                               : PatchTrainOptions{}.lr);
+                                            : seq                             ? SeqTrainOptions{}.lr
+                                                                              : PatchTrainOptions{}.lr);
 }
 
 TrainingJob::Trainer TrainingPanel::trainer() const {
@@ -281,6 +294,29 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
                         .arg(o.model.grid).arg(QString::fromStdString(o.model.scorer)).arg(o.batch).arg(o.lr)
                         .arg(o.seed).toStdString();
         return [o](const auto& progress) { return trainCaptionModel(o, progress); };
+    }
+    if (f == QLatin1String("seq")) {
+        // Modes: soft or hard alignment over the chosen scorer, or the Transformer (its own attention).
+        SeqTrainOptions o;
+        o.model.task = p.dataset;
+        const bool transformer = p.model.mode == "transformer";
+        o.model.architecture = transformer ? "transformer" : "rnn";
+        o.model.alignment = p.model.mode == "hard" ? "hard" : "soft";
+        o.model.scorer = p.model.scorer;
+        o.batch = p.batch;
+        o.minutes = p.minutes;
+        o.iterations = p.iterations;
+        o.lr = p.lr;
+        o.seed = p.seed;
+        o.out = p.out;
+        o.command = transformer
+                        ? QStringLiteral("saccade-cli train seq --task %1 --architecture transformer --batch %2 --lr %3 --seed %4")
+                              .arg(QString::fromStdString(o.model.task)).arg(o.batch).arg(o.lr).arg(o.seed).toStdString()
+                        : QStringLiteral("saccade-cli train seq --task %1 --scorer %2 --alignment %3 --batch %4 --lr %5 --seed %6")
+                              .arg(QString::fromStdString(o.model.task), QString::fromStdString(o.model.scorer),
+                                   QString::fromStdString(o.model.alignment))
+                              .arg(o.batch).arg(o.lr).arg(o.seed).toStdString();
+        return [o](const auto& progress) { return trainSeqModel(o, progress); };
     }
     return [p](const auto& progress) { return trainPatchModel(p, progress); };
 }
@@ -372,6 +408,13 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
                          .arg(p.iteration)
                          .arg(p.evalSoft, 0, 'f', 3).arg(p.evalArgmax, 0, 'f', 3).arg(p.evalSample, 0, 'f', 3)
                          .arg(p.evalBleu4, 0, 'f', 3).arg(p.evalAttention, 0, 'f', 3);
+    else if (p.evaluated && family() == QLatin1String("seq"))
+        m_lastEval = tr("last evaluation (iteration %1, held-out sentences): exact match %2%3")
+                         .arg(p.iteration)
+                         .arg(p.evalSoft, 0, 'f', 3)
+                         .arg(m_mode->currentData().toString() == QLatin1String("hard")
+                                  ? tr(" (argmax), %1 (sampled)").arg(p.evalSample, 0, 'f', 3)
+                                  : QString());
     else if (p.evaluated && family() == QLatin1String("ram"))
         m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): mean %2, sample %3, random glimpses %4")
                          .arg(p.iteration)
@@ -393,8 +436,8 @@ void TrainingPanel::setRunning(bool running) {
         const QString f = family();
         m_variant->setEnabled(f == QLatin1String("patch"));
         m_scorer->setEnabled(f != QLatin1String("ram"));
-        m_grid->setEnabled(f != QLatin1String("ram"));
-        m_steps->setEnabled(f != QLatin1String("caption"));
+        m_grid->setEnabled(f != QLatin1String("ram") && f != QLatin1String("seq"));
+        m_steps->setEnabled(f != QLatin1String("caption") && f != QLatin1String("seq"));
     }
     if (!running && m_progress->maximum() == 0) m_progress->setRange(0, 1000);
 }

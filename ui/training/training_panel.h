@@ -32,7 +32,7 @@ public:
 
     /// The options the form describes, in the patch trainer's terms (steps are the RAM's glimpses).
     PatchTrainOptions options() const;
-    /// "patch", "ram" or "caption".
+    /// "patch", "ram", "caption" or "seq".
     QString family() const;
     bool setFamily(const QString& family);
     /// Sets the form (tests, and a later "train again").
