@@ -25,6 +25,7 @@
 #include <QMimeData>
 
 #include "analysis/analysis_page.h"
+#include "models/seq_model.h"
 #include "sequences/sequences_page.h"
 #include "attention/attention_page.h"
 #include "attention/image_panel.h"
@@ -138,6 +139,11 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     connect(m_attention, &AttentionPage::statusMessage, this, keepStatus(m_attention));
     connect(m_training, &TrainingPanel::statusMessage, this, keepStatus(m_training));
     connect(m_training, &TrainingPanel::openModelRequested, this, [this](const QString& path) {
+        if (isSeqCheckpoint(path.toStdString())) {  // a sequence model reads text: its own page
+            setCurrentPage(kSequencesPage);
+            m_sequences->openModel(path);
+            return;
+        }
         setCurrentPage(kAttentionPage);
         m_attention->openModel(path);
     });

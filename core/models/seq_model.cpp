@@ -244,30 +244,36 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
             const auto enc = m->net->encode(batch.source, batch.lengths);
             Rng rng(mixSeed(o.seed, 0x5e9, std::uint64_t(first)));
             const auto greedy = m->net->decode(enc, m->config.maxTarget, *rule, rng);
-            const auto words = greedy.tokens.to(torch::kCPU);
-            const auto ent = greedy.entropy.to(torch::kCPU, torch::kDouble);
-            torch::Tensor tv;
+            const auto wordsT = greedy.tokens.to(torch::kCPU).contiguous();
+            const auto entT = greedy.entropy.to(torch::kCPU, torch::kDouble).contiguous();
+            torch::Tensor tvT;
             if (o.permutation) {
                 const auto d = m->net->permutationDistance(enc, greedy.tokens, *rule, rng);
-                if (d.defined()) tv = d.to(torch::kCPU, torch::kDouble);
+                if (d.defined()) tvT = d.to(torch::kCPU, torch::kDouble).contiguous();
             }
             const auto forced = m->net->teacherForced(enc, batch.input, *rule, rng);
-            const auto pointed = (rule->rule == SelectionRule::Soft ? forced.alpha.argmax(-1) : forced.chosen).to(torch::kCPU);
+            const auto pointedT =
+                (rule->rule == SelectionRule::Soft ? forced.alpha.argmax(-1) : forced.chosen).to(torch::kCPU, torch::kLong).contiguous();
+            const auto words = wordsT.accessor<std::int64_t, 2>();
+            const auto ent = entT.accessor<double, 2>();
+            const auto pointed = pointedT.accessor<std::int64_t, 2>();
+            const auto T = wordsT.size(1);
+            const double* tv = tvT.defined() ? tvT.data_ptr<double>() : nullptr;  // [B, T] like the words
             for (std::size_t b = 0; b < samples.size(); ++b) {
                 const auto& s = samples[b];
                 const auto row = std::int64_t(b);
                 std::vector<std::string> out;
                 std::int64_t steps = 0;
                 bool finished = false;
-                for (std::int64_t t = 0; t < words.size(1) && !finished; ++t) {
+                for (std::int64_t t = 0; t < T && !finished; ++t) {
                     ++steps;
-                    const auto id = words[row][t].item<std::int64_t>();
+                    const auto id = words[row][t];
                     finished = id == kSeqEnd;
                     if (!finished) out.push_back(task.targetVocab().token(id));
                 }
                 for (std::int64_t t = 0; t < steps; ++t) {
-                    entropySum += ent[row][t].item<double>();
-                    if (tv.defined()) tvs.push_back(tv[row][t].item<double>());
+                    entropySum += ent[row][t];
+                    if (tv) tvs.push_back(tv[row * T + t]);
                 }
                 entropySteps += steps;
                 const bool ok = finished && out == s.target;
@@ -279,7 +285,7 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
                 for (std::size_t t = 0; t < common; ++t) correctTokens += out[t] == s.target[t];
                 tokenSlots += std::int64_t(std::max(out.size(), s.target.size()));
                 std::vector<int> at(s.target.size());
-                for (std::size_t t = 0; t < at.size(); ++t) at[t] = int(pointed[row][std::int64_t(t)].item<std::int64_t>());
+                for (std::size_t t = 0; t < at.size(); ++t) at[t] = int(pointed[row][std::int64_t(t)]);
                 aer.add(s, at);
             }
         }

@@ -55,6 +55,10 @@ public:
     virtual const SeqConfig& config() const = 0;
 };
 
+/// The start every encoder shares: checks source [B, S] and lengths [B] (each 1..S), and returns
+/// an SeqEncoded with `lengths` (CPU) and `mask` (on the source's device) set.
+SeqEncoded sourceLengths(const torch::Tensor& source, const torch::Tensor& lengths);
+
 /// The network a config describes (recurrent or Transformer). Throws c10::Error on a bad config.
 std::shared_ptr<SeqNetBase> makeSeqNet(const SeqConfig& config);
 

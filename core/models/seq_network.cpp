@@ -49,13 +49,8 @@ SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
 }
 
 SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
-    TORCH_CHECK(source.dim() == 2 && source.size(1) > 0, "source must be [B, S], got ", source.sizes());
-    TORCH_CHECK(lengths.dim() == 1 && lengths.size(0) == source.size(0), "lengths must be [B]");
-    SeqEncoded e;
+    SeqEncoded e = sourceLengths(source, lengths);
     const auto S = source.size(1);
-    e.lengths = lengths.to(torch::kCPU, torch::kLong);
-    TORCH_CHECK(e.lengths.min().item<std::int64_t>() >= 1 && e.lengths.max().item<std::int64_t>() <= S,
-                "source lengths must be 1..", S);
     const auto emb = m_srcEmbed(source);
     if (e.lengths.min().item<std::int64_t>() == S) {  // no padding: no packing
         e.keys = m_gru ? std::get<0>(m_gru(emb)) : std::get<0>(m_lstm(emb));
@@ -66,9 +61,7 @@ SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tens
                                : std::get<0>(m_lstm->forward_with_packed_input(packed));
         e.keys = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/0.0, S));
     }
-    const auto len = e.lengths.to(source.device());
-    e.mask = torch::arange(S, len.options()).unsqueeze(0) < len.unsqueeze(1);
-    const auto lenF = len.to(e.keys.scalar_type());
+    const auto lenF = e.lengths.to(source.device(), e.keys.scalar_type());
     e.span = lenF - 1;
     const auto mean = e.keys.sum(1) / lenF.unsqueeze(1);  // padding rows of the keys are 0
     e.h0 = torch::tanh(m_bridge(mean));

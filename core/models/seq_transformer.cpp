@@ -6,7 +6,6 @@
 #include <torch/torch.h>
 
 #include "data/seq_task.h"
-#include "models/seq_network.h"
 
 namespace saccade {
 
@@ -86,14 +85,7 @@ torch::Tensor SeqTransformerImpl::embed(torch::nn::Embedding& table, const torch
 }
 
 SeqEncoded SeqTransformerImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
-    TORCH_CHECK(source.dim() == 2 && source.size(1) > 0, "source must be [B, S], got ", source.sizes());
-    SeqEncoded e;
-    const auto S = source.size(1);
-    e.lengths = lengths.to(torch::kCPU, torch::kLong);
-    TORCH_CHECK(e.lengths.min().item<std::int64_t>() >= 1 && e.lengths.max().item<std::int64_t>() <= S,
-                "source lengths must be 1..", S);
-    const auto len = e.lengths.to(source.device());
-    e.mask = torch::arange(S, len.options()).unsqueeze(0) < len.unsqueeze(1);
+    SeqEncoded e = sourceLengths(source, lengths);
     auto x = embed(m_srcEmbed, source);
     std::vector<torch::Tensor> maps;
     for (const auto& module : *m_encoder) {
@@ -155,11 +147,6 @@ SeqSteps SeqTransformerImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps
     auto out = teacherForced(enc, input.narrow(1, 0, words.size(1)), rule, rng);
     out.tokens = words;
     return out;
-}
-
-std::shared_ptr<SeqNetBase> makeSeqNet(const SeqConfig& config) {
-    if (config.transformer()) return std::make_shared<SeqTransformerImpl>(config);
-    return std::make_shared<SeqNetworkImpl>(config);
 }
 
 }  // namespace saccade

@@ -194,10 +194,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         translate();
     });
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
-        const auto m = modelAt(0);
-        m_examples->clear();
-        m_examples->addItem(tr("Examples…"));
-        if (m) m_examples->addItems(examplesFor(m->task().name()));
+        refillExamples();
         translate();
     });
     connect(m_compare, &QComboBox::currentIndexChanged, this, [this] { translate(); });
@@ -235,6 +232,13 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         if (m_cancelFlag) m_cancelFlag->store(true);
     });
 
+    // The bundled models are opened when the page is first shown or used (ensureModels), not
+    // when the window starts.
+}
+
+void SequencesPage::ensureModels() {
+    if (m_modelsLoaded) return;
+    m_modelsLoaded = true;
     // The bundled models, dates first; the first two of the first task side by side.
     const auto samples = QString::fromStdString(findSamplesDir());
     if (!samples.isEmpty()) {
@@ -248,9 +252,27 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         });
     }
     refreshCombos();
-    if (m_models.size() > 1 && m_models[1]->task().name() == m_models[0]->task().name()) m_compare->setCurrentIndex(2);
-    if (!m_models.empty()) m_input->setText(examplesFor(m_models[0]->task().name()).front());
-    else m_output->setText(tr("No sequence model yet: open one (saccade-cli train seq) with Open model…"));
+    if (m_models.size() > 1 && m_models[1]->task().name() == m_models[0]->task().name()) {
+        const QSignalBlocker block(m_compare);
+        m_compare->setCurrentIndex(2);
+    }
+    if (m_models.empty()) {
+        m_output->setText(tr("No sequence model yet: open one (saccade-cli train seq) with Open model…"));
+    } else if (m_input->text().isEmpty()) {
+        const QSignalBlocker block(m_input);  // the caller translates it
+        m_input->setText(examplesFor(m_models[0]->task().name()).front());
+    }
+}
+
+void SequencesPage::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (!m_modelsLoaded) translate();  // opens the models and shows the first example
+}
+
+void SequencesPage::refillExamples() {
+    m_examples->clear();
+    m_examples->addItem(tr("Examples…"));
+    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->task().name()));
 }
 
 SequencesPage::~SequencesPage() {
@@ -272,9 +294,7 @@ void SequencesPage::refreshCombos() {
     }
     m_model->setCurrentIndex(std::max(0, current));
     m_compare->setCurrentIndex(std::max(0, compare));
-    m_examples->clear();
-    m_examples->addItem(tr("Examples…"));
-    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->task().name()));
+    refillExamples();
 }
 
 std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
@@ -283,6 +303,7 @@ std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
 }
 
 bool SequencesPage::openModel(const QString& path, int slot) {
+    ensureModels();
     // A model already in the list (a bundled one opened by its path) is selected, not added twice.
     const QString canonical = QFileInfo(path).canonicalFilePath();
     for (std::size_t i = 0; i < m_models.size(); ++i) {
@@ -316,6 +337,7 @@ void SequencesPage::waitForIdle() {
 }
 
 void SequencesPage::translate() {
+    ensureModels();
     if (m_busy) {
         m_pending = true;
         return;
@@ -500,6 +522,7 @@ bool SequencesPage::exportFile(const QString& path) {
 }
 
 void SequencesPage::evaluate(std::int64_t limit) {
+    ensureModels();
     if (m_evaluating) return;
     std::vector<std::shared_ptr<const SeqModel>> models;
     for (int i = 0; i < 2; ++i)

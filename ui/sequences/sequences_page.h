@@ -68,13 +68,18 @@ public:
     /// (the trace), .gif (the playback). False with the reason on the status.
     bool exportFile(const QString& path);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 Q_SIGNALS:
     void statusMessage(const QString& message);
     void translated();
     void evaluationFinished();
 
 private:
-    struct Slot;
+    /// Opens the bundled models once (first show or first use) and types the first example.
+    void ensureModels();
+    void refillExamples();
     void translate();
     void showTranslations();
     void updateStepLabel();
@@ -104,7 +109,7 @@ private:
     QLabel* m_results = nullptr;
     QToolButton* m_export = nullptr;
 
-    bool m_busy = false, m_pending = false, m_evaluating = false;
+    bool m_busy = false, m_pending = false, m_evaluating = false, m_modelsLoaded = false;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     std::optional<SeqTranslation> m_results2[2];
     QString m_errors[2];

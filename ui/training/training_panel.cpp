@@ -62,6 +62,16 @@ QStringList familyDatasets(const QString& family) {
     return datasets;
 }
 
+/// The form's budget, schedule, seed and output, which every family takes as they are.
+void takeFormBudget(const TrainCommonOptions& form, TrainCommonOptions& o) {
+    o.batch = form.batch;
+    o.minutes = form.minutes;
+    o.iterations = form.iterations;
+    o.lr = form.lr;
+    o.seed = form.seed;
+    o.out = form.out;
+}
+
 QComboBox* comboOf(QWidget* parent, const QStringList& items) {
     auto* c = new QComboBox(parent);
     for (const QString& item : items) c->addItem(item, item);
@@ -241,6 +251,7 @@ void TrainingPanel::applyFamily() {
         for (const QString& m : modes) m_mode->addItem(m, m);
     }
     const bool patch = f == QLatin1String("patch"), ram = f == QLatin1String("ram"), seq = f == QLatin1String("seq");
+    m_openModel->setText(seq ? tr("Open in Sequences") : tr("Open in Attention"));
     m_variant->setEnabled(patch && !isRunning());
     m_scorer->setEnabled(!ram && !isRunning());
     m_grid->setEnabled(!ram && !seq && !isRunning());
@@ -265,12 +276,7 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
         RamTrainOptions o;
         o.dataset = p.dataset;
         o.model.glimpses = p.model.steps;
-        o.batch = p.batch;
-        o.minutes = p.minutes;
-        o.iterations = p.iterations;
-        o.lr = p.lr;
-        o.seed = p.seed;
-        o.out = p.out;
+        takeFormBudget(p, o);
         o.command = QStringLiteral("saccade-cli train ram --dataset %1 --glimpses %2 --batch %3 --lr %4 --seed %5")
                         .arg(QString::fromStdString(o.dataset)).arg(o.model.glimpses).arg(o.batch).arg(o.lr)
                         .arg(o.seed).toStdString();
@@ -282,12 +288,7 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
         o.model.mode = p.model.mode;
         o.model.scorer = p.model.scorer;
         o.model.grid = p.model.grid;
-        o.batch = p.batch;
-        o.minutes = p.minutes;
-        o.iterations = p.iterations;
-        o.lr = p.lr;
-        o.seed = p.seed;
-        o.out = p.out;
+        takeFormBudget(p, o);
         o.command = QStringLiteral("saccade-cli train caption --dataset %1 --mode %2 --grid %3 --scorer %4 --batch %5 "
                                    "--lr %6 --seed %7")
                         .arg(QString::fromStdString(o.dataset), QString::fromStdString(o.model.mode))
@@ -303,12 +304,7 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
         o.model.architecture = transformer ? "transformer" : "rnn";
         o.model.alignment = p.model.mode == "hard" ? "hard" : "soft";
         o.model.scorer = p.model.scorer;
-        o.batch = p.batch;
-        o.minutes = p.minutes;
-        o.iterations = p.iterations;
-        o.lr = p.lr;
-        o.seed = p.seed;
-        o.out = p.out;
+        takeFormBudget(p, o);
         o.command = transformer
                         ? QStringLiteral("saccade-cli train seq --task %1 --architecture transformer --batch %2 --lr %3 --seed %4")
                               .arg(QString::fromStdString(o.model.task)).arg(o.batch).arg(o.lr).arg(o.seed).toStdString()

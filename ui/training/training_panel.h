@@ -46,7 +46,7 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
-    /// "Open in Attention" on a saved model.
+    /// "Open in Attention" (or "Open in Sequences") on a saved model.
     void openModelRequested(const QString& path);
     /// A job ended (finished, stopped or failed).
     void jobEnded();
