@@ -3,6 +3,8 @@
 
 #include <QBarSet>
 #include <QCheckBox>
+#include <QComboBox>
+#include <QListWidget>
 #include <QDialog>
 #include <QDir>
 #include <QImageReader>
@@ -28,6 +30,7 @@
 #include "charts/class_prob_chart.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
+#include "attention/image_panel.h"
 #include "model_service.h"
 #include "attention/model_panel.h"
 #include "attention/step_info_panel.h"
@@ -78,6 +81,7 @@ private Q_SLOTS:
     void captionerShowsItsCaptionWordByWord();
     void datasetComparisonListsRulesAndDisagreements();
     void datasetTabComparesOnAnImageFolder();
+    void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
     void cleanupTestCase();
 
@@ -101,22 +105,62 @@ void TestAttentionPage::waitForTrace() {
     QVERIFY2(m_page->canvas()->trace().has_value(), "no trace was drawn");
 }
 
+namespace {
+
+// The user's own images, FOLDER/CLASS/IMAGE.png, class folders named by the model's classes
+// ("Sandal") or their index ("0"): the first `count` test canvases of translated-fashion60.
+bool writeImageFolder(const QString& root, int count) {
+    auto data = openDataset("translated-fashion60");
+    if (!data) return false;
+    QStringList classNames;
+    for (const auto& name : (*data)->info().classNames) classNames << QString::fromStdString(name);
+    for (int i = 0; i < count; ++i) {
+        const auto s = (*data)->sample(Split::Test, i);
+        const QString named = s.label % 2 ? QString::number(s.label) : classNames[s.label];
+        const QString folder = named.contains(QLatin1Char('/')) ? QString::number(s.label) : named;
+        if (!QDir(root).mkpath(folder) ||
+            !saveImagePng(s.image, QStringLiteral("%1/%2/%3.png").arg(root, folder).arg(i).toStdString()).ok())
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void TestAttentionPage::imagesTabBrowsesAnImageFolder() {
+    // The Images tab lists a folder of the user's images beside the datasets; a thumbnail opens
+    // that image on the canvas under its folder's name, and the folder stays for the next model.
+    QTemporaryDir dir;
+    QVERIFY(writeImageFolder(dir.path(), 7));
+    auto* images = m_page->imagePanel();
+    const QStringList before = images->datasets();
+    QVERIFY(!images->addImageFolder(dir.path() + QStringLiteral("/missing")).isEmpty());
+    QCOMPARE(images->addImageFolder(dir.path()), QString());
+    QCOMPARE(images->dataset(), QDir::cleanPath(dir.path()));
+    QCOMPARE(images->datasets(), before);  // folders are not datasets for the other tabs
+    QTRY_COMPARE_WITH_TIMEOUT(images->shownCount(), 7, 30'000);
+    auto* thumbs = images->findChild<QListWidget*>(QStringLiteral("thumbnails"));
+    QVERIFY(thumbs);
+    QSignalSpy chosen(images, &ImagePanel::sampleChosen);
+    thumbs->itemClicked(thumbs->item(3));
+    QCOMPARE(chosen.count(), 1);
+    QCOMPARE(chosen.at(0).at(0).toString(), QDir::cleanPath(dir.path()));
+    QCOMPARE(chosen.at(0).at(1).toLongLong(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() &&
+                                 QString::fromStdString(m_page->canvas()->trace()->imageId).startsWith(QDir::cleanPath(dir.path())),
+                             60'000);
+    waitForTrace();
+    // A re-opened model keeps the folder in the list.
+    images->setModelShape(60, 1, QString());
+    QVERIFY(images->findChild<QComboBox*>(QStringLiteral("datasetCombo"))->findData(QDir::cleanPath(dir.path())) >= 0);
+}
+
 void TestAttentionPage::datasetTabComparesOnAnImageFolder() {
-    // The user's own images, FOLDER/CLASS/IMAGE.png, class folders named by the model's classes
-    // ("Sandal") or their index ("0"): 12 test canvases of the model's dataset.
     auto* panel = m_page->comparisonPanel();
     auto data = openDataset("translated-fashion60");
     QVERIFY2(data.ok(), data.error().c_str());
     QTemporaryDir dir;
-    QStringList classNames;  // the RAM's, trained on this dataset
-    for (const auto& name : (*data)->info().classNames) classNames << QString::fromStdString(name);
-    for (int i = 0; i < 12; ++i) {
-        const auto s = (*data)->sample(Split::Test, i);
-        const QString cls = s.label % 2 ? QString::number(s.label) : classNames[s.label];
-        QVERIFY(QDir(dir.path()).mkpath(cls.contains(QLatin1Char('/')) ? QString::number(s.label) : cls));
-        const QString folder = cls.contains(QLatin1Char('/')) ? QString::number(s.label) : cls;
-        QVERIFY(saveImagePng(s.image, QStringLiteral("%1/%2/%3.png").arg(dir.path(), folder).arg(i).toStdString()).ok());
-    }
+    QVERIFY(writeImageFolder(dir.path(), 12));
     QCOMPARE(panel->addImageFolder(dir.path()), QString());
     QCOMPARE(panel->dataset(), QDir::cleanPath(dir.path()));
     QVERIFY(!panel->addImageFolder(dir.path() + QStringLiteral("/missing")).isEmpty());

@@ -1,6 +1,7 @@
 // The training panel: a job runs on its own thread with live curves; Stop saves a checkpoint and
 // leaves the panel usable for the next job. (A few iterations of a tiny model: no real training.)
 
+#include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,6 +10,7 @@
 #include <QtTest>
 
 #include "charts/training_chart.h"
+#include "models/vit_config.h"
 #include "training/training_panel.h"
 
 using namespace saccade::ui;
@@ -90,7 +92,8 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         const char* evalText;
     } cases[] = {{"ram", "translated-digits60", "ram", "random glimpses"},
                  {"caption", "scenes64", "caption", "BLEU-4"},
-                 {"seq", "reverse", "seq", "held-out sentences): exact match"}};
+                 {"seq", "reverse", "seq", "held-out sentences): exact match"},
+                 {"vit", "translated-digits60", "vit", "test images): accuracy"}};
     int jobs = 0;
     for (const auto& c : cases) {
         QVERIFY(panel.setFamily(QString::fromLatin1(c.family)));
@@ -113,6 +116,20 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         QCOMPARE(QJsonDocument::fromJson(sidecar.readAll()).object().value(QStringLiteral("model_type")).toString(),
                  QString::fromLatin1(c.modelType));
         QVERIFY(panel.chart()->evalPointCount() >= 1);
+    }
+    // The ViT's patch follows the dataset: 10 px on 60 px images, 7 px on 28 px ones; the form's
+    // steps are its layers (choosing the family again resets the form to its defaults).
+    QVERIFY(panel.setFamily(QStringLiteral("patch")));
+    QVERIFY(panel.setFamily(QStringLiteral("vit")));
+    {
+        auto* datasets = panel.findChild<QComboBox*>(QStringLiteral("datasetCombo"));
+        QVERIFY(datasets);
+        datasets->setCurrentIndex(datasets->findData(QStringLiteral("translated-fashion60")));
+        QCOMPARE(panel.options().model.grid, 10);
+        QCOMPARE(panel.options().model.steps, saccade::VitConfig{}.layers);
+        datasets->setCurrentIndex(datasets->findData(QStringLiteral("fashion28")));
+        QCOMPARE(panel.options().model.grid, 7);
+        QVERIFY(datasets->findData(QStringLiteral("scenes64")) < 0);
     }
     // A sequence model trains on its tasks, not on images.
     QVERIFY(panel.setFamily(QStringLiteral("seq")));

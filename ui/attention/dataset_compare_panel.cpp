@@ -2,8 +2,6 @@
 #include "number_format.h"
 
 #include <QComboBox>
-#include <QDir>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -18,7 +16,7 @@
 #include <optional>
 
 #include "charts/band_chart.h"
-#include "data/folder_dataset.h"
+#include "attention/image_folder_entry.h"
 #include "browser_table.h"
 #include "view_export.h"
 
@@ -26,8 +24,7 @@ namespace saccade::ui {
 
 namespace {
 
-constexpr int kListedImages = 2000;
-const QString kFolderEntry = QStringLiteral("saccade:image-folder");  // the combo entry that opens a folder  // the disagreement browser's rows; the CSV and JSON have all
+constexpr int kListedImages = 2000;  // the disagreement browser's rows; the CSV and JSON have all
 
 
 }  // namespace
@@ -97,17 +94,11 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_disagreeNote);
     layout->addWidget(m_disagree, 2);
 
-    // The last entry opens a folder of the user's images (it takes no width of its own).
-    connect(m_dataset, &QComboBox::activated, this, [this](int index) {
-        if (m_dataset->itemData(index).toString() != kFolderEntry) {
-            m_lastDataset = index;
-            return;
-        }
-        const QString folder = QFileDialog::getExistingDirectory(this, tr("A folder of class folders of images"));
-        m_dataset->setCurrentIndex(m_lastDataset);
-        if (folder.isEmpty()) return;
-        if (const QString error = addImageFolder(folder); !error.isEmpty()) showError(error);
-    });
+    // The last entry opens a folder of the user's images.
+    m_folderEntry = new ImageFolderEntry(m_dataset, tr("Compare the rules on your own images: a folder with one "
+                                                       "subfolder per class (FOLDER/CLASS_NAME/IMAGE.png), square "
+                                                       "images of the model's size"));
+    connect(m_folderEntry, &ImageFolderEntry::failed, this, &DatasetComparePanel::showError);
     connect(m_run, &QPushButton::clicked, this, [this] {
         if (dataset().isEmpty()) return showError(tr("Open a model first."));
         setRunning(true);
@@ -136,34 +127,17 @@ void DatasetComparePanel::setModel(const QStringList& classNames, const QStringL
     m_classNames = classNames;
     m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(deterministicRule));
     m_dataset->clear();
-    m_dataset->addItems(datasets);
-    m_dataset->addItem(tr("Image folder…"), kFolderEntry);
-    m_dataset->setItemData(m_dataset->count() - 1,
-                           tr("Compare the rules on your own images: a folder with one subfolder per class "
-                              "(FOLDER/CLASS_NAME/IMAGE.png), square images of the model's size"),
-                           Qt::ToolTipRole);
-    const int i = m_dataset->findText(preferred);
+    for (const QString& d : datasets) m_dataset->addItem(d, d);
+    const int i = m_dataset->findData(preferred);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
-    m_lastDataset = m_dataset->currentIndex();
+    m_folderEntry->append();
     clear(tr("Compare every rule of this model on a test split."));
 }
 
-QString DatasetComparePanel::addImageFolder(const QString& folder) {
-    const QString path = QDir::cleanPath(folder);
-    if (!isImageFolder(path.toStdString())) return tr("'%1' is not a folder").arg(path);
-    int i = m_dataset->findText(path);
-    if (i < 0) {
-        i = std::max(0, m_dataset->findData(kFolderEntry));  // before the "Image folder…" entry
-        m_dataset->insertItem(i, path);
-        m_dataset->setItemData(i, tr("Your images: one subfolder per class"), Qt::ToolTipRole);
-    }
-    m_dataset->setCurrentIndex(i);
-    m_lastDataset = i;
-    return {};
-}
+QString DatasetComparePanel::addImageFolder(const QString& folder) { return m_folderEntry->addFolder(folder); }
 
 QString DatasetComparePanel::dataset() const {
-    return m_dataset->currentData().toString() == kFolderEntry ? QString() : m_dataset->currentText();
+    return m_folderEntry->isEntry(m_dataset->currentIndex()) ? QString() : m_dataset->currentData().toString();
 }
 qint64 DatasetComparePanel::limit() const { return m_limit->value(); }
 void DatasetComparePanel::setLimit(qint64 images) { m_limit->setValue(int(images)); }

@@ -23,6 +23,7 @@ class QTableWidget;
 namespace saccade::ui {
 
 class BandChart;
+class ImageFolderEntry;
 
 class DatasetComparePanel : public QWidget {
     Q_OBJECT
@@ -70,7 +71,7 @@ private:
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
-    int m_lastDataset = 0;  ///< the entry to go back to when the "Image folder…" entry is cancelled
+    ImageFolderEntry* m_folderEntry = nullptr;
     QSpinBox* m_limit = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;

@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "attention/image_folder_entry.h"
 #include "data/dataset.h"
 #include "image_convert.h"
 
@@ -51,6 +52,9 @@ ImagePanel::ImagePanel(ModelService* service, QWidget* parent) : QWidget(parent)
     setObjectName(QStringLiteral("imagePanel"));
     m_dataset = new QComboBox(this);
     m_dataset->setObjectName(QStringLiteral("datasetCombo"));
+    m_folderEntry = new ImageFolderEntry(m_dataset, tr("Browse your own images: a folder with one subfolder per "
+                                                       "class (FOLDER/CLASS_NAME/IMAGE.png), square images of the "
+                                                       "model's size"));
     m_filter = new QComboBox(this);
     m_filter->setObjectName(QStringLiteral("filterCombo"));
     m_filter->addItem(tr("All images"));
@@ -99,10 +103,12 @@ ImagePanel::ImagePanel(ModelService* service, QWidget* parent) : QWidget(parent)
     layout->addWidget(m_status);
     layout->addLayout(fileRow);
 
-    connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {
+    connect(m_dataset, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (m_folderEntry->isEntry(index)) return;  // the entry asks for a folder, then lists it
         m_first->setValue(0);
         reload();
     });
+    connect(m_folderEntry, &ImageFolderEntry::failed, m_status, &QLabel::setText);
     connect(m_first, &QSpinBox::valueChanged, this, &ImagePanel::reload);
     connect(m_prevPage, &QToolButton::clicked, this, [this] { m_first->setValue(m_first->value() - kPageSize); });
     connect(m_nextPage, &QToolButton::clicked, this, [this] { m_first->setValue(m_first->value() + kPageSize); });
@@ -126,25 +132,38 @@ void ImagePanel::setDeterministicRuleName(const QString& rule) {
 void ImagePanel::setModelShape(int imageSize, int channels, const QString& preferred) {
     const QString keep = preferred.isEmpty() ? dataset() : preferred;
     const QSignalBlocker block(m_dataset);
+    QStringList folders;  // the user's folders stay listed for the next model (a misfit says so on loading)
+    for (int i = 0; i < m_dataset->count(); ++i)
+        if (isFolder(i)) folders << m_dataset->itemData(i).toString();
     m_dataset->clear();
+    m_datasetCount = 0;
     for (const auto& [name, description] : datasetNames()) {
         const auto shape = datasetShape(name);
         if (!shape || shape->width != imageSize || shape->channels != channels) continue;
         m_dataset->addItem(QString::fromStdString(name), QString::fromStdString(name));
         m_dataset->setItemData(m_dataset->count() - 1, QString::fromStdString(description), Qt::ToolTipRole);
+        ++m_datasetCount;
     }
+    m_folderEntry->append();
+    for (const QString& folder : folders) m_folderEntry->addFolder(folder);
     const int i = m_dataset->findData(keep);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
     reload();
 }
 
-QString ImagePanel::dataset() const { return m_dataset->currentData().toString(); }
+QString ImagePanel::dataset() const {
+    return m_folderEntry->isEntry(m_dataset->currentIndex()) ? QString() : m_dataset->currentData().toString();
+}
 
 QStringList ImagePanel::datasets() const {
     QStringList names;
-    for (int i = 0; i < m_dataset->count(); ++i) names << m_dataset->itemData(i).toString();
+    for (int i = 0; i < m_datasetCount; ++i) names << m_dataset->itemData(i).toString();
     return names;
 }
+
+bool ImagePanel::isFolder(int index) const { return index >= m_datasetCount && !m_folderEntry->isEntry(index); }
+
+QString ImagePanel::addImageFolder(const QString& folder) { return m_folderEntry->addFolder(folder); }
 
 int ImagePanel::shownCount() const {
     int n = 0;
@@ -212,15 +231,16 @@ void ImagePanel::addSamples(const QString& name, const QVector<BrowsedSample>& s
     }
     m_prevPage->setEnabled(m_first->value() > 0);
     m_nextPage->setEnabled(m_first->value() + kPageSize < size);
+    // A folder's images are all the user's; a dataset's are its test split.
+    const QString shown = isFolder(m_dataset->currentIndex()) ? tr("%1 of the folder's %2 images shown").arg(m_loaded).arg(size)
+                                                              : tr("%1 of %2 test images shown").arg(m_loaded).arg(size);
     if (m_loaded > 0 && m_sampled == 0)  // a transformer, or an imported model without forward_sampled
-        m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %4 (this model has no sampled rule). "
-                             "Frame: green right, red wrong.")
-                              .arg(m_loaded).arg(size).arg(m_wrong).arg(m_ruleName));
+        m_status->setText(tr("%1: %2 wrong under %3 (this model has no sampled rule). Frame: green right, red wrong.")
+                              .arg(shown).arg(m_wrong).arg(m_ruleName));
     else
-        m_status->setText(tr("%1 of %2 test images shown: %3 wrong under %5, %4 where %5 and "
-                             "sample disagree. Frame: green right, red wrong; yellow corner: the rules "
-                             "disagree.")
-                              .arg(m_loaded).arg(size).arg(m_wrong).arg(m_disagree).arg(m_ruleName));
+        m_status->setText(tr("%1: %2 wrong under %4, %3 where %4 and sample disagree. Frame: green right, red "
+                             "wrong; yellow corner: the rules disagree.")
+                              .arg(shown).arg(m_wrong).arg(m_disagree).arg(m_ruleName));
     applyFilter();
 }
 

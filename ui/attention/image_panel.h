@@ -1,6 +1,8 @@
 #pragma once
-// ImagePanel: a browser of a dataset's test split (thumbnails with the label and whether argmax
-// and sample get it right; filters: wrong, rules disagree), and image files (dialog, recent).
+// ImagePanel: a browser of a dataset's test split, or of a folder of the user's images
+// (FOLDER/CLASS_NAME/IMAGE, through the "Image folder…" entry): thumbnails with the label and
+// whether argmax and sample get it right; filters: wrong, rules disagree. And image files
+// (dialog, recent).
 
 #include <QStringList>
 #include <QWidget>
@@ -15,6 +17,8 @@ class QSpinBox;
 class QToolButton;
 
 namespace saccade::ui {
+
+class ImageFolderEntry;
 
 class ImagePanel : public QWidget {
     Q_OBJECT
@@ -32,8 +36,11 @@ public:
     /// The model's deterministic rule (argmax, or mean for RAM), named in the filters and tips.
     void setDeterministicRuleName(const QString& rule);
     QString dataset() const;
-    /// The datasets listed (those the model's inputs fit).
+    /// The datasets listed (those the model's inputs fit), without the user's folders.
     QStringList datasets() const;
+    /// Lists a folder of the user's images (FOLDER/CLASS_NAME/IMAGE) and browses it; an error
+    /// when it is not a folder (its images are checked when they load, in the status line).
+    QString addImageFolder(const QString& folder);
     void setRecentFiles(const QStringList& files);
     QStringList recentFiles() const { return m_recent; }
     void addRecentFile(const QString& path);
@@ -51,11 +58,15 @@ private:
     void addSamples(const QString& dataset, const QVector<BrowsedSample>& samples, qint64 size);
     void applyFilter();
     void rebuildRecentMenu();
+    /// Whether item `index` is one of the user's folders.
+    bool isFolder(int index) const;
 
     ModelService* m_service;
     QStringList m_classNames;
     QString m_ruleName = QStringLiteral("argmax");
     QComboBox* m_dataset = nullptr;
+    ImageFolderEntry* m_folderEntry = nullptr;
+    int m_datasetCount = 0;  ///< the registered datasets come first in m_dataset
     QComboBox* m_filter = nullptr;
     QSpinBox* m_first = nullptr;
     QToolButton* m_prevPage = nullptr;

@@ -65,10 +65,14 @@ void TrainingChart::clear(const QString& mode, const QString& family) {
                     static_cast<QXYSeries*>(m_evalArgmax), static_cast<QXYSeries*>(m_evalSample),
                     static_cast<QXYSeries*>(m_bleu), static_cast<QXYSeries*>(m_mass)})
         s->clear();
-    const bool caption = family == QLatin1String("caption"), ram = family == QLatin1String("ram");
+    const bool caption = family == QLatin1String("caption"), ram = family == QLatin1String("ram"),
+               vit = family == QLatin1String("vit");  // one deterministic rule: one accuracy
     m_bleu->setVisible(caption);
     m_mass->setVisible(caption);
-    m_evalSoft->setName(caption ? tr("exact soft") : ram ? tr("eval random glimpses") : tr("eval soft"));
+    m_evalArgmax->setVisible(!vit);
+    m_evalSample->setVisible(!vit);
+    m_entropy->setVisible(!vit);  // no attention entropy in its loss
+    m_evalSoft->setName(caption ? tr("exact soft") : ram ? tr("eval random glimpses") : vit ? tr("eval accuracy") : tr("eval soft"));
     m_evalArgmax->setName(caption ? tr("exact argmax") : ram ? tr("eval mean") : tr("eval argmax"));
     m_evalSample->setName(caption ? tr("exact sample") : tr("eval sample"));
     m_trainAcc->setName(caption ? tr("word acc.") : tr("batch acc."));

@@ -24,6 +24,7 @@
 #include "train/seq_trainer.h"
 #include "data/seq_task.h"
 #include "train/ram_trainer.h"
+#include "train/vit_trainer.h"
 #include "training/training_job.h"
 
 namespace saccade::ui {
@@ -38,8 +39,9 @@ QString clock(double seconds) {
 QString defaultOut(const QString& family, const QString& mode, const QString& dataset) {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     return QDir(dir.isEmpty() ? QDir::homePath() : dir)
-        .filePath(family == QLatin1String("ram") ? QStringLiteral("models/ram-%1.pt").arg(dataset)
-                                                 : QStringLiteral("models/%1-%2-%3.pt").arg(family, mode, dataset));
+        .filePath(family == QLatin1String("ram") || family == QLatin1String("vit")
+                      ? QStringLiteral("models/%1-%2.pt").arg(family, dataset)
+                      : QStringLiteral("models/%1-%2-%3.pt").arg(family, mode, dataset));
 }
 
 // The datasets a family trains on: captioned scenes for the captioner, greyscale sets otherwise
@@ -56,10 +58,21 @@ QStringList familyDatasets(const QString& family) {
         const bool scenes = QString::fromStdString(name).startsWith(QLatin1String("scenes"));
         if (family == QLatin1String("caption") ? scenes
                                                : !scenes && shape->channels == 1 &&
-                                                     (family == QLatin1String("ram") || shape->width % 4 == 0))
+                                                     (family != QLatin1String("patch") || shape->width % 4 == 0))
             datasets << QString::fromStdString(name);
     }
     return datasets;
+}
+
+/// A ViT patch side that divides the image side: 10 where it can (6 x 6 patches on 60 px), else
+/// the divisor nearest 8, else the whole side.
+int fittingPatch(int side, int current) {
+    if (current > 0 && current <= side && side % current == 0) return current;
+    if (side % 10 == 0) return 10;
+    int best = side;
+    for (int d = 4; d <= 16; ++d)
+        if (side % d == 0 && std::abs(d - 8) < std::abs(best - 8)) best = d;
+    return best;
 }
 
 /// The form's budget, schedule, seed and output, which every family takes as they are.
@@ -89,8 +102,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_family->addItem(tr("recurrent attention model"), QStringLiteral("ram"));
     m_family->addItem(tr("Show-Attend-Tell captioner"), QStringLiteral("caption"));
     m_family->addItem(tr("sequence model (alignment lab)"), QStringLiteral("seq"));
+    m_family->addItem(tr("Vision Transformer (self-attention)"), QStringLiteral("vit"));
     const QStringList datasets = familyDatasets(QStringLiteral("patch"));
     m_dataset = comboOf(this, datasets);
+    m_dataset->setObjectName(QStringLiteral("datasetCombo"));
     m_dataset->setCurrentIndex(std::max(0, int(datasets.indexOf(QStringLiteral("translated-fashion60")))));
     m_mode = comboOf(this, {QStringLiteral("soft"), QStringLiteral("hard"), QStringLiteral("gumbel")});
     m_mode->setToolTip(tr("soft: backprop through the expected context; hard: REINFORCE with a "
@@ -175,6 +190,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(right, 1);
 
     m_stepsLabel = form->labelForField(m_steps);
+    m_gridLabel = form->labelForField(m_grid);
     auto updateOut = [this] {
         if (!isRunning())
             m_out->setText(defaultOut(family(), m_mode->currentData().toString(), m_dataset->currentData().toString()));
@@ -185,6 +201,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_mode, &QComboBox::currentIndexChanged, this, updateOut);
     connect(m_dataset, &QComboBox::currentIndexChanged, this, updateOut);
+    connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {  // the ViT's patch must divide the side
+        if (family() != QLatin1String("vit")) return;
+        if (auto shape = datasetShape(m_dataset->currentData().toString().toStdString()))
+            m_grid->setValue(fittingPatch(shape->width, m_grid->value()));
+    });
     updateOut();
     connect(m_browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save the model as"), m_out->text(),
@@ -244,29 +265,52 @@ void TrainingPanel::applyFamily() {
         const QSignalBlocker block(m_mode);
         m_mode->clear();
         const QStringList modes = f == QLatin1String("ram")   ? QStringList{QStringLiteral("reinforce")}
+                                  : f == QLatin1String("vit") ? QStringList{QStringLiteral("self-attention")}
                                   : f == QLatin1String("seq") ? QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
                                                                             QStringLiteral("transformer")}
                                                               : QStringList{QStringLiteral("soft"), QStringLiteral("hard"),
                                                                             QStringLiteral("gumbel")};
         for (const QString& m : modes) m_mode->addItem(m, m);
     }
-    const bool patch = f == QLatin1String("patch"), ram = f == QLatin1String("ram"), seq = f == QLatin1String("seq");
+    const bool ram = f == QLatin1String("ram"), seq = f == QLatin1String("seq"), vit = f == QLatin1String("vit"),
+               caption = f == QLatin1String("caption");
     m_openModel->setText(seq ? tr("Open in Sequences") : tr("Open in Attention"));
-    m_variant->setEnabled(patch && !isRunning());
-    m_scorer->setEnabled(!ram && !isRunning());
-    m_grid->setEnabled(!ram && !seq && !isRunning());
-    m_steps->setEnabled(!(f == QLatin1String("caption")) && !seq && !isRunning());
-    if (m_stepsLabel) m_stepsLabel->setToolTip(ram ? tr("glimpses") : tr("attention steps"));
-    m_steps->setToolTip(ram ? tr("Glimpses per episode") : f == QLatin1String("caption") ? tr("One step per word")
-                                                                                           : tr("Attention steps"));
-    m_grid->setValue(f == QLatin1String("caption") ? CaptionConfig{}.grid : PatchConfig{}.grid);
-    m_steps->setValue(ram ? RamConfig{}.glimpses : PatchConfig{}.steps);
-    m_batch->setValue(f == QLatin1String("caption") ? CaptionTrainOptions{}.batch
-                      : seq                          ? SeqTrainOptions{}.batch
-                                                     : PatchTrainOptions{}.batch);
-    m_lr->setValue(ram ? RamTrainOptions{}.lr : f == QLatin1String("caption") ? CaptionTrainOptions{}.lr
-                                            : seq                             ? SeqTrainOptions{}.lr
-                                                                              : PatchTrainOptions{}.lr);
+    enableFamilyOptions();
+    // The ViT's layers are its steps on the canvas, and its patch side takes the grid's place.
+    if (auto* label = qobject_cast<QLabel*>(m_stepsLabel))
+        label->setText(vit ? tr("Layers:") : ram ? tr("Glimpses:") : tr("Steps T:"));
+    if (auto* label = qobject_cast<QLabel*>(m_gridLabel)) label->setText(vit ? tr("Patch:") : tr("Grid g:"));
+    m_steps->setToolTip(ram       ? tr("Glimpses per episode")
+                        : caption ? tr("One step per word")
+                        : vit     ? tr("Transformer layers: each is a step on the canvas (the CLS token's attention)")
+                                  : tr("Attention steps"));
+    m_grid->setToolTip(vit ? tr("Patch side in pixels: it must divide the image side (10 gives 6 x 6 patches on 60 px)")
+                           : tr("Attention grid: g x g cells"));
+    const VitConfig vitDefaults;
+    const auto shape = datasetShape(m_dataset->currentData().toString().toStdString());
+    m_grid->setValue(caption ? CaptionConfig{}.grid
+                     : vit   ? fittingPatch(shape ? shape->width : vitDefaults.imageSize, 10)
+                             : PatchConfig{}.grid);
+    m_steps->setValue(ram ? RamConfig{}.glimpses : vit ? vitDefaults.layers : PatchConfig{}.steps);
+    m_batch->setValue(caption ? CaptionTrainOptions{}.batch
+                      : seq   ? SeqTrainOptions{}.batch
+                      : vit   ? VitTrainOptions{}.batch
+                              : PatchTrainOptions{}.batch);
+    m_lr->setValue(ram       ? RamTrainOptions{}.lr
+                   : caption ? CaptionTrainOptions{}.lr
+                   : seq     ? SeqTrainOptions{}.lr
+                   : vit     ? VitTrainOptions{}.lr
+                             : PatchTrainOptions{}.lr);
+}
+
+void TrainingPanel::enableFamilyOptions() {
+    const QString f = family();
+    const bool idle = !isRunning();
+    m_variant->setEnabled(idle && f == QLatin1String("patch"));
+    m_scorer->setEnabled(idle && f != QLatin1String("ram") && f != QLatin1String("vit"));
+    m_grid->setEnabled(idle && f != QLatin1String("ram") && f != QLatin1String("seq"));
+    m_steps->setEnabled(idle && f != QLatin1String("caption") && f != QLatin1String("seq"));
+    m_mode->setEnabled(idle && f != QLatin1String("ram") && f != QLatin1String("vit"));
 }
 
 TrainingJob::Trainer TrainingPanel::trainer() const {
@@ -313,6 +357,19 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
                                    QString::fromStdString(o.model.alignment))
                               .arg(o.batch).arg(o.lr).arg(o.seed).toStdString();
         return [o](const auto& progress) { return trainSeqModel(o, progress); };
+    }
+    if (f == QLatin1String("vit")) {
+        VitTrainOptions o;
+        o.dataset = p.dataset;
+        o.model.layers = p.model.steps;
+        o.model.patch = p.model.grid;
+        takeFormBudget(p, o);
+        o.command = QStringLiteral("saccade-cli train vit --dataset %1 --patch %2 --layers %3 --dim %4 --heads %5 "
+                                   "--mlp %6 --batch %7 --lr %8 --seed %9")
+                        .arg(QString::fromStdString(o.dataset)).arg(o.model.patch).arg(o.model.layers)
+                        .arg(o.model.dim).arg(o.model.heads).arg(o.model.mlp).arg(o.batch).arg(o.lr).arg(o.seed)
+                        .toStdString();
+        return [o](const auto& progress) { return trainVitModel(o, progress); };
     }
     return [p](const auto& progress) { return trainPatchModel(p, progress); };
 }
@@ -411,6 +468,10 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
                          .arg(m_mode->currentData().toString() == QLatin1String("hard")
                                   ? tr(" (argmax), %1 (sampled)").arg(p.evalSample, 0, 'f', 3)
                                   : QString());
+    else if (p.evaluated && family() == QLatin1String("vit"))
+        m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): accuracy %2")
+                         .arg(p.iteration)
+                         .arg(p.evalSoft, 0, 'f', 3);
     else if (p.evaluated && family() == QLatin1String("ram"))
         m_lastEval = tr("last evaluation (iteration %1, first 1000 test images): mean %2, sample %3, random glimpses %4")
                          .arg(p.iteration)
@@ -428,13 +489,7 @@ void TrainingPanel::setRunning(bool running) {
     for (QWidget* w : std::initializer_list<QWidget*>{m_family, m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
                                                       m_batch, m_minutes, m_iterations, m_lr, m_seed, m_out, m_browse})
         w->setEnabled(!running);
-    if (!running) {  // what the family does not use stays off
-        const QString f = family();
-        m_variant->setEnabled(f == QLatin1String("patch"));
-        m_scorer->setEnabled(f != QLatin1String("ram"));
-        m_grid->setEnabled(f != QLatin1String("ram") && f != QLatin1String("seq"));
-        m_steps->setEnabled(f != QLatin1String("caption") && f != QLatin1String("seq"));
-    }
+    if (!running) enableFamilyOptions();  // what the family does not use stays off
     if (!running && m_progress->maximum() == 0) m_progress->setRange(0, 1000);
 }
 

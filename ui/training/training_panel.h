@@ -1,8 +1,9 @@
 #pragma once
-// TrainingPanel: train any model family from the GUI (patch classifier, RAM, captioner): the
-// options of `saccade-cli train patch|ram|caption`, live curves (the captioner's with held-out
-// BLEU-4 and attention mass), a progress bar with ETA, and Stop (which saves). Training runs on a
-// thread of its own; the window stays responsive. A finished model can be opened at once.
+// TrainingPanel: train any model family from the GUI (patch classifier, RAM, captioner, sequence
+// model, Vision Transformer): the options of `saccade-cli train patch|ram|caption|seq|vit`, live
+// curves (the captioner's with held-out BLEU-4 and attention mass), a progress bar with ETA, and
+// Stop (which saves). Training runs on a thread of its own; the window stays responsive. A
+// finished model can be opened at once.
 
 #include <QString>
 #include <QWidget>
@@ -32,7 +33,7 @@ public:
 
     /// The options the form describes, in the patch trainer's terms (steps are the RAM's glimpses).
     PatchTrainOptions options() const;
-    /// "patch", "ram", "caption" or "seq".
+    /// "patch", "ram", "caption", "seq" or "vit".
     QString family() const;
     bool setFamily(const QString& family);
     /// Sets the form (tests, and a later "train again").
@@ -56,11 +57,14 @@ private:
     void setRunning(bool running);
     /// Refills datasets and modes for the chosen family and enables only its options.
     void applyFamily();
+    /// Enables the options the chosen family reads, when no job runs.
+    void enableFamilyOptions();
     /// The chosen family's trainer with the form's options.
     TrainingJob::Trainer trainer() const;
 
     QComboBox* m_family = nullptr;
     QWidget* m_stepsLabel = nullptr;
+    QWidget* m_gridLabel = nullptr;
 
     QComboBox* m_dataset = nullptr;
     QComboBox* m_mode = nullptr;
