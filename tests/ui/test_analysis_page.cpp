@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QComboBox>
 #include <QtTest>
 
 #include "analysis/analysis_page.h"
@@ -69,9 +70,21 @@ void TestAnalysisPage::faithfulnessComparesRawAttentionWithRollout() {
     // the first layer (the identity only weighs the dropped CLS token) and part after it.
     auto* panel = m_window->analysisPage()->faithfulnessPanel();
     const QString vit = QDir(m_window->attentionPage()->bundledFolder()).filePath(QStringLiteral("vit-translated-fashion60.pt"));
-    panel->setModel(vit, QStringLiteral("translated-fashion60"));
+    auto* maps = panel->findChild<QComboBox*>(QStringLiteral("faithfulnessMap"));
+    QVERIFY(maps);
+    // A model with one kind of map offers just that; a transformer offers raw attention and rollout.
+    panel->setModel(QStringLiteral("patch.pt"), QStringLiteral("translated-fashion60"),
+                    {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft")}, QStringLiteral("argmax"));
+    QCOMPARE(maps->count(), 1);
+    QCOMPARE(maps->currentText(), QStringLiteral("argmax maps"));
+    QVERIFY(!maps->isEnabled());
+    panel->setModel(vit, QStringLiteral("translated-fashion60"),
+                    {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")},
+                    QStringLiteral("attention"));
+    QCOMPARE(maps->count(), 2);
+    QVERIFY(maps->isEnabled());
     panel->setImages(20, 0);
-    panel->setMapRule(QString());
+    panel->setMapRule(QStringLiteral("attention"));
     panel->run();
     QTRY_VERIFY2_WITH_TIMEOUT(panel->report() && panel->report()->rule == "attention", qPrintable(panel->summaryText()), 120'000);
     const auto raw = *panel->report();
@@ -83,7 +96,6 @@ void TestAnalysisPage::faithfulnessComparesRawAttentionWithRollout() {
     QCOMPARE(panel->stepTable()->rowCount(), 4);
     QVERIFY(std::abs(raw.massPerStep[0] - rolled.massPerStep[0]) < 1e-9);
     QVERIFY(std::abs(raw.massPerStep[3] - rolled.massPerStep[3]) > 1e-3);
-    panel->setMapRule(QString());
 }
 
 void TestAnalysisPage::sweepMapsFailuresAndOpensACase() {

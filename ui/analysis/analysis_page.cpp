@@ -28,11 +28,12 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     connect(m_sweep, &SweepPanel::caseChosen, this, &AnalysisPage::caseChosen);
 }
 
-void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset) {
+void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
+                            const QString& deterministicRule) {
     m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
                          .arg(QFileInfo(checkpoint).fileName(), dataset));
     m_sweep->setModel(checkpoint, dataset);
-    m_faithfulness->setModel(checkpoint, dataset);
+    m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);
     m_cost->setModel(checkpoint);
 }
 

@@ -3,6 +3,7 @@
 // what selection costs, for the model open on the Attention page.
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "data/image.h"
@@ -24,7 +25,8 @@ public:
     explicit AnalysisPage(QWidget* parent = nullptr);
 
     /// The model to analyse: its checkpoint and dataset.
-    void setModel(const QString& checkpoint, const QString& dataset);
+    void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
+                  const QString& deterministicRule = {});
 
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }

@@ -34,12 +34,11 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_saliency->setToolTip(tr("Images whose every cell is occluded alone to build an occlusion saliency map"));
     m_map = new QComboBox(this);
     m_map->setObjectName(QStringLiteral("faithfulnessMap"));
-    m_map->addItem(tr("its maps"), QString());
-    m_map->addItem(tr("rollout"), QStringLiteral("rollout"));
-    m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or (transformers) attention rollout. "
-                         "For a transformer, measure its raw attention (the deterministic "
-                         "rule, mean over heads) and then its rollout, and compare: they agree at the first layer "
-                         "and part after it."));
+    m_map->addItem(tr("its maps"), QString());  // until a model says what it has (setModel)
+    m_map->setEnabled(false);
+    m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or for a transformer its raw "
+                         "attention (the CLS token's, mean over heads) or its rollout. Measure both and compare: "
+                         "they agree at the first layer and part after it."));
     m_run = new QPushButton(tr("Measure"), this);
     m_run->setObjectName(QStringLiteral("measureButton"));
     m_cancel = new QPushButton(tr("Cancel"), this);
@@ -106,7 +105,19 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setText(tr("Open a model on the Attention page, then measure."));
 }
 
-void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset) {
+void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
+                                 const QString& deterministicRule) {
+    // The maps the model has: a transformer's raw attention and its rollout, or the one rule's.
+    const QString shown = m_map->currentData().toString();
+    m_map->clear();
+    if (rules.contains(QStringLiteral("rollout"))) {
+        m_map->addItem(tr("raw attention"), QStringLiteral("attention"));
+        m_map->addItem(tr("rollout"), QStringLiteral("rollout"));
+    } else {
+        m_map->addItem(tr("%1 maps").arg(deterministicRule.isEmpty() ? tr("its") : deterministicRule), QString());
+    }
+    m_map->setEnabled(m_map->count() > 1);
+    m_map->setCurrentIndex(std::max(0, m_map->findData(shown)));
     if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
         if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
         m_report.reset();

@@ -6,6 +6,7 @@
 // that attention records access and does not explain is stated above the figures.
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <memory>
 
@@ -29,7 +30,8 @@ class FaithfulnessPanel : public QWidget {
 public:
     explicit FaithfulnessPanel(QWidget* parent = nullptr);
 
-    void setModel(const QString& checkpoint, const QString& dataset);
+    void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
+                  const QString& deterministicRule = {});
     void setImages(int images, int saliencyImages);
     /// Whose maps to measure: "" (the model's deterministic rule) or "rollout" (transformers).
     void setMapRule(const QString& rule);

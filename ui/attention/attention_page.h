@@ -89,7 +89,9 @@ public:
 Q_SIGNALS:
     void statusMessage(const QString& message);
     /// A model was loaded: its checkpoint and dataset.
-    void modelOpened(const QString& checkpoint, const QString& dataset);
+    /// A model opened: its file, dataset, rule names (ModelCard::rules) and deterministic rule.
+    void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
+                     const QString& deterministicRule);
 
 private:
     void onModelLoaded(const ModelCard& card);

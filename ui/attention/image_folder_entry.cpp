@@ -18,7 +18,7 @@ ImageFolderEntry::ImageFolderEntry(QComboBox* combo, QString tooltip)
     : QObject(combo), m_combo(combo), m_tooltip(std::move(tooltip)) {
     // A long path must not widen the panel: the combo shows the folder's name, the tip its path.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(16);
+    combo->setMinimumContentsLength(4);
     connect(combo, &QComboBox::activated, this, [this](int index) {
         if (!isEntry(index)) {
             m_last = index;

@@ -35,8 +35,9 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     m_axisY = new QBarCategoryAxis;
     m_axisX = new QValueAxis;
     m_axisX->setRange(0, 1);  // a probability (or a share of runs)
-    m_axisX->setTickCount(5);  // 0, 0.25, 0.5, 0.75, 1
-    m_axisX->setLabelFormat(QStringLiteral("%.2g"));
+    m_axisX->setTickCount(3);  // 0, 0.5, 1: in the narrow side panel, 0.25 and 0.75 were elided
+    m_axisX->setLabelFormat(QStringLiteral("%.1f"));
+    m_axisX->setMinorTickCount(1);
     chart->addAxis(m_axisY, Qt::AlignLeft);
     chart->addAxis(m_axisX, Qt::AlignBottom);
     m_series->attachAxis(m_axisY);
