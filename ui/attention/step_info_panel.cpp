@@ -185,9 +185,9 @@ void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
 
     // A captioner: each step's chart is its next-word distribution; the output is the caption.
     const bool caption = !step.token.empty();
-    m_stepBox->setTitle(caption ? tr("Word \"%1\" (bars: its distribution)")
-                                      .arg(QString::fromStdString(step.token))
-                                : tr("This step (green bar: the true class)"));
+    m_stepBox->setTitle(caption         ? tr("Word \"%1\" (bars: its distribution)").arg(QString::fromStdString(step.token))
+                        : probs.isEmpty() ? tr("This step (no class probabilities yet)")
+                                          : tr("This step (green bar: the true class)"));
     m_outBox->setTitle(caption ? tr("Caption") : tr("Output (after the last step)"));
     if (caption) {
         QString verdict;
