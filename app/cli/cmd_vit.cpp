@@ -38,6 +38,9 @@ void addTrainVit(CLI::App& train, int& exitCode) {
     cmd->add_option("--weight-decay", o->weightDecay, "AdamW decoupled weight decay")->capture_default_str()->check(numberIn(0, 10));
     cmd->add_option("--label-smoothing", o->labelSmoothing, "share of the target spread over all classes")
         ->capture_default_str()->check(numberIn(0, 0.99));
+    cmd->add_flag("--shift", o->shift,
+                  "shift each training image by a random offset that keeps its object on the canvas (new positions "
+                  "every epoch)");
     cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
     cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
@@ -54,6 +57,10 @@ void addTrainVit(CLI::App& train, int& exitCode) {
         c << "saccade-cli train vit --dataset " << o->dataset << " --patch " << o->model.patch << " --dim " << o->model.dim
           << " --layers " << o->model.layers << " --heads " << o->model.heads << " --mlp " << o->model.mlp << " --batch "
           << o->batch << " --lr " << o->lr << " --seed " << o->seed;
+        if (o->model.dropout != VitConfig{}.dropout) c << " --dropout " << o->model.dropout;
+        if (o->weightDecay != VitTrainOptions{}.weightDecay) c << " --weight-decay " << o->weightDecay;
+        if (o->labelSmoothing != VitTrainOptions{}.labelSmoothing) c << " --label-smoothing " << o->labelSmoothing;
+        if (o->shift) c << " --shift";
         o->command = c.str();
         exitCode = runTrainingInConsole(
             "train vit", *flags, *o, [o](const ProgressCallback& progress) { return trainVitModel(*o, progress); },

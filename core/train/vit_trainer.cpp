@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 
 #include "common/device.h"
+#include "common/seed_mix.h"
+#include "data/augment.h"
 #include "data/batch.h"
 #include "io/checkpoint.h"
 #include "models/vit_network.h"
@@ -14,6 +16,10 @@
 #include "train/train_order.h"
 
 namespace saccade {
+
+namespace {
+constexpr std::uint64_t kShiftStream = 0x5b1f7;  // the training images' shifts
+}  // namespace
 
 Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function<bool(const TrainProgress&)>& onProgress) {
     const auto shard = checkTrainOptions(o);
@@ -63,7 +69,10 @@ Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function
         std::vector<std::int64_t> idx(static_cast<std::size_t>(shard->size));
         for (int b = 0; b < shard->size; ++b) idx[size_t(b)] = order.at(it * o.batch + shard->offset + b);
         const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
-        const auto logits = net->forward(batch.images).logits;
+        const auto images = o.shift ? shiftKeepingBoxes(batch.images, batch.boxes,
+                                                        mixSeed(seed, kShiftStream, std::uint64_t(it * o.batch + shard->offset)))
+                                    : batch.images;
+        const auto logits = net->forward(images).logits;
         const auto logp = torch::log_softmax(logits, -1);
         const auto ce = -logp.gather(1, batch.labels.unsqueeze(1)).squeeze(1).mean();
         // Label smoothing: (1 - e) of the target plus e spread evenly over the classes.

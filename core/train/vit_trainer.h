@@ -22,6 +22,10 @@ struct VitTrainOptions : TrainCommonOptions {
     VitConfig model;
     double weightDecay = 0.05;
     double labelSmoothing = 0.1;
+    /// Shift each training image by a random offset that keeps its object on the canvas
+    /// (`shiftKeepingBoxes`): new positions every epoch, for a model with no built-in
+    /// translation invariance.
+    bool shift = false;
 };
 
 /// Runs training; `onProgress` after every iteration (false stops it; the model is saved).

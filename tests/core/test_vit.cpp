@@ -1,9 +1,12 @@
 // The native Vision Transformer: config checks, the network's attention weights, a few training
 // iterations through the shared loop, and the loaded model's traces and evaluation.
 
+#include <set>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "data/augment.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "models/transformer_maps.h"
@@ -110,6 +113,43 @@ TEST(VitTraining, TrainsLoadsTracesAndEvaluates) {
     auto rawAgain = (*again)->trace(sample.image, "attention", 1, "x");
     ASSERT_TRUE(rawAgain.ok());
     EXPECT_EQ(rawAgain->steps[1].grid->probs, raw->steps[1].grid->probs);
+
+    // Shifted training images are seeded too: the same seed, the same weights; --shift changes them.
+    o.shift = true;
+    o.out = dir.file("shifted.pt");
+    ASSERT_TRUE(trainVitModel(o).ok());
+    o.out = dir.file("shifted-again.pt");
+    ASSERT_TRUE(trainVitModel(o).ok());
+    auto shifted = loadAttentionModel(dir.file("shifted.pt"), "cpu");
+    auto shiftedAgain = loadAttentionModel(dir.file("shifted-again.pt"), "cpu");
+    ASSERT_TRUE(shifted.ok() && shiftedAgain.ok());
+    const auto s1 = (*shifted)->trace(sample.image, "attention", 1, "x"), s2 = (*shiftedAgain)->trace(sample.image, "attention", 1, "x");
+    ASSERT_TRUE(s1.ok() && s2.ok());
+    EXPECT_EQ(s1->steps[1].grid->probs, s2->steps[1].grid->probs);
+    EXPECT_NE(s1->steps[1].grid->probs, raw->steps[1].grid->probs);
+}
+
+TEST(Augment, ShiftKeepsEachBoxOnTheCanvasAndItsPixels) {
+    // Two 1 x 8 x 10 canvases: a 3 x 2 block of 1s at x 6..8, y 1..2 (box 6, 1, 3, 2), and one
+    // without a box, which stays.
+    auto images = torch::zeros({2, 1, 8, 10});
+    images[0].narrow(1, 1, 2).narrow(2, 6, 3).fill_(1);
+    images[1].fill_(0.5);
+    const auto boxes = torch::tensor({6.f, 1.f, 3.f, 2.f, 0.f, 0.f, 0.f, 0.f}).view({2, 4});
+    std::set<std::pair<std::int64_t, std::int64_t>> corners;
+    for (std::uint64_t seed = 0; seed < 1000; ++seed) {
+        const auto out = shiftKeepingBoxes(images, boxes, seed);
+        ASSERT_EQ(out.sizes(), images.sizes());
+        EXPECT_DOUBLE_EQ(out[0].sum().item<double>(), 6.0);  // the whole block is still there
+        EXPECT_TRUE(torch::equal(out[1], images[1]));
+        const auto on = out[0][0].nonzero();  // its top-left corner lies where the block fits
+        const auto y = on.select(1, 0).min().item<std::int64_t>(), x = on.select(1, 1).min().item<std::int64_t>();
+        EXPECT_TRUE(torch::equal(out[0][0].narrow(0, y, 2).narrow(1, x, 3), torch::ones({2, 3})));
+        corners.insert({y, x});
+        if (seed == 7) EXPECT_TRUE(torch::equal(out, shiftKeepingBoxes(images, boxes, 7)));
+    }
+    // Every placement of a 3 x 2 block on 10 x 8 is reachable: 8 columns x 7 rows.
+    EXPECT_EQ(corners.size(), 56u);
 }
 
 }  // namespace
