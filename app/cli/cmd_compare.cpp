@@ -102,6 +102,15 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
             std::cout << "\n    " << stats.labelCounts[size_t(label)] << "x  \"" << className(names, label) << '"'
                       << (label == stats.deterministicLabel ? " (=" + set->deterministicRule + ")" : "");
         }
+        // Per word: how often the sampled cell lay on the object it names (a scene with objects).
+        if (!stats.wordHits.empty()) {
+            std::cout << "\n  word hit rates (the sampled cell on the object the word names; "
+                      << set->deterministicRule << "'s cell in brackets):";
+            for (const auto& w : stats.wordHits)
+                std::cout << "\n    " << std::left << std::setw(10) << w.word << std::right << std::setw(6)
+                          << 100 * w.rate() << "%  of " << w.uses << " uses"
+                          << (w.deterministic < 0 ? "" : w.deterministic ? "  (hit)" : "  (miss)");
+        }
     } else {
         std::cout << "\n  outputs:";
         for (int label : order)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/shard.h"
+#include "common/words.h"
 
 namespace saccade {
 
@@ -86,11 +87,5 @@ struct CaptionScores {
 /// The figures from their counts: BLEU from `bleuCounts` (bleuFromCounts), the exact-match rate.
 CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
                             std::int64_t exact, const AttentionCorrectness& correctness);
-
-/// Words of `text`, split on runs of spaces (leading and trailing spaces give no empty words).
-std::vector<std::string> splitWords(const std::string& text);
-
-/// `words` joined by single spaces ("" for none).
-std::string joinWords(const std::vector<std::string>& words);
 
 }  // namespace saccade

@@ -6,6 +6,9 @@
 
 #include <torch/torch.h>
 
+#include "analysis/attention_regions.h"
+#include "analysis/caption_metrics.h"
+
 namespace saccade {
 
 std::vector<std::int64_t> encodeCaption(const std::vector<std::string>& words,
@@ -90,6 +93,38 @@ std::vector<int> groundCaptionWords(const std::vector<std::string>& words, const
         i += 3;
     }
     return out;
+}
+
+std::vector<std::vector<int>> captionWordTargets(const std::vector<std::string>& words,
+                                                 const std::vector<LabeledBox>& objects) {
+    const auto grounded = groundCaptionWords(words, objects);
+    std::vector<std::vector<int>> targets(words.size());
+    for (std::size_t w = 0; w < words.size(); ++w) {
+        if (grounded[w] >= 0) {
+            targets[w] = {grounded[w]};
+        } else if (sceneWordClass(words[w]) == WordClass::Relation) {
+            int before = -1, after = -1;
+            for (std::size_t k = w; k-- > 0;)
+                if (grounded[k] >= 0) { before = grounded[k]; break; }
+            for (std::size_t k = w + 1; k < grounded.size(); ++k)
+                if (grounded[k] >= 0) { after = grounded[k]; break; }
+            if (before >= 0 && after >= 0 && before != after) targets[w] = {before, after};
+        }
+    }
+    return targets;
+}
+
+std::vector<int> captionWordHits(const std::vector<std::string>& words, const std::vector<LabeledBox>& objects,
+                                 const std::vector<int>& cells, int grid, int size) {
+    const auto targets = captionWordTargets(words, objects);
+    std::vector<int> hits(words.size(), -1);
+    for (std::size_t w = 0; w < words.size(); ++w) {
+        if (targets[w].empty() || w >= cells.size() || cells[w] < 0) continue;
+        const Box cell = cellBox(grid, grid, size, size, cells[w]);
+        hits[w] = 0;
+        for (int o : targets[w]) hits[w] = hits[w] || cellHitsBox(cell, objects[size_t(o)].box);
+    }
+    return hits;
 }
 
 bool cellHitsBox(const Box& cell, const Box& object) {

@@ -33,6 +33,18 @@ std::vector<std::vector<std::string>> sceneReferences(const Sample& sample);
 /// shares its attribute and most of the phrase's others (ties: none). Other words name none.
 std::vector<int> groundCaptionWords(const std::vector<std::string>& words, const std::vector<LabeledBox>& objects);
 
+/// Per word, the objects its attention is scored on: an object word's own object (groundCaptionWords);
+/// a relation word's two objects, the nearest grounded words before and after it (none when
+/// either is missing or both are one object); none for any other word.
+std::vector<std::vector<int>> captionWordTargets(const std::vector<std::string>& words,
+                                                 const std::vector<LabeledBox>& objects);
+
+/// Per word, whether the cell its step chose (`cells[w]`, on a g x g grid over a size x size
+/// image) hits one of its targets (captionWordTargets): 1 hit, 0 miss, -1 not scored (no
+/// targets, or no cell).
+std::vector<int> captionWordHits(const std::vector<std::string>& words, const std::vector<LabeledBox>& objects,
+                                 const std::vector<int>& cells, int grid, int size);
+
 /// Whether a chosen cell hits an object: the cell and the box share at least a quarter of the
 /// smaller of the two areas (so a small object inside a big cell, or a cell inside a big object).
 bool cellHitsBox(const Box& cell, const Box& object);

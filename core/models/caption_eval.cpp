@@ -88,40 +88,26 @@ bool CaptionScoreAccumulator::add(const Sample& sample, const DecodedCaption& ca
     m_exact += exact;
     m_candidates.push_back(caption.words);
     m_references.push_back(std::move(refs));
-    const auto objects = groundCaptionWords(caption.words, sample.objects);
+    const auto targets = captionWordTargets(caption.words, sample.objects);
     const auto cellOf = [&](std::size_t w) {
         return caption.chosen[w] >= 0 ? caption.chosen[w]
                                       : int(std::max_element(caption.attention[w].begin(), caption.attention[w].end()) -
                                             caption.attention[w].begin());
     };
+    // An object word is scored on its object's box; a relation word on the boxes of the two
+    // objects it relates.
     for (std::size_t w = 0; w < caption.words.size() && w < caption.attention.size(); ++w) {
-        const auto wordClass = sceneWordClass(caption.words[w]);
-        // An object word is scored on its object's box; a relation word on the boxes of the two
-        // objects it relates (the nearest grounded words before and after it).
-        std::vector<int> targets;
-        if (objects[w] >= 0) {
-            targets.push_back(objects[w]);
-        } else if (wordClass == WordClass::Relation) {
-            int before = -1, after = -1;
-            for (std::size_t k = w; k-- > 0;)
-                if (objects[k] >= 0) { before = objects[k]; break; }
-            for (std::size_t k = w + 1; k < objects.size(); ++k)
-                if (objects[k] >= 0) { after = objects[k]; break; }
-            if (before < 0 || after < 0 || before == after) continue;
-            targets = {before, after};
-        } else {
-            continue;
-        }
+        if (targets[w].empty()) continue;
         GridDistribution grid{m_grid, m_grid, caption.attention[w]};
         const Box cell = cellBox(m_grid, m_grid, m_size, m_size, cellOf(w));
         double mass = 0;
         bool hit = false;
-        for (int o : targets) {
+        for (int o : targets[w]) {
             const Box& box = sample.objects[size_t(o)].box;
             mass += gridMassInBox(grid, m_size, m_size, box);
             hit = hit || cellHitsBox(cell, box);
         }
-        m_correctness.add(wordClassName(wordClass), std::min(mass, 1.0), hit);
+        m_correctness.add(wordClassName(sceneWordClass(caption.words[w])), std::min(mass, 1.0), hit);
     }
     return exact;
 }

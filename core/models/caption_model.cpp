@@ -190,6 +190,7 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
     auto input = modelInput(image, m.config.imageSize, m.config.inChannels, m.device);
     if (!input) return Error{input.error()};
     const auto sample = parseCaptionRule("sample", m.config.mode);
+    const auto objects = truthObjects(truth);  // word hits are scored where the scene's objects are known
     torch::Tensor annotations;
     auto chunk = [&](std::uint64_t firstSeed, int count) -> Result<std::vector<RunRecord>> {
         try {
@@ -213,7 +214,8 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
                 auto& r = records[size_t(i)];
                 r.seed = seeds[size_t(i)];
                 std::vector<std::int64_t> row(tokens[i].data_ptr<std::int64_t>(), tokens[i].data_ptr<std::int64_t>() + T);
-                r.text = joinWords(decodeCaption(row, m.config.vocabulary));
+                const auto words = decodeCaption(row, m.config.vocabulary);
+                r.text = joinWords(words);
                 const auto steps = std::min<std::int64_t>(T, lengths[i].item<std::int64_t>() + 1);
                 for (std::int64_t t = 0; t < steps; ++t) {
                     r.cells.push_back(int(cells[t][i].item<std::int64_t>()));
@@ -222,6 +224,7 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
                 }
                 r.confidence = float(std::exp(wordLogProb[i].item<double>()));  // p(words | locations)
                 if (truth && !truth->references.empty()) r.correct = isReference(r.text, truth) ? 1 : 0;
+                if (!objects.empty()) r.wordHits = captionWordHits(words, objects, r.cells, m.config.grid, image.width);
             }
             return records;
         } catch (const c10::Error& e) {
@@ -245,6 +248,16 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
     s.outputKind = "caption";
     s.truth.reset();
     if (truth) s.references = truth->references;
+    if (!objects.empty()) {  // the deterministic caption's cells: chosen, or the argmax of soft attention
+        std::vector<int> cells;
+        for (const auto& step : s.deterministic.steps)
+            cells.push_back(!step.chosenCells.empty() ? step.chosenCells.front()
+                            : step.grid ? int(std::max_element(step.grid->probs.begin(), step.grid->probs.end()) -
+                                              step.grid->probs.begin())
+                                        : -1);
+        s.deterministicWordHits =
+            captionWordHits(splitWords(s.deterministic.output.text), objects, cells, m.config.grid, image.width);
+    }
     return s;
 }
 

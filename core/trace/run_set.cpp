@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/words.h"
+
 namespace saccade {
 
 namespace {
@@ -93,6 +95,31 @@ RunStats computeRunStats(const RunSet& set, int bins) {
     std::stable_sort(s.paths.begin(), s.paths.end(), [](const PathCount& a, const PathCount& b) {
         return a.count != b.count ? a.count > b.count : a.firstRun < b.firstRun;
     });
+    // Word hit rates: every scored use in every run, and the deterministic caption's first use.
+    std::map<std::string, std::size_t> wordIndex;
+    auto entry = [&](const std::string& word) -> WordHitRate& {
+        auto [it, inserted] = wordIndex.try_emplace(word, s.wordHits.size());
+        if (inserted) s.wordHits.push_back(WordHitRate{word});
+        return s.wordHits[it->second];
+    };
+    for (const auto& run : set.runs) {
+        const auto words = splitWords(run.text);
+        std::map<std::string, bool> used;
+        for (std::size_t w = 0; w < words.size() && w < run.wordHits.size(); ++w) {
+            if (run.wordHits[w] < 0) continue;
+            auto& e = entry(words[w]);
+            ++e.uses;
+            e.hits += run.wordHits[w];
+            if (!used[words[w]]) ++e.runs, used[words[w]] = true;
+        }
+    }
+    const auto detWords = splitWords(set.deterministic.output.text);
+    for (std::size_t w = 0; w < detWords.size() && w < set.deterministicWordHits.size(); ++w)
+        if (set.deterministicWordHits[w] >= 0 && wordIndex.count(detWords[w]) &&
+            s.wordHits[wordIndex[detWords[w]]].deterministic < 0)
+            s.wordHits[wordIndex[detWords[w]]].deterministic = set.deterministicWordHits[w];
+    std::stable_sort(s.wordHits.begin(), s.wordHits.end(),
+                     [](const WordHitRate& a, const WordHitRate& b) { return a.uses > b.uses; });
     return s;
 }
 
@@ -105,6 +132,7 @@ std::string runSetToJson(const RunSet& set, const RunStats& stats, int indent) {
         if (!r.points.empty()) run["points"] = r.points;
         if (!r.text.empty()) run["text"] = r.text;
         if (r.correct >= 0) run["correct"] = r.correct == 1;
+        if (!r.wordHits.empty()) run["word_hits"] = r.wordHits;
         runs.push_back(std::move(run));
     }
     json paths = json::array();
@@ -141,6 +169,14 @@ std::string runSetToJson(const RunSet& set, const RunStats& stats, int indent) {
               {"runs", runs},
               {"deterministic", traceJson(set.deterministic)}};
     if (!set.references.empty()) j["references"] = set.references;
+    if (!stats.wordHits.empty()) {
+        json words = json::array();
+        for (const auto& w : stats.wordHits)
+            words.push_back({{"word", w.word}, {"uses", w.uses}, {"hits", w.hits}, {"hit_rate", w.rate()},
+                             {"runs", w.runs},
+                             {"deterministic_hit", w.deterministic < 0 ? json(nullptr) : json(w.deterministic == 1)}});
+        j["stats"]["word_hits"] = words;
+    }
     if (set.gridRows > 0) j["grid"] = {{"rows", set.gridRows}, {"cols", set.gridCols}};
     if (set.soft) j["soft"] = traceJson(*set.soft);
     if (set.ksample) j["ksample"] = traceJson(*set.ksample);

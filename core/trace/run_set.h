@@ -38,6 +38,10 @@ struct RunRecord {
     double logProb = 0;          ///< of all its choices
     std::string text;            ///< captioners: the run's caption (its label indexes the set's captions)
     int correct = -1;            ///< 1 right, 0 wrong, -1 judged by label == truth (classifiers)
+    /// Captioners on a scene with known objects: per word of `text`, whether its chosen cell hit
+    /// the object the word names (a relation word: either object it relates): 1 hit, 0 miss, -1
+    /// not scored. Empty otherwise.
+    std::vector<int> wordHits;
 };
 
 struct RunSet {
@@ -57,8 +61,21 @@ struct RunSet {
     Trace deterministic;        ///< the deterministic rule's run
     std::optional<Trace> soft;  ///< soft attention, where the model has it
     std::optional<Trace> ksample;  ///< ksample:K summary of K runs (K = kSampleK)
+    /// Captioners: the deterministic caption's word hits (as RunRecord::wordHits; its argmax cell
+    /// where it chose none).
+    std::vector<int> deterministicWordHits;
     int kSampleK = 0;
     double seconds = 0;  ///< to compute the runs
+};
+
+/// How often the runs' attention hit the object a word names, for one word (captioners).
+struct WordHitRate {
+    std::string word;
+    int uses = 0;   ///< scored uses over all runs (a word used twice in a caption counts twice)
+    int hits = 0;
+    int runs = 0;   ///< runs whose caption used the word at least once (scored)
+    int deterministic = -1;  ///< the deterministic caption's first scored use: 1 hit, 0 miss, -1 none
+    double rate() const { return uses ? double(hits) / uses : 0; }
 };
 
 /// One distinct path: the cells (grid) or location bins (RAM) of every step.
@@ -82,6 +99,8 @@ struct RunStats {
     std::vector<std::vector<double>> visits;
     int visitRows = 0, visitCols = 0;
     std::vector<PathCount> paths;  ///< most common first, ties by first run
+    /// Captioners with known objects: per scored word, most used first (ties by first use).
+    std::vector<WordHitRate> wordHits;
 };
 
 /// Statistics of a set; continuous locations are binned into `bins` x `bins` cells.

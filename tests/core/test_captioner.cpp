@@ -2,6 +2,7 @@
 // runs, beam search, caption encoding and grounding, rules, and the trainer-to-model path.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "data/batch.h"
@@ -14,6 +15,7 @@
 #include "models/caption_model.h"
 #include "models/caption_network.h"
 #include "temp_dir.h"
+#include "trace/run_set.h"
 #include "train/caption_trainer.h"
 
 using namespace saccade;
@@ -157,6 +159,56 @@ TEST(Captioner, CaptionsEncodeDecodeAndGround) {
     EXPECT_TRUE(cellHitsBox({0, 0, 8, 8}, {4, 4, 20, 20}));    // 16 of 64 px: a quarter of the cell
     EXPECT_FALSE(cellHitsBox({0, 0, 8, 8}, {6, 6, 20, 20}));   // 4 px
     EXPECT_TRUE(cellHitsBox({0, 0, 16, 16}, {2, 2, 4, 4}));    // a small object inside the cell
+
+    // Scored targets: object words their object, "left" and "of" both objects, the rest none.
+    const auto targets = captionWordTargets(words, objects);
+    EXPECT_EQ(targets[1], std::vector<int>{0});
+    EXPECT_EQ(targets[4], (std::vector<int>{0, 1}));
+    EXPECT_EQ(targets[5], (std::vector<int>{0, 1}));
+    EXPECT_TRUE(targets[0].empty() && targets[6].empty() && targets[8].empty());
+    // A 4 x 4 grid on a 40-px image (10-px cells): cell 0 is object 0's box, cell 10 (row 2,
+    // col 2) object 1's, cell 15 neither. Per word: hit, miss, not scored.
+    const std::vector<int> cells = {15, 0, 15, 0, 10, 15, 3, 10, 10, -1};
+    EXPECT_EQ(captionWordHits(words, objects, cells, 4, 40), (std::vector<int>{-1, 1, 0, 1, 1, 0, -1, 1, -1, -1}));
+    // Without objects nothing is scored.
+    EXPECT_EQ(captionWordHits(words, {}, cells, 4, 40), std::vector<int>(10, -1));
+}
+
+TEST(Captioner, RunStatsCountWordHitsPerWord) {
+    // Three runs by hand: "red" hits twice of three uses, "circle" once of two; the deterministic
+    // caption's "red" missed.
+    RunSet set;
+    set.outputKind = "caption";
+    set.steps = 5;
+    set.classNames = {"a small red circle", "a red red square"};
+    set.deterministic.output.text = "a small red circle";
+    set.deterministicWordHits = {-1, 1, 0, 1};
+    auto run = [](const std::string& text, std::vector<int> hits) {
+        RunRecord r;
+        r.text = text;
+        r.label = text == "a red red square" ? 1 : 0;
+        r.wordHits = std::move(hits);
+        r.entropy = std::vector<float>(5, 1.f);
+        return r;
+    };
+    set.runs = {run("a small red circle", {-1, 1, 1, 0}), run("a red red square", {-1, 1, 0, -1}),
+                run("a small red circle", {-1, 0, -1, 1})};
+    const auto stats = computeRunStats(set);
+    ASSERT_EQ(stats.wordHits.size(), 3u);  // red (3 scored uses), small (2), circle (2)
+    EXPECT_EQ(stats.wordHits[0].word, "red");
+    EXPECT_EQ(stats.wordHits[0].uses, 3);
+    EXPECT_EQ(stats.wordHits[0].hits, 2);
+    EXPECT_EQ(stats.wordHits[0].runs, 2);
+    EXPECT_EQ(stats.wordHits[0].deterministic, 0);
+    EXPECT_EQ(stats.wordHits[1].word, "small");
+    EXPECT_DOUBLE_EQ(stats.wordHits[1].rate(), 0.5);
+    EXPECT_EQ(stats.wordHits[1].deterministic, 1);
+    EXPECT_EQ(stats.wordHits[2].word, "circle");
+    EXPECT_EQ(stats.wordHits[2].hits, 1);
+    const auto json = nlohmann::json::parse(runSetToJson(set, stats));
+    EXPECT_EQ(json["stats"]["word_hits"][0]["word"], "red");
+    EXPECT_EQ(json["stats"]["word_hits"][0]["deterministic_hit"], false);
+    EXPECT_EQ(json["runs"][1]["word_hits"], (std::vector<int>{-1, 1, 0, -1}));
 }
 
 TEST(Captioner, SceneProbesPaintExactlyTheirBox) {

@@ -38,6 +38,7 @@
 #include "attention/trace_export.h"
 #include "attention/export_options_dialog.h"
 #include "render/trace_render.h"
+#include "common/words.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
 
@@ -413,6 +414,33 @@ void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
     for (const auto& step : trace.steps)
         if (step.token == "circle" || step.token == "square" || step.token == "triangle" || step.token == "cross")
             QVERIFY(step.wordObject < int(trace.groundTruth->boxes.size()));
+    // The Runs tab: per word, how often the sampled cell hit the object the word names.
+    auto* runs = m_page->runsPanel();
+    QVERIFY(!runs->wordTable()->isVisibleTo(runs));
+    runs->setRuns(40);
+    runs->findChild<QPushButton*>(QStringLiteral("runButton"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(runs->shownSet() && !runs->isRunning(), qPrintable(runs->summaryText()), 60'000);
+    const RunStats runStats = computeRunStats(*runs->shownSet());
+    QVERIFY(!runStats.wordHits.empty());
+    auto* words = runs->wordTable();
+    QVERIFY(words->isVisibleTo(runs));
+    QCOMPARE(words->rowCount(), int(runStats.wordHits.size()));
+    int uses = 0;  // the first word's uses, counted from the runs themselves
+    for (const auto& run : runs->shownSet()->runs) {
+        const auto runWords = splitWords(run.text);
+        for (size_t w = 0; w < runWords.size() && w < run.wordHits.size(); ++w)
+            uses += runWords[w] == runStats.wordHits[0].word && run.wordHits[w] >= 0;
+    }
+    QCOMPARE(words->item(0, 0)->text(), QString::fromStdString(runStats.wordHits[0].word));
+    QCOMPARE(words->item(0, 2)->text().toInt(), uses);
+    QCOMPARE(words->item(0, 1)->text(), QStringLiteral("%1%").arg(100 * runStats.wordHits[0].rate(), 0, 'f', 1));
+    QTemporaryDir out;
+    const QString csv = out.filePath(QStringLiteral("words.csv"));
+    QCOMPARE(runs->exportWords(csv), QString());
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readLine().startsWith("word,class,uses,hits,hit_rate,runs,argmax_hit"));
+    QCOMPARE(QString::fromUtf8(file.readAll()).count(QLatin1Char('\n')), int(runStats.wordHits.size()));
     // Back to the RAM the next test expects: a classifier's steps emit no word.
     m_page->openModel(m_page->bundledFolder() + QStringLiteral("/ram-translated-fashion60.pt"));
     QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)

@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "analysis/caption_metrics.h"
 #include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
 #include "view_export.h"
@@ -88,7 +89,21 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_paths->setSelectionMode(QAbstractItemView::SingleSelection);
     m_paths->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_paths->setToolTip(tr("Distinct paths, most common first; click one to load its first run"));
-    for (QWidget* w : {static_cast<QWidget*>(m_outputs), static_cast<QWidget*>(m_entropy), static_cast<QWidget*>(m_paths)})
+    // Captioners on a scene with known objects: per word, how often the sampled cell hit the
+    // object the word names, and whether the deterministic caption's cell did.
+    m_words = new QTableWidget(0, 4, this);
+    m_words->setObjectName(QStringLiteral("wordHitTable"));
+    m_words->setHorizontalHeaderLabels({tr("word"), tr("hit rate"), tr("uses"), QString()});
+    m_words->horizontalHeader()->setStretchLastSection(true);
+    m_words->verticalHeader()->setVisible(false);
+    m_words->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_words->setSelectionMode(QAbstractItemView::NoSelection);
+    m_words->setToolTip(tr("Per word of the sampled captions: the share of its uses whose sampled cell lay on the "
+                           "object it names (a relation word: on either object it relates), and whether the "
+                           "deterministic caption's cell did"));
+    m_words->setVisible(false);
+    for (QWidget* w : {static_cast<QWidget*>(m_outputs), static_cast<QWidget*>(m_entropy), static_cast<QWidget*>(m_paths),
+                       static_cast<QWidget*>(m_words)})
         w->setMinimumWidth(120);  // the panel shares the left column; it must not widen the window
     m_runIndex = new QSpinBox(this);
     m_runIndex->setPrefix(tr("run #"));
@@ -102,6 +117,8 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& path) { return exportEntropy(path); }},
                {tr("Export the path table"), QStringLiteral("runs-paths.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
                 [this](const QString& path) { return exportPaths(path); }},
+               {tr("Export the word hit rates"), QStringLiteral("runs-words.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& path) { return exportWords(path); }},
                {tr("Export the run set"), QStringLiteral("runs.json"), tr("JSON (*.json)"),
                 [this](const QString& path) { return exportRunSet(path); }}});
     m_export->setToolTip(tr("Charts and tables as PNG, SVG or CSV; the run set as JSON (saccade.runset)"));
@@ -124,6 +141,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_outputs, 2);
     layout->addWidget(m_entropy, 2);
     layout->addWidget(m_paths, 3);
+    layout->addWidget(m_words, 2);
     layout->addLayout(load);
 
     connect(m_run, &QPushButton::clicked, this, &CompareRunsPanel::startRuns);
@@ -181,6 +199,8 @@ void CompareRunsPanel::clear(const QString& message) {
     m_outputs->clear();
     m_entropy->clear();
     m_paths->setRowCount(0);
+    m_words->setRowCount(0);
+    m_words->setVisible(false);
     m_runIndex->setRange(0, 0);
     m_loadRun->setEnabled(false);
 }
@@ -247,6 +267,23 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     }
     m_paths->resizeColumnToContents(0);
     m_paths->resizeColumnToContents(1);
+
+    m_words->setVisible(!stats.wordHits.empty());
+    m_words->setHorizontalHeaderItem(3, new QTableWidgetItem(det));
+    m_words->setRowCount(int(stats.wordHits.size()));
+    for (int r = 0; r < int(stats.wordHits.size()); ++r) {
+        const auto& w = stats.wordHits[size_t(r)];
+        auto* word = new QTableWidgetItem(QString::fromStdString(w.word));
+        word->setToolTip(tr("a %1 word, in %2 of %3 runs").arg(QString::fromStdString(wordClassName(sceneWordClass(w.word))))
+                             .arg(w.runs).arg(stats.runs));
+        m_words->setItem(r, 0, word);
+        m_words->setItem(r, 1, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * w.rate(), 0, 'f', 1)));
+        m_words->setItem(r, 2, new QTableWidgetItem(QString::number(w.uses)));
+        auto* detHit = new QTableWidgetItem(w.deterministic < 0 ? tr("not used") : w.deterministic ? tr("hit") : tr("miss"));
+        if (w.deterministic >= 0) detHit->setForeground(w.deterministic ? QColor(30, 140, 60) : QColor(200, 50, 50));
+        m_words->setItem(r, 3, detHit);
+    }
+    m_words->resizeColumnsToContents();
     m_runIndex->setRange(0, std::max(0, stats.runs - 1));
     m_loadRun->setEnabled(stats.runs > 0);
 }
@@ -290,6 +327,21 @@ QString CompareRunsPanel::exportPaths(const QString& path) {
     // CSV lists every path; the drawn table shows the listed ones.
     if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return writeFileAtomically(path, pathsCsv().toUtf8());
     return exportTable(*m_paths, path);
+}
+
+QString CompareRunsPanel::wordsCsv() const {
+    QString csv = QStringLiteral("word,class,uses,hits,hit_rate,runs,%1_hit\n").arg(QString::fromStdString(m_set.deterministicRule));
+    for (const auto& w : m_stats.wordHits)
+        csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(QString::fromStdString(w.word))
+                   .arg(QString::fromStdString(wordClassName(sceneWordClass(w.word)))).arg(w.uses).arg(w.hits)
+                   .arg(w.rate(), 0, 'g', 6).arg(w.runs).arg(w.deterministic < 0 ? QString() : QString::number(w.deterministic));
+    return csv;
+}
+
+QString CompareRunsPanel::exportWords(const QString& path) {
+    if (m_stats.wordHits.empty()) return tr("nothing to export: no word hit rates (a captioner's runs on a scene with known objects have them)");
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return writeFileAtomically(path, wordsCsv().toUtf8());
+    return exportTable(*m_words, path);
 }
 
 QString CompareRunsPanel::exportRunSet(const QString& path) const {

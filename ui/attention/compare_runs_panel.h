@@ -52,6 +52,9 @@ public:
     QString exportOutputs(const QString& path);
     QString exportEntropy(const QString& path);
     QString exportPaths(const QString& path);
+    /// Captioners: the word hit rates as CSV, PNG or SVG.
+    QString exportWords(const QString& path);
+    QTableWidget* wordTable() const { return m_words; }
     QString exportRunSet(const QString& path) const;
 
 Q_SIGNALS:
@@ -64,6 +67,7 @@ private:
     void setRunning(bool running);
     QString outputsCsv() const;
     QString pathsCsv() const;
+    QString wordsCsv() const;
 
     QSpinBox* m_count = nullptr;
     QPushButton* m_run = nullptr;
@@ -73,6 +77,7 @@ private:
     ClassProbChart* m_outputs = nullptr;
     BandChart* m_entropy = nullptr;
     QTableWidget* m_paths = nullptr;
+    QTableWidget* m_words = nullptr;
     QSpinBox* m_runIndex = nullptr;
     QPushButton* m_loadRun = nullptr;
     QWidget* m_export = nullptr;
