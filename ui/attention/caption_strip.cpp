@@ -4,6 +4,8 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -14,14 +16,22 @@ CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 2, 6, 2);
     layout->setSpacing(2);
-    auto* row = new QWidget(this);
+    // A long caption scrolls sideways instead of widening the window past the screen.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    m_scroll->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    auto* row = new QWidget(m_scroll);
     m_words = new QHBoxLayout(row);
     m_words->setContentsMargins(0, 0, 0, 0);
     m_words->setSpacing(2);
     m_words->addStretch(1);
+    m_scroll->setWidget(row);
     m_verdict = new QLabel(this);
     m_verdict->setWordWrap(true);
-    layout->addWidget(row);
+    layout->addWidget(m_scroll);
     layout->addWidget(m_verdict);
     hide();
 }
@@ -45,6 +55,8 @@ void CaptionStrip::setTrace(const Trace& trace) {
         m_words->insertWidget(m_words->count() - 1, b);
         m_buttons << b;
     }
+    // Room for the words and, when they do not fit, the scroll bar below them.
+    m_scroll->setFixedHeight(m_buttons.front()->sizeHint().height() + m_scroll->horizontalScrollBar()->sizeHint().height() + 2);
     const auto& refs = trace.groundTruth ? trace.groundTruth->references : std::vector<std::string>{};
     if (refs.empty()) {
         m_verdict->setText(tr("No reference captions for this image."));
@@ -66,6 +78,7 @@ void CaptionStrip::setStep(int step) {
         f.setBold(i == step);
         m_buttons[i]->setFont(f);
     }
+    if (step >= 0 && step < m_buttons.size()) m_scroll->ensureWidgetVisible(m_buttons[step]);
 }
 
 QStringList CaptionStrip::words() const {

@@ -10,6 +10,7 @@
 
 class QHBoxLayout;
 class QLabel;
+class QScrollArea;
 class QToolButton;
 
 namespace saccade::ui {
@@ -29,6 +30,7 @@ Q_SIGNALS:
     void stepRequested(int step);
 
 private:
+    QScrollArea* m_scroll = nullptr;
     QHBoxLayout* m_words = nullptr;
     QLabel* m_verdict = nullptr;
     QList<QToolButton*> m_buttons;

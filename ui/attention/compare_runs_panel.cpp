@@ -1,5 +1,6 @@
 #include "attention/compare_runs_panel.h"
 
+#include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -96,6 +97,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_words->setHorizontalHeaderLabels({tr("word"), tr("hit rate"), tr("uses"), QString()});
     m_words->horizontalHeader()->setStretchLastSection(true);
     m_words->verticalHeader()->setVisible(false);
+    m_words->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_words->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_words->setSelectionMode(QAbstractItemView::NoSelection);
     m_words->setToolTip(tr("Per word of the sampled captions: the share of its uses whose sampled cell lay on the "
@@ -269,6 +271,8 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     m_paths->resizeColumnToContents(1);
 
     m_words->setVisible(!stats.wordHits.empty());
+    // A captioner's paths are nearly all distinct: its words get the room.
+    if (auto* box = qobject_cast<QBoxLayout*>(layout())) box->setStretchFactor(m_paths, stats.wordHits.empty() ? 3 : 1);
     m_words->setHorizontalHeaderItem(3, new QTableWidgetItem(det));
     m_words->setRowCount(int(stats.wordHits.size()));
     for (int r = 0; r < int(stats.wordHits.size()); ++r) {
