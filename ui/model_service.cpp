@@ -201,7 +201,7 @@ void ModelService::serveTrace(WorkerState& state) {
         generation = m_traceMailbox->generation;
     }
     if (!request || m_traceGeneration->load() != generation) return;  // served already, or superseded
-    std::optional<Trace> trace;
+    std::optional<Trace> trace, companion;
     QString error;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -218,9 +218,19 @@ void ModelService::serveTrace(WorkerState& state) {
         error = errorText(e);
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    reply([this, trace, error, ms, generation, image = request->image] {
+    if (trace && !request->companionRule.empty() && m_traceGeneration->load() == generation) {
+        // Beside it, on the same image (a failure leaves the main trace as it is).
+        try {
+            auto other = state.model->trace(request->image, request->companionRule, request->seed, request->imageId,
+                                            request->truth);
+            if (other) companion = std::move(other).value();
+        } catch (const std::exception&) {
+        }
+    }
+    reply([this, trace, companion, error, ms, generation, image = request->image] {
         if (*m_traceGeneration != generation) return;
         m_tracePending = false;
+        if (companion) Q_EMIT companionReady(*companion);
         if (trace)
             Q_EMIT traceReady(*trace, image, ms);
         else

@@ -47,6 +47,9 @@ struct TraceRequest {
     std::uint64_t seed = 1;
     std::string imageId;
     std::optional<GroundTruth> truth;
+    /// Also trace this rule on the same image (a captioner's beam beside its greedy caption):
+    /// companionReady comes just before traceReady. Empty: none.
+    std::string companionRule;
 };
 
 /// N seeded sample-rule runs of one image (run i has seed + i), with the deterministic, soft and
@@ -123,6 +126,8 @@ Q_SIGNALS:
     void modelFailed(const QString& message);
     void traceReady(const saccade::Trace& trace, const saccade::Image& image, double milliseconds);
     void traceFailed(const QString& message);
+    /// The companion rule's trace of the request whose traceReady follows.
+    void companionReady(const saccade::Trace& trace);
     void samplesReady(const QString& dataset, const QVector<saccade::ui::BrowsedSample>& samples,
                       qint64 datasetSize);
     void sampleReady(const QString& dataset, qint64 index, const saccade::Sample& sample);

@@ -40,6 +40,7 @@
 #include "render/trace_render.h"
 #include "common/words.h"
 #include "data/dataset.h"
+#include "models/attention_model.h"
 #include "data/image_io.h"
 
 using namespace saccade;
@@ -386,10 +387,34 @@ void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
     QVERIFY(m_page->setRule(QStringLiteral("beam")));  // the captioner's own rule
     waitForTrace();
     QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule).left(5), QStringLiteral("beam:"));
+    auto* strip = m_page->captionStrip();
+    // Greedy beside beam (the soft captioner's greedy rule is soft), and beam beside greedy.
+    QVERIFY2(strip->companionText().startsWith(QStringLiteral("Beside it, soft:")), qPrintable(strip->companionText()));
     QVERIFY(m_page->setRule(QStringLiteral("argmax")));
     waitForTrace();
     const auto trace = *m_page->canvas()->trace();
-    auto* strip = m_page->captionStrip();
+    {
+        auto model = loadAttentionModel((m_page->bundledFolder() + QStringLiteral("/caption-soft-scenes64.pt")).toStdString(), "cpu");
+        QVERIFY(model.ok());
+        const QStringList id = QString::fromStdString(trace.imageId).split(QLatin1Char(':'));  // scenes64:test:N
+        QCOMPARE(id.size(), 3);
+        auto scenes = openDataset(id[0].toStdString());
+        QVERIFY(scenes.ok());
+        const auto image = (*scenes)->sample(Split::Test, id[2].toLongLong()).image;
+        auto beam = (*model)->trace(image, "beam:3", trace.seed, trace.imageId, trace.groundTruth);
+        QVERIFY2(beam.ok(), beam.error().c_str());
+        const QString text = strip->companionText();
+        QVERIFY2(text.startsWith(QStringLiteral("Beside it, beam:3: <i>%1</i>").arg(QString::fromStdString(beam->output.text))),
+                 qPrintable(text));
+        QSignalSpy asked(strip, &CaptionStrip::ruleRequested);
+        strip->findChild<QLabel*>(QStringLiteral("companionCaption"))->linkActivated(QStringLiteral("beam:3"));
+        QCOMPARE(asked.count(), 1);
+        waitForTrace();
+        QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("beam:3"));
+        QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->output.text), QString::fromStdString(beam->output.text));
+        QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+        waitForTrace();
+    }
     QVERIFY(strip->isVisibleTo(m_page));
     // One word button per step, in the trace's order, ending in <end>.
     QStringList tokens;

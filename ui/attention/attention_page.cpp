@@ -125,6 +125,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_caption->setStep(step);
     });
     connect(m_caption, &CaptionStrip::stepRequested, m_scrubber, &StepScrubber::setCurrentStep);
+    connect(m_caption, &CaptionStrip::ruleRequested, this, &AttentionPage::setRule);
     connect(m_toolbar, &AttentionToolbar::runChanged, this, &AttentionPage::requestTrace);
     connect(m_toolbar, &AttentionToolbar::overlaysChanged, m_canvas, &AttentionCanvas::setOverlays);
     connect(m_toolbar, &AttentionToolbar::fitRequested, m_canvas, &AttentionCanvas::fitToWindow);
@@ -152,6 +153,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_banner->show();
         showError(tr("Model not loaded: %1").arg(message));
     });
+    connect(m_service, &ModelService::companionReady, this, [this](const Trace& t) { m_companion = t; });
     connect(m_service, &ModelService::traceReady, this, &AttentionPage::onTrace);
     connect(m_service, &ModelService::traceFailed, this, &AttentionPage::showError);
     connect(m_service, &ModelService::sampleReady, this,
@@ -500,6 +502,11 @@ void AttentionPage::requestTrace() {
     request.seed = m_toolbar->seed();
     request.imageId = m_inputId.toStdString();
     request.truth = m_truth;
+    // A captioner's beam caption beside its greedy one, and the greedy one beside a beam.
+    if (const auto& card = m_service->card(); card && card->type == QLatin1String("caption"))
+        request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
+                                                                   : "beam:3";
+    m_companion.reset();
     m_service->requestTrace(request);
 }
 
@@ -520,6 +527,8 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
     m_caption->setTrace(trace);
+    m_caption->setCompanion(m_companion);
+    m_companion.reset();
     m_caption->setStep(m_scrubber->currentStep());
     m_toolbar->setExportEnabled(true);
     Q_EMIT statusMessage(tr("%1 under %2: %3 (%4 ms)")

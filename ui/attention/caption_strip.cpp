@@ -33,6 +33,14 @@ CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
     m_verdict->setWordWrap(true);
     layout->addWidget(m_scroll);
     layout->addWidget(m_verdict);
+    m_companion = new QLabel(this);
+    m_companion->setObjectName(QStringLiteral("companionCaption"));
+    m_companion->setWordWrap(true);
+    m_companion->setTextFormat(Qt::RichText);
+    m_companion->setToolTip(tr("The same image decoded the other way: beam search beside greedy decoding"));
+    connect(m_companion, &QLabel::linkActivated, this, &CaptionStrip::ruleRequested);
+    m_companion->hide();
+    layout->addWidget(m_companion);
     hide();
 }
 
@@ -57,7 +65,9 @@ void CaptionStrip::setTrace(const Trace& trace) {
     }
     // Room for the words and, when they do not fit, the scroll bar below them.
     m_scroll->setFixedHeight(m_buttons.front()->sizeHint().height() + m_scroll->horizontalScrollBar()->sizeHint().height() + 2);
-    const auto& refs = trace.groundTruth ? trace.groundTruth->references : std::vector<std::string>{};
+    m_references = trace.groundTruth ? trace.groundTruth->references : std::vector<std::string>{};
+    m_caption = trace.output.text;
+    const auto& refs = m_references;
     if (refs.empty()) {
         m_verdict->setText(tr("No reference captions for this image."));
     } else {
@@ -88,5 +98,23 @@ QStringList CaptionStrip::words() const {
 }
 
 QString CaptionStrip::verdict() const { return m_verdict->text(); }
+
+void CaptionStrip::setCompanion(const std::optional<Trace>& companion) {
+    m_companion->setVisible(companion.has_value());
+    if (!companion) return m_companion->clear();
+    const QString rule = QString::fromStdString(companion->rule);
+    const QString text = QString::fromStdString(companion->output.text).toHtmlEscaped();
+    QString verdict;
+    if (companion->output.text == m_caption)
+        verdict = tr("the same caption");
+    else if (!m_references.empty())
+        verdict = std::find(m_references.begin(), m_references.end(), companion->output.text) != m_references.end()
+                      ? tr("<span style='color:#2e7d32'>&#10003; valid</span>")
+                      : tr("<span style='color:#c62828'>&#10007; not valid</span>");
+    m_companion->setText(tr("Beside it, %1: <i>%2</i>%3 <a href=\"%1\">show</a>")
+                             .arg(rule, text, verdict.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(verdict)));
+}
+
+QString CaptionStrip::companionText() const { return m_companion->text(); }
 
 }  // namespace saccade::ui
