@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -18,9 +19,11 @@
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
 #include "attention/compare_runs_panel.h"
+#include "analysis/caption_sweep_panel.h"
 #include "analysis/cost_panel.h"
 #include "analysis/faithfulness_panel.h"
 #include "main_window.h"
+#include "models/attention_model.h"
 #include "analysis/sweep_panel.h"
 
 using namespace saccade;
@@ -47,6 +50,7 @@ private Q_SLOTS:
     void costShowsEveryStageAndRule();
     void modelSwitchLeavesNoStaleState();
     void faithfulnessComparesRawAttentionWithRollout();
+    void captionerSweepsAnObjectUnderItsWords();
     void cleanupTestCase();
 
 private:
@@ -237,4 +241,57 @@ void TestAnalysisPage::modelSwitchLeavesNoStaleState() {
 }
 
 QTEST_MAIN(TestAnalysisPage)
+void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
+    // A captioner: the Caption sweep tab opens in place of the classifiers' sweep and
+    // faithfulness, and its figures are the core sweep's.
+    auto* page = m_window->analysisPage();
+    const QString folder = m_window->attentionPage()->bundledFolder();
+    const QString captioner = QDir(folder).filePath(QStringLiteral("caption-soft-scenes64.pt"));
+    page->tabs()->setCurrentWidget(page->sweepPanel());  // a tab the captioner cannot use: it moves on
+    page->setModel(captioner, QStringLiteral("scenes64"), {QStringLiteral("soft"), QStringLiteral("beam")},
+                   QStringLiteral("argmax"), QStringLiteral("caption"));
+    auto* tabs = page->tabs();
+    auto* panel = page->captionSweepPanel();
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(panel));
+    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
+    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->faithfulnessPanel())));
+    panel->setObject(QStringLiteral("small green square"));
+    panel->setRuns(2);
+    panel->run();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->result() != nullptr, qPrintable(panel->summaryText()), 120'000);
+    const CaptionSweep shown = *panel->result();
+    auto model = loadAttentionModel(captioner.toStdString(), "cpu");
+    QVERIFY(model.ok());
+    CaptionSweepOptions o;
+    o.object = "small green square";
+    o.runs = 2;
+    auto direct = sweepCaptionProbe(**model, o);
+    QVERIFY2(direct.ok(), direct.error().c_str());
+    QCOMPARE(shown.points.size(), direct->points.size());
+    QVERIFY(shown.points.size() > 4);
+    int right = 0;
+    for (size_t i = 0; i < shown.points.size(); ++i) {
+        QCOMPARE(shown.points[i].caption, direct->points[i].caption);
+        QCOMPARE(shown.points[i].colourRight, direct->points[i].colourRight);
+        QCOMPARE(shown.points[i].runsColourRight, direct->points[i].runsColourRight);
+        right += shown.points[i].colourRight;
+    }
+    QCOMPARE(panel->table()->rowCount(), int(shown.points.size()));
+    QCOMPARE(panel->table()->item(0, 1)->text(), QString::fromStdString(shown.points[0].caption));
+    QCOMPARE(panel->profile()->series().size(), 5);  // colour, sampled, exact, mass, hit
+    QVERIFY2(panel->summaryText().contains(QStringLiteral("<b>%1 of %2</b>").arg(right).arg(shown.points.size())),
+             qPrintable(panel->summaryText()));
+    QTemporaryDir dir;
+    QCOMPARE(panel->exportJson(dir.filePath(QStringLiteral("sweep.json"))), QString());
+    QCOMPARE(panel->exportTable(dir.filePath(QStringLiteral("sweep.csv"))), QString());
+    QVERIFY(QFileInfo(dir.filePath(QStringLiteral("sweep.csv"))).size() > 100);
+    // Back to a classifier: its tabs return, the caption sweep's goes.
+    page->setModel(QDir(folder).filePath(QStringLiteral("patch-hard-fashion60.pt")), QStringLiteral("translated-fashion60"),
+                   {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft")}, QStringLiteral("argmax"),
+                   QStringLiteral("patch"));
+    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(panel)));
+    QVERIFY(tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->sweepPanel()));
+}
+
 #include "test_analysis_page.moc"

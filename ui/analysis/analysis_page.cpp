@@ -5,6 +5,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "analysis/caption_sweep_panel.h"
 #include "analysis/cost_panel.h"
 #include "analysis/faithfulness_panel.h"
 #include "analysis/sweep_panel.h"
@@ -18,9 +19,12 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     m_sweep = new SweepPanel(this);
     m_faithfulness = new FaithfulnessPanel(this);
     m_cost = new CostPanel(this);
+    m_captionSweep = new CaptionSweepPanel(this);
     m_tabs->addTab(m_sweep, tr("Boundary sweep"));
+    m_tabs->addTab(m_captionSweep, tr("Caption sweep"));
     m_tabs->addTab(m_faithfulness, tr("Faithfulness"));
     m_tabs->addTab(m_cost, tr("Cost"));
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_model);
@@ -29,7 +33,24 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 }
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                            const QString& deterministicRule) {
+                            const QString& deterministicRule, const QString& modelType) {
+    // A captioner sweeps an object under its words; the classifiers' sweep and faithfulness
+    // score one answer per image, which a caption is not.
+    const bool caption = modelType == QLatin1String("caption");
+    const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep, and per-word "
+                                                "attention correctness in eval and the Dataset tab")
+                                           : QString();
+    QWidget* shown = m_tabs->currentWidget();  // disabling it would move the tabs on by themselves
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), caption);
+    m_tabs->setTabToolTip(m_tabs->indexOf(m_captionSweep), caption ? QString() : tr("For captioners"));
+    for (QWidget* w : {static_cast<QWidget*>(m_sweep), static_cast<QWidget*>(m_faithfulness)}) {
+        m_tabs->setTabEnabled(m_tabs->indexOf(w), !caption);
+        m_tabs->setTabToolTip(m_tabs->indexOf(w), forClassifiers);
+    }
+    m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
+                                 ? shown
+                                 : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));
+    if (caption) m_captionSweep->setModel(checkpoint, dataset);
     m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
                          .arg(QFileInfo(checkpoint).fileName(), dataset));
     m_sweep->setModel(checkpoint, dataset);

@@ -14,6 +14,7 @@ class QTabWidget;
 
 namespace saccade::ui {
 
+class CaptionSweepPanel;
 class CostPanel;
 class FaithfulnessPanel;
 class SweepPanel;
@@ -26,10 +27,11 @@ public:
 
     /// The model to analyse: its checkpoint and dataset.
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
-                  const QString& deterministicRule = {});
+                  const QString& deterministicRule = {}, const QString& modelType = {});
 
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
+    CaptionSweepPanel* captionSweepPanel() const { return m_captionSweep; }
     CostPanel* costPanel() const { return m_cost; }
     QTabWidget* tabs() const { return m_tabs; }
 
@@ -43,6 +45,7 @@ private:
     SweepPanel* m_sweep = nullptr;
     FaithfulnessPanel* m_faithfulness = nullptr;
     CostPanel* m_cost = nullptr;
+    CaptionSweepPanel* m_captionSweep = nullptr;
 };
 
 }  // namespace saccade::ui

@@ -89,9 +89,10 @@ public:
 Q_SIGNALS:
     void statusMessage(const QString& message);
     /// A model was loaded: its checkpoint and dataset.
-    /// A model opened: its file, dataset, rule names (ModelCard::rules) and deterministic rule.
+    /// A model opened: its file, dataset, rule names (ModelCard::rules), deterministic rule and
+    /// type ("patch", "ram", "caption", ...).
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                     const QString& deterministicRule);
+                     const QString& deterministicRule, const QString& modelType);
 
 private:
     void onModelLoaded(const ModelCard& card);

@@ -1,0 +1,225 @@
+#include "analysis/caption_sweep_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "analysis/analysis_job.h"
+#include "charts/series_chart.h"
+#include "models/attention_model.h"
+#include "view_export.h"
+
+namespace saccade::ui {
+
+namespace {
+
+// The scene vocabulary's objects: every size, colour and shape.
+QStringList sceneObjects() {
+    QStringList objects;
+    for (const char* size : {"small", "large"})
+        for (const char* colour : {"red", "green", "blue", "yellow", "white", "purple"})
+            for (const char* shape : {"circle", "square", "triangle", "cross"})
+                objects << QStringLiteral("%1 %2 %3").arg(QLatin1String(size), QLatin1String(colour), QLatin1String(shape));
+    return objects;
+}
+
+QString percent(double fraction) { return fraction < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * fraction, 0, 'f', 0); }
+
+}  // namespace
+
+CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("captionSweepPanel"));
+    m_job = new AnalysisJob(this);
+    m_object = new QComboBox(this);
+    m_object->setObjectName(QStringLiteral("captionSweepObject"));
+    m_object->addItems(sceneObjects());
+    m_object->setToolTip(tr("The object moved across the grid line (small: an eighth of the image, large: a third)"));
+    m_runs = new QSpinBox(this);
+    m_runs->setRange(0, 1000);
+    m_runs->setValue(20);
+    m_runs->setSuffix(tr(" sampled captions each"));
+    m_runs->setToolTip(tr("Sampled captions per offset (0: the deterministic rule only)"));
+    m_run = new QPushButton(tr("Sweep"), this);
+    m_run->setObjectName(QStringLiteral("captionSweepButton"));
+    m_cancel = new QPushButton(tr("Cancel"), this);
+    m_cancel->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_profile = new SeriesChart(this);
+    m_profile->setObjectName(QStringLiteral("captionSweepProfile"));
+    m_profile->setMinimumHeight(230);
+    m_table = new QTableWidget(0, 6, this);
+    m_table->setObjectName(QStringLiteral("captionSweepTable"));
+    m_table->setHorizontalHeaderLabels(
+        {tr("dx"), tr("caption (deterministic)"), tr("colour"), tr("mass"), tr("hit"), tr("sampled: colour right")});
+    m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
+    m_export = makeExportButton(
+        this, {{tr("Export the profile"), QStringLiteral("caption-sweep.png"), views,
+                [this](const QString& path) { return exportProfile(path); }},
+               {tr("Export the table"), QStringLiteral("caption-sweep.csv"), tr("CSV (*.csv);;PNG (*.png);;SVG (*.svg)"),
+                [this](const QString& path) { return exportTable(path); }},
+               {tr("Export the sweep"), QStringLiteral("caption-sweep.json"), tr("JSON (*.json)"),
+                [this](const QString& path) { return exportJson(path); }}});
+    m_export->setEnabled(false);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_object, 2);
+    controls->addWidget(m_runs, 2);
+    controls->addWidget(m_run);
+    controls->addWidget(m_cancel);
+    controls->addWidget(m_export);
+    controls->addWidget(m_progress, 2);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_profile);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &CaptionSweepPanel::run);
+    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
+    m_summary->setText(tr("Open a captioner on the Attention page, then sweep an object across a grid line."));
+}
+
+void CaptionSweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
+    if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
+        if (m_job->isRunning()) m_cancel->click();
+        m_result.reset();
+        m_profile->clear();
+        m_table->setRowCount(0);
+        m_export->setEnabled(false);
+    }
+    m_checkpoint = checkpoint;
+    m_dataset = dataset;
+    m_summary->setText(tr("Model: %1. Move an object across a grid line: where does its colour word fail?")
+                           .arg(checkpoint.section(QLatin1Char('/'), -1)));
+}
+
+void CaptionSweepPanel::setObject(const QString& object) {
+    const int i = m_object->findText(object);
+    if (i >= 0) m_object->setCurrentIndex(i);
+}
+void CaptionSweepPanel::setRuns(int runs) { m_runs->setValue(runs); }
+bool CaptionSweepPanel::isRunning() const { return m_job->isRunning(); }
+QString CaptionSweepPanel::summaryText() const { return m_summary->text(); }
+
+void CaptionSweepPanel::run() {
+    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a captioner on the Attention page first."));
+    CaptionSweepOptions o;
+    o.object = m_object->currentText().toStdString();
+    o.runs = m_runs->value();
+    o.textured = m_dataset == QLatin1String("scenes96");  // as `saccade-cli sweep` does
+    const std::string checkpoint = m_checkpoint.toStdString();
+    auto sweep = std::make_shared<CaptionSweep>();
+    auto work = [=](const Progress& progress) -> QString {
+        auto model = loadAttentionModel(checkpoint, "auto");
+        if (!model) return QString::fromStdString(model.error());
+        auto r = sweepCaptionProbe(**model, o, progress);
+        if (!r) return QString::fromStdString(r.error());
+        *sweep = std::move(r).value();
+        return {};
+    };
+    if (!m_job->start(work, [this, sweep] {
+            m_result = sweep;
+            showResult();
+        }))
+        return;
+    m_run->setEnabled(false);
+    m_cancel->setEnabled(true);
+    m_progress->setValue(0);
+    m_summary->setText(tr("Sweeping a %1 across the grid line…").arg(m_object->currentText()));
+}
+
+void CaptionSweepPanel::showResult() {
+    const CaptionSweep& s = *m_result;
+    m_run->setEnabled(true);
+    m_cancel->setEnabled(false);
+    m_export->setEnabled(true);
+    m_progress->setValue(1000);
+    SeriesChart::Series colour{tr("%1: colour word right").arg(QString::fromStdString(s.deterministicRule))},
+        exact{tr("%1: caption exact").arg(QString::fromStdString(s.deterministicRule)), {}, true},
+        sampled{tr("sampled: colour right")}, mass{tr("mass at the colour word")}, hit{tr("cell hits the object"), {}, true};
+    int colourRight = 0, hits = 0;
+    double sampledSum = 0;
+    const CaptionSweepPoint* worst = nullptr;
+    for (const auto& p : s.points) {
+        colour.points << QPointF(p.dx, p.colourRight ? 1 : 0);
+        exact.points << QPointF(p.dx, p.exact ? 1 : 0);
+        mass.points << QPointF(p.dx, p.mass);
+        hit.points << QPointF(p.dx, p.hit ? 1 : 0);
+        if (p.runsColourRight >= 0) {
+            sampled.points << QPointF(p.dx, p.runsColourRight);
+            sampledSum += p.runsColourRight;
+            if (!worst || p.runsColourRight < worst->runsColourRight) worst = &p;
+        }
+        colourRight += p.colourRight;
+        hits += p.hit;
+    }
+    QVector<SeriesChart::Series> series{colour, exact, mass, hit};
+    if (!sampled.points.isEmpty()) series.insert(1, sampled);
+    m_profile->setTitles(tr("A %1 px %2 across the grid line at x = %3 (cells of %4 px)")
+                             .arg(s.side).arg(QString::fromStdString(s.object)).arg(s.line).arg(s.cell),
+                         tr("dx (px of the box's left edge from the grid line)"), {});
+    m_profile->setSeries(series, 0, 1);
+
+    m_table->setRowCount(int(s.points.size()));
+    for (int r = 0; r < int(s.points.size()); ++r) {
+        const auto& p = s.points[size_t(r)];
+        const QColor verdict = p.colourRight ? QColor(30, 140, 60) : QColor(200, 50, 50);
+        auto* caption = new QTableWidgetItem(QString::fromStdString(p.caption));
+        caption->setForeground(p.exact ? QColor(30, 140, 60) : palette().text().color());
+        auto* colourItem = new QTableWidgetItem(p.colourRight ? tr("right") : tr("wrong"));
+        colourItem->setForeground(verdict);
+        m_table->setItem(r, 0, new QTableWidgetItem(QString::number(p.dx)));
+        m_table->setItem(r, 1, caption);
+        m_table->setItem(r, 2, colourItem);
+        m_table->setItem(r, 3, new QTableWidgetItem(percent(p.mass)));
+        m_table->setItem(r, 4, new QTableWidgetItem(p.hit ? tr("yes") : tr("no")));
+        m_table->setItem(r, 5, new QTableWidgetItem(percent(p.runsColourRight)));
+    }
+    m_table->resizeColumnToContents(0);
+    const int n = std::max<int>(1, int(s.points.size()));
+    QString text = tr("<b>%1</b>, %2 offsets, %3 s: the %4 caption names the colour right at <b>%5 of %2</b>, and its "
+                      "cell hits the object at %6.")
+                       .arg(QString::fromStdString(s.object)).arg(s.points.size()).arg(s.seconds, 0, 'f', 1)
+                       .arg(QString::fromStdString(s.deterministicRule)).arg(colourRight).arg(hits);
+    if (worst)
+        text += tr(" Sampled captions name it right %1 of the time on average, least at dx = %2 (%3).")
+                    .arg(percent(sampledSum / n)).arg(worst->dx).arg(percent(worst->runsColourRight));
+    m_summary->setText(text);
+}
+
+QString CaptionSweepPanel::exportProfile(const QString& path) {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path);
+}
+
+QString CaptionSweepPanel::exportTable(const QString& path) {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return ui::exportTable(*m_table, path);
+}
+
+QString CaptionSweepPanel::exportJson(const QString& path) const {
+    if (!m_result) return tr("nothing to export: no sweep yet");
+    return exportJsonFile(captionSweepToJson(*m_result), path);
+}
+
+}  // namespace saccade::ui
