@@ -62,7 +62,8 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
     m_table = new QTableWidget(0, 6, this);
     m_table->setObjectName(QStringLiteral("captionSweepTable"));
     m_table->setHorizontalHeaderLabels(
-        {tr("dx"), tr("caption (deterministic)"), tr("colour"), tr("mass"), tr("hit"), tr("sampled: colour right")});
+        {tr("dx"), tr("caption (deterministic)"), tr("colour"), tr("mass"), tr("hit"), tr("sampled colour right")});
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -175,8 +176,8 @@ void CaptionSweepPanel::showResult() {
     }
     QVector<SeriesChart::Series> series{colour, exact, mass, hit};
     if (!sampled.points.isEmpty()) series.insert(1, sampled);
-    m_profile->setTitles(tr("A %1 px %2 across the grid line at x = %3 (cells of %4 px)")
-                             .arg(s.side).arg(QString::fromStdString(s.object)).arg(s.line).arg(s.cell),
+    m_profile->setTitles(tr("%1 (%2 px) across the grid line at x = %3 (cells of %4 px)")
+                             .arg(QString::fromStdString(s.object)).arg(s.side).arg(s.line).arg(s.cell),
                          tr("dx (px of the box's left edge from the grid line)"), {});
     m_profile->setSeries(series, 0, 1);
 
@@ -195,7 +196,6 @@ void CaptionSweepPanel::showResult() {
         m_table->setItem(r, 4, new QTableWidgetItem(p.hit ? tr("yes") : tr("no")));
         m_table->setItem(r, 5, new QTableWidgetItem(percent(p.runsColourRight)));
     }
-    m_table->resizeColumnToContents(0);
     const int n = std::max<int>(1, int(s.points.size()));
     QString text = tr("<b>%1</b>, %2 offsets, %3 s: the %4 caption names the colour right at <b>%5 of %2</b>, and its "
                       "cell hits the object at %6.")
