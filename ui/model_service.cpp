@@ -218,23 +218,27 @@ void ModelService::serveTrace(WorkerState& state) {
         error = errorText(e);
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (trace && !request->companionRule.empty() && m_traceGeneration->load() == generation) {
-        // Beside it, on the same image (a failure leaves the main trace as it is).
-        try {
-            auto other = state.model->trace(request->image, request->companionRule, request->seed, request->imageId,
-                                            request->truth);
-            if (other) companion = std::move(other).value();
-        } catch (const std::exception&) {
-        }
-    }
-    reply([this, trace, companion, error, ms, generation, image = request->image] {
+    const bool withCompanion = trace && !request->companionRule.empty();
+    reply([this, trace, error, ms, generation, withCompanion, image = request->image] {
         if (*m_traceGeneration != generation) return;
-        m_tracePending = false;
-        if (companion) Q_EMIT companionReady(*companion);
+        m_tracePending = withCompanion;  // busy until the companion is drawn too
         if (trace)
             Q_EMIT traceReady(*trace, image, ms);
         else
             Q_EMIT traceFailed(error);
+    });
+    if (!withCompanion || m_traceGeneration->load() != generation) return;
+    // Then, beside it, the same image under the companion rule (a failure leaves the trace alone).
+    try {
+        auto other = state.model->trace(request->image, request->companionRule, request->seed, request->imageId,
+                                        request->truth);
+        if (other) companion = std::move(other).value();
+    } catch (const std::exception&) {
+    }
+    reply([this, companion, generation] {
+        if (*m_traceGeneration != generation) return;
+        m_tracePending = false;
+        Q_EMIT companionReady(companion ? *companion : Trace{});
     });
 }
 

@@ -48,7 +48,7 @@ struct TraceRequest {
     std::string imageId;
     std::optional<GroundTruth> truth;
     /// Also trace this rule on the same image (a captioner's beam beside its greedy caption):
-    /// companionReady comes just before traceReady. Empty: none.
+    /// companionReady follows traceReady (the service stays busy until then). Empty: none.
     std::string companionRule;
 };
 
@@ -126,7 +126,8 @@ Q_SIGNALS:
     void modelFailed(const QString& message);
     void traceReady(const saccade::Trace& trace, const saccade::Image& image, double milliseconds);
     void traceFailed(const QString& message);
-    /// The companion rule's trace of the request whose traceReady follows.
+    /// The companion rule's trace of the request whose traceReady came last; a trace without a
+    /// rule when that rule failed.
     void companionReady(const saccade::Trace& trace);
     void samplesReady(const QString& dataset, const QVector<saccade::ui::BrowsedSample>& samples,
                       qint64 datasetSize);

@@ -106,10 +106,14 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
         if (!stats.wordHits.empty()) {
             std::cout << "\n  word hit rates (the sampled cell on the object the word names; "
                       << set->deterministicRule << "'s cell in brackets):";
-            for (const auto& w : stats.wordHits)
-                std::cout << "\n    " << std::left << std::setw(10) << w.word << std::right << std::setw(6)
-                          << 100 * w.rate() << "%  of " << w.uses << " uses"
-                          << (w.deterministic < 0 ? "" : w.deterministic ? "  (hit)" : "  (miss)");
+            for (const auto& w : stats.wordHits) {
+                std::cout << "\n    " << std::left << std::setw(10) << w.word << std::right;
+                if (w.uses)
+                    std::cout << std::setw(6) << 100 * w.rate() << "%  of " << w.uses << " uses";
+                else
+                    std::cout << "  no sampled run used it";
+                std::cout << (w.deterministic < 0 ? "" : w.deterministic ? "  (hit)" : "  (miss)");
+            }
         }
     } else {
         std::cout << "\n  outputs:";

@@ -13,4 +13,8 @@ namespace saccade {
 /// offsets come from `seed` alone. The result is on the images' device.
 torch::Tensor shiftKeepingBoxes(const torch::Tensor& images, const torch::Tensor& boxes, std::uint64_t seed);
 
+/// How many of `boxes` ([B, 4]) shiftKeepingBoxes could move on a height x width canvas: those
+/// with a box that leaves room on some side.
+std::int64_t movableBoxes(const torch::Tensor& boxes, std::int64_t height, std::int64_t width);
+
 }  // namespace saccade

@@ -113,11 +113,12 @@ RunStats computeRunStats(const RunSet& set, int bins) {
             if (!used[words[w]]) ++e.runs, used[words[w]] = true;
         }
     }
+    // The deterministic caption's words too, those no run used among them (with no uses).
     const auto detWords = splitWords(set.deterministic.output.text);
-    for (std::size_t w = 0; w < detWords.size() && w < set.deterministicWordHits.size(); ++w)
-        if (set.deterministicWordHits[w] >= 0 && wordIndex.count(detWords[w]) &&
-            s.wordHits[wordIndex[detWords[w]]].deterministic < 0)
-            s.wordHits[wordIndex[detWords[w]]].deterministic = set.deterministicWordHits[w];
+    for (std::size_t w = 0; w < detWords.size() && w < set.deterministicWordHits.size(); ++w) {
+        if (set.deterministicWordHits[w] < 0) continue;
+        if (auto& e = entry(detWords[w]); e.deterministic < 0) e.deterministic = set.deterministicWordHits[w];
+    }
     std::stable_sort(s.wordHits.begin(), s.wordHits.end(),
                      [](const WordHitRate& a, const WordHitRate& b) { return a.uses > b.uses; });
     return s;
@@ -172,7 +173,8 @@ std::string runSetToJson(const RunSet& set, const RunStats& stats, int indent) {
     if (!stats.wordHits.empty()) {
         json words = json::array();
         for (const auto& w : stats.wordHits)
-            words.push_back({{"word", w.word}, {"uses", w.uses}, {"hits", w.hits}, {"hit_rate", w.rate()},
+            words.push_back({{"word", w.word}, {"uses", w.uses}, {"hits", w.hits},
+                             {"hit_rate", w.uses ? json(w.rate()) : json(nullptr)},
                              {"runs", w.runs},
                              {"deterministic_hit", w.deterministic < 0 ? json(nullptr) : json(w.deterministic == 1)}});
         j["stats"]["word_hits"] = words;

@@ -71,7 +71,8 @@ struct RunSet {
 /// How often the runs' attention hit the object a word names, for one word (captioners).
 struct WordHitRate {
     std::string word;
-    int uses = 0;   ///< scored uses over all runs (a word used twice in a caption counts twice)
+    int uses = 0;   ///< scored uses over all runs (a word used twice in a caption counts twice; 0: only
+                    ///< the deterministic caption used it)
     int hits = 0;
     int runs = 0;   ///< runs whose caption used the word at least once (scored)
     int deterministic = -1;  ///< the deterministic caption's first scored use: 1 hit, 0 miss, -1 none
@@ -99,7 +100,8 @@ struct RunStats {
     std::vector<std::vector<double>> visits;
     int visitRows = 0, visitCols = 0;
     std::vector<PathCount> paths;  ///< most common first, ties by first run
-    /// Captioners with known objects: per scored word, most used first (ties by first use).
+    /// Captioners with known objects: per scored word of the runs and of the deterministic caption,
+    /// most used first (ties by first use).
     std::vector<WordHitRate> wordHits;
 };
 

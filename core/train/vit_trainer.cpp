@@ -60,6 +60,14 @@ Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function
     std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
+    if (o.shift) {  // a shift needs objects with room around them: said before training, not found after
+        std::vector<std::int64_t> first(static_cast<std::size_t>(std::min<std::int64_t>(256, (*dataset)->size(Split::Train))));
+        std::iota(first.begin(), first.end(), 0);
+        const auto probe = makeBatch(**dataset, Split::Train, first, torch::kCPU);
+        if (movableBoxes(probe.boxes, probe.images.size(2), probe.images.size(3)) == 0)
+            return Error{"--shift moves each object within its canvas, but the objects of dataset '" + start->dataset +
+                         "' fill it (or have no box): there is no room to move them"};
+    }
 
     TrainLoopSetup setup =
         loopSetup(o, *net, adamw, "vit", vitConfigToJson(config), start->dataset, seed, start->iteration, start->total);

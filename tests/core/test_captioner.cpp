@@ -181,8 +181,8 @@ TEST(Captioner, RunStatsCountWordHitsPerWord) {
     set.outputKind = "caption";
     set.steps = 5;
     set.classNames = {"a small red circle", "a red red square"};
-    set.deterministic.output.text = "a small red circle";
-    set.deterministicWordHits = {-1, 1, 0, 1};
+    set.deterministic.output.text = "a small red circle left of a blue cross";
+    set.deterministicWordHits = {-1, 1, 0, 1, 1, -1, -1, 0, -1};
     auto run = [](const std::string& text, std::vector<int> hits) {
         RunRecord r;
         r.text = text;
@@ -194,7 +194,14 @@ TEST(Captioner, RunStatsCountWordHitsPerWord) {
     set.runs = {run("a small red circle", {-1, 1, 1, 0}), run("a red red square", {-1, 1, 0, -1}),
                 run("a small red circle", {-1, 0, -1, 1})};
     const auto stats = computeRunStats(set);
-    ASSERT_EQ(stats.wordHits.size(), 3u);  // red (3 scored uses), small (2), circle (2)
+    // red (3 scored uses), small (2), circle (2), then the deterministic caption's own: left and
+    // blue, which no run used ("of", "a" and "cross" are not scored there).
+    ASSERT_EQ(stats.wordHits.size(), 5u);
+    EXPECT_EQ(stats.wordHits[3].word, "left");
+    EXPECT_EQ(stats.wordHits[3].uses, 0);
+    EXPECT_EQ(stats.wordHits[3].deterministic, 1);
+    EXPECT_EQ(stats.wordHits[4].word, "blue");
+    EXPECT_EQ(stats.wordHits[4].deterministic, 0);
     EXPECT_EQ(stats.wordHits[0].word, "red");
     EXPECT_EQ(stats.wordHits[0].uses, 3);
     EXPECT_EQ(stats.wordHits[0].hits, 2);
@@ -209,6 +216,7 @@ TEST(Captioner, RunStatsCountWordHitsPerWord) {
     EXPECT_EQ(json["stats"]["word_hits"][0]["word"], "red");
     EXPECT_EQ(json["stats"]["word_hits"][0]["deterministic_hit"], false);
     EXPECT_EQ(json["runs"][1]["word_hits"], (std::vector<int>{-1, 1, 0, -1}));
+    EXPECT_TRUE(json["stats"]["word_hits"][3]["hit_rate"].is_null());
 }
 
 TEST(Captioner, SceneProbesPaintExactlyTheirBox) {

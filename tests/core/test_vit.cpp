@@ -150,6 +150,10 @@ TEST(Augment, ShiftKeepsEachBoxOnTheCanvasAndItsPixels) {
     }
     // Every placement of a 3 x 2 block on 10 x 8 is reachable: 8 columns x 7 rows.
     EXPECT_EQ(corners.size(), 56u);
+    // One of the two can move; a box that fills the canvas cannot.
+    EXPECT_EQ(movableBoxes(boxes, 8, 10), 1);
+    EXPECT_EQ(movableBoxes(torch::tensor({0.f, 0.f, 10.f, 8.f}).view({1, 4}), 8, 10), 0);
+    EXPECT_EQ(movableBoxes(torch::tensor({0.f, 0.f, 10.f, 7.5f}).view({1, 4}), 8, 10), 0);  // 7.5 px span 8 rows
 }
 
 }  // namespace

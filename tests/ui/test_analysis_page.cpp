@@ -248,11 +248,17 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     const QString folder = m_window->attentionPage()->bundledFolder();
     const QString captioner = QDir(folder).filePath(QStringLiteral("caption-soft-scenes64.pt"));
     page->tabs()->setCurrentWidget(page->sweepPanel());  // a tab the captioner cannot use: it moves on
+    // A classifier's measurement still running is stopped by the switch (its tab goes disabled).
+    page->faithfulnessPanel()->setImages(2000, 0);
+    page->faithfulnessPanel()->run();
+    QVERIFY(page->faithfulnessPanel()->isRunning());
     page->setModel(captioner, QStringLiteral("scenes64"), {QStringLiteral("soft"), QStringLiteral("beam")},
                    QStringLiteral("argmax"), QStringLiteral("caption"));
     auto* tabs = page->tabs();
     auto* panel = page->captionSweepPanel();
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(panel));
+    QTRY_VERIFY_WITH_TIMEOUT(!page->faithfulnessPanel()->isRunning(), 60'000);  // cancelled: it ends its image
+    QVERIFY(page->faithfulnessPanel()->report() == nullptr);                   // and delivers nothing
     QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
     QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->faithfulnessPanel())));
     panel->setObject(QStringLiteral("small green square"));
@@ -260,7 +266,7 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     panel->run();
     QTRY_VERIFY2_WITH_TIMEOUT(panel->result() != nullptr, qPrintable(panel->summaryText()), 120'000);
     const CaptionSweep shown = *panel->result();
-    auto model = loadAttentionModel(captioner.toStdString(), "cpu");
+    auto model = loadAttentionModel(captioner.toStdString(), "auto");  // the device the panel uses
     QVERIFY(model.ok());
     CaptionSweepOptions o;
     o.object = "small green square";

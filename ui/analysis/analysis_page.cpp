@@ -34,6 +34,13 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                             const QString& deterministicRule, const QString& modelType) {
+    // Every panel first, while its tab is enabled: each stops a job of the previous model.
+    m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
+                         .arg(QFileInfo(checkpoint).fileName(), dataset));
+    m_sweep->setModel(checkpoint, dataset);
+    m_captionSweep->setModel(checkpoint, dataset);
+    m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);
+    m_cost->setModel(checkpoint);
     // A captioner sweeps an object under its words; the classifiers' sweep and faithfulness
     // score one answer per image, which a caption is not.
     const bool caption = modelType == QLatin1String("caption");
@@ -50,12 +57,6 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
                                  ? shown
                                  : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));
-    if (caption) m_captionSweep->setModel(checkpoint, dataset);
-    m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
-                         .arg(QFileInfo(checkpoint).fileName(), dataset));
-    m_sweep->setModel(checkpoint, dataset);
-    m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);
-    m_cost->setModel(checkpoint);
 }
 
 }  // namespace saccade::ui

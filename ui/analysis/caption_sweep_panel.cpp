@@ -13,7 +13,9 @@
 #include <algorithm>
 
 #include "analysis/analysis_job.h"
+#include "analysis/caption_metrics.h"
 #include "charts/series_chart.h"
+#include "data/procedural_scenes.h"
 #include "models/attention_model.h"
 #include "view_export.h"
 
@@ -21,13 +23,21 @@ namespace saccade::ui {
 
 namespace {
 
-// The scene vocabulary's objects: every size, colour and shape.
+// The scene vocabulary's objects: every size, colour and shape it has.
 QStringList sceneObjects() {
-    QStringList objects;
-    for (const char* size : {"small", "large"})
-        for (const char* colour : {"red", "green", "blue", "yellow", "white", "purple"})
-            for (const char* shape : {"circle", "square", "triangle", "cross"})
-                objects << QStringLiteral("%1 %2 %3").arg(QLatin1String(size), QLatin1String(colour), QLatin1String(shape));
+    QStringList sizes, colours, shapes, objects;
+    for (const auto& word : sceneVocabulary()) {
+        const QString w = QString::fromStdString(word);
+        switch (sceneWordClass(word)) {
+            case WordClass::Size: sizes << w; break;
+            case WordClass::Colour: colours << w; break;
+            case WordClass::Shape: shapes << w; break;
+            default: break;
+        }
+    }
+    for (const QString& size : sizes)
+        for (const QString& colour : colours)
+            for (const QString& shape : shapes) objects << QStringLiteral("%1 %2 %3").arg(size, colour, shape);
     return objects;
 }
 
@@ -158,7 +168,7 @@ void CaptionSweepPanel::showResult() {
     SeriesChart::Series colour{tr("%1: colour word right").arg(QString::fromStdString(s.deterministicRule))},
         exact{tr("%1: caption exact").arg(QString::fromStdString(s.deterministicRule)), {}, true},
         sampled{tr("sampled: colour right")}, mass{tr("mass at the colour word")}, hit{tr("cell hits the object"), {}, true};
-    int colourRight = 0, hits = 0;
+    int colourRight = 0, hits = 0, sampledPoints = 0;
     double sampledSum = 0;
     const CaptionSweepPoint* worst = nullptr;
     for (const auto& p : s.points) {
@@ -169,6 +179,7 @@ void CaptionSweepPanel::showResult() {
         if (p.runsColourRight >= 0) {
             sampled.points << QPointF(p.dx, p.runsColourRight);
             sampledSum += p.runsColourRight;
+            ++sampledPoints;
             if (!worst || p.runsColourRight < worst->runsColourRight) worst = &p;
         }
         colourRight += p.colourRight;
@@ -196,14 +207,13 @@ void CaptionSweepPanel::showResult() {
         m_table->setItem(r, 4, new QTableWidgetItem(p.hit ? tr("yes") : tr("no")));
         m_table->setItem(r, 5, new QTableWidgetItem(percent(p.runsColourRight)));
     }
-    const int n = std::max<int>(1, int(s.points.size()));
     QString text = tr("<b>%1</b>, %2 offsets, %3 s: the %4 caption names the colour right at <b>%5 of %2</b>, and its "
                       "cell hits the object at %6.")
                        .arg(QString::fromStdString(s.object)).arg(s.points.size()).arg(s.seconds, 0, 'f', 1)
                        .arg(QString::fromStdString(s.deterministicRule)).arg(colourRight).arg(hits);
     if (worst)
         text += tr(" Sampled captions name it right %1 of the time on average, least at dx = %2 (%3).")
-                    .arg(percent(sampledSum / n)).arg(worst->dx).arg(percent(worst->runsColourRight));
+                    .arg(percent(sampledSum / std::max(1, sampledPoints))).arg(worst->dx).arg(percent(worst->runsColourRight));
     m_summary->setText(text);
 }
 

@@ -153,7 +153,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_banner->show();
         showError(tr("Model not loaded: %1").arg(message));
     });
-    connect(m_service, &ModelService::companionReady, this, [this](const Trace& t) { m_companion = t; });
+    connect(m_service, &ModelService::companionReady, this, [this](const Trace& t) {
+        m_caption->setCompanion(t.rule.empty() ? std::nullopt : std::optional<Trace>(t));
+    });
     connect(m_service, &ModelService::traceReady, this, &AttentionPage::onTrace);
     connect(m_service, &ModelService::traceFailed, this, &AttentionPage::showError);
     connect(m_service, &ModelService::sampleReady, this,
@@ -506,7 +508,6 @@ void AttentionPage::requestTrace() {
     if (const auto& card = m_service->card(); card && card->type == QLatin1String("caption"))
         request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
                                                                    : "beam:3";
-    m_companion.reset();
     m_service->requestTrace(request);
 }
 
@@ -527,8 +528,7 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
     m_caption->setTrace(trace);
-    m_caption->setCompanion(m_companion);
-    m_companion.reset();
+    m_caption->markCompanionStale();  // greyed, keeping its room, until this trace's companion arrives
     m_caption->setStep(m_scrubber->currentStep());
     m_toolbar->setExportEnabled(true);
     Q_EMIT statusMessage(tr("%1 under %2: %3 (%4 ms)")

@@ -139,7 +139,6 @@ private:
     QString m_inputFile;
     bool m_awaitingFirst = false;  ///< no trace (and no error) since start()
     std::optional<Trace> m_trace;
-    std::optional<Trace> m_companion;  ///< the companion rule's trace of the request in flight
     /// The signals of the Runs tab's set for the current input, with its run count and seed.
     struct RunAdequacy {
         AdequacyValues values;

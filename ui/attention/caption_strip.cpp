@@ -101,6 +101,7 @@ QString CaptionStrip::verdict() const { return m_verdict->text(); }
 
 void CaptionStrip::setCompanion(const std::optional<Trace>& companion) {
     m_companion->setVisible(companion.has_value());
+    m_companion->setEnabled(true);
     if (!companion) return m_companion->clear();
     const QString rule = QString::fromStdString(companion->rule);
     const QString text = QString::fromStdString(companion->output.text).toHtmlEscaped();
@@ -116,5 +117,7 @@ void CaptionStrip::setCompanion(const std::optional<Trace>& companion) {
 }
 
 QString CaptionStrip::companionText() const { return m_companion->text(); }
+
+void CaptionStrip::markCompanionStale() { m_companion->setEnabled(false); }
 
 }  // namespace saccade::ui

@@ -31,8 +31,10 @@ public:
     QStringList words() const;
     QString verdict() const;
     /// The other decoding's caption of the same image, or none (the line hides).
-    void setCompanion(const std::optional<Trace>& companion);
+    void setCompanion(const std::optional<saccade::Trace>& companion);
     QString companionText() const;
+    /// The companion line belongs to the previous trace: greyed until setCompanion.
+    void markCompanionStale();
 
 Q_SIGNALS:
     void stepRequested(int step);

@@ -281,7 +281,8 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
         word->setToolTip(tr("a %1 word, in %2 of %3 runs").arg(QString::fromStdString(wordClassName(sceneWordClass(w.word))))
                              .arg(w.runs).arg(stats.runs));
         m_words->setItem(r, 0, word);
-        m_words->setItem(r, 1, new QTableWidgetItem(QStringLiteral("%1%").arg(100 * w.rate(), 0, 'f', 1)));
+        m_words->setItem(r, 1, new QTableWidgetItem(w.uses ? QStringLiteral("%1%").arg(100 * w.rate(), 0, 'f', 1)
+                                                           : QStringLiteral("–")));
         m_words->setItem(r, 2, new QTableWidgetItem(QString::number(w.uses)));
         auto* detHit = new QTableWidgetItem(w.deterministic < 0 ? tr("not used") : w.deterministic ? tr("hit") : tr("miss"));
         if (w.deterministic >= 0) detHit->setForeground(w.deterministic ? QColor(30, 140, 60) : QColor(200, 50, 50));
@@ -338,7 +339,7 @@ QString CompareRunsPanel::wordsCsv() const {
     for (const auto& w : m_stats.wordHits)
         csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n").arg(QString::fromStdString(w.word))
                    .arg(QString::fromStdString(wordClassName(sceneWordClass(w.word)))).arg(w.uses).arg(w.hits)
-                   .arg(w.rate(), 0, 'g', 6).arg(w.runs).arg(w.deterministic < 0 ? QString() : QString::number(w.deterministic));
+                   .arg(w.uses ? QString::number(w.rate(), 'g', 6) : QString()).arg(w.runs).arg(w.deterministic < 0 ? QString() : QString::number(w.deterministic));
     return csv;
 }
 

@@ -1,6 +1,7 @@
 #include "attention/image_folder_entry.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -19,11 +20,14 @@ ImageFolderEntry::ImageFolderEntry(QComboBox* combo, QString tooltip)
     // A long path must not widen the panel: the combo shows the folder's name, the tip its path.
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(4);
+    // The item to return to: whatever was last shown that is not the entry (set by code or user).
+    connect(combo, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0 && !isEntry(index)) m_last = index;
+    });
+    // The wheel would land on the entry and open a dialog nobody asked for: choose by click or keys.
+    combo->installEventFilter(this);
     connect(combo, &QComboBox::activated, this, [this](int index) {
-        if (!isEntry(index)) {
-            m_last = index;
-            return;
-        }
+        if (!isEntry(index)) return;
         const QString folder = QFileDialog::getExistingDirectory(m_combo->parentWidget(),
                                                                  tr("A folder of class folders of images"));
         {
@@ -35,10 +39,31 @@ ImageFolderEntry::ImageFolderEntry(QComboBox* combo, QString tooltip)
     });
 }
 
-void ImageFolderEntry::append() {
+bool ImageFolderEntry::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_combo && event->type() == QEvent::Wheel) return true;  // swallowed: no accidental dialog
+    return QObject::eventFilter(watched, event);
+}
+
+void ImageFolderEntry::append(const QStringList& folders) {
     m_combo->addItem(tr("Image folder…"), kEntry);
     m_combo->setItemData(m_combo->count() - 1, m_tooltip, Qt::ToolTipRole);
-    m_last = std::max(0, m_combo->currentIndex());
+    for (const QString& folder : folders)  // listed again, not chosen; a folder gone since is dropped
+        if (isImageFolder(folder.toStdString())) insertFolder(folder);
+    noteCurrent();
+}
+
+void ImageFolderEntry::noteCurrent() {
+    if (!isEntry(m_combo->currentIndex())) m_last = std::max(0, m_combo->currentIndex());
+}
+
+int ImageFolderEntry::insertFolder(const QString& path) {
+    int i = m_combo->findData(path);
+    if (i < 0) {
+        i = std::max(0, m_combo->findData(kEntry));  // before the entry
+        m_combo->insertItem(i, QFileInfo(path).fileName() + QLatin1Char('/'), path);
+        m_combo->setItemData(i, tr("Your images: %1 (one subfolder per class)").arg(path), Qt::ToolTipRole);
+    }
+    return i;
 }
 
 bool ImageFolderEntry::isEntry(int index) const { return m_combo->itemData(index).toString() == kEntry; }
@@ -46,12 +71,7 @@ bool ImageFolderEntry::isEntry(int index) const { return m_combo->itemData(index
 QString ImageFolderEntry::addFolder(const QString& folder) {
     const QString path = QDir::cleanPath(folder);
     if (!isImageFolder(path.toStdString())) return tr("'%1' is not a folder").arg(path);
-    int i = m_combo->findData(path);
-    if (i < 0) {
-        i = std::max(0, m_combo->findData(kEntry));  // before the entry
-        m_combo->insertItem(i, QFileInfo(path).fileName() + QLatin1Char('/'), path);
-        m_combo->setItemData(i, tr("Your images: %1 (one subfolder per class)").arg(path), Qt::ToolTipRole);
-    }
+    const int i = insertFolder(path);
     m_combo->setCurrentIndex(i);
     m_last = i;
     return {};

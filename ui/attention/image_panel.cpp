@@ -144,10 +144,10 @@ void ImagePanel::setModelShape(int imageSize, int channels, const QString& prefe
         m_dataset->setItemData(m_dataset->count() - 1, QString::fromStdString(description), Qt::ToolTipRole);
         ++m_datasetCount;
     }
-    m_folderEntry->append();
-    for (const QString& folder : folders) m_folderEntry->addFolder(folder);
+    m_folderEntry->append(folders);
     const int i = m_dataset->findData(keep);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
+    m_folderEntry->noteCurrent();
     reload();
 }
 

@@ -64,13 +64,14 @@ QStringList familyDatasets(const QString& family) {
     return datasets;
 }
 
-/// A ViT patch side that divides the image side: 10 where it can (6 x 6 patches on 60 px), else
-/// the divisor nearest 8, else the whole side.
+/// A ViT patch side that divides the image side and fits the form (at most kMaxPatch): the current
+/// one if it does, else 10 (6 x 6 patches on 60 px), else the divisor nearest 8.
+constexpr int kMaxPatch = 30;
 int fittingPatch(int side, int current) {
-    if (current > 0 && current <= side && side % current == 0) return current;
+    if (current > 0 && current <= std::min(side, kMaxPatch) && side % current == 0) return current;
     if (side % 10 == 0) return 10;
-    int best = side;
-    for (int d = 4; d <= 16; ++d)
+    int best = 1;
+    for (int d = 2; d <= std::min(side, kMaxPatch); ++d)
         if (side % d == 0 && std::abs(d - 8) < std::abs(best - 8)) best = d;
     return best;
 }
