@@ -263,6 +263,7 @@ QString MainWindow::saveSessionFile(const QString& path) {
     session.modelCrc32 = *crc;
     session.page = currentPage().toStdString();
     session.notes = m_notes.toStdString();
+    session.sequences = m_sequences->captureSession();
     auto saved = saveSession(session, path.toStdString());
     if (!saved) return QString::fromStdString(saved.error());
     rememberSession(path);
@@ -282,6 +283,7 @@ QString MainWindow::openSessionFile(const QString& path) {
     setSessionNotes(QString::fromStdString(session->notes));
     setCurrentPage(QString::fromStdString(session->page)) || setCurrentPage(kAttentionPage);
     m_attention->openSession(*session);
+    if (session->sequences) m_sequences->openSession(*session->sequences);
     if (m_tourIndex < 0 || m_tour.value(m_tourIndex) != path) rememberSession(path);  // a tour's slides are not "recent"
     statusBar()->showMessage(m_notes.isEmpty() ? tr("Opened the session %1").arg(QFileInfo(path).fileName())
                                                : tr("%1: %2").arg(QFileInfo(path).fileName(), m_notes.simplified()));

@@ -41,6 +41,11 @@ std::string sessionToJson(const Session& s) {
                      {"page", s.page},
                      {"tab", s.tab},
                      {"notes", s.notes}};
+    if (s.sequences) {
+        const auto& q = *s.sequences;
+        j["sequences"] = {{"model", q.model}, {"compare", q.compare}, {"text", q.text}, {"rule", q.rule},
+                          {"seed", q.seed}, {"step", q.step}, {"map", q.map}, {"head_view", q.headView}};
+    }
     if (!s.imageFile.empty())
         j["image"] = {{"file", s.imageFile}};
     else
@@ -93,6 +98,25 @@ Result<Session> sessionFromJson(const std::string& text) {
         s.page = stringField(j, "page");
         s.tab = stringField(j, "tab");
         s.notes = stringField(j, "notes");
+        if (j.contains("sequences")) {  // optional: sessions saved before it have none
+            if (!j["sequences"].is_object()) return Error{"sequences must be an object"};
+            const auto& q = j["sequences"];
+            try {
+                SessionSequences seq;
+                seq.model = stringField(q, "model");
+                if (seq.model.empty()) return Error{"sequences.model is empty"};
+                seq.compare = stringField(q, "compare");
+                seq.text = stringField(q, "text");
+                seq.rule = stringField(q, "rule");
+                seq.seed = uintField(q, "seed");
+                seq.step = int(intField(q, "step", 0, 100000));
+                seq.map = stringField(q, "map");
+                seq.headView = boolField(q, "head_view");
+                s.sequences = seq;
+            } catch (const JsonFieldError& e) {
+                return Error{std::string("sequences: ") + e.what()};
+            }
+        }
         return s;
     } catch (const JsonFieldError& e) {
         return Error{e.what()};
@@ -115,7 +139,9 @@ Result<Session> loadSession(const std::string& path) {
     // Relative paths (bundled tours) are relative to the session file's folder.
     Session session = *s;
     const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
-    for (std::string* p : {&session.modelPath, &session.imageFile})
+    std::vector<std::string*> paths = {&session.modelPath, &session.imageFile};
+    if (session.sequences) paths.insert(paths.end(), {&session.sequences->model, &session.sequences->compare});
+    for (std::string* p : paths)
         if (!p->empty() && std::filesystem::path(*p).is_relative()) *p = (folder / *p).lexically_normal().string();
     return session;
 }

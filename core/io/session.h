@@ -1,11 +1,13 @@
 #pragma once
 // A session (.saccade): what a demo needs to reopen exactly. JSON with a schema name and version:
 // the model (path and the CRC-32 of its file), the image (a dataset's test sample or a file),
-// rule, seed, step, overlays, the open page and tab, and free-text notes. Reopening draws the same
+// rule, seed, step, overlays, the open page and tab, free-text notes, and the Sequences page's
+// models, input, step and map. Reopening draws the same
 // trace (same numbers) as when it was saved; a model that moved or changed is reported, not
 // guessed at. Plain values: the GUI maps them onto its widgets.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,16 @@ struct SessionOverlays {
     double heatmapOpacity = 0.55;
 };
 
+/// The Sequences page: its model and the one compared beside it, the input, rule, seed, step and
+/// the Transformer map shown.
+struct SessionSequences {
+    std::string model, compare;  ///< checkpoint paths; compare empty: none
+    std::string text, rule = "soft", map;
+    std::uint64_t seed = 1;
+    int step = 0;  ///< 0-based output step
+    bool headView = false;
+};
+
 struct Session {
     std::string modelPath, modelCrc32;  ///< absolute path; CRC-32 of the .pt when saved
     std::string dataset;                ///< a test sample: dataset and index ...
@@ -32,6 +44,7 @@ struct Session {
     SessionOverlays overlays;
     std::string page = "attention", tab;  ///< the page's key and the Attention page's tab
     std::string notes;
+    std::optional<SessionSequences> sequences;  ///< when the Sequences page had a model
 };
 
 std::string sessionToJson(const Session& session);

@@ -30,6 +30,15 @@ Session demo(const std::string& model) {
     s.page = "attention";
     s.tab = "runs";
     s.notes = "Hard attention on a sneaker: \"Bag\" under argmax.\nSecond line.";
+    SessionSequences q;
+    q.model = "/models/seq-dates-transformer.pt";
+    q.compare = "/models/seq-dates-additive.pt";
+    q.text = "17 SEP 1999";
+    q.map = "encoder rollout";
+    q.seed = 7;
+    q.step = 3;
+    q.headView = true;
+    s.sequences = q;
     return s;
 }
 
@@ -57,6 +66,18 @@ TEST(Session, RoundTripsEveryField) {
     EXPECT_TRUE(back->overlays.grid);
     EXPECT_EQ(back->tab, "runs");
     EXPECT_EQ(back->notes, s.notes);
+    ASSERT_TRUE(back->sequences.has_value());
+    EXPECT_EQ(back->sequences->compare, "/models/seq-dates-additive.pt");
+    EXPECT_EQ(back->sequences->text, "17 SEP 1999");
+    EXPECT_EQ(back->sequences->map, "encoder rollout");
+    EXPECT_EQ(back->sequences->seed, 7u);
+    EXPECT_EQ(back->sequences->step, 3);
+    EXPECT_TRUE(back->sequences->headView);
+    Session without = s;  // sessions saved before the Sequences page had none
+    without.sequences.reset();
+    auto old = sessionFromJson(sessionToJson(without));
+    ASSERT_TRUE(old.ok());
+    EXPECT_FALSE(old->sequences.has_value());
     Session file = s;
     file.imageFile = "/images/shoe.png";
     auto withFile = sessionFromJson(sessionToJson(file));
@@ -85,6 +106,10 @@ TEST(Session, ReadsStrictlyAndNamesTheField) {
     EXPECT_NE(replaced("\"runs\": 1000", "\"runs\": 20000").error().find("runs"), std::string::npos);
     EXPECT_EQ(replaced("\"runs\": 1000,", "")->runs, 0);  // optional
     EXPECT_NE(replaced("\"index\": 12", "\"index\": \"12\"").error().find("index"), std::string::npos);
+    EXPECT_NE(replaced("\"head_view\": true", "\"head_view\": 1").error().find("sequences: head_view"), std::string::npos);
+    EXPECT_NE(replaced("\"step\": 3", "\"step\": -3").error().find("sequences: 'step'"), std::string::npos);
+    EXPECT_NE(replaced("\"model\": \"/models/seq-dates-transformer.pt\"", "\"model\": \"\"").error().find("sequences.model"),
+              std::string::npos);
     EXPECT_NE(replaced("\"path\": \"/m.pt\"", "\"path\": \"\"").error().find("model.path"), std::string::npos);
 }
 
@@ -100,6 +125,15 @@ TEST(Session, SavesAtomicallyAndReportsAMovedOrChangedModel) {
     auto back = loadSession((dir / "demo.saccade").string());
     ASSERT_TRUE(back.ok()) << back.error();
     EXPECT_TRUE(checkSessionModel(*back).ok());
+    // The Sequences page's models, named relative to the session, are read beside it.
+    Session relative = s;
+    relative.sequences->model = "seq.pt";
+    relative.sequences->compare.clear();
+    ASSERT_TRUE(saveSession(relative, (dir / "relative.saccade").string()).ok());
+    auto rel = loadSession((dir / "relative.saccade").string());
+    ASSERT_TRUE(rel.ok()) << rel.error();
+    EXPECT_EQ(rel->sequences->model, (dir / "seq.pt").lexically_normal().string());
+    EXPECT_TRUE(rel->sequences->compare.empty());
     ASSERT_TRUE(writeFileAtomic(model.string(), "weights v2").ok());
     const std::string changed = checkSessionModel(*back).error();
     EXPECT_NE(changed.find("changed since the session was saved"), std::string::npos) << changed;

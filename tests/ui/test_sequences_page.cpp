@@ -166,6 +166,39 @@ void TestSequencesPage::transformerMapsAndHeadView() {
     QVERIFY(page.view(0)->image() != matrix);
     QTemporaryDir dir;
     QVERIFY(page.exportFile(dir.filePath(QStringLiteral("head.png"))));
+
+    // A session keeps the page: the Transformer beside the additive model, the input, the map,
+    // the head view and the step; another page opened from it shows the same translation.
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-additive.pt"), 1));
+    page.waitForIdle();
+    page.setStep(3);
+    const auto saved = page.captureSession();
+    QVERIFY(saved.has_value());
+    QVERIFY(QString::fromStdString(saved->model).endsWith(QStringLiteral("seq-dates-transformer.pt")));
+    QVERIFY(QString::fromStdString(saved->compare).endsWith(QStringLiteral("seq-dates-additive.pt")));
+    QCOMPARE(QString::fromStdString(saved->map), QStringLiteral("encoder rollout"));
+    QVERIFY(saved->headView);
+    QCOMPARE(saved->step, 3);
+    auto back = saccade::sessionFromJson(saccade::sessionToJson([&] {
+        saccade::Session s;
+        s.modelPath = "m.pt";
+        s.dataset = "translated-fashion60";
+        s.sampleIndex = 0;
+        s.sequences = saved;
+        return s;
+    }()));
+    QVERIFY2(back.ok(), back.error().c_str());
+    SequencesPage reopened;
+    QVERIFY(reopened.openSession(*back->sequences));
+    QCOMPARE(reopened.text(), QStringLiteral("17 SEP 1999"));
+    QCOMPARE(reopened.view(0)->translation()->alignment, rollout.alignment);
+    QCOMPARE(QString::fromStdString(reopened.view(1)->translation()->output), QStringLiteral("1999-09-17"));
+    QCOMPARE(reopened.captureSession()->step, 3);
+    QVERIFY(reopened.captureSession()->headView);
+    // A model that is gone is said, not guessed at.
+    saccade::SessionSequences gone = *saved;
+    gone.model = dir.filePath(QStringLiteral("missing.pt")).toStdString();
+    QVERIFY(!reopened.openSession(gone));
 }
 
 QTEST_MAIN(TestSequencesPage)

@@ -302,6 +302,37 @@ std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
     return index >= 0 && index < int(m_models.size()) ? m_models[size_t(index)] : nullptr;
 }
 
+std::optional<SessionSequences> SequencesPage::captureSession() const {
+    const auto main = modelAt(0);
+    if (!main) return std::nullopt;
+    SessionSequences s;
+    s.model = QFileInfo(QString::fromStdString(main->path())).absoluteFilePath().toStdString();
+    if (const auto other = modelAt(1)) s.compare = QFileInfo(QString::fromStdString(other->path())).absoluteFilePath().toStdString();
+    s.text = m_input->text().toStdString();
+    s.rule = m_rule->currentData().toString().toStdString();
+    s.seed = std::uint64_t(m_seed->value());
+    s.step = m_stepSlider->value();
+    if (m_map->isEnabled() && m_map->count() > 0) s.map = m_map->currentText().toStdString();
+    s.headView = m_mode->currentIndex() == 1;
+    return s;
+}
+
+bool SequencesPage::openSession(const SessionSequences& s) {
+    if (!openModel(QString::fromStdString(s.model), 0)) return false;
+    if (s.compare.empty())
+        m_compare->setCurrentIndex(0);
+    else if (!openModel(QString::fromStdString(s.compare), 1))
+        return false;
+    setRule(QString::fromStdString(s.rule));
+    m_seed->setValue(int(std::min<std::uint64_t>(s.seed, std::uint64_t(m_seed->maximum()))));
+    setText(QString::fromStdString(s.text));
+    waitForIdle();  // the map list and the step range come with the translation
+    if (!s.map.empty()) setMap(QString::fromStdString(s.map));
+    setHeadView(s.headView);
+    setStep(std::min(s.step, m_stepSlider->maximum()));
+    return true;
+}
+
 bool SequencesPage::openModel(const QString& path, int slot) {
     ensureModels();
     // A model already in the list (a bundled one opened by its path) is selected, not added twice.

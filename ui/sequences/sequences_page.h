@@ -18,6 +18,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "io/session.h"
 #include "models/seq_model.h"
 
 class QComboBox;
@@ -67,6 +68,12 @@ public:
     /// Writes the main model's view by the path's suffix: .png, .svg, .csv (the matrix), .json
     /// (the trace), .gif (the playback). False with the reason on the status.
     bool exportFile(const QString& path);
+    /// What a session keeps of this page: the shown models, input, rule, seed, step and map;
+    /// none before a model is shown.
+    std::optional<SessionSequences> captureSession() const;
+    /// Reopens it: the models (opened when not listed), then the input, translated at once, then
+    /// the map and step. False when a model cannot be opened (the page says why).
+    bool openSession(const SessionSequences& session);
 
 protected:
     void showEvent(QShowEvent* event) override;
