@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "analysis/caption_faithfulness.h"
 #include "analysis/faithfulness.h"
 #include "commands.h"
 #include "shard_option.h"
@@ -23,12 +24,39 @@ struct FaithfulnessArgs {
     bool json = false;
 };
 
+// A captioner: per object word, the mass on its object and whether the word survives occluding
+// the cells it looked at.
+int runCaptionFaithfulness(const FaithfulnessArgs& a, AttentionModel& model, const Dataset& dataset) {
+    if (!a.shard.empty()) return badInput("faithfulness", "--shard is for classifiers; a captioner's measurement runs whole");
+    CaptionFaithfulnessOptions o;
+    o.limit = a.options.limit;
+    o.seed = a.options.seed;
+    o.rule = a.options.rule;
+    o.fractions = {0.0, 0.05, 0.1, 0.2, 0.3};
+    auto r = measureCaptionFaithfulness(model, dataset, Split::Test, o, consoleProgress("faithfulness"));
+    if (!r) return badInput("faithfulness", r.error());
+    if (a.json) {
+        std::cout << captionFaithfulnessToJson(*r) << "\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(1) << r->dataset << " test split, " << r->images << " scenes, "
+              << r->words << " object words, " << r->rule << " rule, attention on a " << r->rows << "x" << r->cols
+              << " grid, " << r->seconds << " s\n  " << kAttentionCaveat << "\n  attention on the named object at its word: "
+              << 100 * r->massOnObject << "% (uniform attention: " << 100 * r->uniformMass << "%)\n"
+              << "  cells occluded   word still in the caption (its most attended cells / random cells)\n";
+    for (const auto& d : r->deletion)
+        std::cout << "  " << std::setw(13) << 100 * d.fraction << "%   " << std::setw(10) << 100 * d.keptAttended << "% / "
+                  << 100 * d.keptRandom << "%\n";
+    return 0;
+}
+
 int runFaithfulness(const FaithfulnessArgs& a) {
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("faithfulness", model.error());
     auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset,
                                {"", 1, (*model)->classNames()});
     if (!dataset) return badInput("faithfulness", dataset.error());
+    if ((*model)->info().modelType == "caption") return runCaptionFaithfulness(a, **model, **dataset);
     auto options = a.options;
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("faithfulness", shard.error());

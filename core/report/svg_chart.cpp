@@ -11,7 +11,7 @@ namespace {
 
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-constexpr int kRight = 60, kRowHeight = 24, kTop = 28, kAxis = 26;
+constexpr int kRightMargin = 60, kRowHeight = 24, kTop = 28, kAxis = 26;
 
 // Room for the longest row label (about 7 px per character at 12 px), within a third of the width.
 template <class Rows>
@@ -79,7 +79,7 @@ std::string escapeHtml(const std::string& text) {
 std::string svgBars(const std::string& title, const std::vector<BarRow>& rows, int width,
                     const std::string& highlightColour) {
     const int kLeft = labelWidth(rows, width);
-    const int plot = width - kLeft - kRight;
+    const int plot = width - kLeft - kRightMargin;
     const int height = kTop + int(rows.size()) * kRowHeight + kAxis;
     std::ostringstream s;
     s << header(width, height, title);
@@ -166,7 +166,7 @@ std::string svgStackedBars(const std::string& title, const std::vector<std::stri
     const double step = tickStep(top);
     top = std::ceil(top / step - 1e-9) * step;
     const int kLeft = labelWidth(rows, width);
-    const int plot = width - kLeft - kRight;
+    const int plot = width - kLeft - kRightMargin;
     const int legendRows = int((segments.size() + 3) / 4);
     const int bottom = kTop + int(rows.size()) * kRowHeight;
     const int height = bottom + kAxis + 22 * legendRows + 16;

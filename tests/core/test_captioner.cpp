@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "data/batch.h"
+#include "analysis/caption_faithfulness.h"
 #include "analysis/caption_sweep.h"
 #include "data/dataset.h"
 #include "io/checkpoint.h"
@@ -330,3 +331,52 @@ TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     EXPECT_FALSE((*model)->evaluate(**fashion, Split::Test, {"argmax"}, 4, 1).ok());
     EXPECT_NE(loadAttentionModel(o.out, "cpu").ok(), false);
 }
+
+namespace saccade {
+namespace {
+
+TEST(Captioner, FaithfulnessOccludesEachObjectWordsCells) {
+    // The bundled soft captioner on 3 scenes: nothing occluded keeps every word; occluding cells
+    // removes some; the same seed repeats the figures; and only captioners on captioned scenes
+    // are measured.
+    auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto scenes = openDataset("scenes64");
+    ASSERT_TRUE(scenes.ok());
+    CaptionFaithfulnessOptions o;
+    o.limit = 3;
+    o.fractions = {0.0, 0.5, 1.0};
+    auto r = measureCaptionFaithfulness(**model, **scenes, Split::Test, o);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->images, 3);
+    EXPECT_EQ(r->rule, "soft");
+    EXPECT_GT(r->words, 3);  // a scene names at least one object: three words
+    EXPECT_EQ(r->rows, 8);
+    ASSERT_EQ(r->deletion.size(), 3u);
+    EXPECT_DOUBLE_EQ(r->deletion[0].keptAttended, 1.0);
+    EXPECT_DOUBLE_EQ(r->deletion[0].keptRandom, 1.0);
+    // Every cell occluded: both orders occlude the same image, so they keep the same words.
+    EXPECT_DOUBLE_EQ(r->deletion[2].keptAttended, r->deletion[2].keptRandom);
+    EXPECT_LT(r->deletion[2].keptAttended, 1.0);
+    EXPECT_GT(r->massOnObject, 0.0);
+    EXPECT_GT(r->uniformMass, 0.0);
+    auto again = measureCaptionFaithfulness(**model, **scenes, Split::Test, o);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->deletion[1].keptRandom, r->deletion[1].keptRandom);
+    EXPECT_EQ(again->massOnObject, r->massOnObject);
+    const auto json = nlohmann::json::parse(captionFaithfulnessToJson(*r));
+    EXPECT_EQ(json["schema"], "saccade.caption-faithfulness");
+    EXPECT_EQ(json["object_words"], r->words);
+
+    auto digits = openDataset("digits28");
+    ASSERT_TRUE(digits.ok());
+    EXPECT_NE(measureCaptionFaithfulness(**model, **digits, Split::Test, o).error().find("has no captions"), std::string::npos);
+    o.fractions = {1.5};
+    EXPECT_NE(measureCaptionFaithfulness(**model, **scenes, Split::Test, o).error().find("[0, 1]"), std::string::npos);
+    auto patch = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/patch-hard-fashion60.pt", "cpu");
+    ASSERT_TRUE(patch.ok());
+    EXPECT_NE(measureCaptionFaithfulness(**patch, **scenes, Split::Test, o).error().find("needs a captioner"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace saccade
