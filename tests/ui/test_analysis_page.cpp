@@ -9,6 +9,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QComboBox>
+#include <QStackedWidget>
 #include <QtTest>
 
 #include "analysis/analysis_page.h"
@@ -19,6 +20,7 @@
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
 #include "attention/compare_runs_panel.h"
+#include "analysis/caption_faithfulness_panel.h"
 #include "analysis/caption_sweep_panel.h"
 #include "analysis/cost_panel.h"
 #include "analysis/faithfulness_panel.h"
@@ -260,7 +262,10 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     QTRY_VERIFY_WITH_TIMEOUT(!page->faithfulnessPanel()->isRunning(), 60'000);  // cancelled: it ends its image
     QVERIFY(page->faithfulnessPanel()->report() == nullptr);                   // and delivers nothing
     QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
-    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->faithfulnessPanel())));
+    // The Faithfulness tab stays, and measures the captioner word by word.
+    auto* faithfulness = qobject_cast<QStackedWidget*>(page->faithfulnessTab());
+    QVERIFY(faithfulness && tabs->isTabEnabled(tabs->indexOf(faithfulness)));
+    QCOMPARE(faithfulness->currentWidget(), static_cast<QWidget*>(page->captionFaithfulnessPanel()));
     panel->setObject(QStringLiteral("small green square"));
     panel->setRuns(2);
     panel->run();
@@ -274,6 +279,29 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     auto direct = sweepCaptionProbe(**model, o);
     QVERIFY2(direct.ok(), direct.error().c_str());
     QCOMPARE(shown.points.size(), direct->points.size());
+    {
+        auto* words = page->captionFaithfulnessPanel();
+        words->setScenes(2);
+        words->run();
+        QTRY_VERIFY2_WITH_TIMEOUT(words->report() != nullptr, qPrintable(words->summaryText()), 120'000);
+        CaptionFaithfulnessOptions fo;
+        fo.limit = 2;
+        auto scenes = openDataset("scenes64");
+        QVERIFY(scenes.ok());
+        auto measured = measureCaptionFaithfulness(**model, **scenes, Split::Test, fo);
+        QVERIFY2(measured.ok(), measured.error().c_str());
+        QCOMPARE(words->report()->words, measured->words);
+        QCOMPARE(words->report()->deletion.size(), measured->deletion.size());
+        for (size_t f = 0; f < measured->deletion.size(); ++f) {
+            QCOMPARE(words->report()->deletion[f].keptAttended, measured->deletion[f].keptAttended);
+            QCOMPARE(words->report()->deletion[f].keptRandom, measured->deletion[f].keptRandom);
+        }
+        QCOMPARE(words->deletionChart()->series().size(), 2);
+        QVERIFY2(words->summaryText().contains(QStringLiteral("%1 object words").arg(measured->words)),
+                 qPrintable(words->summaryText()));
+        QTemporaryDir out;
+        QCOMPARE(words->exportJson(out.filePath(QStringLiteral("words.json"))), QString());
+    }
     QVERIFY(shown.points.size() > 4);
     int right = 0;
     for (size_t i = 0; i < shown.points.size(); ++i) {
@@ -298,6 +326,7 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     QVERIFY(!tabs->isTabEnabled(tabs->indexOf(panel)));
     QVERIFY(tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->sweepPanel()));
+    QCOMPARE(faithfulness->currentWidget(), static_cast<QWidget*>(page->faithfulnessPanel()));
 }
 
 #include "test_analysis_page.moc"

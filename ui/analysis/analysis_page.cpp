@@ -2,9 +2,11 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "analysis/caption_faithfulness_panel.h"
 #include "analysis/caption_sweep_panel.h"
 #include "analysis/cost_panel.h"
 #include "analysis/faithfulness_panel.h"
@@ -20,9 +22,14 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     m_faithfulness = new FaithfulnessPanel(this);
     m_cost = new CostPanel(this);
     m_captionSweep = new CaptionSweepPanel(this);
+    m_captionFaithfulness = new CaptionFaithfulnessPanel(this);
+    // One Faithfulness tab: a classifier's maps, or a captioner's words.
+    m_faithfulnessStack = new QStackedWidget(this);
+    m_faithfulnessStack->addWidget(m_faithfulness);
+    m_faithfulnessStack->addWidget(m_captionFaithfulness);
     m_tabs->addTab(m_sweep, tr("Boundary sweep"));
     m_tabs->addTab(m_captionSweep, tr("Caption sweep"));
-    m_tabs->addTab(m_faithfulness, tr("Faithfulness"));
+    m_tabs->addTab(m_faithfulnessStack, tr("Faithfulness"));
     m_tabs->addTab(m_cost, tr("Cost"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), false);
     auto* layout = new QVBoxLayout(this);
@@ -40,20 +47,18 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_sweep->setModel(checkpoint, dataset);
     m_captionSweep->setModel(checkpoint, dataset);
     m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);
+    m_captionFaithfulness->setModel(checkpoint, dataset);
     m_cost->setModel(checkpoint);
-    // A captioner sweeps an object under its words; the classifiers' sweep and faithfulness
-    // score one answer per image, which a caption is not.
+    // A captioner sweeps an object under its words and measures faithfulness word by word; the
+    // classifiers' sweep scores one answer per image, which a caption is not.
     const bool caption = modelType == QLatin1String("caption");
-    const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep, and per-word "
-                                                "attention correctness in eval and the Dataset tab")
-                                           : QString();
+    m_faithfulnessStack->setCurrentWidget(caption ? static_cast<QWidget*>(m_captionFaithfulness) : m_faithfulness);
+    const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep") : QString();
     QWidget* shown = m_tabs->currentWidget();  // disabling it would move the tabs on by themselves
     m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), caption);
     m_tabs->setTabToolTip(m_tabs->indexOf(m_captionSweep), caption ? QString() : tr("For captioners"));
-    for (QWidget* w : {static_cast<QWidget*>(m_sweep), static_cast<QWidget*>(m_faithfulness)}) {
-        m_tabs->setTabEnabled(m_tabs->indexOf(w), !caption);
-        m_tabs->setTabToolTip(m_tabs->indexOf(w), forClassifiers);
-    }
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_sweep), !caption);
+    m_tabs->setTabToolTip(m_tabs->indexOf(m_sweep), forClassifiers);
     m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
                                  ? shown
                                  : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));

@@ -10,10 +10,12 @@
 #include "trace/trace.h"
 
 class QLabel;
+class QStackedWidget;
 class QTabWidget;
 
 namespace saccade::ui {
 
+class CaptionFaithfulnessPanel;
 class CaptionSweepPanel;
 class CostPanel;
 class FaithfulnessPanel;
@@ -32,6 +34,9 @@ public:
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
     CaptionSweepPanel* captionSweepPanel() const { return m_captionSweep; }
+    CaptionFaithfulnessPanel* captionFaithfulnessPanel() const { return m_captionFaithfulness; }
+    /// The Faithfulness tab's page: the classifiers' panel or the captioners'.
+    QStackedWidget* faithfulnessTab() const { return m_faithfulnessStack; }
     CostPanel* costPanel() const { return m_cost; }
     QTabWidget* tabs() const { return m_tabs; }
 
@@ -46,6 +51,8 @@ private:
     FaithfulnessPanel* m_faithfulness = nullptr;
     CostPanel* m_cost = nullptr;
     CaptionSweepPanel* m_captionSweep = nullptr;
+    CaptionFaithfulnessPanel* m_captionFaithfulness = nullptr;
+    QStackedWidget* m_faithfulnessStack = nullptr;
 };
 
 }  // namespace saccade::ui
