@@ -103,7 +103,9 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
     auto* cmd = app.add_subcommand(
         "faithfulness", "Does attention mean what it seems to? Mass in the box and the pointing game per step, "
                         "deletion curves (most attended against random cells), rank correlation with occlusion "
-                        "saliency, and the calibration of attention as the probability of the object.");
+                        "saliency, and the calibration of attention as the probability of the object. On a "
+                        "captioner, word by word: the mass on the object each word names, and whether the word "
+                        "survives occluding the cells it looked at.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
     cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
