@@ -83,7 +83,27 @@ void AnalysisJob::cancel() {
     if (m_cancel) m_cancel->store(true);
 }
 
+bool AnalysisJob::startShown(std::function<QString(const Progress&)> work, std::function<void()> done,
+                             const QString& message) {
+    auto finished = [this, done = std::move(done)] {
+        if (m_runButton) m_runButton->setEnabled(true);
+        if (m_cancelButton) m_cancelButton->setEnabled(false);
+        if (m_progressBar) m_progressBar->setValue(m_progressBar->maximum());
+        done();
+    };
+    if (!start(std::move(work), std::move(finished))) return false;
+    if (m_runButton) m_runButton->setEnabled(false);
+    if (m_cancelButton) m_cancelButton->setEnabled(true);
+    if (m_progressBar) m_progressBar->setValue(0);
+    if (m_message) m_message->setText(message);
+    return true;
+}
+
 void bindJobControls(AnalysisJob* job, QPushButton* run, QPushButton* cancel, QProgressBar* progress, QLabel* message) {
+    job->m_runButton = run;
+    job->m_cancelButton = cancel;
+    job->m_progressBar = progress;
+    job->m_message = message;
     auto idle = [run, cancel] {
         run->setEnabled(true);
         if (cancel) cancel->setEnabled(false);

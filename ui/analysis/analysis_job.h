@@ -32,6 +32,10 @@ public:
     /// runs on this object's thread. False when a job is already running (a cancelled one is
     /// left to finish its current step in the background, and replaced).
     bool start(std::function<QString(const Progress&)> work, std::function<void()> done);
+    /// start() with the controls bindJobControls gave it: their running state at once (Run off,
+    /// Cancel on, progress 0, `message` shown), and their idle state (progress full) just before
+    /// `done` runs.
+    bool startShown(std::function<QString(const Progress&)> work, std::function<void()> done, const QString& message);
     void cancel();
     bool isRunning() const { return m_running; }
 
@@ -40,7 +44,13 @@ Q_SIGNALS:
     void failed(const QString& message);
 
 private:
+    friend void bindJobControls(AnalysisJob*, QPushButton*, QPushButton*, QProgressBar*, QLabel*);
+
     QThread* m_thread = nullptr;
+    QPushButton* m_runButton = nullptr;  ///< the bound controls (children of the job's panel)
+    QPushButton* m_cancelButton = nullptr;
+    QProgressBar* m_progressBar = nullptr;
+    QLabel* m_message = nullptr;
     std::vector<QThread*> m_retired;  ///< cancelled jobs still finishing their current step
     std::shared_ptr<std::atomic_bool> m_cancel;
     bool m_running = false;

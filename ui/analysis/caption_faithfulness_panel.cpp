@@ -97,23 +97,15 @@ void CaptionFaithfulnessPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    if (!m_job->start(work, [this, report] {
-            m_report = report;
-            showReport();
-        }))
-        return;
-    m_run->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_progress->setValue(0);
-    m_summary->setText(tr("Occluding each object word's cells on %1 scenes…").arg(o.limit));
+    m_job->startShown(work, [this, report] {
+        m_report = report;
+        showReport();
+    }, tr("Occluding each object word's cells on %1 scenes…").arg(o.limit));
 }
 
 void CaptionFaithfulnessPanel::showReport() {
     const CaptionFaithfulness& r = *m_report;
-    m_run->setEnabled(true);
-    m_cancel->setEnabled(false);
     m_export->setEnabled(true);
-    m_progress->setValue(1000);
     const CaptionDeletionPoint* tenth = nullptr;  // the row a reader looks at first
     for (const auto& d : r.deletion)
         if (!tenth && d.fraction >= 0.1 - 1e-9) tenth = &d;

@@ -148,23 +148,15 @@ void CaptionSweepPanel::run() {
         *sweep = std::move(r).value();
         return {};
     };
-    if (!m_job->start(work, [this, sweep] {
-            m_result = sweep;
-            showResult();
-        }))
-        return;
-    m_run->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_progress->setValue(0);
-    m_summary->setText(tr("Sweeping a %1 across the grid line…").arg(m_object->currentText()));
+    m_job->startShown(work, [this, sweep] {
+        m_result = sweep;
+        showResult();
+    }, tr("Sweeping a %1 across the grid line…").arg(m_object->currentText()));
 }
 
 void CaptionSweepPanel::showResult() {
     const CaptionSweep& s = *m_result;
-    m_run->setEnabled(true);
-    m_cancel->setEnabled(false);
     m_export->setEnabled(true);
-    m_progress->setValue(1000);
     SeriesChart::Series colour{tr("%1: colour word right").arg(QString::fromStdString(s.deterministicRule))},
         exact{tr("%1: caption exact").arg(QString::fromStdString(s.deterministicRule)), {}, true},
         sampled{tr("sampled: colour right")}, mass{tr("mass at the colour word")}, hit{tr("cell hits the object"), {}, true};

@@ -80,21 +80,13 @@ void CostPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    if (!m_job->start(work, [this, report] {
-            m_report = report;
-            showReport();
-        }))
-        return;
-    m_run->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_progress->setValue(0);
-    m_notes->setText(tr("Measuring every stage (batch %1, median of %2 passes)…").arg(o.batch).arg(o.repeats));
+    m_job->startShown(work, [this, report] {
+        m_report = report;
+        showReport();
+    }, tr("Measuring every stage (batch %1, median of %2 passes)…").arg(o.batch).arg(o.repeats));
 }
 
 void CostPanel::showReport() {
-    m_run->setEnabled(true);
-    m_cancel->setEnabled(false);
-    m_progress->setValue(1000);
     m_export->setEnabled(true);
     m_chart->setReport(*m_report, m_unit->currentIndex() == 1);
     QString notes = tr("%1 architecture on %2, %3 thread(s), batch %4. Per image:<ul>")

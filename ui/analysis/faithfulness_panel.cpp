@@ -164,22 +164,14 @@ void FaithfulnessPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    if (!m_job->start(work, [this, report] {
-            m_report = report;
-            showReport();
-        }))
-        return;
-    m_run->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_progress->setValue(0);
-    m_summary->setText(tr("Measuring on %1 images…").arg(o.limit));
+    m_job->startShown(work, [this, report] {
+        m_report = report;
+        showReport();
+    }, tr("Measuring on %1 images…").arg(o.limit));
 }
 
 void FaithfulnessPanel::showReport() {
     const auto& r = *m_report;
-    m_run->setEnabled(true);
-    m_cancel->setEnabled(false);
-    m_progress->setValue(1000);
     m_export->setEnabled(true);
     m_summary->setText(tr("<b>%1</b>, %2 test images, %3 rule, attention on a %4x%5 grid, %6 s.<br>Uniform attention "
                           "would put <b>%7%</b> in the box. Rank correlation with occlusion saliency (Spearman, %8 "

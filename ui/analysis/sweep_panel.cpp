@@ -235,23 +235,15 @@ void SweepPanel::run() {
         }
         return {};
     };
-    if (!m_job->start(work, [this, result, summaries, vary, dataset] {
-            m_result = result;
-            m_resultDataset = QString::fromStdString(dataset);
-            m_series = vary.isEmpty() ? std::vector<SweepSummary>{} : *summaries;
-            m_seriesName = vary;
-            m_run->setEnabled(true);
-            m_cancel->setEnabled(false);
-            m_progress->setValue(1000);
-            m_map->setResult(*result, metric());
-            m_profileRow = 0;
-            showResult();
-        }))
-        return;
-    m_run->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_progress->setValue(0);
-    m_summary->setText(vary.isEmpty() ? tr("Sweeping…") : tr("Sweeping at %1 values…").arg(values.size()));
+    m_job->startShown(work, [this, result, summaries, vary, dataset] {
+        m_result = result;
+        m_resultDataset = QString::fromStdString(dataset);
+        m_series = vary.isEmpty() ? std::vector<SweepSummary>{} : *summaries;
+        m_seriesName = vary;
+        m_map->setResult(*result, metric());
+        m_profileRow = 0;
+        showResult();
+    }, vary.isEmpty() ? tr("Sweeping…") : tr("Sweeping at %1 values…").arg(values.size()));
 }
 
 void SweepPanel::showResult() {
