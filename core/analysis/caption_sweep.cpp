@@ -89,10 +89,7 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
             }
         const auto& step = trace->steps[at];
         p.mass = gridMassInBox(*step.grid, size, size, probe->box);
-        const int chosen = !step.chosenCells.empty()
-                               ? step.chosenCells.front()
-                               : int(std::max_element(step.grid->probs.begin(), step.grid->probs.end()) -
-                                     step.grid->probs.begin());
+        const int chosen = attendedCell(step);
         p.hit = cellBox(grid, grid, size, size, chosen).intersectionArea(probe->box) > 0;
         if (o.runs > 0) {
             auto runs = model.sampleRuns(probe->image, o.runs, o.seed, "probe", truth, 1);

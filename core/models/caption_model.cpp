@@ -250,11 +250,7 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
     if (truth) s.references = truth->references;
     if (!objects.empty()) {  // the deterministic caption's cells: chosen, or the argmax of soft attention
         std::vector<int> cells;
-        for (const auto& step : s.deterministic.steps)
-            cells.push_back(!step.chosenCells.empty() ? step.chosenCells.front()
-                            : step.grid ? int(std::max_element(step.grid->probs.begin(), step.grid->probs.end()) -
-                                              step.grid->probs.begin())
-                                        : -1);
+        for (const auto& step : s.deterministic.steps) cells.push_back(attendedCell(step));
         s.deterministicWordHits =
             captionWordHits(splitWords(s.deterministic.output.text), objects, cells, m.config.grid, image.width);
     }

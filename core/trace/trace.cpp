@@ -1,5 +1,6 @@
 #include "trace/trace.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -12,6 +13,12 @@ double entropyNats(const std::vector<float>& probs) {
     for (float v : probs)
         if (v > 0) h -= double(v) * std::log(double(v));
     return h;
+}
+
+int attendedCell(const TraceStep& step) {
+    if (!step.chosenCells.empty()) return step.chosenCells.front();
+    if (!step.grid || step.grid->probs.empty()) return -1;
+    return int(std::max_element(step.grid->probs.begin(), step.grid->probs.end()) - step.grid->probs.begin());
 }
 
 namespace {

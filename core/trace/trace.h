@@ -78,6 +78,10 @@ struct Trace {
 /// Shannon entropy (nats) of a distribution's probabilities; zero entries add nothing.
 double entropyNats(const std::vector<float>& probs);
 
+/// The grid cell a step looked at: its chosen cell, else (soft attention) its most attended one;
+/// -1 for a step without a grid.
+int attendedCell(const TraceStep& step);
+
 /// Checks internal consistency (grid sizes, indices in range, probabilities finite and summing
 /// to 1 within 1e-3). The error names the step and field.
 Result<Trace> validateTrace(const Trace& trace);

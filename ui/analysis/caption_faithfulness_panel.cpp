@@ -8,7 +8,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/analysis_job.h"
-#include "analysis/faithfulness.h"
+#include "analysis/faithfulness_panel.h"
 #include "charts/series_chart.h"
 #include "models/attention_model.h"
 #include "view_export.h"
@@ -29,9 +29,7 @@ CaptionFaithfulnessPanel::CaptionFaithfulnessPanel(QWidget* parent) : QWidget(pa
     m_cancel->setEnabled(false);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
-    auto* caveat = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromUtf8(kAttentionCaveat)), this);
-    caveat->setWordWrap(true);
-    caveat->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; padding: 6px; border: 1px solid #e0c070; }"));
+    auto* caveat = makeAttentionCaveat(this);
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);

@@ -17,6 +17,7 @@
 #include "charts/series_chart.h"
 #include "data/procedural_scenes.h"
 #include "models/attention_model.h"
+#include "number_format.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -41,7 +42,6 @@ QStringList sceneObjects() {
     return objects;
 }
 
-QString percent(double fraction) { return fraction < 0 ? QStringLiteral("–") : QStringLiteral("%1%").arg(100 * fraction, 0, 'f', 0); }
 
 }  // namespace
 
@@ -195,9 +195,9 @@ void CaptionSweepPanel::showResult() {
         m_table->setItem(r, 0, new QTableWidgetItem(QString::number(p.dx)));
         m_table->setItem(r, 1, caption);
         m_table->setItem(r, 2, colourItem);
-        m_table->setItem(r, 3, new QTableWidgetItem(percent(p.mass)));
+        m_table->setItem(r, 3, new QTableWidgetItem(formatPercent(p.mass, 0)));
         m_table->setItem(r, 4, new QTableWidgetItem(p.hit ? tr("yes") : tr("no")));
-        m_table->setItem(r, 5, new QTableWidgetItem(percent(p.runsColourRight)));
+        m_table->setItem(r, 5, new QTableWidgetItem(formatPercent(p.runsColourRight, 0)));
     }
     QString text = tr("<b>%1</b>, %2 offsets, %3 s: the %4 caption names the colour right at <b>%5 of %2</b>, and its "
                       "cell hits the object at %6.")
@@ -205,7 +205,7 @@ void CaptionSweepPanel::showResult() {
                        .arg(QString::fromStdString(s.deterministicRule)).arg(colourRight).arg(hits);
     if (worst)
         text += tr(" Sampled captions name it right %1 of the time on average, least at dx = %2 (%3).")
-                    .arg(percent(sampledSum / std::max(1, sampledPoints))).arg(worst->dx).arg(percent(worst->runsColourRight));
+                    .arg(formatPercent(sampledSum / std::max(1, sampledPoints), 0)).arg(worst->dx).arg(formatPercent(worst->runsColourRight, 0));
     m_summary->setText(text);
 }
 

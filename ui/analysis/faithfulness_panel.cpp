@@ -20,6 +20,13 @@
 
 namespace saccade::ui {
 
+QLabel* makeAttentionCaveat(QWidget* parent) {
+    auto* caveat = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromUtf8(kAttentionCaveat)), parent);
+    caveat->setWordWrap(true);
+    caveat->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; padding: 6px; border: 1px solid #e0c070; }"));
+    return caveat;
+}
+
 FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("faithfulnessPanel"));
     m_job = new AnalysisJob(this);
@@ -45,9 +52,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_cancel->setEnabled(false);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
-    m_caveat = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromUtf8(kAttentionCaveat)), this);
-    m_caveat->setWordWrap(true);
-    m_caveat->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; padding: 6px; border: 1px solid #e0c070; }"));
+    m_caveat = makeAttentionCaveat(this);
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -21,6 +21,10 @@ class QTableWidget;
 
 namespace saccade::ui {
 
+/// The caveat every faithfulness view states first ("a record of access, not an explanation"),
+/// as a highlighted label.
+QLabel* makeAttentionCaveat(QWidget* parent);
+
 class AnalysisJob;
 class SeriesChart;
 
