@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
         "Every stochastic command takes --seed; the same seed gives the same result on the "
         "same device."};
     app.require_subcommand(1);
+    // A flag takes no value: "--json=12abc" is refused, not read as true (subcommands inherit this).
+    app.option_defaults()->disable_flag_override();
     int threads = 0;
     app.add_option("--threads", threads, "LibTorch intra-op threads (default: all cores)")
         ->check(CLI::Range(1, 256));
