@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 
 #include "data/seq_task.h"
+#include "models/gru_encoder.h"
+#include "models/gru_gates.h"
 
 namespace saccade {
 
@@ -51,14 +53,16 @@ SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
 SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
     SeqEncoded e = sourceLengths(source, lengths);
     const auto S = source.size(1);
-    const auto emb = m_srcEmbed(source);
-    if (e.lengths.min().item<std::int64_t>() == S) {  // no padding: no packing
-        e.keys = m_gru ? std::get<0>(m_gru(emb)) : std::get<0>(m_lstm(emb));
+    const bool padded = e.lengths.min().item<std::int64_t>() < S;
+    if (m_gru) {
+        e.keys = bidirectionalGru(m_gru, m_srcEmbed->weight, source, padded ? e.mask : torch::Tensor());
+    } else if (!padded) {  // no padding: no packing
+        e.keys = std::get<0>(m_lstm(m_srcEmbed(source)));
     } else {
+        const auto emb = m_srcEmbed(source);
         namespace rnn = torch::nn::utils::rnn;
         const auto packed = rnn::pack_padded_sequence(emb, e.lengths, /*batch_first=*/true, /*enforce_sorted=*/false);
-        const auto out = m_gru ? std::get<0>(m_gru->forward_with_packed_input(packed))
-                               : std::get<0>(m_lstm->forward_with_packed_input(packed));
+        const auto out = std::get<0>(m_lstm->forward_with_packed_input(packed));
         e.keys = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/0.0, S));
     }
     const auto lenF = e.lengths.to(source.device(), e.keys.scalar_type());
@@ -90,11 +94,7 @@ torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const 
     const auto x = gi + ctx.narrow(1, 0, G);
     const auto gh = m_hh(st.h);
     if (m_gru) {
-        const auto xs = x.chunk(3, 1), hs = gh.chunk(3, 1);
-        const auto r = torch::sigmoid(xs[0] + hs[0]);
-        const auto z = torch::sigmoid(xs[1] + hs[1]);
-        const auto n = torch::tanh(xs[2] + r * hs[2]);
-        st.h = n + z * (st.h - n);
+        st.h = gruGates(x, gh, st.h);
     } else {
         const auto g = (x + gh).chunk(4, 1);
         st.c = torch::sigmoid(g[1]) * st.c + torch::sigmoid(g[0]) * torch::tanh(g[2]);
@@ -131,13 +131,14 @@ struct StepLog {
 SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule,
                                        Rng& rng) {
     TORCH_CHECK(input.dim() == 2 && input.size(0) == enc.keys.size(0), "input must be [B, T]");
-    const auto gi = m_inEmbed(m_tgtEmbed(input));
+    // unbind, not select(1, t): each select's backward would fill a zero tensor of the whole [B, T, G]
+    const auto gi = m_inEmbed(m_tgtEmbed(input)).unbind(1);
     State st{enc.h0, enc.c0};
     StepLog log;
     for (std::int64_t t = 0; t < input.size(1); ++t) {
         torch::Tensor centre;
         const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
-        log.add(sel, advance(st, gi.select(1, t), sel.context), centre);
+        log.add(sel, advance(st, gi[static_cast<std::size_t>(t)], sel.context), centre);
     }
     return log.stack();
 }

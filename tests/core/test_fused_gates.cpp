@@ -1,0 +1,118 @@
+// The fused recurrent gates against the ATen operations they replace: values, gradients,
+// padding, saturation and NaN; and the step-by-step bidirectional GRU against torch::nn::GRU,
+// packed and unpadded.
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <torch/nn/utils/rnn.h>
+#include <torch/torch.h>
+
+#include "models/gru_encoder.h"
+#include "models/gru_gates.h"
+
+namespace saccade {
+namespace {
+
+float maxDiff(const torch::Tensor& x, const torch::Tensor& y) { return (x - y).abs().max().item<float>(); }
+
+struct GateGrads {
+    torch::Tensor out, da, db, dh;
+};
+
+template <typename F>
+GateGrads gateGrads(F gates, const torch::Tensor& a0, const torch::Tensor& b0, const torch::Tensor& h0,
+                    const torch::Tensor& keep, const torch::Tensor& upstream) {
+    auto a = a0.clone().requires_grad_(true), b = b0.clone().requires_grad_(true), h = h0.clone().requires_grad_(true);
+    auto out = gates(a, b, h, keep);
+    (out * upstream).sum().backward();
+    return {out.detach(), a.grad(), b.grad(), h.grad()};
+}
+
+TEST(GruGates, FusedLoopEqualsAtenOperationsAndTheirGradients) {
+    torch::manual_seed(3);
+    const int B = 5, H = 13;  // 13: the vector loop's tail is exercised too
+    const auto a = torch::randn({B, 3 * H}) * 3, b = torch::randn({B, 3 * H}) * 3, h = torch::randn({B, H});
+    const auto keep = torch::tensor({1.0f, 0.0f, 1.0f, 1.0f, 0.0f});
+    const auto upstream = torch::randn({B, H});
+    for (const bool padded : {false, true}) {
+        const auto k = padded ? keep : torch::Tensor();
+        const auto fused = gateGrads([](auto... x) { return gruGates(x...); }, a, b, h, k, upstream);
+        const auto ref = gateGrads([](auto... x) { return gruGatesReference(x...); }, a, b, h, k, upstream);
+        EXPECT_LT(maxDiff(fused.out, ref.out), 2e-6) << "padded " << padded;
+        EXPECT_LT(maxDiff(fused.da, ref.da), 1e-5);
+        EXPECT_LT(maxDiff(fused.db, ref.db), 1e-5);
+        EXPECT_LT(maxDiff(fused.dh, ref.dh), 1e-5);
+        if (padded) {
+            EXPECT_EQ(fused.out[1].abs().max().item<float>(), 0.0f);  // a padded row leaves a zero state
+            EXPECT_EQ(fused.dh[4].abs().max().item<float>(), 0.0f);   // and passes no gradient back
+        }
+    }
+    // Without autograd the same loop runs without saving anything.
+    torch::NoGradGuard noGrad;
+    EXPECT_LT(maxDiff(gruGates(a, b, h), gruGatesReference(a, b, h)), 2e-6);
+}
+
+TEST(GruGates, SaturatesLikeAtenAndKeepsNaN) {
+    auto a = torch::zeros({2, 3 * 8}), b = torch::zeros({2, 3 * 8});
+    const auto h = torch::full({2, 8}, 0.25f);
+    a.index_put_({0}, 200.0f);   // r = z = 1, n = tanh(400): h' = h
+    a.index_put_({1}, -200.0f);  // r = z = 0, n = tanh(-200) = -1: h' = -1
+    const auto out = gruGates(a, b, h);
+    EXPECT_TRUE(torch::allclose(out, gruGatesReference(a, b, h), 0, 1e-6));
+    EXPECT_FLOAT_EQ(out[0][0].item<float>(), 0.25f);
+    EXPECT_FLOAT_EQ(out[1][0].item<float>(), -1.0f);
+    a[0][5] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_TRUE(std::isnan(gruGates(a, b, h)[0][5].item<float>()));
+}
+
+TEST(GruGates, StridedOrDoubleInputsTakeTheAtenPath) {
+    const auto wide = torch::randn({4, 6 * 3}, torch::kDouble);
+    const auto a = wide.narrow(1, 0, 9), b = wide.narrow(1, 9, 9);  // strided views, double
+    const auto h = torch::randn({4, 3}, torch::kDouble);
+    EXPECT_TRUE(torch::equal(gruGates(a, b, h), gruGatesReference(a, b, h)));
+}
+
+TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
+    torch::manual_seed(5);
+    const int V = 9, E = 6, H = 5, S = 7;
+    torch::nn::GRU gru(torch::nn::GRUOptions(E, H).batch_first(true).bidirectional(true));
+    torch::nn::Embedding embed(V, E);
+    const auto source = torch::randint(0, V, {4, S}, torch::kLong);
+    for (const bool padded : {false, true}) {
+        const auto lengths = padded ? torch::tensor({7, 3, 5, 1}, torch::kLong) : torch::full({4}, S, torch::kLong);
+        const auto mask = torch::arange(S).unsqueeze(0) < lengths.unsqueeze(1);
+        const auto weight = torch::randn({4, S, 2 * H});
+        // ATen: packed when padded, as the encoder did before.
+        gru->zero_grad();
+        embed->zero_grad();
+        torch::Tensor expected;
+        if (padded) {
+            namespace rnn = torch::nn::utils::rnn;
+            const auto packed = rnn::pack_padded_sequence(embed(source), lengths, true, false);
+            expected = std::get<0>(rnn::pad_packed_sequence(std::get<0>(gru->forward_with_packed_input(packed)), true, 0.0, S));
+        } else {
+            expected = std::get<0>(gru(embed(source)));
+        }
+        (expected * weight).sum().backward();
+        std::vector<torch::Tensor> expectedGrads;
+        for (const auto& p : gru->parameters()) expectedGrads.push_back(p.grad().clone());
+        const auto expectedEmbedGrad = embed->weight.grad().clone();
+        gru->zero_grad();
+        embed->zero_grad();
+        const auto out = bidirectionalGru(gru, embed->weight, source, padded ? mask : torch::Tensor());
+        (out * weight).sum().backward();
+        ASSERT_EQ(out.sizes(), expected.sizes());
+        EXPECT_LT(maxDiff(out, expected), 2e-6) << "padded " << padded;
+        if (padded) EXPECT_EQ(out[3].narrow(0, 1, S - 1).abs().max().item<float>(), 0.0f);
+        const auto grads = gru->parameters();
+        for (std::size_t i = 0; i < grads.size(); ++i) EXPECT_LT(maxDiff(grads[i].grad(), expectedGrads[i]), 1e-5) << i;
+        EXPECT_LT(maxDiff(embed->weight.grad(), expectedEmbedGrad), 1e-5);
+    }
+    torch::nn::GRU twoLayers(torch::nn::GRUOptions(E, H).batch_first(true).bidirectional(true).num_layers(2));
+    EXPECT_THROW(bidirectionalGru(twoLayers, embed->weight, source, {}), c10::Error);
+}
+
+}  // namespace
+}  // namespace saccade
