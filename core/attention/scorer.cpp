@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "attention/additive_scores.h"
+
 namespace saccade {
 
 namespace {
@@ -91,8 +93,7 @@ torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torc
     torch::Tensor scores;
     switch (m_options.kind) {
         case ScorerKind::Additive:
-            scores = m_v(torch::tanh(m_queryProj(query).unsqueeze(/*dim=*/1) + prepared))
-                         .squeeze(/*dim=*/-1);
+            scores = additiveScores(m_queryProj(query), prepared, m_v->weight);
             break;
         case ScorerKind::General:
         case ScorerKind::Dot:

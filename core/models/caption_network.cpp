@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "models/rnn_gates.h"
+
 namespace saccade {
 
 namespace nn = torch::nn;
@@ -107,8 +109,13 @@ CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotat
     return s;
 }
 
-torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const SelectionOptions& rule,
-                                       Rng& rng, const torch::Tensor& useExpectation, Selection* out) {
+torch::Tensor CaptionNetworkImpl::wordGates(const torch::Tensor& embedded) {
+    return torch::addmm(m_rnn->bias_ih + m_rnn->bias_hh, embedded, m_rnn->weight_ih.narrow(1, 0, m_config.embed).t());
+}
+
+torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const torch::Tensor& gates,
+                                       const SelectionOptions& rule, Rng& rng, const torch::Tensor& useExpectation,
+                                       Selection* out) {
     const auto scores = m_scorer->forwardPrepared(st.h, st.prepared);
     lapIf(m_clock, "scoring");
     auto s = saccade::select(scores, st.values, rule, rng);
@@ -119,7 +126,10 @@ torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded,
         context = torch::where(useExpectation.unsqueeze(1), expected, context);
     }
     const auto gated = torch::sigmoid(m_beta(st.h)) * context;
-    std::tie(st.h, st.c) = m_rnn(torch::cat({embedded, gated}, /*dim=*/1), std::make_tuple(st.h, st.c));
+    // The LSTM cell on [embedded, gated]: the words' part of W_ih x comes in `gates`.
+    const auto all = torch::addmm(torch::addmm(gates, gated, m_rnn->weight_ih.narrow(1, m_config.embed, m_config.featureDim).t()),
+                                  st.h, m_rnn->weight_hh.t());
+    std::tie(st.h, st.c) = lstmGates(all, st.c);
     auto deep = embedded + m_outH(st.h) + m_outZ(gated);
     deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
     auto logits = m_out(deep);
@@ -138,9 +148,7 @@ torch::Tensor CaptionNetworkImpl::stepSingleCell(State& st, const torch::Tensor&
     const auto beta = torch::sigmoid(m_beta(st.h));  // [B, 1]
     const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
                        torch::mm(st.h, m_rnn->weight_hh.t());
-    const auto chunks = gates.chunk(4, /*dim=*/1);  // input, forget, cell, output (LSTMCell's order)
-    st.c = torch::sigmoid(chunks[1]) * st.c + torch::sigmoid(chunks[0]) * torch::tanh(chunks[2]);
-    st.h = torch::sigmoid(chunks[3]) * torch::tanh(st.c);
+    std::tie(st.h, st.c) = lstmGates(gates, st.c);
     const auto deep = m_embed->weight.index_select(0, word) + m_outH(st.h) +
                       beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
     auto logits = m_out(deep);  // eval mode: no dropout
@@ -156,13 +164,17 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
                 "captioner: tokens must be [B, T + 1] for ", annotations.size(0), " images, got ", tokens.sizes());
     auto st = start(annotations, 1);
     const auto embedded = m_embed(tokens);  // [B, T + 1, E], every word at once
+    const auto B = tokens.size(0), T1 = tokens.size(1);
+    // unbind, not select(1, t): each select's backward would fill a zero tensor of the whole batch
+    const auto words = embedded.unbind(1);
+    const auto gates = wordGates(embedded.view({B * T1, -1})).view({B, T1, -1}).unbind(1);
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync
     std::vector<torch::Tensor> logits;
     std::vector<Selection> selections;
     for (std::int64_t t = 0; t + 1 < tokens.size(1); ++t) {
         Selection s;
-        logits.push_back(step(st, embedded.select(1, t), checked, rng, useExpectation, &s));
+        logits.push_back(step(st, words[size_t(t)], gates[size_t(t)], checked, rng, useExpectation, &s));
         selections.push_back(std::move(s));
     }
     return stackSteps(logits, selections);
@@ -197,7 +209,9 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
     for (int t = 0; t + 1 < m_config.maxLength; ++t) {
         Selection s;
         // A caption never says <start> or <pad>: they are not words.
-        const auto l = (singleCell ? stepSingleCell(st, word, checked, rng, &s) : step(st, m_embed(word), checked, rng, {}, &s))
+        const auto embedded = singleCell ? torch::Tensor() : m_embed(word);
+        const auto l = (singleCell ? stepSingleCell(st, word, checked, rng, &s)
+                                   : step(st, embedded, wordGates(embedded), checked, rng, {}, &s))
                            .index_fill(1, notWords, -INFINITY);
         const auto logp = torch::log_softmax(l, -1);
         torch::Tensor next;
@@ -245,8 +259,8 @@ std::vector<BeamCaption> CaptionNetworkImpl::beamSearch(const torch::Tensor& ann
         std::vector<std::int64_t> last;
         for (const auto& b : live) last.push_back(b.tokens.empty() ? kStartToken : b.tokens.back());
         Selection s;
-        const auto logits = step(st, m_embed(torch::tensor(last, torch::TensorOptions().dtype(torch::kLong).device(device))),
-                                 rule, unused, {}, &s);
+        const auto embedded = m_embed(torch::tensor(last, torch::TensorOptions().dtype(torch::kLong).device(device)));
+        const auto logits = step(st, embedded, wordGates(embedded), rule, unused, {}, &s);
         const auto notWords = torch::tensor({std::int64_t(kStartToken), std::int64_t(kPadToken)},
                                             torch::TensorOptions().dtype(torch::kLong).device(device));
         const auto logp = torch::log_softmax(logits.index_fill(1, notWords, -INFINITY), -1).to(torch::kCPU, torch::kDouble);

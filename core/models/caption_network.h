@@ -84,9 +84,12 @@ public:
 private:
     struct State;
     State start(const torch::Tensor& annotations, std::int64_t episodes);
-    /// One word step from `state` reading token embeddings `embedded` [B, E]; returns word logits.
-    torch::Tensor step(State& state, const torch::Tensor& embedded, const SelectionOptions& rule, Rng& rng,
-                       const torch::Tensor& useExpectation, Selection* selection);
+    /// What the LSTM's input weights and biases make of token embeddings [N, E]: [N, 4H].
+    torch::Tensor wordGates(const torch::Tensor& embedded);
+    /// One word step from `state` reading token embeddings `embedded` [B, E] and their
+    /// wordGates(); returns word logits.
+    torch::Tensor step(State& state, const torch::Tensor& embedded, const torch::Tensor& gates, const SelectionOptions& rule,
+                       Rng& rng, const torch::Tensor& useExpectation, Selection* out);
     /// step() for a single-cell rule without gradients, from the state's per-cell tables.
     torch::Tensor stepSingleCell(State& state, const torch::Tensor& word, const SelectionOptions& rule, Rng& rng,
                                  Selection* selection);

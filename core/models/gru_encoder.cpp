@@ -5,7 +5,7 @@
 
 #include <torch/torch.h>
 
-#include "models/gru_gates.h"
+#include "models/rnn_gates.h"
 
 namespace saccade {
 

@@ -1,5 +1,5 @@
 #pragma once
-// A one-layer bidirectional torch::nn::GRU run step by step with the fused gates (gru_gates.h),
+// A one-layer bidirectional torch::nn::GRU run step by step with the fused gates (rnn_gates.h),
 // reading the module's own parameters, so checkpoints are unchanged. The input gates of every
 // source position come from a table over the vocabulary (W_ih E + b_ih, one row per token)
 // instead of a product per position, and a padded position leaves a zero state behind it, which

@@ -7,7 +7,7 @@
 
 #include "data/seq_task.h"
 #include "models/gru_encoder.h"
-#include "models/gru_gates.h"
+#include "models/rnn_gates.h"
 
 namespace saccade {
 

@@ -10,7 +10,7 @@
 #include <torch/torch.h>
 
 #include "models/gru_encoder.h"
-#include "models/gru_gates.h"
+#include "models/rnn_gates.h"
 
 namespace saccade {
 namespace {

@@ -1,13 +1,22 @@
 #pragma once
-// The GRU's gate arithmetic in one pass (the matrix products stay with the caller):
+// The gate arithmetic of the GRU and the LSTM, each in one pass (the matrix products stay with
+// the caller).
+//
+// GRU: in one pass (the matrix products stay with the caller):
 //   r = sigmoid(a_r + b_r), z = sigmoid(a_z + b_z), n = tanh(a_n + r * b_n),
 //   h' = keep * ((1 - z) * n + z * h)
 // with a = W_ih x + b_ih and b = W_hh h + b_hh, each [B, 3H] in PyTorch's gate order (r, z, n).
-// ATen's GRU cell spends eight kernels and eight autograd nodes on this per step; at a batch of
+// LSTM (PyTorch's gate order i, f, g, o), from the summed pre-activations x = W_ih x + b_ih +
+// W_hh h + b_hh [B, 4H]:
+//   c' = sigmoid(x_f) * c + sigmoid(x_i) * tanh(x_g),   h' = sigmoid(x_o) * tanh(c')
+//
+// ATen's cells spend eight or more kernels and eight autograd nodes on this per step; at a batch of
 // 64 or a hidden size of 128 those dominate the step. Here it is one loop forward and one loop
 // backward (its own autograd node) on contiguous float CPU tensors, and the same arithmetic in
 // ATen operations anywhere else (CUDA, double, strided views).
 // Engine header: includes LibTorch.
+
+#include <utility>
 
 #include <torch/types.h>
 
@@ -21,5 +30,11 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
 /// The same arithmetic as eight ATen operations (the reference the fused loop is tested against).
 torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
                                 const torch::Tensor& keep = {});
+
+/// gates [B, 4H], c [B, H]: returns {h', c'}, differentiable in both inputs.
+std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, const torch::Tensor& c);
+
+/// The same in ATen operations.
+std::pair<torch::Tensor, torch::Tensor> lstmGatesReference(const torch::Tensor& gates, const torch::Tensor& c);
 
 }  // namespace saccade

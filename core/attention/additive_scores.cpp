@@ -1,0 +1,136 @@
+#include "attention/additive_scores.h"
+
+#include <cstdint>
+
+#include <torch/autograd.h>
+#include <torch/torch.h>
+
+#include "common/fast_math.h"
+
+namespace saccade {
+
+namespace {
+
+// One score: eight partial sums, so that the row vectorises without reassociating the sum.
+SACCADE_FAST_INLINE float scoreRow(const float* __restrict q, const float* __restrict k, const float* __restrict v,
+                                   std::int64_t A) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::int64_t a = 0;
+    for (; a + 8 <= A; a += 8)
+        for (int j = 0; j < 8; ++j) acc[j] += v[a + j] * fast::tanh(q[a + j] + k[a + j]);
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; a < A; ++a) s += v[a] * fast::tanh(q[a] + k[a]);
+    return s;
+}
+SACCADE_FAST_INLINE void forwardLoop(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v,
+                                     float* out, std::int64_t B, std::int64_t L, std::int64_t A) {
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t l = 0; l < L; ++l) out[b * L + l] = scoreRow(q + b * A, keys + b * keyBatchStride + l * A, v, A);
+}
+
+// One (b, l): dk = d v (1 - t^2), accumulated into dq; dv += d t.
+SACCADE_FAST_INLINE void backwardRow(float d, const float* __restrict q, const float* __restrict k,
+                                     const float* __restrict v, float* __restrict dk, float* __restrict dq,
+                                     float* __restrict dv, std::int64_t A) {
+    for (std::int64_t a = 0; a < A; ++a) {
+        const float t = fast::tanh(q[a] + k[a]);
+        const float g = d * v[a] * (1.0f - t * t);
+        dk[a] = g;
+        dq[a] += g;
+        dv[a] += d * t;
+    }
+}
+SACCADE_FAST_INLINE void backwardLoop(const float* grad, const float* q, const float* keys, const float* v, float* dk,
+                                      float* dq, float* dv, std::int64_t B, std::int64_t L, std::int64_t A) {
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t l = 0; l < L; ++l)
+            backwardRow(grad[b * L + l], q + b * A, keys + (b * L + l) * A, v, dk + (b * L + l) * A, dq + b * A, dv, A);
+}
+
+void forwardRows(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v, float* out,
+                 std::int64_t B, std::int64_t L, std::int64_t A);
+void backwardRows(const float* grad, const float* q, const float* keys, const float* v, float* dk, float* dq,
+                  float* dv, std::int64_t B, std::int64_t L, std::int64_t A);
+
+#if SACCADE_FAST_VECTOR
+SACCADE_FAST_AVX2 void forwardAvx2(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v,
+                                   float* out, std::int64_t B, std::int64_t L, std::int64_t A) {
+    forwardLoop(q, keys, keyBatchStride, v, out, B, L, A);
+}
+SACCADE_FAST_AVX2 void backwardAvx2(const float* grad, const float* q, const float* keys, const float* v, float* dk,
+                                    float* dq, float* dv, std::int64_t B, std::int64_t L, std::int64_t A) {
+    backwardLoop(grad, q, keys, v, dk, dq, dv, B, L, A);
+}
+#endif
+
+void forwardRows(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v, float* out,
+                 std::int64_t B, std::int64_t L, std::int64_t A) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return forwardAvx2(q, keys, keyBatchStride, v, out, B, L, A);
+#endif
+    forwardLoop(q, keys, keyBatchStride, v, out, B, L, A);
+}
+void backwardRows(const float* grad, const float* q, const float* keys, const float* v, float* dk, float* dq,
+                  float* dv, std::int64_t B, std::int64_t L, std::int64_t A) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return backwardAvx2(grad, q, keys, v, dk, dq, dv, B, L, A);
+#endif
+    backwardLoop(grad, q, keys, v, dk, dq, dv, B, L, A);
+}
+
+struct AdditiveScoresFunction : torch::autograd::Function<AdditiveScoresFunction> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& q, const torch::Tensor& keys,
+                                 const torch::Tensor& v) {
+        const auto B = keys.size(0), L = keys.size(1), A = keys.size(2);
+        auto out = torch::empty({B, L}, q.options());
+        forwardRows(q.data_ptr<float>(), keys.data_ptr<float>(), L * A, v.data_ptr<float>(), out.data_ptr<float>(), B,
+                    L, A);
+        ctx->save_for_backward({q, keys, v});
+        return out;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto saved = ctx->get_saved_variables();
+        const auto &q = saved[0], &keys = saved[1], &v = saved[2];
+        if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        const auto g = grads[0].contiguous();
+        const auto B = keys.size(0), L = keys.size(1), A = keys.size(2);
+        auto dk = torch::empty_like(keys);
+        auto dq = torch::zeros_like(q);
+        auto dv = torch::zeros({A}, v.options());
+        backwardRows(g.data_ptr<float>(), q.data_ptr<float>(), keys.data_ptr<float>(), v.data_ptr<float>(),
+                     dk.data_ptr<float>(), dq.data_ptr<float>(), dv.data_ptr<float>(), B, L, A);
+        return {dq, dk, dv.view(v.sizes())};
+    }
+};
+
+bool plainFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat && !t.is_neg() && !t.is_conj();
+}
+
+}  // namespace
+
+torch::Tensor additiveScoresReference(const torch::Tensor& query, const torch::Tensor& keys, const torch::Tensor& v) {
+    return torch::matmul(torch::tanh(query.unsqueeze(1) + keys), v.reshape({-1}));
+}
+
+torch::Tensor additiveScores(const torch::Tensor& query, const torch::Tensor& keys, const torch::Tensor& v) {
+    TORCH_CHECK(query.dim() == 2 && keys.dim() == 3 && query.size(0) == keys.size(0) && query.size(1) == keys.size(2) &&
+                    v.numel() == keys.size(2),
+                "additive scores need query [B, A], keys [B, L, A] and v [A]; got ", query.sizes(), ", ", keys.sizes(),
+                " and ", v.sizes());
+    const bool fusable = keys.size(0) > 0 && keys.size(1) > 0 && plainFloat(query) && plainFloat(keys) && plainFloat(v) && query.is_contiguous() &&
+                         v.is_contiguous() && keys[0].is_contiguous() &&
+                         (keys.stride(0) == 0 || keys.stride(0) == keys.size(1) * keys.size(2));
+    if (!fusable) return additiveScoresReference(query, keys, v);
+    const bool grad =
+        torch::GradMode::is_enabled() && (query.requires_grad() || keys.requires_grad() || v.requires_grad());
+    if (grad) return AdditiveScoresFunction::apply(query, keys.contiguous(), v);
+    const auto B = keys.size(0), L = keys.size(1), A = keys.size(2);
+    auto out = torch::empty({B, L}, query.options());
+    forwardRows(query.data_ptr<float>(), keys.data_ptr<float>(), keys.stride(0), v.data_ptr<float>(),
+                out.data_ptr<float>(), B, L, A);
+    return out;
+}
+
+}  // namespace saccade

@@ -1,0 +1,291 @@
+#include "models/rnn_gates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <torch/autograd.h>
+#include <torch/torch.h>
+
+#include "common/fast_math.h"
+
+namespace saccade {
+
+namespace {
+
+// One row: o = keep * h'; s gets r, z, n and b_n ([4H]) for the backward pass.
+SACCADE_FAST_INLINE void forwardRow(const float* __restrict a, const float* __restrict b, const float* __restrict h,
+                                    float k, float* __restrict o, float* __restrict s, std::int64_t H) {
+    for (std::int64_t j = 0; j < H; ++j) {
+        const float r = fast::sigmoid(a[j] + b[j]);
+        const float z = fast::sigmoid(a[H + j] + b[H + j]);
+        const float n = fast::tanh(a[2 * H + j] + r * b[2 * H + j]);
+        o[j] = k * (n + z * (h[j] - n));
+        s[j] = r;
+        s[H + j] = z;
+        s[2 * H + j] = n;
+        s[3 * H + j] = b[2 * H + j];
+    }
+}
+SACCADE_FAST_INLINE void forwardLoop(const float* a, const float* b, const float* h, const float* keep, float* out,
+                                     float* saved, std::int64_t rows, std::int64_t H, bool saveEach) {
+    for (std::int64_t i = 0; i < rows; ++i)
+        forwardRow(a + i * 3 * H, b + i * 3 * H, h + i * H, keep ? keep[i] : 1.0f, out + i * H,
+                   saved + (saveEach ? i * 4 * H : 0), H);
+}
+
+SACCADE_FAST_INLINE void backwardRow(const float* __restrict g, const float* __restrict h, float k,
+                                     const float* __restrict s, float* __restrict da, float* __restrict db,
+                                     float* __restrict dh, std::int64_t H) {
+    for (std::int64_t j = 0; j < H; ++j) {
+        const float r = s[j], z = s[H + j], n = s[2 * H + j], bn = s[3 * H + j];
+        const float gk = g[j] * k;
+        const float dn = gk * (1.0f - z) * (1.0f - n * n);
+        const float dz = gk * (h[j] - n) * z * (1.0f - z);
+        const float dr = dn * bn * r * (1.0f - r);
+        da[j] = dr;
+        da[H + j] = dz;
+        da[2 * H + j] = dn;
+        db[j] = dr;
+        db[H + j] = dz;
+        db[2 * H + j] = dn * r;
+        dh[j] = gk * z;
+    }
+}
+SACCADE_FAST_INLINE void backwardLoop(const float* g, const float* h, const float* keep, const float* saved, float* da,
+                                      float* db, float* dh, std::int64_t rows, std::int64_t H) {
+    for (std::int64_t i = 0; i < rows; ++i)
+        backwardRow(g + i * H, h + i * H, keep ? keep[i] : 1.0f, saved + i * 4 * H, da + i * 3 * H, db + i * 3 * H,
+                    dh + i * H, H);
+}
+
+// LSTM, one row: h' and c'; s gets i, f, g, o and tanh(c') ([5H]) for the backward pass.
+SACCADE_FAST_INLINE void lstmForwardRow(const float* __restrict x, const float* __restrict c, float* __restrict ho,
+                                        float* __restrict co, float* __restrict s, std::int64_t H) {
+    for (std::int64_t j = 0; j < H; ++j) {
+        const float i = fast::sigmoid(x[j]);
+        const float f = fast::sigmoid(x[H + j]);
+        const float g = fast::tanh(x[2 * H + j]);
+        const float o = fast::sigmoid(x[3 * H + j]);
+        const float cn = f * c[j] + i * g;
+        const float tc = fast::tanh(cn);
+        co[j] = cn;
+        ho[j] = o * tc;
+        s[j] = i;
+        s[H + j] = f;
+        s[2 * H + j] = g;
+        s[3 * H + j] = o;
+        s[4 * H + j] = tc;
+    }
+}
+SACCADE_FAST_INLINE void lstmForwardLoop(const float* x, const float* c, float* ho, float* co, float* saved,
+                                         std::int64_t rows, std::int64_t H, bool saveEach) {
+    for (std::int64_t r = 0; r < rows; ++r)
+        lstmForwardRow(x + r * 4 * H, c + r * H, ho + r * H, co + r * H, saved + (saveEach ? r * 5 * H : 0), H);
+}
+SACCADE_FAST_INLINE void lstmBackwardRow(const float* __restrict dh, const float* __restrict dc,
+                                         const float* __restrict c, const float* __restrict s, float* __restrict dx,
+                                         float* __restrict dcPrev, std::int64_t H) {
+    for (std::int64_t j = 0; j < H; ++j) {
+        const float i = s[j], f = s[H + j], g = s[2 * H + j], o = s[3 * H + j], tc = s[4 * H + j];
+        const float total = dc[j] + dh[j] * o * (1.0f - tc * tc);
+        dx[j] = total * g * i * (1.0f - i);
+        dx[H + j] = total * c[j] * f * (1.0f - f);
+        dx[2 * H + j] = total * i * (1.0f - g * g);
+        dx[3 * H + j] = dh[j] * tc * o * (1.0f - o);
+        dcPrev[j] = total * f;
+    }
+}
+SACCADE_FAST_INLINE void lstmBackwardLoop(const float* dh, const float* dc, const float* c, const float* saved,
+                                          float* dx, float* dcPrev, std::int64_t rows, std::int64_t H) {
+    for (std::int64_t r = 0; r < rows; ++r)
+        lstmBackwardRow(dh + r * H, dc + r * H, c + r * H, saved + r * 5 * H, dx + r * 4 * H, dcPrev + r * H, H);
+}
+
+void forwardPlain(const float* a, const float* b, const float* h, const float* keep, float* out, float* saved,
+                  std::int64_t rows, std::int64_t H, bool saveEach) {
+    forwardLoop(a, b, h, keep, out, saved, rows, H, saveEach);
+}
+void backwardPlain(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
+                   float* dh, std::int64_t rows, std::int64_t H) {
+    backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
+}
+void lstmForwardPlain(const float* x, const float* c, float* ho, float* co, float* saved, std::int64_t rows,
+                      std::int64_t H, bool saveEach) {
+    lstmForwardLoop(x, c, ho, co, saved, rows, H, saveEach);
+}
+void lstmBackwardPlain(const float* dh, const float* dc, const float* c, const float* saved, float* dx, float* dcPrev,
+                       std::int64_t rows, std::int64_t H) {
+    lstmBackwardLoop(dh, dc, c, saved, dx, dcPrev, rows, H);
+}
+#if SACCADE_FAST_VECTOR
+SACCADE_FAST_AVX2 void lstmForwardAvx2(const float* x, const float* c, float* ho, float* co, float* saved,
+                                       std::int64_t rows, std::int64_t H, bool saveEach) {
+    lstmForwardLoop(x, c, ho, co, saved, rows, H, saveEach);
+}
+SACCADE_FAST_AVX2 void lstmBackwardAvx2(const float* dh, const float* dc, const float* c, const float* saved,
+                                        float* dx, float* dcPrev, std::int64_t rows, std::int64_t H) {
+    lstmBackwardLoop(dh, dc, c, saved, dx, dcPrev, rows, H);
+}
+SACCADE_FAST_AVX2 void forwardAvx2(const float* a, const float* b, const float* h, const float* keep, float* out,
+                                   float* saved, std::int64_t rows, std::int64_t H, bool saveEach) {
+    forwardLoop(a, b, h, keep, out, saved, rows, H, saveEach);
+}
+SACCADE_FAST_AVX2 void backwardAvx2(const float* g, const float* h, const float* keep, const float* saved, float* da,
+                                    float* db, float* dh, std::int64_t rows, std::int64_t H) {
+    backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
+}
+#endif
+
+void forwardRows(const float* a, const float* b, const float* h, const float* keep, float* out, float* saved,
+                 std::int64_t rows, std::int64_t H, bool saveEach) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return forwardAvx2(a, b, h, keep, out, saved, rows, H, saveEach);
+#endif
+    forwardPlain(a, b, h, keep, out, saved, rows, H, saveEach);
+}
+void backwardRows(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
+                  float* dh, std::int64_t rows, std::int64_t H) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return backwardAvx2(g, h, keep, saved, da, db, dh, rows, H);
+#endif
+    backwardPlain(g, h, keep, saved, da, db, dh, rows, H);
+}
+
+void lstmForwardRows(const float* x, const float* c, float* ho, float* co, float* saved, std::int64_t rows,
+                     std::int64_t H, bool saveEach) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return lstmForwardAvx2(x, c, ho, co, saved, rows, H, saveEach);
+#endif
+    lstmForwardPlain(x, c, ho, co, saved, rows, H, saveEach);
+}
+void lstmBackwardRows(const float* dh, const float* dc, const float* c, const float* saved, float* dx, float* dcPrev,
+                      std::int64_t rows, std::int64_t H) {
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) return lstmBackwardAvx2(dh, dc, c, saved, dx, dcPrev, rows, H);
+#endif
+    lstmBackwardPlain(dh, dc, c, saved, dx, dcPrev, rows, H);
+}
+
+const float* keepData(const torch::Tensor& keep) { return keep.defined() ? keep.data_ptr<float>() : nullptr; }
+
+struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a, const torch::Tensor& b,
+                                 const torch::Tensor& h, const torch::Tensor* keepPointer) {
+        const auto keep = keepPointer ? *keepPointer : torch::Tensor();  // not differentiable: passed aside
+        const auto B = h.size(0), H = h.size(1);
+        auto out = torch::empty_like(h);
+        auto saved = torch::empty({B, 4 * H}, h.options());
+        forwardRows(a.data_ptr<float>(), b.data_ptr<float>(), h.data_ptr<float>(), keepData(keep), out.data_ptr<float>(),
+                    saved.data_ptr<float>(), B, H, /*saveEach=*/true);
+        ctx->save_for_backward({h, saved});
+        if (keep.defined()) ctx->saved_data["keep"] = keep;
+        return out;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto vars = ctx->get_saved_variables();
+        const auto& h = vars[0];
+        const auto& saved = vars[1];
+        const auto found = ctx->saved_data.find("keep");
+        const auto keep = found == ctx->saved_data.end() ? torch::Tensor() : found->second.toTensor();
+        if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        const auto g = grads[0].contiguous();
+        const auto B = h.size(0), H = h.size(1);
+        auto da = torch::empty({B, 3 * H}, h.options()), db = torch::empty({B, 3 * H}, h.options());
+        auto dh = torch::empty_like(h);
+        backwardRows(g.data_ptr<float>(), h.data_ptr<float>(), keepData(keep), saved.data_ptr<float>(),
+                     da.data_ptr<float>(), db.data_ptr<float>(), dh.data_ptr<float>(), B, H);
+        return {da, db, dh, torch::Tensor()};
+    }
+};
+
+struct LstmGatesFunction : torch::autograd::Function<LstmGatesFunction> {
+    static torch::autograd::tensor_list forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                                                const torch::Tensor& c) {
+        const auto B = c.size(0), H = c.size(1);
+        auto h = torch::empty_like(c), next = torch::empty_like(c);
+        auto saved = torch::empty({B, 5 * H}, c.options());
+        lstmForwardRows(x.data_ptr<float>(), c.data_ptr<float>(), h.data_ptr<float>(), next.data_ptr<float>(),
+                        saved.data_ptr<float>(), B, H, /*saveEach=*/true);
+        ctx->save_for_backward({c, saved});
+        return {h, next};
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto vars = ctx->get_saved_variables();
+        const auto& c = vars[0];
+        const auto& saved = vars[1];
+        if (!grads[0].defined() && !grads[1].defined()) return {torch::Tensor(), torch::Tensor()};
+        const auto dh = grads[0].defined() ? grads[0].contiguous() : torch::zeros_like(c);
+        const auto dc = grads[1].defined() ? grads[1].contiguous() : torch::zeros_like(c);
+        const auto B = c.size(0), H = c.size(1);
+        auto dx = torch::empty({B, 4 * H}, c.options()), dcPrev = torch::empty_like(c);
+        lstmBackwardRows(dh.data_ptr<float>(), dc.data_ptr<float>(), c.data_ptr<float>(), saved.data_ptr<float>(),
+                         dx.data_ptr<float>(), dcPrev.data_ptr<float>(), B, H);
+        return {dx, dcPrev};
+    }
+};
+
+bool plainFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.is_contiguous() && !t.is_neg() && !t.is_conj();
+}
+
+bool fusable(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h, const torch::Tensor& keep) {
+    if (!plainFloat(a) || !plainFloat(b) || !plainFloat(h) || (keep.defined() && !plainFloat(keep))) return false;
+    if (h.dim() != 2 || a.dim() != 2 || b.dim() != 2) return false;
+    const auto B = h.size(0), H = h.size(1);
+    if (a.size(0) != B || b.size(0) != B || a.size(1) != 3 * H || b.size(1) != 3 * H) return false;
+    return !keep.defined() || (keep.dim() == 1 && keep.size(0) == B);
+}
+
+}  // namespace
+
+torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
+                                const torch::Tensor& keep) {
+    const auto as = a.chunk(3, 1), bs = b.chunk(3, 1);
+    const auto r = torch::sigmoid(as[0] + bs[0]);
+    const auto z = torch::sigmoid(as[1] + bs[1]);
+    const auto n = torch::tanh(as[2] + r * bs[2]);
+    const auto next = n + z * (h - n);
+    return keep.defined() ? next * keep.unsqueeze(1) : next;
+}
+
+torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
+                       const torch::Tensor& keep) {
+    if (!fusable(a, b, h, keep)) return gruGatesReference(a, b, h, keep);
+    const bool grad = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad() || h.requires_grad());
+    if (grad) return GruGatesFunction::apply(a, b, h, keep.defined() ? &keep : nullptr);
+    const auto B = h.size(0), H = h.size(1);
+    auto out = torch::empty_like(h);
+    std::vector<float> scratch(static_cast<std::size_t>(4 * H));
+    forwardRows(a.data_ptr<float>(), b.data_ptr<float>(), h.data_ptr<float>(), keepData(keep), out.data_ptr<float>(),
+                scratch.data(), B, H, /*saveEach=*/false);
+    return out;
+}
+
+std::pair<torch::Tensor, torch::Tensor> lstmGatesReference(const torch::Tensor& gates, const torch::Tensor& c) {
+    const auto g = gates.chunk(4, 1);
+    const auto next = torch::sigmoid(g[1]) * c + torch::sigmoid(g[0]) * torch::tanh(g[2]);
+    return {torch::sigmoid(g[3]) * torch::tanh(next), next};
+}
+
+std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, const torch::Tensor& c) {
+    const bool fusable = plainFloat(gates) && plainFloat(c) && c.dim() == 2 && gates.dim() == 2 &&
+                         gates.size(0) == c.size(0) && gates.size(1) == 4 * c.size(1);
+    if (!fusable) return lstmGatesReference(gates, c);
+    if (torch::GradMode::is_enabled() && (gates.requires_grad() || c.requires_grad())) {
+        auto out = LstmGatesFunction::apply(gates, c);
+        return {out[0], out[1]};
+    }
+    const auto B = c.size(0), H = c.size(1);
+    auto h = torch::empty_like(c), next = torch::empty_like(c);
+    std::vector<float> scratch(static_cast<std::size_t>(5 * H));
+    lstmForwardRows(gates.data_ptr<float>(), c.data_ptr<float>(), h.data_ptr<float>(), next.data_ptr<float>(),
+                    scratch.data(), B, H, /*saveEach=*/false);
+    return {h, next};
+}
+
+}  // namespace saccade
