@@ -1,6 +1,6 @@
-// The fused recurrent gates against the ATen operations they replace: values, gradients,
-// padding, saturation and NaN; and the step-by-step bidirectional GRU against torch::nn::GRU,
-// packed and unpadded.
+// The fused loops against the ATen operations they replace: the GRU and LSTM gates and the
+// additive scores (values, gradients, padding, saturation, NaN, expanded keys); and the
+// step-by-step bidirectional GRU against torch::nn::GRU, packed and unpadded.
 
 #include <cmath>
 #include <limits>
@@ -9,6 +9,7 @@
 #include <torch/nn/utils/rnn.h>
 #include <torch/torch.h>
 
+#include "attention/additive_scores.h"
 #include "models/gru_encoder.h"
 #include "models/rnn_gates.h"
 
@@ -16,6 +17,11 @@ namespace saccade {
 namespace {
 
 float maxDiff(const torch::Tensor& x, const torch::Tensor& y) { return (x - y).abs().max().item<float>(); }
+
+/// Whether `out` came from the fused loop's own autograd node (and not the ATen fallback).
+bool fusedNode(const torch::Tensor& out, const std::string& function) {
+    return out.grad_fn() && out.grad_fn()->name().find(function) != std::string::npos;
+}
 
 struct GateGrads {
     torch::Tensor out, da, db, dh;
@@ -49,6 +55,8 @@ TEST(GruGates, FusedLoopEqualsAtenOperationsAndTheirGradients) {
             EXPECT_EQ(fused.dh[4].abs().max().item<float>(), 0.0f);   // and passes no gradient back
         }
     }
+    EXPECT_TRUE(fusedNode(gruGates(a.clone().requires_grad_(true), b, h), "GruGatesFunction"));
+    EXPECT_FALSE(fusedNode(gruGatesReference(a.clone().requires_grad_(true), b, h), "GruGatesFunction"));
     // Without autograd the same loop runs without saving anything.
     torch::NoGradGuard noGrad;
     EXPECT_LT(maxDiff(gruGates(a, b, h), gruGatesReference(a, b, h)), 2e-6);
@@ -72,6 +80,61 @@ TEST(GruGates, StridedOrDoubleInputsTakeTheAtenPath) {
     const auto a = wide.narrow(1, 0, 9), b = wide.narrow(1, 9, 9);  // strided views, double
     const auto h = torch::randn({4, 3}, torch::kDouble);
     EXPECT_TRUE(torch::equal(gruGates(a, b, h), gruGatesReference(a, b, h)));
+}
+
+TEST(LstmGates, FusedLoopEqualsAtenOperationsAndTheirGradients) {
+    torch::manual_seed(4);
+    const int B = 3, H = 11;
+    const auto x0 = torch::randn({B, 4 * H}) * 3, c0 = torch::randn({B, H});
+    const auto dh = torch::randn({B, H}), dc = torch::randn({B, H});
+    auto run = [&](auto gates, bool useC) {
+        auto x = x0.clone().requires_grad_(true), c = c0.clone().requires_grad_(true);
+        const auto [h, next] = gates(x, c);
+        ((h * dh).sum() + (useC ? (next * dc).sum() : torch::zeros({}))).backward();
+        return std::vector<torch::Tensor>{h.detach(), next.detach(), x.grad(), c.grad()};
+    };
+    for (const bool useC : {true, false}) {  // c' unused: its gradient arrives undefined
+        const auto fused = run([](auto... a) { return lstmGates(a...); }, useC);
+        const auto ref = run([](auto... a) { return lstmGatesReference(a...); }, useC);
+        for (std::size_t i = 0; i < fused.size(); ++i) EXPECT_LT(maxDiff(fused[i], ref[i]), i < 2 ? 2e-6 : 1e-5) << i;
+    }
+    EXPECT_TRUE(fusedNode(lstmGates(x0.clone().requires_grad_(true), c0).first, "LstmGatesFunction"));
+    // Saturated gates: i = f = o = 1, g = 1 gives c' = c + 1 and h' = tanh(c + 1).
+    torch::NoGradGuard noGrad;
+    const auto [h, next] = lstmGates(torch::full({1, 4 * 2}, 100.0f), torch::tensor({{0.5f, -3.0f}}));
+    EXPECT_FLOAT_EQ(next[0][0].item<float>(), 1.5f);
+    EXPECT_NEAR(h[0][1].item<float>(), std::tanh(-2.0f), 1e-6);
+}
+
+TEST(AdditiveScores, FusedLoopEqualsAtenOperationsAndTheirGradients) {
+    torch::manual_seed(6);
+    const int B = 3, L = 5, A = 19;  // 19: two groups of eight and a tail
+    const auto q0 = torch::randn({B, A}), k0 = torch::randn({B, L, A}) * 2, v0 = torch::randn({1, A});
+    const auto upstream = torch::randn({B, L});
+    auto run = [&](auto scores) {
+        auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true), v = v0.clone().requires_grad_(true);
+        const auto out = scores(q, k, v);
+        (out * upstream).sum().backward();
+        return std::vector<torch::Tensor>{out.detach(), q.grad(), k.grad(), v.grad()};
+    };
+    const auto fused = run([](auto... a) { return additiveScores(a...); });
+    const auto ref = run([](auto... a) { return additiveScoresReference(a...); });
+    for (std::size_t i = 0; i < fused.size(); ++i) EXPECT_LT(maxDiff(fused[i], ref[i]), 1e-5) << i;
+    EXPECT_TRUE(fusedNode(additiveScores(q0.clone().requires_grad_(true), k0, v0), "AdditiveScoresFunction"));
+    // By hand: one score of two features.
+    torch::NoGradGuard noGrad;
+    const auto one = additiveScores(torch::tensor({{0.5f, -1.0f}}), torch::tensor({{{0.25f, 2.0f}}}), torch::tensor({2.0f, 3.0f}));
+    EXPECT_NEAR(one.item<float>(), 2 * std::tanh(0.75f) + 3 * std::tanh(1.0f), 1e-6);
+    // Keys shared by every row through expand() (episodes of one image) give the same scores.
+    const auto shared = k0.narrow(0, 0, 1).expand({B, L, A});
+    EXPECT_LT(maxDiff(additiveScores(q0, shared, v0), additiveScoresReference(q0, shared.contiguous(), v0)), 1e-5);
+    // NaN stays NaN; shapes are checked.
+    auto bad = q0.clone();
+    bad[1][3] = std::numeric_limits<float>::quiet_NaN();
+    const auto withNaN = additiveScores(bad, k0, v0);
+    EXPECT_TRUE(std::isnan(withNaN[1][0].item<float>()));
+    EXPECT_FALSE(std::isnan(withNaN[0][0].item<float>()));
+    EXPECT_THROW(additiveScores(q0, k0.narrow(2, 0, 4), v0), c10::Error);
 }
 
 TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
