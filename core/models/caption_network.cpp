@@ -15,6 +15,9 @@ struct CaptionNetworkImpl::State {
     torch::Tensor values;    // [B, L, D]
     torch::Tensor prepared;  // the scorer's query-independent part of the keys
     torch::Tensor h, c;      // [B, H]
+    // The LSTM's weights on the gated context and on h, transposed once per caption batch: a
+    // narrow() per step would cost a full-size gradient per step in the backward pass.
+    torch::Tensor contextWeights, hiddenWeights;  // [D, 4H], [H, 4H]
     // Single-cell decoding without gradients: the chosen context is one annotation row a_i, so
     // what the LSTM's input weights and the deep output make of it is a table over the cells,
     // computed once per image (and of each word, once per vocabulary).
@@ -105,6 +108,8 @@ CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotat
     const auto mean = annotations.mean(/*dim=*/1);
     s.h = share(torch::tanh(m_initH(mean)));
     s.c = share(torch::tanh(m_initC(mean)));
+    s.contextWeights = m_rnn->weight_ih.narrow(1, m_config.embed, m_config.featureDim).t();
+    s.hiddenWeights = m_rnn->weight_hh.t();
     lapIf(m_clock, "decoder");
     return s;
 }
@@ -127,8 +132,7 @@ torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded,
     }
     const auto gated = torch::sigmoid(m_beta(st.h)) * context;
     // The LSTM cell on [embedded, gated]: the words' part of W_ih x comes in `gates`.
-    const auto all = torch::addmm(torch::addmm(gates, gated, m_rnn->weight_ih.narrow(1, m_config.embed, m_config.featureDim).t()),
-                                  st.h, m_rnn->weight_hh.t());
+    const auto all = torch::addmm(torch::addmm(gates, gated, st.contextWeights), st.h, st.hiddenWeights);
     std::tie(st.h, st.c) = lstmGates(all, st.c);
     auto deep = embedded + m_outH(st.h) + m_outZ(gated);
     deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
@@ -147,7 +151,7 @@ torch::Tensor CaptionNetworkImpl::stepSingleCell(State& st, const torch::Tensor&
     const auto cell = s.indices.select(1, 0);
     const auto beta = torch::sigmoid(m_beta(st.h));  // [B, 1]
     const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
-                       torch::mm(st.h, m_rnn->weight_hh.t());
+                       torch::mm(st.h, st.hiddenWeights);
     std::tie(st.h, st.c) = lstmGates(gates, st.c);
     const auto deep = m_embed->weight.index_select(0, word) + m_outH(st.h) +
                       beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
@@ -162,22 +166,63 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
                                                const torch::Tensor& useExpectation) {
     TORCH_CHECK(tokens.dim() == 2 && tokens.size(0) == annotations.size(0) && tokens.size(1) >= 2,
                 "captioner: tokens must be [B, T + 1] for ", annotations.size(0), " images, got ", tokens.sizes());
-    auto st = start(annotations, 1);
-    const auto embedded = m_embed(tokens);  // [B, T + 1, E], every word at once
-    const auto B = tokens.size(0), T1 = tokens.size(1);
+    TORCH_CHECK(!useExpectation.defined() || useExpectation.sizes() == torch::IntArrayRef{tokens.size(0)},
+                "captioner: useExpectation must be [B]");
+    const auto B = tokens.size(0), T = tokens.size(1) - 1;
+    // Steps each row takes (its targets before <pad>), longest first, as in the tutorials' packing.
+    const auto stepsOfRow = (tokens.narrow(1, 1, T) != kPadToken).sum(1).to(torch::kCPU);
+    const auto order = std::get<1>(stepsOfRow.sort(/*stable=*/true, /*dim=*/0, /*descending=*/true));
+    const auto sortedSteps = stepsOfRow.index_select(0, order);
+    const auto* rowSteps = sortedSteps.data_ptr<std::int64_t>();
+    const auto orderHere = order.to(tokens.device());
+    const auto sortedTokens = tokens.index_select(0, orderHere);
+    const auto sortedMix = useExpectation.defined() ? useExpectation.index_select(0, orderHere) : torch::Tensor();
+    auto st = start(annotations.index_select(0, orderHere), 1);
+    const auto embedded = m_embed(sortedTokens);  // [B, T + 1, E], every word at once
     // unbind, not select(1, t): each select's backward would fill a zero tensor of the whole batch
     const auto words = embedded.unbind(1);
-    const auto gates = wordGates(embedded.view({B * T1, -1})).view({B, T1, -1}).unbind(1);
+    const auto gates = wordGates(embedded.view({B * (T + 1), -1})).view({B, T + 1, -1}).unbind(1);
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync
     std::vector<torch::Tensor> logits;
     std::vector<Selection> selections;
-    for (std::int64_t t = 0; t + 1 < tokens.size(1); ++t) {
+    for (std::int64_t t = 0; t < T; ++t) {
+        std::int64_t rows = 0;
+        while (rows < B && rowSteps[rows] > t) ++rows;
+        if (rows < (t == 0 ? B : st.h.size(0))) {  // some captions have ended: keep the others
+            const auto keep = std::max<std::int64_t>(rows, 1);
+            st.values = st.values.narrow(0, 0, keep);
+            st.prepared = st.prepared.narrow(0, 0, keep);
+            st.h = st.h.narrow(0, 0, keep);
+            st.c = st.c.narrow(0, 0, keep);
+        }
+        const auto n = st.h.size(0);
+        const auto mix = sortedMix.defined() ? sortedMix.narrow(0, 0, n) : torch::Tensor();
         Selection s;
-        logits.push_back(step(st, words[size_t(t)], gates[size_t(t)], checked, rng, useExpectation, &s));
+        logits.push_back(step(st, words[size_t(t)].narrow(0, 0, n), gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s));
+        if (n < B || rows == 0) {  // rows past their end (or, with none left, every row) give zeros
+            const auto live = rows == 0 ? 0 : n;
+            auto pad = [&](const torch::Tensor& x) {
+                auto shape = x.sizes().vec();
+                shape[0] = B - live;
+                return torch::cat({x.narrow(0, 0, live), torch::zeros(shape, x.options())});
+            };
+            logits.back() = pad(logits.back());
+            s.probs = pad(s.probs);
+            s.indices = pad(s.indices);
+            s.logProb = pad(s.logProb);
+            s.entropy = pad(s.entropy);
+        }
         selections.push_back(std::move(s));
     }
-    return stackSteps(logits, selections);
+    auto out = stackSteps(logits, selections);
+    const auto back = torch::argsort(orderHere);  // to the caller's row order
+    out.wordLogits = out.wordLogits.index_select(1, back);
+    out.probs = out.probs.index_select(1, back);
+    out.indices = out.indices.index_select(1, back);
+    out.logProb = out.logProb.index_select(1, back);
+    out.entropy = out.entropy.index_select(1, back);
+    return out;
 }
 
 DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, const SelectionOptions& rule, Rng& rng,

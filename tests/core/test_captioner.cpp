@@ -48,13 +48,27 @@ CaptionNetwork tinyNet() {
 TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
     auto net = tinyNet();
     const auto images = torch::rand({3, 3, 32, 32});
-    const auto tokens = torch::tensor({0, 4, 5, 6, 1, 2}, torch::kLong).repeat({3, 1});
+    // Three lengths, the shortest first: the batch shrinks as captions end, rows sorted inside.
+    const auto tokens = torch::tensor({{0, 4, 1, 2, 2, 2}, {0, 4, 5, 6, 7, 1}, {0, 4, 5, 1, 2, 2}}, torch::kLong);
     Rng rng(1);
     SelectionOptions soft;
-    const auto out = net->teacherForced(net->encode(images), tokens, soft, rng);
+    const auto annotations = net->encode(images);
+    const auto out = net->teacherForced(annotations, tokens, soft, rng);
     EXPECT_EQ(out.wordLogits.sizes(), (std::vector<std::int64_t>{5, 3, std::int64_t(sceneVocabulary().size())}));
     EXPECT_EQ(out.probs.sizes(), (std::vector<std::int64_t>{5, 3, 16}));
-    EXPECT_TRUE(torch::allclose(out.probs.sum(-1), torch::ones({5, 3}), 1e-5, 1e-5));
+    // A distribution at every step with a word to predict, zeros past the row's end.
+    const auto speaking = (tokens.narrow(1, 1, 5) != kPadToken).t().to(torch::kFloat);
+    EXPECT_TRUE(torch::allclose(out.probs.sum(-1), speaking, 1e-5, 1e-5));
+    EXPECT_EQ(out.wordLogits[2][0].abs().max().item<float>(), 0.0f);
+    // Each row as it would be alone, in the caller's order.
+    for (std::int64_t b = 0; b < 3; ++b) {
+        const auto alone = net->teacherForced(annotations.narrow(0, b, 1), tokens.narrow(0, b, 1), soft, rng);
+        const auto steps = speaking.select(1, b).sum().item<std::int64_t>();
+        EXPECT_TRUE(torch::allclose(alone.wordLogits.narrow(0, 0, steps).select(1, 0),
+                                    out.wordLogits.narrow(0, 0, steps).select(1, b), 1e-5, 1e-5)) << b;
+        EXPECT_TRUE(torch::allclose(alone.probs.narrow(0, 0, steps).select(1, 0),
+                                    out.probs.narrow(0, 0, steps).select(1, b), 1e-5, 1e-5)) << b;
+    }
 }
 
 TEST(Captioner, EpisodesOfOneImageEqualSeparateSeededRuns) {
