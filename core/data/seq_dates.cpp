@@ -157,6 +157,9 @@ public:
         return dateSample(s, p);
     }
 
+    /// The ISO date: its six written forms and three cases fall in the same split.
+    std::string splitKey(const SeqSample& sample) const override { return "date " + detokenize(sample.target); }
+
 protected:
     SeqSample generate(std::uint64_t seed, Split) const override {
         std::mt19937_64 rng(seed);

@@ -37,12 +37,12 @@ const std::string& SeqVocab::token(std::int64_t id) const {
 
 SeqSample SeqTask::sample(Split split, std::int64_t index, std::uint64_t seed) const {
     const std::uint64_t base = mixSeed(seed, split == Split::Train ? 0x5e91 : 0x5e92, static_cast<std::uint64_t>(index));
-    // About one source text in ten belongs to the test split. Retrying with the next stream keeps
+    // About one key in ten belongs to the test split. Retrying with the next stream keeps
     // sample i fixed; 4,000 tries fail with probability below 1e-180.
     SeqSample s;
     for (std::uint64_t attempt = 0; attempt < 4000; ++attempt) {
         s = generate(splitmix64(base + attempt), split);
-        const bool test = fnv1a(detokenize(s.source)) % 10 == 0;
+        const bool test = fnv1a(splitKey(s)) % 10 == 0;
         if (test == (split == Split::Test)) return s;
     }
     return s;

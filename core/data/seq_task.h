@@ -65,9 +65,12 @@ public:
     /// Source lengths the training split covers (samples outside show generalisation).
     virtual std::pair<int, int> trainLengths() const = 0;
 
-    /// Sample `index` of `split` under `seed`: the same in any order. No source text appears in
-    /// both splits (a sample's split is fixed by a hash of its source).
+    /// Sample `index` of `split` under `seed`: the same in any order. A sample's split is fixed by
+    /// a hash of its splitKey(), so no key appears in both splits.
     SeqSample sample(Split split, std::int64_t index, std::uint64_t seed) const;
+    /// What decides a sample's split: its source text, or for `dates` the date itself (so a test
+    /// date is never seen in training in another form or case).
+    virtual std::string splitKey(const SeqSample& sample) const { return detokenize(sample.source); }
     /// Test samples per evaluation split; the training split is unbounded.
     static constexpr std::int64_t kTestSize = 2000;
 
