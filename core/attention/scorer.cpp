@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "attention/additive_scores.h"
+#include "attention/batched_products.h"
 
 namespace saccade {
 
@@ -97,10 +98,10 @@ torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torc
             break;
         case ScorerKind::General:
         case ScorerKind::Dot:
-            scores = torch::bmm(prepared, query.unsqueeze(/*dim=*/-1)).squeeze(-1);
+            scores = rowsDotVector(prepared, query);
             break;
         case ScorerKind::ScaledDot:
-            scores = torch::bmm(prepared, query.unsqueeze(/*dim=*/-1)).squeeze(-1) /
+            scores = rowsDotVector(prepared, query) /
                      std::sqrt(static_cast<double>(m_options.keyDim));
             break;
     }

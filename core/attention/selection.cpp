@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include "attention/batched_products.h"
+
 #include "common/parse.h"
 
 namespace saccade {
@@ -29,7 +31,7 @@ torch::Tensor gatherRows(const torch::Tensor& values, const torch::Tensor& indic
 }
 
 torch::Tensor weightedContext(const torch::Tensor& weights, const torch::Tensor& values) {
-    return torch::bmm(weights.unsqueeze(/*dim=*/1), values).squeeze(/*dim=*/1);
+    return weightedRows(weights, values);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "attention/additive_scores.h"
+#include "attention/batched_products.h"
 #include "models/gru_encoder.h"
 #include "models/rnn_gates.h"
 
@@ -135,6 +136,31 @@ TEST(AdditiveScores, FusedLoopEqualsAtenOperationsAndTheirGradients) {
     EXPECT_TRUE(std::isnan(withNaN[1][0].item<float>()));
     EXPECT_FALSE(std::isnan(withNaN[0][0].item<float>()));
     EXPECT_THROW(additiveScores(q0, k0.narrow(2, 0, 4), v0), c10::Error);
+}
+
+TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndFallBackForGradients) {
+    torch::manual_seed(8);
+    const int B = 4, R = 6, C = 21;
+    const auto rows = torch::randn({B, R, C}), vec = torch::randn({B, C}), weights = torch::softmax(torch::randn({B, R}), 1);
+    torch::NoGradGuard noGrad;
+    ASSERT_TRUE(batchedProductsFused(rows, vec));
+    EXPECT_LT(maxDiff(rowsDotVector(rows, vec), torch::bmm(rows, vec.unsqueeze(2)).squeeze(2)), 1e-5);
+    EXPECT_LT(maxDiff(weightedRows(weights, rows), torch::bmm(weights.unsqueeze(1), rows).squeeze(1)), 1e-5);
+    // By hand: [1 2; 3 4] . [1, -1] = [-1, -1]; weights [0.25, 0.75] give [2.5, 3.5].
+    const auto m = torch::tensor({{{1.0f, 2.0f}, {3.0f, 4.0f}}});
+    EXPECT_TRUE(torch::equal(rowsDotVector(m, torch::tensor({{1.0f, -1.0f}})), torch::tensor({{-1.0f, -1.0f}})));
+    EXPECT_TRUE(torch::equal(weightedRows(torch::tensor({{0.25f, 0.75f}}), m), torch::tensor({{2.5f, 3.5f}})));
+    // One image's rows shared by every episode.
+    const auto shared = rows.narrow(0, 0, 1).expand({B, R, C});
+    ASSERT_TRUE(batchedProductsFused(shared, vec));
+    EXPECT_LT(maxDiff(weightedRows(weights, shared), torch::bmm(weights.unsqueeze(1), shared.contiguous()).squeeze(1)), 1e-5);
+    // Strided rows and gradients take bmm.
+    EXPECT_FALSE(batchedProductsFused(rows.transpose(1, 2), weights));
+    torch::AutoGradMode grad(true);
+    const auto w = weights.clone().requires_grad_(true);
+    EXPECT_FALSE(batchedProductsFused(rows, w));
+    weightedRows(w, rows).sum().backward();
+    EXPECT_LT(maxDiff(w.grad(), rows.sum(2)), 1e-5);
 }
 
 TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {

@@ -1,0 +1,100 @@
+#include "attention/batched_products.h"
+
+#include <cstdint>
+
+#include <torch/torch.h>
+
+#include "common/fast_math.h"
+
+namespace saccade {
+
+namespace {
+
+// Eight partial sums, so that the dot product vectorises without reassociating the sum.
+SACCADE_FAST_INLINE float dot(const float* __restrict x, const float* __restrict y, std::int64_t n) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) acc[j] += x[i + j] * y[i + j];
+    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < n; ++i) s += x[i] * y[i];
+    return s;
+}
+SACCADE_FAST_INLINE void axpy(float a, const float* __restrict x, float* __restrict y, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+SACCADE_FAST_INLINE void dotLoop(const float* rows, std::int64_t batchStride, const float* vec, float* out,
+                                 std::int64_t B, std::int64_t R, std::int64_t C) {
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t r = 0; r < R; ++r) out[b * R + r] = dot(rows + b * batchStride + r * C, vec + b * C, C);
+}
+SACCADE_FAST_INLINE void sumLoop(const float* weights, const float* rows, std::int64_t batchStride, float* out,
+                                 std::int64_t B, std::int64_t R, std::int64_t C) {
+    for (std::int64_t b = 0; b < B; ++b) {
+        float* o = out + b * C;
+        for (std::int64_t c = 0; c < C; ++c) o[c] = 0.0f;
+        for (std::int64_t r = 0; r < R; ++r) axpy(weights[b * R + r], rows + b * batchStride + r * C, o, C);
+    }
+}
+
+#if SACCADE_FAST_VECTOR
+SACCADE_FAST_AVX2 void dotAvx2(const float* rows, std::int64_t batchStride, const float* vec, float* out, std::int64_t B,
+                               std::int64_t R, std::int64_t C) {
+    dotLoop(rows, batchStride, vec, out, B, R, C);
+}
+SACCADE_FAST_AVX2 void sumAvx2(const float* weights, const float* rows, std::int64_t batchStride, float* out,
+                               std::int64_t B, std::int64_t R, std::int64_t C) {
+    sumLoop(weights, rows, batchStride, out, B, R, C);
+}
+#endif
+
+bool plainFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat && !t.is_neg() && !t.is_conj();
+}
+
+/// Whether the loops may run: no gradient wanted, float CPU, rows' [R, C] contiguous.
+bool fusable(const torch::Tensor& rows, const torch::Tensor& other) {
+    if (torch::GradMode::is_enabled() && (rows.requires_grad() || other.requires_grad())) return false;
+    if (!plainFloat(rows) || !plainFloat(other) || !other.is_contiguous() || rows.dim() != 3) return false;
+    const auto R = rows.size(1), C = rows.size(2);
+    if (rows.size(0) == 0 || R == 0 || C == 0) return false;
+    return rows.stride(2) == 1 && rows.stride(1) == C && (rows.stride(0) == 0 || rows.stride(0) == R * C);
+}
+
+}  // namespace
+
+bool batchedProductsFused(const torch::Tensor& rows, const torch::Tensor& other) { return fusable(rows, other); }
+
+torch::Tensor rowsDotVector(const torch::Tensor& rows, const torch::Tensor& vec) {
+    TORCH_CHECK(rows.dim() == 3 && vec.dim() == 2 && rows.size(0) == vec.size(0) && rows.size(2) == vec.size(1),
+                "rowsDotVector needs rows [B, R, C] and vec [B, C]; got ", rows.sizes(), " and ", vec.sizes());
+    if (!fusable(rows, vec)) return torch::bmm(rows, vec.unsqueeze(-1)).squeeze(-1);
+    const auto B = rows.size(0), R = rows.size(1), C = rows.size(2);
+    auto out = torch::empty({B, R}, vec.options());
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) {
+        dotAvx2(rows.data_ptr<float>(), rows.stride(0), vec.data_ptr<float>(), out.data_ptr<float>(), B, R, C);
+        return out;
+    }
+#endif
+    dotLoop(rows.data_ptr<float>(), rows.stride(0), vec.data_ptr<float>(), out.data_ptr<float>(), B, R, C);
+    return out;
+}
+
+torch::Tensor weightedRows(const torch::Tensor& weights, const torch::Tensor& rows) {
+    TORCH_CHECK(rows.dim() == 3 && weights.dim() == 2 && rows.size(0) == weights.size(0) && rows.size(1) == weights.size(1),
+                "weightedRows needs weights [B, R] and rows [B, R, C]; got ", weights.sizes(), " and ", rows.sizes());
+    if (!fusable(rows, weights)) return torch::bmm(weights.unsqueeze(1), rows).squeeze(1);
+    const auto B = rows.size(0), R = rows.size(1), C = rows.size(2);
+    auto out = torch::empty({B, C}, weights.options());
+#if SACCADE_FAST_VECTOR
+    if (fast::hasAvx2()) {
+        sumAvx2(weights.data_ptr<float>(), rows.data_ptr<float>(), rows.stride(0), out.data_ptr<float>(), B, R, C);
+        return out;
+    }
+#endif
+    sumLoop(weights.data_ptr<float>(), rows.data_ptr<float>(), rows.stride(0), out.data_ptr<float>(), B, R, C);
+    return out;
+}
+
+}  // namespace saccade
