@@ -20,6 +20,27 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
     const auto ids = source.t().reshape({-1});  // time-major, so that each step's rows are contiguous
     torch::Tensor keep;
     if (mask.defined()) keep = mask.t().to(embedding.scalar_type()).contiguous();
+    const bool inference = embedding.device().is_cpu() && embedding.scalar_type() == torch::kFloat &&
+                           !(torch::GradMode::is_enabled() && (embedding.requires_grad() || gru->parameters()[0].requires_grad()));
+    if (inference) {  // each step reads its rows of the table and writes its state into the output
+        auto out = torch::empty({B, S, 2 * H}, embedding.options());
+        const auto stepIds = source.t().contiguous();  // [S, B]
+        for (int direction = 0; direction < 2; ++direction) {
+            const std::string suffix = direction == 0 ? "" : "_reverse";
+            const auto table = torch::addmm(params["bias_ih_l0" + suffix], embedding, params["weight_ih_l0" + suffix].t());
+            const auto& whh = params["weight_hh_l0" + suffix];
+            const auto& bhh = params["bias_hh_l0" + suffix];
+            auto h = torch::zeros({B, H}, embedding.options());
+            for (std::int64_t i = 0; i < S; ++i) {
+                const auto t = direction == 0 ? i : S - 1 - i;
+                auto slot = out.select(1, t).narrow(1, direction * H, H);
+                gruGatesFromTable(table, stepIds[t], torch::addmm(bhh, h, whh.t()), h, keep.defined() ? keep[t] : torch::Tensor(),
+                                  slot);
+                h = slot;
+            }
+        }
+        return out;
+    }
     std::vector<torch::Tensor> directions;
     for (const std::string suffix : {"", "_reverse"}) {
         const auto& wih = params["weight_ih_l0" + suffix];

@@ -29,11 +29,26 @@ SACCADE_FAST_INLINE void forwardRow(const float* __restrict a, const float* __re
         s[3 * H + j] = b[2 * H + j];
     }
 }
-SACCADE_FAST_INLINE void forwardLoop(const float* a, const float* b, const float* h, const float* keep, float* out,
-                                     float* saved, std::int64_t rows, std::int64_t H, bool saveEach) {
-    for (std::int64_t i = 0; i < rows; ++i)
-        forwardRow(a + i * 3 * H, b + i * 3 * H, h + i * H, keep ? keep[i] : 1.0f, out + i * H,
-                   saved + (saveEach ? i * 4 * H : 0), H);
+// The rows of a sit at ids[i] when ids is given (a table), else at i; h and out may have row
+// strides (slices of a wider output).
+struct GruRows {
+    const float* a;
+    const std::int64_t* ids;
+    const float* b;
+    const float* h;
+    std::int64_t hStride;
+    const float* keep;
+    float* out;
+    std::int64_t outStride;
+    float* saved;
+    bool saveEach;
+    std::int64_t rows, H;
+};
+SACCADE_FAST_INLINE void forwardLoop(const GruRows& g) {
+    const auto H = g.H;
+    for (std::int64_t i = 0; i < g.rows; ++i)
+        forwardRow(g.a + (g.ids ? g.ids[i] : i) * 3 * H, g.b + i * 3 * H, g.h + i * g.hStride, g.keep ? g.keep[i] : 1.0f,
+                   g.out + i * g.outStride, g.saved + (g.saveEach ? i * 4 * H : 0), H);
 }
 
 SACCADE_FAST_INLINE void backwardRow(const float* __restrict g, const float* __restrict h, float k,
@@ -104,10 +119,7 @@ SACCADE_FAST_INLINE void lstmBackwardLoop(const float* dh, const float* dc, cons
         lstmBackwardRow(dh + r * H, dc + r * H, c + r * H, saved + r * 5 * H, dx + r * 4 * H, dcPrev + r * H, H);
 }
 
-void forwardPlain(const float* a, const float* b, const float* h, const float* keep, float* out, float* saved,
-                  std::int64_t rows, std::int64_t H, bool saveEach) {
-    forwardLoop(a, b, h, keep, out, saved, rows, H, saveEach);
-}
+void forwardPlain(const GruRows& g) { forwardLoop(g); }
 void backwardPlain(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
                    float* dh, std::int64_t rows, std::int64_t H) {
     backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
@@ -129,22 +141,18 @@ SACCADE_FAST_AVX2 void lstmBackwardAvx2(const float* dh, const float* dc, const 
                                         float* dx, float* dcPrev, std::int64_t rows, std::int64_t H) {
     lstmBackwardLoop(dh, dc, c, saved, dx, dcPrev, rows, H);
 }
-SACCADE_FAST_AVX2 void forwardAvx2(const float* a, const float* b, const float* h, const float* keep, float* out,
-                                   float* saved, std::int64_t rows, std::int64_t H, bool saveEach) {
-    forwardLoop(a, b, h, keep, out, saved, rows, H, saveEach);
-}
+SACCADE_FAST_AVX2 void forwardAvx2(const GruRows& g) { forwardLoop(g); }
 SACCADE_FAST_AVX2 void backwardAvx2(const float* g, const float* h, const float* keep, const float* saved, float* da,
                                     float* db, float* dh, std::int64_t rows, std::int64_t H) {
     backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
 }
 #endif
 
-void forwardRows(const float* a, const float* b, const float* h, const float* keep, float* out, float* saved,
-                 std::int64_t rows, std::int64_t H, bool saveEach) {
+void forwardRows(const GruRows& g) {
 #if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) return forwardAvx2(a, b, h, keep, out, saved, rows, H, saveEach);
+    if (fast::hasAvx2()) return forwardAvx2(g);
 #endif
-    forwardPlain(a, b, h, keep, out, saved, rows, H, saveEach);
+    forwardPlain(g);
 }
 void backwardRows(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
                   float* dh, std::int64_t rows, std::int64_t H) {
@@ -178,8 +186,8 @@ struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
         const auto B = h.size(0), H = h.size(1);
         auto out = torch::empty_like(h);
         auto saved = torch::empty({B, 4 * H}, h.options());
-        forwardRows(a.data_ptr<float>(), b.data_ptr<float>(), h.data_ptr<float>(), keepData(keep), out.data_ptr<float>(),
-                    saved.data_ptr<float>(), B, H, /*saveEach=*/true);
+        forwardRows({a.data_ptr<float>(), nullptr, b.data_ptr<float>(), h.data_ptr<float>(), H, keepData(keep),
+                     out.data_ptr<float>(), H, saved.data_ptr<float>(), /*saveEach=*/true, B, H});
         ctx->save_for_backward({h, saved});
         if (keep.defined()) ctx->saved_data["keep"] = keep;
         return out;
@@ -261,8 +269,8 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
     const auto B = h.size(0), H = h.size(1);
     auto out = torch::empty_like(h);
     std::vector<float> scratch(static_cast<std::size_t>(4 * H));
-    forwardRows(a.data_ptr<float>(), b.data_ptr<float>(), h.data_ptr<float>(), keepData(keep), out.data_ptr<float>(),
-                scratch.data(), B, H, /*saveEach=*/false);
+    forwardRows({a.data_ptr<float>(), nullptr, b.data_ptr<float>(), h.data_ptr<float>(), H, keepData(keep),
+                 out.data_ptr<float>(), H, scratch.data(), /*saveEach=*/false, B, H});
     return out;
 }
 
@@ -286,6 +294,30 @@ std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, co
     lstmForwardRows(gates.data_ptr<float>(), c.data_ptr<float>(), h.data_ptr<float>(), next.data_ptr<float>(),
                     scratch.data(), B, H, /*saveEach=*/false);
     return {h, next};
+}
+
+void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
+                       const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out) {
+    const auto B = b.size(0), H = h.size(1);
+    auto rowsOk = [&](const torch::Tensor& t, std::int64_t width) {
+        return plainFloat(t.narrow(0, 0, std::min<std::int64_t>(1, t.size(0)))) && t.dim() == 2 && t.size(0) == B &&
+               t.size(1) == width && t.stride(1) == 1;
+    };
+    TORCH_CHECK(plainFloat(table) && table.dim() == 2 && table.size(1) == 3 * H && plainFloat(b) && b.size(0) == B &&
+                    b.size(1) == 3 * H && rowsOk(h, H) && rowsOk(out, H) && ids.is_contiguous() &&
+                    ids.scalar_type() == torch::kLong && ids.numel() == B && (!keep.defined() || plainFloat(keep)),
+                "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B], b [B, 3H], h and out [B, H]");
+    TORCH_CHECK(!torch::GradMode::is_enabled() || !(table.requires_grad() || b.requires_grad() || h.requires_grad()),
+                "gruGatesFromTable is for inference: no gradients");
+    if (B > 0) {
+        const auto [low, high] = torch::aminmax(ids);
+        TORCH_CHECK(low.item<std::int64_t>() >= 0 && high.item<std::int64_t>() < table.size(0),
+                    "gruGatesFromTable: a token id lies outside the table");
+    }
+    std::vector<float> scratch(static_cast<std::size_t>(4 * H));
+    forwardRows({table.data_ptr<float>(), ids.data_ptr<std::int64_t>(), b.data_ptr<float>(), h.data_ptr<float>(),
+                 h.stride(0), keepData(keep), out.data_ptr<float>(), out.stride(0), scratch.data(), /*saveEach=*/false, B,
+                 H});
 }
 
 }  // namespace saccade

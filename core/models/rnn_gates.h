@@ -31,6 +31,13 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
 torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
                                 const torch::Tensor& keep = {});
 
+/// gruGates without autograd, for inference on float CPU tensors: the input gates of row i are
+/// table[ids[i]] (table [V, 3H] = W_ih E + b_ih, ids [B] int64, each checked to lie in 0..V-1),
+/// and h' is written into `out`. h and out are [B, H] views whose rows may be strided (slices of
+/// a wider output).
+void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
+                       const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out);
+
 /// gates [B, 4H], c [B, H]: returns {h', c'}, differentiable in both inputs.
 std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, const torch::Tensor& c);
 

@@ -198,6 +198,18 @@ TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
         const auto grads = gru->parameters();
         for (std::size_t i = 0; i < grads.size(); ++i) EXPECT_LT(maxDiff(grads[i].grad(), expectedGrads[i]), 1e-5) << i;
         EXPECT_LT(maxDiff(embed->weight.grad(), expectedEmbedGrad), 1e-5);
+        // Without autograd: the table read inside the loop and states written into the output.
+        torch::NoGradGuard noGrad;
+        EXPECT_LT(maxDiff(bidirectionalGru(gru, embed->weight, source, padded ? mask : torch::Tensor()), expected), 2e-6)
+            << "inference, padded " << padded;
+    }
+    {
+        torch::NoGradGuard noGrad;
+        auto out = torch::empty({4, H});
+        const auto table = torch::randn({V, 3 * H});
+        EXPECT_THROW(gruGatesFromTable(table, torch::tensor({0, 1, V, 2}, torch::kLong), torch::zeros({4, 3 * H}),
+                                       torch::zeros({4, H}), {}, out),
+                     c10::Error);  // an id past the table
     }
     torch::nn::GRU twoLayers(torch::nn::GRUOptions(E, H).batch_first(true).bidirectional(true).num_layers(2));
     EXPECT_THROW(bidirectionalGru(twoLayers, embed->weight, source, {}), c10::Error);
