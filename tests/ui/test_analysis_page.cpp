@@ -315,6 +315,24 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     QCOMPARE(panel->profile()->series().size(), 5);  // colour, sampled, exact, mass, hit
     QVERIFY2(panel->summaryText().contains(QStringLiteral("<b>%1 of %2</b>").arg(right).arg(shown.points.size())),
              qPrintable(panel->summaryText()));
+    // A row opens its probe: the image the sweep captioned at that offset, with the object's box.
+    {
+        QSignalSpy chosen(page, &AnalysisPage::caseChosen);
+        QVERIFY(!panel->choose(int(shown.points.size())));
+        const int row = 2;
+        QVERIFY(panel->choose(row));
+        QCOMPARE(chosen.count(), 1);
+        const auto& p = shown.points[size_t(row)];
+        QCOMPARE(chosen[0][1].toString(), QStringLiteral("caption probe dx %1").arg(p.dx));
+        const auto truth = chosen[0][2].value<GroundTruth>();
+        QCOMPARE(truth.boxes.size(), size_t(1));
+        QCOMPARE(truth.boxes[0].x, p.x);
+        QCOMPARE(truth.boxes[0].y, p.y);
+        const auto image = chosen[0][0].value<Image>();
+        auto again = (*model)->trace(image, shown.deterministicRule, 1, "probe");
+        QVERIFY2(again.ok(), again.error().c_str());
+        QCOMPARE(again->output.text, p.caption);
+    }
     QTemporaryDir dir;
     QCOMPARE(panel->exportJson(dir.filePath(QStringLiteral("sweep.json"))), QString());
     QCOMPARE(panel->exportTable(dir.filePath(QStringLiteral("sweep.csv"))), QString());

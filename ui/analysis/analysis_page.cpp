@@ -37,6 +37,7 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_model);
     layout->addWidget(m_tabs, 1);
     connect(m_sweep, &SweepPanel::caseChosen, this, &AnalysisPage::caseChosen);
+    connect(m_captionSweep, &CaptionSweepPanel::caseChosen, this, &AnalysisPage::caseChosen);
 }
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,

@@ -78,6 +78,8 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setToolTip(tr("Click a row to open that probe on the Attention page"));
+    connect(m_table, &QTableWidget::cellClicked, this, [this](int row, int) { choose(row); });
     const QString views = tr("PNG (*.png);;SVG (*.svg);;CSV (*.csv)");
     m_export = makeExportButton(
         this, {{tr("Export the profile"), QStringLiteral("caption-sweep.png"), views,
@@ -140,18 +142,42 @@ void CaptionSweepPanel::run() {
     o.textured = m_dataset == QLatin1String("scenes96");  // as `saccade-cli sweep` does
     const std::string checkpoint = m_checkpoint.toStdString();
     auto sweep = std::make_shared<CaptionSweep>();
+    auto size = std::make_shared<int>(0);
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");
         if (!model) return QString::fromStdString(model.error());
+        *size = (*model)->imageSize();
         auto r = sweepCaptionProbe(**model, o, progress);
         if (!r) return QString::fromStdString(r.error());
         *sweep = std::move(r).value();
         return {};
     };
-    m_job->startShown(work, [this, sweep] {
+    m_job->startShown(work, [this, sweep, size, o] {
         m_result = sweep;
+        m_resultOptions = o;
+        m_resultSize = *size;
         showResult();
     }, tr("Sweeping a %1 across the grid line…").arg(m_object->currentText()));
+}
+
+bool CaptionSweepPanel::choose(int row) {
+    if (!m_result || row < 0 || row >= int(m_result->points.size())) return false;
+    const auto& p = m_result->points[size_t(row)];
+    SceneOptions scene;
+    scene.size = m_resultSize;
+    scene.textured = m_resultOptions.textured;
+    auto probe = renderSceneProbe(scene, m_result->object, m_result->side, p.x, p.y, m_resultOptions.seed);
+    if (!probe) {
+        m_summary->setText(QString::fromStdString(probe.error()));
+        return false;
+    }
+    GroundTruth truth;
+    truth.boxes = {probe->box};
+    truth.names = {m_result->object};
+    truth.references = {"a " + m_result->object};
+    Q_EMIT caseChosen(probe->image, QStringLiteral("caption probe dx %1").arg(p.dx), truth,
+                      std::max(1, m_result->runs), quint64(m_resultOptions.seed));
+    return true;
 }
 
 void CaptionSweepPanel::showResult() {

@@ -3,14 +3,17 @@
 // scene vocabulary ("small red circle") moves pixel by pixel across a grid line; at each offset
 // the caption under the deterministic rule and N sampled captions say whether its colour word
 // (and the whole caption) is right, with the attention mass on the object at that word and
-// whether the chosen cell hits it. The profile along dx, a table per offset, and exports; the
-// CLI twin is `saccade-cli sweep --model CAPTIONER --object ...`.
+// whether the chosen cell hits it. The profile along dx, a table per offset (a row opens that
+// probe on the Attention page), and exports; the CLI twin is
+// `saccade-cli sweep --model CAPTIONER --object ...`.
 
 #include <QString>
 #include <QWidget>
 #include <memory>
 
 #include "analysis/caption_sweep.h"
+#include "data/image.h"
+#include "trace/trace.h"
 
 class QComboBox;
 class QLabel;
@@ -46,6 +49,14 @@ public:
     QString exportTable(const QString& path);
     QString exportJson(const QString& path) const;
 
+    /// The probe of the sweep's point `row` (its image, box and caption): what a click on a
+    /// table row opens on the Attention page. False without a sweep or outside it.
+    bool choose(int row);
+
+Q_SIGNALS:
+    void caseChosen(const saccade::Image& image, const QString& id, const saccade::GroundTruth& truth, int runs,
+                    quint64 seed);
+
 private:
     void showResult();
 
@@ -61,6 +72,8 @@ private:
     AnalysisJob* m_job = nullptr;
     QString m_checkpoint, m_dataset;
     std::shared_ptr<const CaptionSweep> m_result;
+    CaptionSweepOptions m_resultOptions;  ///< what m_result was swept with (to render a point again)
+    int m_resultSize = 0;                 ///< the model's image side at that time
 };
 
 }  // namespace saccade::ui
