@@ -29,7 +29,8 @@ namespace saccade::fast {
 SACCADE_FAST_INLINE float exp(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
-    const float k = std::floor(x * 1.44269504088896341f + 0.5f);
+    const float kf = std::floor(x * 1.44269504088896341f + 0.5f);
+    const float k = kf == kf ? kf : 0.0f;  // NaN: any finite k (r stays NaN); keeps the cast defined
     const float r = x - k * 0.693359375f + k * 2.12194440e-4f;
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;

@@ -181,7 +181,7 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
     const auto embedded = m_embed(sortedTokens);  // [B, T + 1, E], every word at once
     // unbind, not select(1, t): each select's backward would fill a zero tensor of the whole batch
     const auto words = embedded.unbind(1);
-    const auto gates = wordGates(embedded.view({B * (T + 1), -1})).view({B, T + 1, -1}).unbind(1);
+    const auto gates = wordGates(embedded.reshape({B * (T + 1), m_config.embed})).view({B, T + 1, 4 * m_config.hidden}).unbind(1);
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync
     std::vector<torch::Tensor> logits;

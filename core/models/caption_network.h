@@ -63,7 +63,8 @@ public:
     /// the chosen context by the expected one for those rows (Xu et al. 2015 section 4.1's 0.5 mix).
     /// A row stops at its last word: the batch shrinks as captions end (rows are sorted by length
     /// inside and put back in order), and steps past a row's end give zeros (logits, attention,
-    /// locations, log-probability, entropy) that the loss masks out with the <pad> targets.
+    /// locations, log-probability, entropy) that the loss masks out with the <pad> targets. `rng`
+    /// is one stream for the batch (per-row streams would not follow the sorted, shrinking rows).
     CaptionSteps teacherForced(const torch::Tensor& annotations, const torch::Tensor& tokens,
                                const SelectionOptions& rule, Rng& rng,
                                const torch::Tensor& useExpectation = {});

@@ -20,8 +20,10 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
     const auto ids = source.t().reshape({-1});  // time-major, so that each step's rows are contiguous
     torch::Tensor keep;
     if (mask.defined()) keep = mask.t().to(embedding.scalar_type()).contiguous();
-    const bool inference = embedding.device().is_cpu() && embedding.scalar_type() == torch::kFloat &&
-                           !(torch::GradMode::is_enabled() && (embedding.requires_grad() || gru->parameters()[0].requires_grad()));
+    bool needsGrad = embedding.requires_grad();
+    for (const auto& p : gru->parameters()) needsGrad = needsGrad || p.requires_grad();
+    const bool inference = embedding.device().is_cpu() && source.device().is_cpu() &&
+                           embedding.scalar_type() == torch::kFloat && !(torch::GradMode::is_enabled() && needsGrad);
     if (inference) {  // each step reads its rows of the table and writes its state into the output
         auto out = torch::empty({B, S, 2 * H}, embedding.options());
         const auto stepIds = source.t().contiguous();  // [S, B]

@@ -298,15 +298,20 @@ std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, co
 
 void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
                        const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out) {
+    TORCH_CHECK(b.dim() == 2 && h.dim() == 2 && out.dim() == 2 && table.dim() == 2 && ids.dim() == 1,
+                "gruGatesFromTable needs table [V, 3H], ids [B], b [B, 3H], h and out [B, H]");
     const auto B = b.size(0), H = h.size(1);
     auto rowsOk = [&](const torch::Tensor& t, std::int64_t width) {
-        return plainFloat(t.narrow(0, 0, std::min<std::int64_t>(1, t.size(0)))) && t.dim() == 2 && t.size(0) == B &&
-               t.size(1) == width && t.stride(1) == 1;
+        return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.size(0) == B && t.size(1) == width &&
+               t.stride(1) == 1 && (B <= 1 || t.stride(0) >= width);
     };
-    TORCH_CHECK(plainFloat(table) && table.dim() == 2 && table.size(1) == 3 * H && plainFloat(b) && b.size(0) == B &&
-                    b.size(1) == 3 * H && rowsOk(h, H) && rowsOk(out, H) && ids.is_contiguous() &&
-                    ids.scalar_type() == torch::kLong && ids.numel() == B && (!keep.defined() || plainFloat(keep)),
-                "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B], b [B, 3H], h and out [B, H]");
+    TORCH_CHECK(plainFloat(table) && table.size(1) == 3 * H && plainFloat(b) && b.size(0) == B && b.size(1) == 3 * H &&
+                    rowsOk(h, H) && rowsOk(out, H) && ids.device().is_cpu() && ids.is_contiguous() &&
+                    ids.scalar_type() == torch::kLong && ids.numel() == B &&
+                    (!keep.defined() || (plainFloat(keep) && keep.dim() == 1 && keep.size(0) == B)),
+                "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B] int64, b [B, 3H], h and out [B, H], "
+                "keep [B]");
+    TORCH_CHECK(out.data_ptr() != h.data_ptr(), "gruGatesFromTable: out must not be h");
     TORCH_CHECK(!torch::GradMode::is_enabled() || !(table.requires_grad() || b.requires_grad() || h.requires_grad()),
                 "gruGatesFromTable is for inference: no gradients");
     if (B > 0) {

@@ -34,7 +34,7 @@ torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, 
 /// gruGates without autograd, for inference on float CPU tensors: the input gates of row i are
 /// table[ids[i]] (table [V, 3H] = W_ih E + b_ih, ids [B] int64, each checked to lie in 0..V-1),
 /// and h' is written into `out`. h and out are [B, H] views whose rows may be strided (slices of
-/// a wider output).
+/// a wider output); out must not overlap h, b or the table.
 void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
                        const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out);
 

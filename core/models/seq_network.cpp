@@ -54,15 +54,19 @@ SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tens
     SeqEncoded e = sourceLengths(source, lengths);
     const auto S = source.size(1);
     const bool padded = e.lengths.min().item<std::int64_t>() < S;
-    if (m_gru) {
+    // The step-by-step GRU with fused gates on the CPU; elsewhere ATen's (cuDNN's) own kernel.
+    const bool fusedGru = m_gru && source.device().is_cpu() && m_srcEmbed->weight.scalar_type() == torch::kFloat;
+    if (fusedGru) {
         e.keys = bidirectionalGru(m_gru, m_srcEmbed->weight, source, padded ? e.mask : torch::Tensor());
     } else if (!padded) {  // no padding: no packing
-        e.keys = std::get<0>(m_lstm(m_srcEmbed(source)));
+        const auto emb = m_srcEmbed(source);
+        e.keys = m_gru ? std::get<0>(m_gru(emb)) : std::get<0>(m_lstm(emb));
     } else {
         const auto emb = m_srcEmbed(source);
         namespace rnn = torch::nn::utils::rnn;
         const auto packed = rnn::pack_padded_sequence(emb, e.lengths, /*batch_first=*/true, /*enforce_sorted=*/false);
-        const auto out = std::get<0>(m_lstm->forward_with_packed_input(packed));
+        const auto out = m_gru ? std::get<0>(m_gru->forward_with_packed_input(packed))
+                               : std::get<0>(m_lstm->forward_with_packed_input(packed));
         e.keys = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/0.0, S));
     }
     const auto lenF = e.lengths.to(source.device(), e.keys.scalar_type());

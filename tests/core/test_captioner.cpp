@@ -52,7 +52,7 @@ TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
     const auto tokens = torch::tensor({{0, 4, 1, 2, 2, 2}, {0, 4, 5, 6, 7, 1}, {0, 4, 5, 1, 2, 2}}, torch::kLong);
     Rng rng(1);
     SelectionOptions soft;
-    const auto annotations = net->encode(images);
+    const auto annotations = net->encode(images).detach();  // the decoder's gradients are compared below
     const auto out = net->teacherForced(annotations, tokens, soft, rng);
     EXPECT_EQ(out.wordLogits.sizes(), (std::vector<std::int64_t>{5, 3, std::int64_t(sceneVocabulary().size())}));
     EXPECT_EQ(out.probs.sizes(), (std::vector<std::int64_t>{5, 3, 16}));
@@ -60,15 +60,41 @@ TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
     const auto speaking = (tokens.narrow(1, 1, 5) != kPadToken).t().to(torch::kFloat);
     EXPECT_TRUE(torch::allclose(out.probs.sum(-1), speaking, 1e-5, 1e-5));
     EXPECT_EQ(out.wordLogits[2][0].abs().max().item<float>(), 0.0f);
-    // Each row as it would be alone, in the caller's order.
+    // Each row as it would be alone, in the caller's order, and the same gradients.
+    const auto weights = torch::randn(out.wordLogits.sizes()) * speaking.unsqueeze(2);
+    net->zero_grad();
+    (out.wordLogits * weights).sum().backward();
+    std::vector<torch::Tensor> batchGrads;
+    for (const auto& p : net->parameters()) batchGrads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+    net->zero_grad();
     for (std::int64_t b = 0; b < 3; ++b) {
         const auto alone = net->teacherForced(annotations.narrow(0, b, 1), tokens.narrow(0, b, 1), soft, rng);
         const auto steps = speaking.select(1, b).sum().item<std::int64_t>();
-        EXPECT_TRUE(torch::allclose(alone.wordLogits.narrow(0, 0, steps).select(1, 0),
-                                    out.wordLogits.narrow(0, 0, steps).select(1, b), 1e-5, 1e-5)) << b;
-        EXPECT_TRUE(torch::allclose(alone.probs.narrow(0, 0, steps).select(1, 0),
-                                    out.probs.narrow(0, 0, steps).select(1, b), 1e-5, 1e-5)) << b;
+        auto same = [&](const torch::Tensor& single, const torch::Tensor& batch) {
+            return torch::allclose(single.narrow(0, 0, steps).select(1, 0), batch.narrow(0, 0, steps).select(1, b), 1e-5, 1e-5);
+        };
+        EXPECT_TRUE(same(alone.wordLogits, out.wordLogits)) << b;
+        EXPECT_TRUE(same(alone.probs, out.probs)) << b;
+        EXPECT_TRUE(same(alone.entropy, out.entropy)) << b;
+        (alone.wordLogits * weights.narrow(1, b, 1)).sum().backward();
     }
+    const auto params = net->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const auto alone = params[i].grad().defined() ? params[i].grad() : torch::zeros_like(params[i]);
+        EXPECT_TRUE(torch::allclose(alone, batchGrads[i], 1e-4, 1e-5)) << "parameter " << i;
+    }
+    // The expectation mix follows its rows through the sort.
+    SelectionOptions sample;
+    sample.rule = SelectionRule::Sample;
+    const auto mix = torch::tensor({true, false, true});
+    const auto mixed = net->teacherForced(annotations, tokens, sample, rng, mix);
+    const auto expected = net->teacherForced(annotations, tokens, soft, rng);
+    EXPECT_TRUE(torch::allclose(mixed.wordLogits.select(1, 0), expected.wordLogits.select(1, 0), 1e-5, 1e-5));
+    EXPECT_TRUE(torch::allclose(mixed.wordLogits.select(1, 2), expected.wordLogits.select(1, 2), 1e-5, 1e-5));
+    EXPECT_EQ(mixed.indices.size(2), 1);
+    // No images: no rows, every step still shaped.
+    const auto none = net->teacherForced(annotations.narrow(0, 0, 0), tokens.narrow(0, 0, 0), soft, rng);
+    EXPECT_EQ(none.wordLogits.sizes(), (std::vector<std::int64_t>{5, 0, std::int64_t(sceneVocabulary().size())}));
 }
 
 TEST(Captioner, EpisodesOfOneImageEqualSeparateSeededRuns) {
