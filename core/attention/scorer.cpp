@@ -73,13 +73,9 @@ torch::Tensor ScorerImpl::prepareKeys(const torch::Tensor& keys) {
     TORCH_CHECK(keys.dim() == 3 && keys.size(2) == m_options.keyDim, "keys must be [B, L, ",
                 m_options.keyDim, "], got ", keys.sizes());
     TORCH_CHECK(keys.size(1) > 0, "keys hold no locations");
-    switch (m_options.kind) {
-        case ScorerKind::Additive:
-        case ScorerKind::General:
-            return m_keyProj(keys);
-        default:
-            return keys;
-    }
+    // General keeps the keys as they are: k^T W q is computed as k . (W q) per query, which costs
+    // Q x K per query instead of per key (a source or grid has more keys than a decoder steps).
+    return m_options.kind == ScorerKind::Additive ? m_keyProj(keys) : keys;
 }
 
 torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torch::Tensor& prepared,
@@ -96,7 +92,9 @@ torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torc
         case ScorerKind::Additive:
             scores = additiveScores(m_queryProj(query), prepared, m_v->weight);
             break;
-        case ScorerKind::General:
+        case ScorerKind::General:  // W is [Q, K]: q W is the query in key space
+            scores = rowsDotVector(prepared, torch::mm(query, m_keyProj->weight));
+            break;
         case ScorerKind::Dot:
             scores = rowsDotVector(prepared, query);
             break;

@@ -40,7 +40,7 @@ public:
                           const torch::Tensor& mask = {});
 
     /// The query-independent part, computed once when one set of keys is scored many times:
-    /// U k (additive), W k (general), or the keys themselves. [B, L, *]
+    /// U k (additive), or the keys themselves (general applies W to the query instead). [B, L, *]
     torch::Tensor prepareKeys(const torch::Tensor& keys);
     /// forward() with keys already passed through prepareKeys().
     torch::Tensor forwardPrepared(const torch::Tensor& query, const torch::Tensor& preparedKeys,
