@@ -100,9 +100,7 @@ torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const 
     if (m_gru) {
         st.h = gruGates(x, gh, st.h);
     } else {
-        const auto g = (x + gh).chunk(4, 1);
-        st.c = torch::sigmoid(g[1]) * st.c + torch::sigmoid(g[0]) * torch::tanh(g[2]);
-        st.h = torch::sigmoid(g[3]) * torch::tanh(st.c);
+        std::tie(st.h, st.c) = lstmGates(x + gh, st.c);
     }
     return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
 }
