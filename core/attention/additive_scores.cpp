@@ -47,11 +47,6 @@ SACCADE_FAST_INLINE void backwardLoop(const float* grad, const float* q, const f
             backwardRow(grad[b * L + l], q + b * A, keys + (b * L + l) * A, v, dk + (b * L + l) * A, dq + b * A, dv, A);
 }
 
-void forwardRows(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v, float* out,
-                 std::int64_t B, std::int64_t L, std::int64_t A);
-void backwardRows(const float* grad, const float* q, const float* keys, const float* v, float* dk, float* dq,
-                  float* dv, std::int64_t B, std::int64_t L, std::int64_t A);
-
 #if SACCADE_FAST_VECTOR
 SACCADE_FAST_AVX2 void forwardAvx2(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v,
                                    float* out, std::int64_t B, std::int64_t L, std::int64_t A) {

@@ -2,7 +2,7 @@
 // The gate arithmetic of the GRU and the LSTM, each in one pass (the matrix products stay with
 // the caller).
 //
-// GRU: in one pass (the matrix products stay with the caller):
+// GRU:
 //   r = sigmoid(a_r + b_r), z = sigmoid(a_z + b_z), n = tanh(a_n + r * b_n),
 //   h' = keep * ((1 - z) * n + z * h)
 // with a = W_ih x + b_ih and b = W_hh h + b_hh, each [B, 3H] in PyTorch's gate order (r, z, n).
