@@ -74,7 +74,7 @@ torch::Tensor ScorerImpl::prepareKeys(const torch::Tensor& keys) {
                 m_options.keyDim, "], got ", keys.sizes());
     TORCH_CHECK(keys.size(1) > 0, "keys hold no locations");
     // General keeps the keys as they are: k^T W q is computed as k . (W q) per query, which costs
-    // Q x K per query instead of per key (a source or grid has more keys than a decoder steps).
+    // Q x K per query instead of per key (a source or a grid has more keys than a decoder has steps).
     return m_options.kind == ScorerKind::Additive ? m_keyProj(keys) : keys;
 }
 

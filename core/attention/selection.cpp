@@ -7,7 +7,6 @@
 #include <torch/torch.h>
 
 #include "attention/batched_products.h"
-
 #include "common/parse.h"
 
 namespace saccade {
