@@ -1,9 +1,11 @@
-// The fused loops against the ATen operations they replace: the GRU and LSTM gates and the
-// additive scores (values, gradients, padding, saturation, NaN, expanded keys); and the
-// step-by-step bidirectional GRU against torch::nn::GRU, packed and unpadded.
+// The fused loops against the ATen operations they replace: the GRU and LSTM gates, the additive
+// scores and the batched row products (values, gradients, padding, saturation, NaN, strided and
+// expanded inputs); and the step-by-step bidirectional GRU against torch::nn::GRU, packed and
+// unpadded, with and without autograd.
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 #include <torch/nn/utils/rnn.h>
