@@ -189,7 +189,7 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
     for (std::int64_t t = 0; t < T; ++t) {
         std::int64_t rows = 0;
         while (rows < B && rowSteps[rows] > t) ++rows;
-        if (rows < (t == 0 ? B : st.h.size(0))) {  // some captions have ended: keep the others
+        if (rows < st.h.size(0)) {  // some captions have ended: keep the others
             const auto keep = std::max<std::int64_t>(rows, 1);
             st.values = st.values.narrow(0, 0, keep);
             st.prepared = st.prepared.narrow(0, 0, keep);
@@ -236,11 +236,9 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
     const bool singleCell = (rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax) &&
                             !is_training() && !torch::GradMode::is_enabled();
     if (singleCell) {
-        const auto E = m_config.embed;
-        const auto wIh = m_rnn->weight_ih;  // [4H, E + D]
-        st.cellGates = torch::matmul(annotations, wIh.narrow(1, E, m_config.featureDim).t());
+        st.cellGates = torch::matmul(annotations, st.contextWeights);
         st.cellOut = torch::matmul(annotations, m_outZ->weight.t());
-        st.wordGates = torch::mm(m_embed->weight, wIh.narrow(1, 0, E).t()) + m_rnn->bias_ih + m_rnn->bias_hh;
+        st.wordGates = wordGates(m_embed->weight);
         st.imageOfRow = episodes > 1 ? torch::zeros({B}, options) : torch::arange(B, options);
         lapIf(m_clock, "decoder");
     }
