@@ -10,12 +10,13 @@ namespace saccade {
 
 namespace {
 
-// Eight partial sums, so that the dot product vectorises without reassociating the sum.
+// Sixteen partial sums, so that the dot product vectorises without reassociating the sum.
 SACCADE_FAST_INLINE float dot(const float* __restrict x, const float* __restrict y, std::int64_t n) {
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float acc[16] = {};
     std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; ++j) acc[j] += x[i + j] * y[i + j];
+    for (; i + 16 <= n; i += 16)
+        for (int j = 0; j < 16; ++j) acc[j] += x[i + j] * y[i + j];
+    for (int j = 0; j < 8; ++j) acc[j] += acc[j + 8];
     float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (; i < n; ++i) s += x[i] * y[i];
     return s;
@@ -37,16 +38,14 @@ SACCADE_FAST_INLINE void sumLoop(const float* weights, const float* rows, std::i
     }
 }
 
-#if SACCADE_FAST_VECTOR
-SACCADE_FAST_AVX2 void dotAvx2(const float* rows, std::int64_t batchStride, const float* vec, float* out, std::int64_t B,
-                               std::int64_t R, std::int64_t C) {
-    dotLoop(rows, batchStride, vec, out, B, R, C);
-}
-SACCADE_FAST_AVX2 void sumAvx2(const float* weights, const float* rows, std::int64_t batchStride, float* out,
-                               std::int64_t B, std::int64_t R, std::int64_t C) {
-    sumLoop(weights, rows, batchStride, out, B, R, C);
-}
-#endif
+SACCADE_FAST_VARIANTS(dotRows,
+                      (const float* rows, std::int64_t batchStride, const float* vec, float* out, std::int64_t B,
+                       std::int64_t R, std::int64_t C),
+                      (rows, batchStride, vec, out, B, R, C), dotLoop)
+SACCADE_FAST_VARIANTS(sumRows,
+                      (const float* weights, const float* rows, std::int64_t batchStride, float* out, std::int64_t B,
+                       std::int64_t R, std::int64_t C),
+                      (weights, rows, batchStride, out, B, R, C), sumLoop)
 
 bool plainFloat(const torch::Tensor& t) {
     return t.device().is_cpu() && t.scalar_type() == torch::kFloat && !t.is_neg() && !t.is_conj();
@@ -71,13 +70,7 @@ torch::Tensor rowsDotVector(const torch::Tensor& rows, const torch::Tensor& vec)
     if (!fusable(rows, vec)) return torch::bmm(rows, vec.unsqueeze(-1)).squeeze(-1);
     const auto B = rows.size(0), R = rows.size(1), C = rows.size(2);
     auto out = torch::empty({B, R}, vec.options());
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) {
-        dotAvx2(rows.data_ptr<float>(), rows.stride(0), vec.data_ptr<float>(), out.data_ptr<float>(), B, R, C);
-        return out;
-    }
-#endif
-    dotLoop(rows.data_ptr<float>(), rows.stride(0), vec.data_ptr<float>(), out.data_ptr<float>(), B, R, C);
+    dotRows(rows.data_ptr<float>(), rows.stride(0), vec.data_ptr<float>(), out.data_ptr<float>(), B, R, C);
     return out;
 }
 
@@ -87,13 +80,7 @@ torch::Tensor weightedRows(const torch::Tensor& weights, const torch::Tensor& ro
     if (!fusable(rows, weights)) return torch::bmm(weights.unsqueeze(1), rows).squeeze(1);
     const auto B = rows.size(0), R = rows.size(1), C = rows.size(2);
     auto out = torch::empty({B, C}, weights.options());
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) {
-        sumAvx2(weights.data_ptr<float>(), rows.data_ptr<float>(), rows.stride(0), out.data_ptr<float>(), B, R, C);
-        return out;
-    }
-#endif
-    sumLoop(weights.data_ptr<float>(), rows.data_ptr<float>(), rows.stride(0), out.data_ptr<float>(), B, R, C);
+    sumRows(weights.data_ptr<float>(), rows.data_ptr<float>(), rows.stride(0), out.data_ptr<float>(), B, R, C);
     return out;
 }
 

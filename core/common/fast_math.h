@@ -1,7 +1,8 @@
 #pragma once
 // exp, sigmoid and tanh in float for the fused attention and gate loops, written without
-// branches so that GCC vectorises the loops that call them, and the switch that runs those loops
-// compiled for AVX2 + FMA where the processor has both.
+// branches so that GCC vectorises the loops that call them, and SACCADE_FAST_VARIANTS, which
+// compiles such a loop three times (plain, AVX2 + FMA, AVX-512) and runs the widest the processor
+// has.
 //
 // A file that includes this header must be compiled with -fno-trapping-math (see
 // core/CMakeLists.txt): otherwise GCC keeps the clamps below as branches and vectorises nothing.
@@ -14,8 +15,10 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SACCADE_FAST_VECTOR 1
-/// Marks a function compiled a second time for AVX2 + FMA.
+/// Marks a function compiled for AVX2 + FMA, and one for AVX-512 with 512-bit vectors (GCC
+/// would otherwise keep to 256 bits).
 #define SACCADE_FAST_AVX2 __attribute__((target("avx2,fma")))
+#define SACCADE_FAST_AVX512 __attribute__((target("avx2,fma,avx512f,prefer-vector-width=512")))
 #else
 #define SACCADE_FAST_VECTOR 0
 #endif
@@ -48,14 +51,53 @@ SACCADE_FAST_INLINE float sigmoid(float x) { return 1.0f / (1.0f + fast::exp(-x)
 /// tanh(x) = 2 sigmoid(2x) - 1: absolute error about 1e-7.
 SACCADE_FAST_INLINE float tanh(float x) { return 2.0f / (1.0f + fast::exp(-2.0f * x)) - 1.0f; }
 
-/// Whether the AVX2 + FMA variants may run here (checked once).
-inline bool hasAvx2() {
+/// The instruction sets the variants are compiled for, narrowest first.
+enum class Level { Plain, Avx2, Avx512 };
+
+/// The widest level this processor runs (checked once).
+inline Level detectedLevel() {
 #if SACCADE_FAST_VECTOR
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
+    static const Level level = !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? Level::Plain
+                               : __builtin_cpu_supports("avx512f")                                   ? Level::Avx512
+                                                                                                     : Level::Avx2;
+    return level;
 #else
-    return false;
+    return Level::Plain;
 #endif
 }
 
+/// A cap on the level the variants use (tests run every variant); the widest by default.
+inline Level& levelCap() {
+    static Level cap = Level::Avx512;
+    return cap;
+}
+
+/// The level the variants run at: the narrower of detectedLevel() and levelCap().
+inline Level level() {
+    const Level have = detectedLevel(), cap = levelCap();
+    return static_cast<int>(have) < static_cast<int>(cap) ? have : cap;
+}
+
 }  // namespace saccade::fast
+
+/// Defines `void NAME PARAMS` that runs `LOOP ARGS` compiled plain, for AVX2 + FMA and for
+/// AVX-512, whichever fast::level() says. LOOP must be SACCADE_FAST_INLINE so that each variant
+/// gets its own copy, e.g.
+///   SACCADE_FAST_VARIANTS(scaleRows, (float* x, std::int64_t n), (x, n), scaleLoop)
+#if SACCADE_FAST_VECTOR
+#define SACCADE_FAST_VARIANTS(NAME, PARAMS, ARGS, LOOP)                  \
+    void NAME##Plain PARAMS { LOOP ARGS; }                               \
+    SACCADE_FAST_AVX2 void NAME##Avx2 PARAMS { LOOP ARGS; }              \
+    SACCADE_FAST_AVX512 void NAME##Avx512 PARAMS { LOOP ARGS; }          \
+    void NAME PARAMS {                                                   \
+        switch (::saccade::fast::level()) {                              \
+        case ::saccade::fast::Level::Avx512: return NAME##Avx512 ARGS;   \
+        case ::saccade::fast::Level::Avx2: return NAME##Avx2 ARGS;       \
+        case ::saccade::fast::Level::Plain: break;                       \
+        }                                                                \
+        NAME##Plain ARGS;                                                \
+    }
+#else
+#define SACCADE_FAST_VARIANTS(NAME, PARAMS, ARGS, LOOP) \
+    void NAME PARAMS { LOOP ARGS; }
+#endif

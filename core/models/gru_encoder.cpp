@@ -35,12 +35,17 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
         const auto table = torch::addmm(params["bias_ih_l0" + suffix], embedding, params["weight_ih_l0" + suffix].t());  // [V, 3H]
         auto h = torch::zeros({B, H}, embedding.options());
         if (inference) {
+            // h ping-pongs between two contiguous buffers (the product reads it row by row) and
+            // is copied into the output's slice; the bias is added inside the gates.
+            auto next = torch::empty({B, H}, embedding.options());
+            const auto whhT = whh.t().contiguous();
             for (std::int64_t i = 0; i < S; ++i) {
                 const auto t = direction == 0 ? i : S - 1 - i;
-                auto slot = out.select(1, t).narrow(1, direction * H, H);
-                gruGatesFromTable(table, stepIds[t], torch::addmm(bhh, h, whh.t()), h,
-                                  keep.defined() ? keep[t] : torch::Tensor(), slot);
-                h = slot;
+                gruGatesFromTable({table, stepIds[t], {}, torch::mm(h, whhT), bhh, h,
+                                   keep.defined() ? keep[t] : torch::Tensor()},
+                                  next);
+                out.select(1, t).narrow(1, direction * H, H).copy_(next);
+                std::swap(h, next);
             }
             continue;
         }

@@ -15,26 +15,32 @@ namespace saccade {
 
 namespace {
 
-// One row: o = keep * h'; s gets r, z, n and b_n ([4H]) for the backward pass.
-SACCADE_FAST_INLINE void forwardRow(const float* __restrict a, const float* __restrict b, const float* __restrict h,
-                                    float k, float* __restrict o, float* __restrict s, std::int64_t H) {
+// One row: o = keep * h'; s gets r, z, n and b_n ([4H]) for the backward pass. The input gates are
+// a + e and the hidden ones b + c (e: extra input rows, c: the hidden bias; zeros when absent).
+SACCADE_FAST_INLINE void forwardRow(const float* __restrict a, const float* __restrict e, const float* __restrict b,
+                                    const float* __restrict c, const float* __restrict h, float k, float* __restrict o,
+                                    float* __restrict s, std::int64_t H) {
     for (std::int64_t j = 0; j < H; ++j) {
-        const float r = fast::sigmoid(a[j] + b[j]);
-        const float z = fast::sigmoid(a[H + j] + b[H + j]);
-        const float n = fast::tanh(a[2 * H + j] + r * b[2 * H + j]);
+        const float r = fast::sigmoid((a[j] + e[j]) + (b[j] + c[j]));
+        const float z = fast::sigmoid((a[H + j] + e[H + j]) + (b[H + j] + c[H + j]));
+        const float bn = b[2 * H + j] + c[2 * H + j];
+        const float n = fast::tanh((a[2 * H + j] + e[2 * H + j]) + r * bn);
         o[j] = k * (n + z * (h[j] - n));
         s[j] = r;
         s[H + j] = z;
         s[2 * H + j] = n;
-        s[3 * H + j] = b[2 * H + j];
+        s[3 * H + j] = bn;
     }
 }
-// The rows of a sit at ids[i] when ids is given (a table), else at i; h and out may have row
-// strides (slices of a wider output).
+// The rows of a sit at ids[i] when ids is given (a table), else at i; e, h and out may have row
+// strides (slices of a wider tensor; e's stride 0 repeats one row of zeros).
 struct GruRows {
     const float* a;
     const std::int64_t* ids;
+    const float* e;
+    std::int64_t eStride;
     const float* b;
+    const float* c;
     const float* h;
     std::int64_t hStride;
     const float* keep;
@@ -47,8 +53,8 @@ struct GruRows {
 SACCADE_FAST_INLINE void forwardLoop(const GruRows& g) {
     const auto H = g.H;
     for (std::int64_t i = 0; i < g.rows; ++i)
-        forwardRow(g.a + (g.ids ? g.ids[i] : i) * 3 * H, g.b + i * 3 * H, g.h + i * g.hStride, g.keep ? g.keep[i] : 1.0f,
-                   g.out + i * g.outStride, g.saved + (g.saveEach ? i * 4 * H : 0), H);
+        forwardRow(g.a + (g.ids ? g.ids[i] : i) * 3 * H, g.e + i * g.eStride, g.b + i * 3 * H, g.c, g.h + i * g.hStride,
+                   g.keep ? g.keep[i] : 1.0f, g.out + i * g.outStride, g.saved + (g.saveEach ? i * 4 * H : 0), H);
 }
 
 SACCADE_FAST_INLINE void backwardRow(const float* __restrict g, const float* __restrict h, float k,
@@ -119,63 +125,19 @@ SACCADE_FAST_INLINE void lstmBackwardLoop(const float* dh, const float* dc, cons
         lstmBackwardRow(dh + r * H, dc + r * H, c + r * H, saved + r * 5 * H, dx + r * 4 * H, dcPrev + r * H, H);
 }
 
-void forwardPlain(const GruRows& g) { forwardLoop(g); }
-void backwardPlain(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
-                   float* dh, std::int64_t rows, std::int64_t H) {
-    backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
-}
-void lstmForwardPlain(const float* x, const float* c, float* ho, float* co, float* saved, std::int64_t rows,
-                      std::int64_t H, bool saveEach) {
-    lstmForwardLoop(x, c, ho, co, saved, rows, H, saveEach);
-}
-void lstmBackwardPlain(const float* dh, const float* dc, const float* c, const float* saved, float* dx, float* dcPrev,
-                       std::int64_t rows, std::int64_t H) {
-    lstmBackwardLoop(dh, dc, c, saved, dx, dcPrev, rows, H);
-}
-#if SACCADE_FAST_VECTOR
-SACCADE_FAST_AVX2 void lstmForwardAvx2(const float* x, const float* c, float* ho, float* co, float* saved,
-                                       std::int64_t rows, std::int64_t H, bool saveEach) {
-    lstmForwardLoop(x, c, ho, co, saved, rows, H, saveEach);
-}
-SACCADE_FAST_AVX2 void lstmBackwardAvx2(const float* dh, const float* dc, const float* c, const float* saved,
-                                        float* dx, float* dcPrev, std::int64_t rows, std::int64_t H) {
-    lstmBackwardLoop(dh, dc, c, saved, dx, dcPrev, rows, H);
-}
-SACCADE_FAST_AVX2 void forwardAvx2(const GruRows& g) { forwardLoop(g); }
-SACCADE_FAST_AVX2 void backwardAvx2(const float* g, const float* h, const float* keep, const float* saved, float* da,
-                                    float* db, float* dh, std::int64_t rows, std::int64_t H) {
-    backwardLoop(g, h, keep, saved, da, db, dh, rows, H);
-}
-#endif
-
-void forwardRows(const GruRows& g) {
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) return forwardAvx2(g);
-#endif
-    forwardPlain(g);
-}
-void backwardRows(const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
-                  float* dh, std::int64_t rows, std::int64_t H) {
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) return backwardAvx2(g, h, keep, saved, da, db, dh, rows, H);
-#endif
-    backwardPlain(g, h, keep, saved, da, db, dh, rows, H);
-}
-
-void lstmForwardRows(const float* x, const float* c, float* ho, float* co, float* saved, std::int64_t rows,
-                     std::int64_t H, bool saveEach) {
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) return lstmForwardAvx2(x, c, ho, co, saved, rows, H, saveEach);
-#endif
-    lstmForwardPlain(x, c, ho, co, saved, rows, H, saveEach);
-}
-void lstmBackwardRows(const float* dh, const float* dc, const float* c, const float* saved, float* dx, float* dcPrev,
-                      std::int64_t rows, std::int64_t H) {
-#if SACCADE_FAST_VECTOR
-    if (fast::hasAvx2()) return lstmBackwardAvx2(dh, dc, c, saved, dx, dcPrev, rows, H);
-#endif
-    lstmBackwardPlain(dh, dc, c, saved, dx, dcPrev, rows, H);
-}
+SACCADE_FAST_VARIANTS(forwardRows, (const GruRows& g), (g), forwardLoop)
+SACCADE_FAST_VARIANTS(backwardRows,
+                      (const float* g, const float* h, const float* keep, const float* saved, float* da, float* db,
+                       float* dh, std::int64_t rows, std::int64_t H),
+                      (g, h, keep, saved, da, db, dh, rows, H), backwardLoop)
+SACCADE_FAST_VARIANTS(lstmForwardRows,
+                      (const float* x, const float* c, float* ho, float* co, float* saved, std::int64_t rows,
+                       std::int64_t H, bool saveEach),
+                      (x, c, ho, co, saved, rows, H, saveEach), lstmForwardLoop)
+SACCADE_FAST_VARIANTS(lstmBackwardRows,
+                      (const float* dh, const float* dc, const float* c, const float* saved, float* dx, float* dcPrev,
+                       std::int64_t rows, std::int64_t H),
+                      (dh, dc, c, saved, dx, dcPrev, rows, H), lstmBackwardLoop)
 
 const float* keepData(const torch::Tensor& keep) { return keep.defined() ? keep.data_ptr<float>() : nullptr; }
 
@@ -186,8 +148,9 @@ struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
         const auto B = h.size(0), H = h.size(1);
         auto out = torch::empty_like(h);
         auto saved = torch::empty({B, 4 * H}, h.options());
-        forwardRows({a.data_ptr<float>(), nullptr, b.data_ptr<float>(), h.data_ptr<float>(), H, keepData(keep),
-                     out.data_ptr<float>(), H, saved.data_ptr<float>(), /*saveEach=*/true, B, H});
+        const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
+        forwardRows({a.data_ptr<float>(), nullptr, zeros.data(), 0, b.data_ptr<float>(), zeros.data(), h.data_ptr<float>(),
+                     H, keepData(keep), out.data_ptr<float>(), H, saved.data_ptr<float>(), /*saveEach=*/true, B, H});
         ctx->save_for_backward({h, saved});
         if (keep.defined()) ctx->saved_data["keep"] = keep;
         return out;
@@ -269,8 +232,9 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
     const auto B = h.size(0), H = h.size(1);
     auto out = torch::empty_like(h);
     std::vector<float> scratch(static_cast<std::size_t>(4 * H));
-    forwardRows({a.data_ptr<float>(), nullptr, b.data_ptr<float>(), h.data_ptr<float>(), H, keepData(keep),
-                 out.data_ptr<float>(), H, scratch.data(), /*saveEach=*/false, B, H});
+    const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
+    forwardRows({a.data_ptr<float>(), nullptr, zeros.data(), 0, b.data_ptr<float>(), zeros.data(), h.data_ptr<float>(), H,
+                 keepData(keep), out.data_ptr<float>(), H, scratch.data(), /*saveEach=*/false, B, H});
     return out;
 }
 
@@ -296,23 +260,27 @@ std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, co
     return {h, next};
 }
 
-void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
-                       const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out) {
+void gruGatesFromTable(const GruTableStep& step, torch::Tensor& out) {
+    const auto& [table, ids, extra, b, bias, h, keep] = step;
     TORCH_CHECK(b.dim() == 2 && h.dim() == 2 && out.dim() == 2 && table.dim() == 2 && ids.dim() == 1,
                 "gruGatesFromTable needs table [V, 3H], ids [B], b [B, 3H], h and out [B, H]");
     const auto B = b.size(0), H = h.size(1);
     auto rowsOk = [&](const torch::Tensor& t, std::int64_t width) {
-        return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.size(0) == B && t.size(1) == width &&
-               t.stride(1) == 1 && (B <= 1 || t.stride(0) >= width);
+        return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.dim() == 2 && t.size(0) == B &&
+               t.size(1) == width && t.stride(1) == 1 && (B <= 1 || t.stride(0) >= width) && !t.is_neg();
     };
     TORCH_CHECK(plainFloat(table) && table.size(1) == 3 * H && plainFloat(b) && b.size(0) == B && b.size(1) == 3 * H &&
                     rowsOk(h, H) && rowsOk(out, H) && ids.device().is_cpu() && ids.is_contiguous() &&
                     ids.scalar_type() == torch::kLong && ids.numel() == B &&
+                    (!extra.defined() || rowsOk(extra, 3 * H)) &&
+                    (!bias.defined() || (plainFloat(bias) && bias.dim() == 1 && bias.size(0) == 3 * H)) &&
                     (!keep.defined() || (plainFloat(keep) && keep.dim() == 1 && keep.size(0) == B)),
-                "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B] int64, b [B, 3H], h and out [B, H], "
-                "keep [B]");
+                "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B] int64, extra [B, 3H], b [B, 3H], "
+                "bias [3H], h and out [B, H], keep [B]");
     TORCH_CHECK(out.data_ptr() != h.data_ptr(), "gruGatesFromTable: out must not be h");
-    TORCH_CHECK(!torch::GradMode::is_enabled() || !(table.requires_grad() || b.requires_grad() || h.requires_grad()),
+    TORCH_CHECK(!torch::GradMode::is_enabled() ||
+                    !(table.requires_grad() || b.requires_grad() || h.requires_grad() ||
+                      (extra.defined() && extra.requires_grad()) || (bias.defined() && bias.requires_grad())),
                 "gruGatesFromTable is for inference: no gradients");
     if (B > 0) {
         const auto [low, high] = torch::aminmax(ids);
@@ -320,9 +288,12 @@ void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, con
                     "gruGatesFromTable: a token id lies outside the table");
     }
     std::vector<float> scratch(static_cast<std::size_t>(4 * H));
-    forwardRows({table.data_ptr<float>(), ids.data_ptr<std::int64_t>(), b.data_ptr<float>(), h.data_ptr<float>(),
-                 h.stride(0), keepData(keep), out.data_ptr<float>(), out.stride(0), scratch.data(), /*saveEach=*/false, B,
-                 H});
+    const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
+    forwardRows({table.data_ptr<float>(), ids.data_ptr<std::int64_t>(),
+                 extra.defined() ? extra.data_ptr<float>() : zeros.data(), extra.defined() ? extra.stride(0) : 0,
+                 b.data_ptr<float>(), bias.defined() ? bias.data_ptr<float>() : zeros.data(), h.data_ptr<float>(),
+                 h.stride(0), keepData(keep), out.data_ptr<float>(), out.stride(0), scratch.data(), /*saveEach=*/false,
+                 B, H});
 }
 
 }  // namespace saccade

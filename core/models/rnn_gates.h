@@ -31,12 +31,20 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
 torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
                                 const torch::Tensor& keep = {});
 
-/// gruGates without autograd, for inference on float CPU tensors: the input gates of row i are
-/// table[ids[i]] (table [V, 3H] = W_ih E + b_ih, ids [B] int64, each checked to lie in 0..V-1),
-/// and h' is written into `out`. h and out are [B, H] views whose rows may be strided (slices of
-/// a wider output); out must not overlap h, b or the table.
-void gruGatesFromTable(const torch::Tensor& table, const torch::Tensor& ids, const torch::Tensor& b,
-                       const torch::Tensor& h, const torch::Tensor& keep, torch::Tensor& out);
+/// One GRU step without autograd, for inference on float CPU tensors: row i's input gates are
+/// table[ids[i]] + extra[i], its hidden gates b[i] + bias.
+struct GruTableStep {
+    torch::Tensor table;  ///< [V, 3H] = W_ih E + b_ih
+    torch::Tensor ids;    ///< [B] int64, each checked to lie in 0..V-1
+    torch::Tensor extra;  ///< [B, 3H] added to the input gates (rows may be strided), or undefined
+    torch::Tensor b;      ///< [B, 3H] = W_hh h, contiguous
+    torch::Tensor bias;   ///< [3H] added to b (b_hh), or undefined
+    torch::Tensor h;      ///< [B, H], rows may be strided
+    torch::Tensor keep;   ///< [B] as for gruGates, or undefined
+};
+/// gruGates for a GruTableStep: h' is written into `out` [B, H] (rows may be strided), which
+/// must not overlap the inputs.
+void gruGatesFromTable(const GruTableStep& step, torch::Tensor& out);
 
 /// gates [B, 4H], c [B, H]: returns {h', c'}, differentiable in both inputs.
 std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, const torch::Tensor& c);

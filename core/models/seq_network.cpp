@@ -105,6 +105,21 @@ torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const 
     return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
 }
 
+torch::Tensor SeqNetworkImpl::advanceFromTable(State& st, const torch::Tensor& table, const torch::Tensor& word,
+                                               const torch::Tensor& context) {
+    const bool fused = m_gru && table.device().is_cpu() && table.scalar_type() == torch::kFloat &&
+                       !table.requires_grad() && !context.requires_grad() && !st.h.requires_grad();
+    if (!fused) return advance(st, table.index_select(0, word), context);
+    // Inference: the word's row of the table, the context's part of the gates and the hidden
+    // bias are added inside the gate loop.
+    const auto G = table.size(1);
+    const auto ctx = m_ctx(context);
+    auto next = torch::empty_like(st.h);
+    gruGatesFromTable({table, word, ctx.narrow(1, 0, G), torch::mm(st.h, m_hh->weight.t()), m_hh->bias, st.h, {}}, next);
+    st.h = next;
+    return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
+}
+
 namespace {
 struct StepLog {
     std::vector<torch::Tensor> logits, alpha, chosen, logProb, entropy, centre, tokens;
@@ -156,7 +171,7 @@ SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, co
     for (std::int64_t t = 0; t < maxSteps; ++t) {
         torch::Tensor centre;
         const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
-        const auto logits = advance(st, table.index_select(0, word), sel.context);
+        const auto logits = advanceFromTable(st, table, word, sel.context);
         log.add(sel, logits, centre);
         word = logits.argmax(-1);
         log.tokens.push_back(word);

@@ -65,6 +65,10 @@ private:
     /// Advances the state with the embedding part `gi` [B, G] and the context `ctx` [B, K];
     /// returns the word logits.
     torch::Tensor advance(State& state, const torch::Tensor& gi, const torch::Tensor& ctx);
+    /// advance() with the embedding part read from `table` [V, G] at `word` [B]; one fused loop
+    /// on the CPU without autograd (GRU).
+    torch::Tensor advanceFromTable(State& state, const torch::Tensor& table, const torch::Tensor& word,
+                                   const torch::Tensor& ctx);
 
     SeqConfig m_config;
     torch::nn::Embedding m_srcEmbed{nullptr}, m_tgtEmbed{nullptr};

@@ -1,7 +1,9 @@
 // The fused loops against the ATen operations they replace: the GRU and LSTM gates, the additive
 // scores and the batched row products (values, gradients, padding, saturation, NaN, strided and
-// expanded inputs); and the step-by-step bidirectional GRU against torch::nn::GRU, packed and
-// unpadded, with and without autograd.
+// expanded inputs), under every instruction set the loops are compiled for that this processor
+// runs; the inference step of the GRU from a table, with its extra rows and bias; and the
+// step-by-step bidirectional GRU against torch::nn::GRU, packed and unpadded, with and without
+// autograd.
 
 #include <cmath>
 #include <limits>
@@ -13,6 +15,7 @@
 
 #include "attention/additive_scores.h"
 #include "attention/batched_products.h"
+#include "common/fast_math.h"
 #include "models/gru_encoder.h"
 #include "models/rnn_gates.h"
 
@@ -114,7 +117,7 @@ TEST(LstmGates, FusedLoopEqualsAtenOperationsAndTheirGradients) {
 
 TEST(AdditiveScores, FusedLoopEqualsAtenOperationsAndTheirGradients) {
     torch::manual_seed(6);
-    const int B = 3, L = 5, A = 19;  // 19: two groups of eight and a tail
+    const int B = 3, L = 5, A = 37;  // 37: two groups of sixteen and a tail
     const auto q0 = torch::randn({B, A}), k0 = torch::randn({B, L, A}) * 2, v0 = torch::randn({1, A});
     const auto upstream = torch::randn({B, L});
     auto run = [&](auto scores) {
@@ -178,6 +181,77 @@ TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndFallBackForGradients) {
     EXPECT_LT(maxDiff(w.grad(), rows.sum(2)), 1e-5);
 }
 
+/// Caps the compiled variants at one level for its lifetime.
+struct LevelCap {
+    explicit LevelCap(fast::Level level) : saved(fast::levelCap()) { fast::levelCap() = level; }
+    ~LevelCap() { fast::levelCap() = saved; }
+    fast::Level saved;
+};
+
+TEST(FastLevels, EveryCompiledVariantThisProcessorRunsMatchesAten) {
+    torch::manual_seed(10);
+    const int B = 4, H = 21, L = 3, A = 37;
+    const auto a = torch::randn({B, 3 * H}) * 3, b = torch::randn({B, 3 * H}) * 3, h = torch::randn({B, H});
+    const auto keep = torch::tensor({1.0f, 0.0f, 1.0f, 1.0f}), upstream = torch::randn({B, H});
+    const auto x = torch::randn({B, 4 * H}) * 3, c = torch::randn({B, H});
+    const auto q = torch::randn({B, A}), keys = torch::randn({B, L, A}) * 2, v = torch::randn({A});
+    const auto weights = torch::softmax(torch::randn({B, L}), 1);
+    const auto ref = gateGrads([](auto... y) { return gruGatesReference(y...); }, a, b, h, keep, upstream);
+    int levels = 0;
+    for (const auto level : {fast::Level::Plain, fast::Level::Avx2, fast::Level::Avx512}) {
+        if (static_cast<int>(level) > static_cast<int>(fast::detectedLevel())) continue;
+        LevelCap cap(level);
+        ASSERT_EQ(fast::level(), level);
+        ++levels;
+        SCOPED_TRACE(static_cast<int>(level));
+        const auto fused = gateGrads([](auto... y) { return gruGates(y...); }, a, b, h, keep, upstream);
+        EXPECT_LT(maxDiff(fused.out, ref.out), 2e-6);
+        EXPECT_LT(maxDiff(fused.da, ref.da), 1e-5);
+        EXPECT_LT(maxDiff(fused.dh, ref.dh), 1e-5);
+        auto xg = x.clone().requires_grad_(true), xr = x.clone().requires_grad_(true);
+        const auto [lh, lc] = lstmGates(xg, c);
+        const auto [rh, rc] = lstmGatesReference(xr, c);
+        EXPECT_LT(maxDiff(lh, rh) + maxDiff(lc, rc), 2e-6);
+        (lh * upstream).sum().backward();
+        (rh * upstream).sum().backward();
+        EXPECT_LT(maxDiff(xg.grad(), xr.grad()), 1e-5);
+        auto qg = q.clone().requires_grad_(true), qr = q.clone().requires_grad_(true);
+        const auto sf = additiveScores(qg, keys, v), sr = additiveScoresReference(qr, keys, v);
+        EXPECT_LT(maxDiff(sf, sr), 1e-5);
+        sf.sum().backward();
+        sr.sum().backward();
+        EXPECT_LT(maxDiff(qg.grad(), qr.grad()), 1e-5);
+        torch::NoGradGuard noGrad;
+        EXPECT_LT(maxDiff(rowsDotVector(keys, q), torch::bmm(keys, q.unsqueeze(2)).squeeze(2)), 1e-5);
+        EXPECT_LT(maxDiff(weightedRows(weights, keys), torch::bmm(weights.unsqueeze(1), keys).squeeze(1)), 1e-5);
+    }
+    EXPECT_GE(levels, 1);
+}
+
+TEST(GruGates, TableStepAddsExtraRowsAndBiasAndWritesStridedRows) {
+    torch::manual_seed(11);
+    const int V = 7, B = 5, H = 19;
+    const auto table = torch::randn({V, 3 * H}), ids = torch::tensor({3, 0, 6, 3, 1}, torch::kLong);
+    const auto wide = torch::randn({B, 3 * H + 9});  // extra rows as a slice of a wider product
+    const auto extra = wide.narrow(1, 0, 3 * H);
+    const auto b = torch::randn({B, 3 * H}), bias = torch::randn({3 * H});
+    const auto hWide = torch::randn({B, 2 * H}), h = hWide.narrow(1, H, H);
+    const auto keep = torch::tensor({1.0f, 1.0f, 0.0f, 1.0f, 1.0f});
+    torch::NoGradGuard noGrad;
+    auto outWide = torch::zeros({B, 2 * H});
+    auto out = outWide.narrow(1, 0, H);
+    gruGatesFromTable({table, ids, extra, b, bias, h, keep}, out);
+    const auto expected = gruGatesReference(table.index_select(0, ids) + extra, b + bias, h, keep);
+    EXPECT_LT(maxDiff(out, expected), 2e-6);
+    EXPECT_EQ(outWide.narrow(1, H, H).abs().max().item<float>(), 0.0f);  // only the slice is written
+    EXPECT_EQ(out[2].abs().max().item<float>(), 0.0f);                   // a padded row
+    // Without extra rows and bias: the table and b alone.
+    gruGatesFromTable({table, ids, {}, b, {}, h, {}}, out);
+    EXPECT_LT(maxDiff(out, gruGatesReference(table.index_select(0, ids), b, h)), 2e-6);
+    EXPECT_THROW(gruGatesFromTable({table, ids, extra, b, bias.narrow(0, 0, H), h, {}}, out), c10::Error);
+    EXPECT_THROW(gruGatesFromTable({table, ids, extra.narrow(0, 0, 2), b, bias, h, {}}, out), c10::Error);
+}
+
 TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
     torch::manual_seed(5);
     const int V = 9, E = 6, H = 5, S = 7;
@@ -222,8 +296,9 @@ TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
         torch::NoGradGuard noGrad;
         auto out = torch::empty({4, H});
         const auto table = torch::randn({V, 3 * H});
-        EXPECT_THROW(gruGatesFromTable(table, torch::tensor({0, 1, V, 2}, torch::kLong), torch::zeros({4, 3 * H}),
-                                       torch::zeros({4, H}), {}, out),
+        EXPECT_THROW(gruGatesFromTable({table, torch::tensor({0, 1, V, 2}, torch::kLong), {}, torch::zeros({4, 3 * H}), {},
+                                        torch::zeros({4, H}), {}},
+                                       out),
                      c10::Error);  // an id past the table
     }
     torch::nn::GRU twoLayers(torch::nn::GRUOptions(E, H).batch_first(true).bidirectional(true).num_layers(2));

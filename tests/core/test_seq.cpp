@@ -210,6 +210,29 @@ TEST(SeqNetwork, AttentionRowsAreDistributionsOverRealTokens) {
     }
 }
 
+TEST(SeqNetwork, FusedInferenceDecodingEqualsTheDifferentiablePath) {
+    auto t = task("reverse");
+    const auto batch = makeSeqBatch(*t, {t->reference("12345").value(), t->reference("987654321").value()}, torch::kCPU);
+    for (const char* scorer : {"additive", "general", "local-p"}) {
+        for (const char* cell : {"gru", "lstm"}) {
+            torch::manual_seed(4);
+            auto config = tinyConfig(scorer);
+            config.cell = cell;
+            SeqNetwork net(config);
+            SelectionOptions soft;
+            Rng rng(1);
+            // With gradients every step takes ATen's operations; without, the fused loops.
+            const auto slow = net->decode(net->encode(batch.source, batch.lengths), 8, soft, rng, false);
+            ASSERT_TRUE(slow.logits.requires_grad());
+            torch::NoGradGuard noGrad;
+            const auto fast = net->decode(net->encode(batch.source, batch.lengths), 8, soft, rng, false);
+            EXPECT_LT((fast.logits - slow.logits).abs().max().item<double>(), 1e-5) << scorer << " " << cell;
+            EXPECT_LT((fast.alpha - slow.alpha).abs().max().item<double>(), 1e-5) << scorer << " " << cell;
+            EXPECT_TRUE(torch::equal(fast.tokens, slow.tokens)) << scorer << " " << cell;
+        }
+    }
+}
+
 TEST(SeqTransformer, CausalMasksMapsAndGreedyDecoding) {
     auto t = task("reverse");
     auto config = tinyConfig("additive");
