@@ -27,15 +27,23 @@ struct FaithfulnessArgs {
 // A captioner: per object word, the mass on its object and whether the word survives occluding
 // the cells it looked at.
 int runCaptionFaithfulness(const FaithfulnessArgs& a, AttentionModel& model, const Dataset& dataset) {
-    if (!a.shard.empty()) return badInput("faithfulness", "--shard is for classifiers; a captioner's measurement runs whole");
     CaptionFaithfulnessOptions o;
     o.limit = a.options.limit;
     o.seed = a.options.seed;
     o.rule = a.options.rule;
     o.fractions = {0.0, 0.05, 0.1, 0.2, 0.3};
+    auto shard = shardOf(a.shard);
+    if (!shard) return badInput("faithfulness", shard.error());
+    o.shard = *shard;
     auto r = measureCaptionFaithfulness(model, dataset, Split::Test, o, consoleProgress("faithfulness"));
     if (!r) return badInput("faithfulness", r.error());
-    if (a.json) {
+    if (shard->active()) {
+        auto fingerprint = runFingerprint(a.model, {dataset.info().name, std::to_string(a.options.limit),
+                                                    std::to_string(a.options.seed), a.options.rule});
+        if (!fingerprint) return badInput("faithfulness", fingerprint.error());
+        r.value().fingerprint = *fingerprint;
+    }
+    if (a.json || shard->active()) {
         std::cout << captionFaithfulnessToJson(*r) << "\n";
         return 0;
     }

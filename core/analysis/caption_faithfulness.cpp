@@ -12,6 +12,7 @@
 #include "analysis/caption_metrics.h"
 #include "analysis/faithfulness.h"
 #include "common/seed_mix.h"
+#include "io/shard_json.h"
 #include "models/caption_model.h"
 
 namespace saccade {
@@ -33,12 +34,13 @@ Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, co
     // The model's own greedy rule, as the caption sweep reads it: soft for a soft captioner.
     const std::string rule = !o.rule.empty() ? o.rule : model.trainedMode() == "soft" ? "soft" : "argmax";
     const auto start = std::chrono::steady_clock::now();
-    CaptionFaithfulness r;
-    r.dataset = info.name;
-    r.rule = rule;
-    std::vector<std::int64_t> keptAttended(o.fractions.size(), 0), keptRandom(o.fractions.size(), 0);
-    double mass = 0, area = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
+    // Each scene's figures depend on its index alone (its random cells too), so a shard computes
+    // exactly its scenes' share of the unsharded sums.
+    const auto range = shardRange(o.shard, n);
+    CaptionFaithfulnessSums r;
+    r.keptAttended.assign(o.fractions.size(), 0);
+    r.keptRandom.assign(o.fractions.size(), 0);
+    for (std::int64_t i = range.begin; i < range.end; ++i) {
         const Sample sample = dataset.sample(split, i);
         const GroundTruth truth = sceneGroundTruth(sample);
         const std::string id = info.name + ":" + splitName(split) + ":" + std::to_string(i);
@@ -57,8 +59,8 @@ Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, co
             r.cols = grid.cols;
             const Box& box = truth.boxes[size_t(step.wordObject)];
             ++r.words;
-            mass += std::min(1.0, gridMassInBox(grid, w, h, box));
-            area += box.w * box.h / double(w * h);
+            r.mass.add(std::min(1.0, gridMassInBox(grid, w, h, box)));
+            r.area.add(box.w * box.h / double(w * h));
             // The cells of this word's step, most attended first, and a seeded random order.
             const int cells = grid.rows * grid.cols;
             std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
@@ -81,19 +83,53 @@ Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, co
                         const auto words = splitWords(after->output.text);
                         kept = std::find(words.begin(), words.end(), step.token) != words.end();
                     }
-                    (order == 0 ? keptAttended : keptRandom)[f] += kept ? 1 : 0;
+                    (order == 0 ? r.keptAttended : r.keptRandom)[f] += kept ? 1 : 0;
                 }
             }
         }
-        if (progress && !progress(double(i + 1) / double(n))) return Error{"the caption faithfulness measurement was cancelled"};
+        if (progress && !progress(double(i + 1 - range.begin) / double(std::max<std::int64_t>(1, range.size()))))
+            return Error{"the caption faithfulness measurement was cancelled"};
     }
-    if (r.words == 0) return Error{"no caption named an object: nothing to measure"};
-    r.massOnObject = mass / double(r.words);
-    r.uniformMass = area / double(r.words);
-    for (std::size_t f = 0; f < o.fractions.size(); ++f)
-        r.deletion.push_back({o.fractions[f], double(keptAttended[f]) / double(r.words),
-                              double(keptRandom[f]) / double(r.words)});
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // A shard may hold no object word; the whole run must.
+    if (r.words == 0 && !o.shard.active()) return Error{"no caption named an object: nothing to measure"};
+    auto report = captionFaithfulnessFromSums(r, o.fractions, info.name, rule);
+    report.shard = o.shard;
+    report.begin = range.begin;
+    report.total = n;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+void CaptionFaithfulnessSums::add(const CaptionFaithfulnessSums& o) {
+    images += o.images;
+    words += o.words;
+    if (o.words > 0) {
+        rows = o.rows;
+        cols = o.cols;
+    }
+    mass.add(o.mass);
+    area.add(o.area);
+    for (std::size_t f = 0; f < keptAttended.size() && f < o.keptAttended.size(); ++f) {
+        keptAttended[f] += o.keptAttended[f];
+        keptRandom[f] += o.keptRandom[f];
+    }
+}
+
+CaptionFaithfulness captionFaithfulnessFromSums(const CaptionFaithfulnessSums& s, const std::vector<double>& fractions,
+                                                const std::string& dataset, const std::string& rule) {
+    CaptionFaithfulness r;
+    r.dataset = dataset;
+    r.rule = rule;
+    r.images = s.images;
+    r.words = s.words;
+    r.rows = s.rows;
+    r.cols = s.cols;
+    const double words = double(std::max<std::int64_t>(1, s.words));
+    r.massOnObject = s.mass.value() / words;
+    r.uniformMass = s.area.value() / words;
+    for (std::size_t f = 0; f < fractions.size() && f < s.keptAttended.size(); ++f)
+        r.deletion.push_back({fractions[f], double(s.keptAttended[f]) / words, double(s.keptRandom[f]) / words});
+    r.sums = s;
     return r;
 }
 
@@ -101,19 +137,51 @@ std::string captionFaithfulnessToJson(const CaptionFaithfulness& r, int indent) 
     nlohmann::json deletion = nlohmann::json::array();
     for (const auto& d : r.deletion)
         deletion.push_back({{"fraction", d.fraction}, {"kept_attended", d.keptAttended}, {"kept_random", d.keptRandom}});
-    return nlohmann::json{{"schema", "saccade.caption-faithfulness"},
-                          {"version", 1},
-                          {"caveat", kAttentionCaveat},
-                          {"dataset", r.dataset},
-                          {"rule", r.rule},
-                          {"images", r.images},
-                          {"object_words", r.words},
-                          {"grid", {{"rows", r.rows}, {"cols", r.cols}}},
-                          {"mass_on_object", r.massOnObject},
-                          {"uniform_mass", r.uniformMass},
-                          {"deletion", deletion},
-                          {"seconds", r.seconds}}
-        .dump(indent);
+    nlohmann::json j{{"schema", "saccade.caption-faithfulness"},
+                     {"version", 1},
+                     {"caveat", kAttentionCaveat},
+                     {"dataset", r.dataset},
+                     {"rule", r.rule},
+                     {"images", r.images},
+                     {"object_words", r.words},
+                     {"grid", {{"rows", r.rows}, {"cols", r.cols}}},
+                     {"mass_on_object", r.massOnObject},
+                     {"uniform_mass", r.uniformMass},
+                     {"deletion", deletion},
+                     {"seconds", r.seconds}};
+    if (r.shard.active()) {
+        const auto& s = r.sums;
+        j["shard"] = shardHeader("caption-faithfulness", r.shard, r.begin, r.begin + s.images, r.total, r.fingerprint);
+        j["sums"] = {{"images", s.images},         {"words", s.words},
+                     {"grid", {s.rows, s.cols}},   {"mass_units", s.mass.units()},
+                     {"area_units", s.area.units()}, {"kept_attended", s.keptAttended},
+                     {"kept_random", s.keptRandom}};
+    }
+    return j.dump(indent);
+}
+
+Result<CaptionFaithfulnessSums> captionFaithfulnessSumsFromJson(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("sums"))
+        return Error{"not a sharded caption faithfulness measurement"};
+    try {
+        const auto& u = j.at("sums");
+        CaptionFaithfulnessSums s;
+        s.images = u.at("images");
+        s.words = u.at("words");
+        s.rows = u.at("grid").at(0);
+        s.cols = u.at("grid").at(1);
+        s.mass = ExactSum::fromUnits(u.at("mass_units"));
+        s.area = ExactSum::fromUnits(u.at("area_units"));
+        s.keptAttended = u.at("kept_attended").get<std::vector<std::int64_t>>();
+        s.keptRandom = u.at("kept_random").get<std::vector<std::int64_t>>();
+        if (s.keptAttended.size() != s.keptRandom.size() || s.keptAttended.size() != j.at("deletion").size())
+            return Error{"a damaged caption faithfulness shard: its sums differ in length"};
+        if (s.images < 0 || s.words < 0) return Error{"a damaged caption faithfulness shard: negative counts"};
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        return Error{std::string("a damaged caption faithfulness shard: ") + firstLine(e.what())};
+    }
 }
 
 }  // namespace saccade

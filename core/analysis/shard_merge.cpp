@@ -4,6 +4,7 @@
 
 #include "analysis/adequacy.h"
 #include "analysis/boundary_sweep.h"
+#include "analysis/caption_faithfulness.h"
 #include "analysis/caption_sweep.h"
 #include "analysis/dataset_comparison.h"
 #include "analysis/faithfulness.h"
@@ -161,6 +162,29 @@ std::string mergeFaithfulness(const std::vector<Json>& shards, int indent) {
     return faithfulnessToJson(report, indent);
 }
 
+std::string mergeCaptionFaithfulness(const std::vector<Json>& shards, int indent) {
+    const Json& first = shards.front();
+    std::vector<double> fractions;
+    for (const auto& d : need(first, "deletion", shardTag(first))) fractions.push_back(d.at("fraction").get<double>());
+    CaptionFaithfulnessSums sums;
+    sums.keptAttended.assign(fractions.size(), 0);
+    sums.keptRandom.assign(fractions.size(), 0);
+    double seconds = 0;
+    for (const Json& doc : shards) {
+        auto part = captionFaithfulnessSumsFromJson(doc.dump());
+        if (!part) throw std::runtime_error(shardTag(doc) + ": " + part.error());
+        if (part->keptAttended.size() != fractions.size())
+            throw std::runtime_error(shardTag(doc) + " occluded other fractions than shard 0");
+        sums.add(*part);
+        seconds += need(doc, "seconds", shardTag(doc)).get<double>();
+    }
+    if (sums.words == 0) throw std::runtime_error("no caption in any shard named an object: nothing to measure");
+    auto report = captionFaithfulnessFromSums(sums, fractions, need(first, "dataset", shardTag(first)),
+                                              need(first, "rule", shardTag(first)));
+    report.seconds = seconds;
+    return captionFaithfulnessToJson(report, indent);
+}
+
 std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
     auto merged = concatenateShards<AdequacyReport>(shards, adequacyImagesFromJson,
                                                     [](AdequacyReport& r) -> auto& { return r.images; },
@@ -184,6 +208,7 @@ Result<std::string> mergeShardDocuments(const std::vector<std::string>& document
         if (command == "sweep") return mergeSweep(*shards, indent);
         if (command == "caption-sweep") return mergeCaptionSweep(*shards, indent);
         if (command == "faithfulness") return mergeFaithfulness(*shards, indent);
+        if (command == "caption-faithfulness") return mergeCaptionFaithfulness(*shards, indent);
         if (command == "adequacy") return mergeAdequacy(*shards, indent);
     } catch (const std::exception& e) {
         return Error{std::string("cannot merge: ") + firstLine(e.what())};

@@ -1,7 +1,7 @@
 #pragma once
-// `saccade-cli merge`: the shards of a sharded run (eval, compare --dataset, sweep, faithfulness,
-// adequacy with --shard i/N) combined into exactly the JSON one unsharded run prints, timings
-// aside (the merged "seconds" is the shards' sum). Figures are rebuilt from the counts and
+// `saccade-cli merge`: the shards of a sharded run (eval, compare --dataset, sweep, faithfulness
+// of a classifier or a captioner, adequacy with --shard i/N) combined into exactly the JSON one
+// unsharded run prints, timings aside (the merged "seconds" is the shards' sum). Figures are rebuilt from the counts and
 // order-independent sums the shards carry, through the same code the unsharded run uses.
 
 #include <string>

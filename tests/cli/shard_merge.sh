@@ -31,6 +31,7 @@ check eval-caption 2 eval --model "$models/caption-hard-scenes64.pt" --limit 250
 check compare-ram 3 compare --model "$models/ram-fashion28.pt" --dataset fashion28 --limit 700
 check sweep-patch 3 sweep --model "$models/patch-hard-fashion60.pt" --runs 10 --dx -6:5 --dy 0:1
 check faithfulness-ram 2 faithfulness --model "$models/ram-translated-fashion60.pt" --limit 30 --saliency-images 3
+check faithfulness-caption 3 faithfulness --model "$models/caption-soft-scenes64.pt" --limit 7
 check adequacy-caption 2 adequacy --model "$models/caption-hard-scenes64.pt" --limit 20 --runs 10
 check sweep-caption 3 sweep --model "$models/caption-hard-scenes64.pt" --runs 5
 echo "all shards merged"

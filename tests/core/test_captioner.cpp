@@ -8,6 +8,7 @@
 #include "data/batch.h"
 #include "analysis/caption_faithfulness.h"
 #include "analysis/caption_sweep.h"
+#include "analysis/shard_merge.h"
 #include "data/dataset.h"
 #include "io/checkpoint.h"
 #include "data/procedural_scenes.h"
@@ -407,6 +408,36 @@ TEST(Captioner, FaithfulnessOccludesEachObjectWordsCells) {
     const auto json = nlohmann::json::parse(captionFaithfulnessToJson(*r));
     EXPECT_EQ(json["schema"], "saccade.caption-faithfulness");
     EXPECT_EQ(json["object_words"], r->words);
+    EXPECT_FALSE(json.contains("sums"));
+
+    // Two shards (scene 0; scenes 1 and 2) add up to the whole run exactly, and merge into its JSON.
+    std::vector<std::string> shards;
+    std::int64_t words = 0;
+    for (int i : {1, 0}) {
+        auto part = o;
+        part.shard = {i, 2, true};
+        auto s = measureCaptionFaithfulness(**model, **scenes, Split::Test, part);
+        ASSERT_TRUE(s.ok()) << s.error();
+        EXPECT_EQ(s->images, i == 0 ? 1 : 2);
+        words += s->words;
+        shards.push_back(captionFaithfulnessToJson(*s));
+        auto sums = captionFaithfulnessSumsFromJson(shards.back());
+        ASSERT_TRUE(sums.ok()) << sums.error();
+        EXPECT_EQ(sums->mass.units(), s->sums.mass.units());
+        EXPECT_EQ(sums->keptAttended, s->sums.keptAttended);
+    }
+    EXPECT_EQ(words, r->words);
+    auto merged = mergeShardDocuments(shards, {"part1.json", "part0.json"});
+    ASSERT_TRUE(merged.ok()) << merged.error();
+    auto whole = nlohmann::json::parse(*merged), alone = json;
+    whole.erase("seconds");
+    alone.erase("seconds");
+    EXPECT_EQ(whole, alone);
+    EXPECT_FALSE(mergeShardDocuments({shards[0]}, {"part1.json"}).ok());  // shard 0 missing
+    auto damaged = nlohmann::json::parse(shards[0]);
+    damaged["sums"]["kept_random"] = {1};
+    EXPECT_NE(mergeShardDocuments({damaged.dump(), shards[1]}, {"part1.json", "part0.json"}).error().find("damaged"),
+              std::string::npos);
 
     auto digits = openDataset("digits28");
     ASSERT_TRUE(digits.ok());
