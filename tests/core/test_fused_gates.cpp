@@ -156,7 +156,7 @@ TEST(AdditiveScores, FusedLoopEqualsAtenOperationsAndTheirGradients) {
     EXPECT_THROW(additiveScores(q0, k0.narrow(2, 0, 4), v0), c10::Error);
 }
 
-TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndFallBackForGradients) {
+TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndTheirGradients) {
     torch::manual_seed(8);
     const int B = 4, R = 6, C = 21;
     const auto rows = torch::randn({B, R, C}), vec = torch::randn({B, C}), weights = torch::softmax(torch::randn({B, R}), 1);
@@ -172,11 +172,32 @@ TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndFallBackForGradients) {
     const auto shared = rows.narrow(0, 0, 1).expand({B, R, C});
     ASSERT_TRUE(batchedProductsFused(shared, vec));
     EXPECT_LT(maxDiff(weightedRows(weights, shared), torch::bmm(weights.unsqueeze(1), shared.contiguous()).squeeze(1)), 1e-5);
-    // Strided rows and gradients take bmm.
+    // Strided rows take bmm.
     EXPECT_FALSE(batchedProductsFused(rows.transpose(1, 2), weights));
+    // With gradients: the loops' own nodes, with bmm's gradients for every input, and for rows
+    // shared through expand() (their gradient sums over the batch).
     torch::AutoGradMode grad(true);
+    const auto upC = torch::randn({B, C}), upR = torch::randn({B, R});
+    for (const bool expanded : {false, true}) {
+        const auto base = expanded ? rows.narrow(0, 0, 1) : rows;
+        auto r1 = base.clone().requires_grad_(true), r2 = base.clone().requires_grad_(true);
+        auto w1 = weights.clone().requires_grad_(true), w2 = weights.clone().requires_grad_(true);
+        auto v1 = vec.clone().requires_grad_(true), v2 = vec.clone().requires_grad_(true);
+        auto view = [&](const torch::Tensor& t) { return expanded ? t.expand({B, R, C}) : t; };
+        const auto sum = weightedRows(w1, view(r1)), dot = rowsDotVector(view(r1), v1);
+        EXPECT_TRUE(fusedNode(sum, "WeightedRowsFunction"));
+        EXPECT_TRUE(fusedNode(dot, "RowsDotVectorFunction"));
+        ((sum * upC).sum() + (dot * upR).sum()).backward();
+        const auto sumRef = torch::bmm(w2.unsqueeze(1), view(r2)).squeeze(1);
+        const auto dotRef = torch::bmm(view(r2), v2.unsqueeze(2)).squeeze(2);
+        ((sumRef * upC).sum() + (dotRef * upR).sum()).backward();
+        EXPECT_LT(maxDiff(sum, sumRef) + maxDiff(dot, dotRef), 1e-5) << "expanded " << expanded;
+        EXPECT_LT(maxDiff(w1.grad(), w2.grad()), 1e-5) << "expanded " << expanded;
+        EXPECT_LT(maxDiff(v1.grad(), v2.grad()), 1e-5) << "expanded " << expanded;
+        EXPECT_LT(maxDiff(r1.grad(), r2.grad()), 1e-5) << "expanded " << expanded;
+    }
+    // Only the weights need a gradient: the rows' is not computed.
     const auto w = weights.clone().requires_grad_(true);
-    EXPECT_FALSE(batchedProductsFused(rows, w));
     weightedRows(w, rows).sum().backward();
     EXPECT_LT(maxDiff(w.grad(), rows.sum(2)), 1e-5);
 }
