@@ -37,8 +37,8 @@ CaptionSteps stackSteps(const std::vector<torch::Tensor>& logits, const std::vec
         logProb.push_back(s.logProb);
         entropy.push_back(s.entropy);
     }
-    return {torch::stack(logits), torch::stack(probs), torch::stack(indices), torch::stack(logProb),
-            torch::stack(entropy)};
+    return {logits.empty() ? torch::Tensor() : torch::stack(logits), torch::stack(probs), torch::stack(indices),
+            torch::stack(logProb), torch::stack(entropy)};
 }
 
 }  // namespace
@@ -118,9 +118,8 @@ torch::Tensor CaptionNetworkImpl::wordGates(const torch::Tensor& embedded) {
     return torch::addmm(m_rnn->bias_ih + m_rnn->bias_hh, embedded, m_rnn->weight_ih.narrow(1, 0, m_config.embed).t());
 }
 
-torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const torch::Tensor& gates,
-                                       const SelectionOptions& rule, Rng& rng, const torch::Tensor& useExpectation,
-                                       Selection* out) {
+torch::Tensor CaptionNetworkImpl::advance(State& st, const torch::Tensor& gates, const SelectionOptions& rule, Rng& rng,
+                                          const torch::Tensor& useExpectation, Selection* out) {
     const auto scores = m_scorer->forwardPrepared(st.h, st.prepared);
     lapIf(m_clock, "scoring");
     auto s = saccade::select(scores, st.values, rule, rng);
@@ -134,11 +133,22 @@ torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded,
     // The LSTM cell on [embedded, gated]: the words' part of W_ih x comes in `gates`.
     const auto all = torch::addmm(torch::addmm(gates, gated, st.contextWeights), st.h, st.hiddenWeights);
     std::tie(st.h, st.c) = lstmGates(all, st.c);
-    auto deep = embedded + m_outH(st.h) + m_outZ(gated);
-    deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
-    auto logits = m_out(deep);
-    lapIf(m_clock, "decoder");
     *out = std::move(s);
+    return gated;
+}
+
+torch::Tensor CaptionNetworkImpl::output(const torch::Tensor& embedded, const torch::Tensor& h, const torch::Tensor& gated) {
+    auto deep = embedded + m_outH(h) + m_outZ(gated);
+    deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
+    return m_out(deep);
+}
+
+torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const torch::Tensor& gates,
+                                       const SelectionOptions& rule, Rng& rng, const torch::Tensor& useExpectation,
+                                       Selection* out) {
+    const auto gated = advance(st, gates, rule, rng, useExpectation, out);
+    auto logits = output(embedded, st.h, gated);
+    lapIf(m_clock, "decoder");
     return logits;
 }
 
@@ -180,11 +190,15 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
     auto st = start(annotations.index_select(0, orderHere), 1);
     const auto embedded = m_embed(sortedTokens);  // [B, T + 1, E], every word at once
     // unbind, not select(1, t): each select's backward would fill a zero tensor of the whole batch
-    const auto words = embedded.unbind(1);
     const auto gates = wordGates(embedded.reshape({B * (T + 1), m_config.embed})).view({B, T + 1, 4 * m_config.hidden}).unbind(1);
     SelectionOptions checked = rule;
     checked.checkFinite = false;  // scores come from finite weights; skip the device sync
-    std::vector<torch::Tensor> logits;
+    // The output layer does not feed the recurrence: it runs once after the loop on every live
+    // row of every step (hs, gated), and index_copy puts each row's logits at step t, in the
+    // caller's row order (target t * B + order[r]); rows past their end keep zeros.
+    std::vector<torch::Tensor> hs, gated;
+    std::vector<std::int64_t> source, target;  // rows of embedded [T + 1, B] (sorted), of the logits [T, B]
+    const auto* orderOf = order.data_ptr<std::int64_t>();
     std::vector<Selection> selections;
     for (std::int64_t t = 0; t < T; ++t) {
         std::int64_t rows = 0;
@@ -199,15 +213,22 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
         const auto n = st.h.size(0);
         const auto mix = sortedMix.defined() ? sortedMix.narrow(0, 0, n) : torch::Tensor();
         Selection s;
-        logits.push_back(step(st, words[size_t(t)].narrow(0, 0, n), gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s));
+        const auto g = advance(st, gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s);
+        const auto live = rows == 0 ? 0 : n;  // with no row left, the one kept is not read
+        if (live > 0) {
+            hs.push_back(st.h);
+            gated.push_back(g);
+            for (std::int64_t r = 0; r < live; ++r) {
+                source.push_back(t * B + r);
+                target.push_back(t * B + orderOf[r]);
+            }
+        }
         if (n < B || rows == 0) {  // rows past their end (or, with none left, every row) give zeros
-            const auto live = rows == 0 ? 0 : n;
             auto pad = [&](const torch::Tensor& x) {
                 auto shape = x.sizes().vec();
                 shape[0] = B - live;
                 return torch::cat({x.narrow(0, 0, live), torch::zeros(shape, x.options())});
             };
-            logits.back() = pad(logits.back());
             s.probs = pad(s.probs);
             s.indices = pad(s.indices);
             s.logProb = pad(s.logProb);
@@ -215,9 +236,18 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
         }
         selections.push_back(std::move(s));
     }
-    auto out = stackSteps(logits, selections);
+    auto out = stackSteps({}, selections);
+    const auto V = m_out->weight.size(0);
+    out.wordLogits = torch::zeros({T * B, V}, embedded.options());
+    if (!source.empty()) {
+        const auto ids = torch::TensorOptions().dtype(torch::kLong);
+        const auto sourceRows = torch::tensor(source, ids).to(tokens.device());
+        const auto targetRows = torch::tensor(target, ids).to(tokens.device());
+        const auto wordsRead = embedded.transpose(0, 1).reshape({(T + 1) * B, m_config.embed}).index_select(0, sourceRows);
+        out.wordLogits = out.wordLogits.index_copy(0, targetRows, output(wordsRead, torch::cat(hs), torch::cat(gated)));
+    }
+    out.wordLogits = out.wordLogits.view({T, B, V});
     const auto back = torch::argsort(orderHere);  // to the caller's row order
-    out.wordLogits = out.wordLogits.index_select(1, back);
     out.probs = out.probs.index_select(1, back);
     out.indices = out.indices.index_select(1, back);
     out.logProb = out.logProb.index_select(1, back);

@@ -94,6 +94,13 @@ private:
     /// wordGates(); returns word logits.
     torch::Tensor step(State& state, const torch::Tensor& embedded, const torch::Tensor& gates, const SelectionOptions& rule,
                        Rng& rng, const torch::Tensor& useExpectation, Selection* out);
+    /// step() up to the LSTM (scores, selection, the beta gate, the cell); returns the gated
+    /// context the output layer reads.
+    torch::Tensor advance(State& state, const torch::Tensor& gates, const SelectionOptions& rule, Rng& rng,
+                          const torch::Tensor& useExpectation, Selection* out);
+    /// The deep output layer (with dropout in training) on rows of any steps: word logits from
+    /// the word embeddings [N, E], the states h [N, H] and the gated contexts [N, D].
+    torch::Tensor output(const torch::Tensor& embedded, const torch::Tensor& h, const torch::Tensor& gated);
     /// step() for a single-cell rule without gradients, from the state's per-cell tables.
     torch::Tensor stepSingleCell(State& state, const torch::Tensor& word, const SelectionOptions& rule, Rng& rng,
                                  Selection* selection);
