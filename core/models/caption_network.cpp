@@ -119,7 +119,8 @@ torch::Tensor CaptionNetworkImpl::wordGates(const torch::Tensor& embedded) {
 }
 
 torch::Tensor CaptionNetworkImpl::advance(State& st, const torch::Tensor& gates, const SelectionOptions& rule, Rng& rng,
-                                          const torch::Tensor& useExpectation, Selection* out) {
+                                          const torch::Tensor& useExpectation, Selection* out,
+                                          DeferredWeightGrads* products) {
     const auto scores = m_scorer->forwardPrepared(st.h, st.prepared);
     lapIf(m_clock, "scoring");
     auto s = saccade::select(scores, st.values, rule, rng);
@@ -131,7 +132,8 @@ torch::Tensor CaptionNetworkImpl::advance(State& st, const torch::Tensor& gates,
     }
     const auto gated = torch::sigmoid(m_beta(st.h)) * context;
     // The LSTM cell on [embedded, gated]: the words' part of W_ih x comes in `gates`.
-    const auto all = torch::addmm(torch::addmm(gates, gated, st.contextWeights), st.h, st.hiddenWeights);
+    const auto all = products ? products->product(gates, {gated, st.h})
+                              : torch::addmm(torch::addmm(gates, gated, st.contextWeights), st.h, st.hiddenWeights);
     std::tie(st.h, st.c) = lstmGates(all, st.c);
     *out = std::move(s);
     return gated;
@@ -200,6 +202,8 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
     std::vector<std::int64_t> source, target;  // rows of embedded [T + 1, B] (sorted), of the logits [T, B]
     const auto* orderOf = order.data_ptr<std::int64_t>();
     std::vector<Selection> selections;
+    // The cell's weight gradients: one product over every step's rows (models/deferred_weight_grads.h).
+    DeferredWeightGrads products({st.contextWeights, st.hiddenWeights});
     for (std::int64_t t = 0; t < T; ++t) {
         std::int64_t rows = 0;
         while (rows < B && rowSteps[rows] > t) ++rows;
@@ -213,7 +217,7 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
         const auto n = st.h.size(0);
         const auto mix = sortedMix.defined() ? sortedMix.narrow(0, 0, n) : torch::Tensor();
         Selection s;
-        const auto g = advance(st, gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s);
+        const auto g = advance(st, gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s, &products);
         const auto live = rows == 0 ? 0 : n;  // with no row left, the one kept is not read
         if (live > 0) {
             hs.push_back(st.h);

@@ -22,6 +22,7 @@
 #include "attention/selection.h"
 #include "common/stage_clock.h"
 #include "models/caption_config.h"
+#include "models/deferred_weight_grads.h"
 
 namespace saccade {
 
@@ -96,8 +97,9 @@ private:
                        Rng& rng, const torch::Tensor& useExpectation, Selection* out);
     /// step() up to the LSTM (scores, selection, the beta gate, the cell); returns the gated
     /// context the output layer reads.
+    /// With `products`, the cell's products with its context and hidden weights go through it.
     torch::Tensor advance(State& state, const torch::Tensor& gates, const SelectionOptions& rule, Rng& rng,
-                          const torch::Tensor& useExpectation, Selection* out);
+                          const torch::Tensor& useExpectation, Selection* out, DeferredWeightGrads* products = nullptr);
     /// The deep output layer (with dropout in training) on rows of any steps: word logits from
     /// the word embeddings [N, E], the states h [N, H] and the gated contexts [N, D].
     torch::Tensor output(const torch::Tensor& embedded, const torch::Tensor& h, const torch::Tensor& gated);

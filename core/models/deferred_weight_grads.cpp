@@ -1,0 +1,74 @@
+#include "models/deferred_weight_grads.h"
+
+#include <torch/autograd.h>
+#include <torch/torch.h>
+
+namespace saccade {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+// The identity on step 0's result; its backward returns step 0's gradient unchanged and every
+// weight's gradient from all steps at once. `inputs` and `grads` are shared lists (c10::List is
+// a reference type): the caller appends later steps' inputs, their hooks fill `grads`.
+struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& value, at::TensorList weights,
+                                 c10::List<torch::Tensor> inputs, c10::List<torch::Tensor> grads) {
+        ctx->saved_data["inputs"] = inputs;
+        ctx->saved_data["grads"] = grads;
+        ctx->saved_data["weights"] = static_cast<std::int64_t>(weights.size());
+        return value.clone();
+    }
+    static tensor_list backward(AutogradContext* ctx, tensor_list outputGrads) {
+        const auto inputs = ctx->saved_data["inputs"].toTensorList();
+        auto grads = ctx->saved_data["grads"].toTensorList();
+        const auto W = static_cast<std::size_t>(ctx->saved_data["weights"].toInt());
+        tensor_list result(1 + W + 2);  // value, each weight, and the two lists (no gradient)
+        result[0] = outputGrads[0];
+        if (!outputGrads[0].defined() || grads.size() == 0) return result;
+        grads.set(0, outputGrads[0]);
+        std::vector<torch::Tensor> g;
+        std::vector<std::vector<torch::Tensor>> x(W);
+        for (std::size_t t = 0; t < grads.size(); ++t) {
+            const torch::Tensor gt = grads.get(t);
+            if (!gt.defined()) continue;  // a step whose result no loss reads
+            g.push_back(gt);
+            for (std::size_t i = 0; i < W; ++i) x[i].push_back(inputs.get(t * W + i));
+        }
+        const auto G = torch::cat(g);
+        for (std::size_t i = 0; i < W; ++i)
+            if (ctx->needs_input_grad(1 + i)) result[1 + i] = torch::mm(torch::cat(x[i]).t(), G);
+        for (std::size_t t = 0; t < grads.size(); ++t) grads.set(t, torch::Tensor());  // a second backward refills them
+        return result;
+    }
+};
+
+}  // namespace
+
+DeferredWeightGrads::DeferredWeightGrads(std::vector<torch::Tensor> weights) : m_weights(std::move(weights)) {
+    bool needed = false;
+    for (const auto& w : m_weights) {
+        m_detached.push_back(w.detach());
+        needed = needed || w.requires_grad();
+    }
+    m_active = torch::GradMode::is_enabled() && needed;
+}
+
+torch::Tensor DeferredWeightGrads::product(const torch::Tensor& base, const std::vector<torch::Tensor>& inputs) {
+    TORCH_CHECK(inputs.size() == m_weights.size(), "DeferredWeightGrads: one input per weight");
+    const auto& weights = m_active ? m_detached : m_weights;
+    auto out = base;
+    for (std::size_t i = 0; i < inputs.size(); ++i) out = torch::addmm(out, inputs[i], weights[i]);
+    if (!m_active) return out;
+    const auto t = m_steps++;
+    for (const auto& x : inputs) m_inputs.push_back(x.detach());
+    m_grads.push_back(torch::Tensor());
+    if (t == 0) return FirstStepFunction::apply(out, at::TensorList(m_weights), m_inputs, m_grads);
+    if (out.requires_grad())
+        out.register_hook([grads = m_grads, t](const torch::Tensor& g) { grads.set(static_cast<std::size_t>(t), g); });
+    return out;
+}
+
+}  // namespace saccade
