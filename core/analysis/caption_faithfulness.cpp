@@ -178,6 +178,9 @@ Result<CaptionFaithfulnessSums> captionFaithfulnessSumsFromJson(const std::strin
         if (s.keptAttended.size() != s.keptRandom.size() || s.keptAttended.size() != j.at("deletion").size())
             return Error{"a damaged caption faithfulness shard: its sums differ in length"};
         if (s.images < 0 || s.words < 0) return Error{"a damaged caption faithfulness shard: negative counts"};
+        for (std::size_t f = 0; f < s.keptAttended.size(); ++f)
+            if (s.keptAttended[f] < 0 || s.keptAttended[f] > s.words || s.keptRandom[f] < 0 || s.keptRandom[f] > s.words)
+                return Error{"a damaged caption faithfulness shard: more words kept than scored"};
         return s;
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("a damaged caption faithfulness shard: ") + firstLine(e.what())};

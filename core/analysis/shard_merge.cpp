@@ -173,8 +173,14 @@ std::string mergeCaptionFaithfulness(const std::vector<Json>& shards, int indent
     for (const Json& doc : shards) {
         auto part = captionFaithfulnessSumsFromJson(doc.dump());
         if (!part) throw std::runtime_error(shardTag(doc) + ": " + part.error());
-        if (part->keptAttended.size() != fractions.size())
-            throw std::runtime_error(shardTag(doc) + " occluded other fractions than shard 0");
+        const Json& deletion = need(doc, "deletion", shardTag(doc));
+        for (std::size_t f = 0; f < fractions.size() && f < deletion.size(); ++f)
+            if (deletion[f].at("fraction").get<double>() != fractions[f])
+                throw std::runtime_error(shardTag(doc) + " occluded other fractions than shard 0");
+        const auto& h = doc["shard"];
+        if (part->keptAttended.size() != fractions.size() ||
+            part->images != h["end"].get<std::int64_t>() - h["begin"].get<std::int64_t>())
+            throw std::runtime_error(shardTag(doc) + " does not match its own header");
         sums.add(*part);
         seconds += need(doc, "seconds", shardTag(doc)).get<double>();
     }
@@ -213,7 +219,8 @@ Result<std::string> mergeShardDocuments(const std::vector<std::string>& document
     } catch (const std::exception& e) {
         return Error{std::string("cannot merge: ") + firstLine(e.what())};
     }
-    return Error{"cannot merge shards of '" + command + "': only eval, compare, sweep, faithfulness and adequacy shard"};
+    return Error{"cannot merge shards of '" + command +
+                 "': only eval, compare, sweep, caption-sweep, faithfulness, caption-faithfulness and adequacy shard"};
 }
 
 }  // namespace saccade

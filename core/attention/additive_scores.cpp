@@ -70,6 +70,7 @@ struct AdditiveScoresFunction : torch::autograd::Function<AdditiveScoresFunction
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "AdditiveScores: no double backward (create_graph)");
         const auto saved = ctx->get_saved_variables();
         const auto &q = saved[0], &keys = saved[1], &v = saved[2];
         if (!grads[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor()};

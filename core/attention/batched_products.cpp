@@ -109,6 +109,7 @@ struct RowsDotVectorFunction : torch::autograd::Function<RowsDotVectorFunction> 
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "RowsDotVector: no double backward (create_graph)");
         const auto saved = ctx->get_saved_variables();
         const auto& rows = saved[0];
         const auto& vec = saved[1];
@@ -127,6 +128,7 @@ struct WeightedRowsFunction : torch::autograd::Function<WeightedRowsFunction> {
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "WeightedRows: no double backward (create_graph)");
         const auto saved = ctx->get_saved_variables();
         const auto& weights = saved[0];
         const auto& rows = saved[1];

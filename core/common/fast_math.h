@@ -8,6 +8,7 @@
 // core/CMakeLists.txt): otherwise GCC keeps the clamps below as branches and vectorises nothing.
 // Plain header: no LibTorch.
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -18,7 +19,11 @@
 /// Marks a function compiled for AVX2 + FMA, and one for AVX-512 with 512-bit vectors (GCC
 /// would otherwise keep to 256 bits).
 #define SACCADE_FAST_AVX2 __attribute__((target("avx2,fma")))
+#if defined(__clang__)  // clang takes no vector width in target()
+#define SACCADE_FAST_AVX512 __attribute__((target("avx2,fma,avx512f")))
+#else
 #define SACCADE_FAST_AVX512 __attribute__((target("avx2,fma,avx512f,prefer-vector-width=512")))
+#endif
 #else
 #define SACCADE_FAST_VECTOR 0
 #endif
@@ -67,14 +72,14 @@ inline Level detectedLevel() {
 }
 
 /// A cap on the level the variants use (tests run every variant); the widest by default.
-inline Level& levelCap() {
-    static Level cap = Level::Avx512;
+inline std::atomic<Level>& levelCap() {
+    static std::atomic<Level> cap{Level::Avx512};
     return cap;
 }
 
 /// The level the variants run at: the narrower of detectedLevel() and levelCap().
 inline Level level() {
-    const Level have = detectedLevel(), cap = levelCap();
+    const Level have = detectedLevel(), cap = levelCap().load(std::memory_order_relaxed);
     return static_cast<int>(have) < static_cast<int>(cap) ? have : cap;
 }
 
@@ -82,7 +87,8 @@ inline Level level() {
 
 /// Defines `void NAME PARAMS` that runs `LOOP ARGS` compiled plain, for AVX2 + FMA and for
 /// AVX-512, whichever fast::level() says. LOOP must be SACCADE_FAST_INLINE so that each variant
-/// gets its own copy, e.g.
+/// gets its own copy; use the macro inside an anonymous namespace (the variants have external
+/// names otherwise), e.g.
 ///   SACCADE_FAST_VARIANTS(scaleRows, (float* x, std::int64_t n), (x, n), scaleLoop)
 #if SACCADE_FAST_VECTOR
 #define SACCADE_FAST_VARIANTS(NAME, PARAMS, ARGS, LOOP)                  \

@@ -217,7 +217,7 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
         const auto n = st.h.size(0);
         const auto mix = sortedMix.defined() ? sortedMix.narrow(0, 0, n) : torch::Tensor();
         Selection s;
-        const auto g = advance(st, gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s, &products);
+        const auto g = advance(st, gates[size_t(t)].narrow(0, 0, n), checked, rng, mix, &s, m_deferGrads ? &products : nullptr);
         const auto live = rows == 0 ? 0 : n;  // with no row left, the one kept is not read
         if (live > 0) {
             hs.push_back(st.h);

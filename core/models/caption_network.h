@@ -83,6 +83,10 @@ public:
 
     const CaptionConfig& config() const { return m_config; }
     const torch::nn::Sequential& encoder() const { return m_encoder; }
+    /// Whether teacher forcing defers the cell's weight gradients to one product at the end of
+    /// the backward pass (models/deferred_weight_grads.h); on by default, off to compare.
+    void setDeferredWeightGrads(bool on) { m_deferGrads = on; }
+
     /// Times the stages of later calls (encoder, scoring, selection, decoder) on `clock`.
     void setStageClock(StageClock* clock) { m_clock = clock; }
 
@@ -109,6 +113,7 @@ private:
 
     CaptionConfig m_config;
     StageClock* m_clock = nullptr;
+    bool m_deferGrads = true;
     torch::nn::Sequential m_encoder{nullptr};
     Scorer m_scorer{nullptr};
     torch::nn::Embedding m_embed{nullptr};

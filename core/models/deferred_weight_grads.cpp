@@ -1,6 +1,7 @@
 #include "models/deferred_weight_grads.h"
 
 #include <torch/autograd.h>
+#include <torch/csrc/autograd/engine.h>
 #include <torch/torch.h>
 
 namespace saccade {
@@ -15,9 +16,11 @@ using torch::autograd::tensor_list;
 // a reference type): the caller appends later steps' inputs, their hooks fill `grads`.
 struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& value, at::TensorList weights,
-                                 c10::List<torch::Tensor> inputs, c10::List<torch::Tensor> grads) {
+                                 c10::List<torch::Tensor> inputs, c10::List<torch::Tensor> grads,
+                                 c10::List<std::int64_t> consumed) {
         ctx->saved_data["inputs"] = inputs;
         ctx->saved_data["grads"] = grads;
+        ctx->saved_data["consumed"] = consumed;
         ctx->saved_data["weights"] = static_cast<std::int64_t>(weights.size());
         return value.clone();
     }
@@ -25,7 +28,8 @@ struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
         const auto inputs = ctx->saved_data["inputs"].toTensorList();
         auto grads = ctx->saved_data["grads"].toTensorList();
         const auto W = static_cast<std::size_t>(ctx->saved_data["weights"].toInt());
-        tensor_list result(1 + W + 2);  // value, each weight, and the two lists (no gradient)
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "DeferredWeightGrads has no double backward (create_graph)");
+        tensor_list result(1 + W + 3);  // value, each weight, and the three lists (no gradient)
         result[0] = outputGrads[0];
         if (!outputGrads[0].defined() || grads.size() == 0) return result;
         grads.set(0, outputGrads[0]);
@@ -41,6 +45,10 @@ struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
         for (std::size_t i = 0; i < W; ++i)
             if (ctx->needs_input_grad(1 + i)) result[1 + i] = torch::mm(torch::cat(x[i]).t(), G);
         for (std::size_t t = 0; t < grads.size(); ++t) grads.set(t, torch::Tensor());  // a second backward refills them
+        auto consumed = ctx->saved_data["consumed"].toIntList();
+        consumed.set(0, 1);
+        // The pass is over for these steps: the next backward (retain_graph) collects afresh.
+        torch::autograd::Engine::get_default_engine().queue_callback([consumed]() { consumed.set(0, 0); });
         return result;
     }
 };
@@ -65,9 +73,13 @@ torch::Tensor DeferredWeightGrads::product(const torch::Tensor& base, const std:
     const auto t = m_steps++;
     for (const auto& x : inputs) m_inputs.push_back(x.detach());
     m_grads.push_back(torch::Tensor());
-    if (t == 0) return FirstStepFunction::apply(out, at::TensorList(m_weights), m_inputs, m_grads);
-    if (out.requires_grad())
-        out.register_hook([grads = m_grads, t](const torch::Tensor& g) { grads.set(static_cast<std::size_t>(t), g); });
+    if (t == 0) return FirstStepFunction::apply(out, at::TensorList(m_weights), m_inputs, m_grads, m_consumed);
+    TORCH_CHECK(out.requires_grad(), "DeferredWeightGrads: step ", t, " does not depend on anything with a gradient");
+    out.register_hook([grads = m_grads, consumed = m_consumed, t](const torch::Tensor& g) {
+        TORCH_CHECK(consumed.get(0) == 0, "DeferredWeightGrads: step ", t,
+                    "'s gradient arrived after step 0's: the steps do not form a recurrence on step 0");
+        grads.set(static_cast<std::size_t>(t), g);
+    });
     return out;
 }
 

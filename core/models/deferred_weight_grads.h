@@ -8,6 +8,11 @@
 // How: step 0's result passes through an identity node that holds the weights; every later
 // step's result records its gradient g_t as the backward pass reaches it. Later steps depend on
 // step 0 (the state of a recurrence does), so step 0's node runs last and finds every g_t there.
+// Only for such a recurrence: a later step that does not depend on step 0 could be pruned from,
+// or run after step 0's node in, a backward pass, and its share of the weights' gradient would
+// be lost (a gradient that arrives after step 0's node ran is an error). No double backward
+// (create_graph). The inputs are kept as they were at the step: do not change them in place
+// before the backward pass.
 // Engine header: includes LibTorch.
 
 #include <cstdint>
@@ -22,6 +27,8 @@ class DeferredWeightGrads {
 public:
     /// weights: W_i [K_i, N], the same every step.
     explicit DeferredWeightGrads(std::vector<torch::Tensor> weights);
+    DeferredWeightGrads(const DeferredWeightGrads&) = delete;  // copies would share the lists, not the step count
+    DeferredWeightGrads& operator=(const DeferredWeightGrads&) = delete;
 
     /// Whether the gradient is deferred: autograd is on and some weight needs a gradient.
     /// Otherwise product() is the plain sum of products.
@@ -37,6 +44,7 @@ private:
     std::int64_t m_steps = 0;
     c10::List<torch::Tensor> m_inputs;  ///< each step's inputs, detached, step-major
     c10::List<torch::Tensor> m_grads;   ///< g_t of each step, as the backward pass finds it
+    c10::List<std::int64_t> m_consumed{0};  ///< 1 once step 0's node has read the gradients
 };
 
 }  // namespace saccade

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include <ATen/MemoryOverlap.h>
 #include <torch/autograd.h>
 #include <torch/torch.h>
 
@@ -157,6 +158,7 @@ struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "GruGates: no double backward (create_graph)");
         const auto vars = ctx->get_saved_variables();
         const auto& h = vars[0];
         const auto& saved = vars[1];
@@ -186,6 +188,7 @@ struct LstmGatesFunction : torch::autograd::Function<LstmGatesFunction> {
     }
     static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "LstmGates: no double backward (create_graph)");
         const auto vars = ctx->get_saved_variables();
         const auto& c = vars[0];
         const auto& saved = vars[1];
@@ -277,7 +280,9 @@ void gruGatesFromTable(const GruTableStep& step, torch::Tensor& out) {
                     (!keep.defined() || (plainFloat(keep) && keep.dim() == 1 && keep.size(0) == B)),
                 "gruGatesFromTable needs float CPU tensors: table [V, 3H], ids [B] int64, extra [B, 3H], b [B, 3H], "
                 "bias [3H], h and out [B, H], keep [B]");
-    TORCH_CHECK(out.data_ptr() != h.data_ptr(), "gruGatesFromTable: out must not be h");
+    at::assert_no_internal_overlap(out);
+    for (const auto* input : {&table, &b, &h, &extra, &bias, &keep})
+        if (input->defined()) at::assert_no_overlap(out, *input);  // the loop's pointers are __restrict
     TORCH_CHECK(!torch::GradMode::is_enabled() ||
                     !(table.requires_grad() || b.requires_grad() || h.requires_grad() ||
                       (extra.defined() && extra.requires_grad()) || (bias.defined() && bias.requires_grad())),

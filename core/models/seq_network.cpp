@@ -107,8 +107,10 @@ torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const 
 
 torch::Tensor SeqNetworkImpl::advanceFromTable(State& st, const torch::Tensor& table, const torch::Tensor& word,
                                                const torch::Tensor& context) {
-    const bool fused = m_gru && table.device().is_cpu() && table.scalar_type() == torch::kFloat &&
-                       !table.requires_grad() && !context.requires_grad() && !st.h.requires_grad();
+    const bool anyGrad = torch::GradMode::is_enabled() &&
+                         (table.requires_grad() || context.requires_grad() || st.h.requires_grad() ||
+                          m_ctx->weight.requires_grad() || m_hh->weight.requires_grad() || m_hh->bias.requires_grad());
+    const bool fused = m_gru && table.device().is_cpu() && table.scalar_type() == torch::kFloat && !anyGrad;
     if (!fused) return advance(st, table.index_select(0, word), context);
     // Inference: the word's row of the table, the context's part of the gates and the hidden
     // bias are added inside the gate loop.

@@ -84,6 +84,19 @@ TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
         const auto alone = params[i].grad().defined() ? params[i].grad() : torch::zeros_like(params[i]);
         EXPECT_TRUE(torch::allclose(alone, batchGrads[i], 1e-4, 1e-5)) << "parameter " << i;
     }
+    // The cell's weight gradients deferred to one product equal plain autograd's, and are not zero.
+    net->setDeferredWeightGrads(false);
+    net->zero_grad();
+    (net->teacherForced(annotations, tokens, soft, rng).wordLogits * weights).sum().backward();
+    net->setDeferredWeightGrads(true);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        const auto plain = params[i].grad().defined() ? params[i].grad() : torch::zeros_like(params[i]);
+        EXPECT_TRUE(torch::allclose(plain, batchGrads[i], 1e-4, 1e-5)) << "parameter " << i;
+    }
+    for (const auto& item : net->named_parameters()) {
+        if (item.key().find("rnn.weight") == std::string::npos) continue;
+        EXPECT_GT(item.value().grad().abs().sum().item<double>(), 0.0) << item.key();
+    }
     // The expectation mix follows its rows through the sort.
     SelectionOptions sample;
     sample.rule = SelectionRule::Sample;

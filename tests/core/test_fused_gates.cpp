@@ -196,7 +196,7 @@ TEST(BatchedProducts, LoopsEqualBmmWithExpandedRowsAndTheirGradients) {
         EXPECT_LT(maxDiff(v1.grad(), v2.grad()), 1e-5) << "expanded " << expanded;
         EXPECT_LT(maxDiff(r1.grad(), r2.grad()), 1e-5) << "expanded " << expanded;
     }
-    // Only the weights need a gradient: the rows' is not computed.
+    // Only the weights need a gradient.
     const auto w = weights.clone().requires_grad_(true);
     weightedRows(w, rows).sum().backward();
     EXPECT_LT(maxDiff(w.grad(), rows.sum(2)), 1e-5);
@@ -242,9 +242,21 @@ TEST(FastLevels, EveryCompiledVariantThisProcessorRunsMatchesAten) {
         sf.sum().backward();
         sr.sum().backward();
         EXPECT_LT(maxDiff(qg.grad(), qr.grad()), 1e-5);
+        // The row products' backward loops (the outer product among them).
+        auto kf = keys.clone().requires_grad_(true), kr = keys.clone().requires_grad_(true);
+        auto wf = weights.clone().requires_grad_(true), wr = weights.clone().requires_grad_(true);
+        (weightedRows(wf, kf).sum() + rowsDotVector(kf, q).pow(2).sum()).backward();
+        (torch::bmm(wr.unsqueeze(1), kr).squeeze(1).sum() + torch::bmm(kr, q.unsqueeze(2)).squeeze(2).pow(2).sum()).backward();
+        EXPECT_LT(maxDiff(kf.grad(), kr.grad()) + maxDiff(wf.grad(), wr.grad()), 1e-4);
         torch::NoGradGuard noGrad;
         EXPECT_LT(maxDiff(rowsDotVector(keys, q), torch::bmm(keys, q.unsqueeze(2)).squeeze(2)), 1e-5);
         EXPECT_LT(maxDiff(weightedRows(weights, keys), torch::bmm(weights.unsqueeze(1), keys).squeeze(1)), 1e-5);
+        // The inference step from a table, with extra rows and a bias.
+        const auto table = torch::randn({6, 3 * H}), ids = torch::tensor({5, 0, 2, 5}, torch::kLong);
+        const auto extra = torch::randn({B, 3 * H}), bias = torch::randn({3 * H});
+        auto out = torch::empty({B, H});
+        gruGatesFromTable({table, ids, extra, b, bias, h, keep}, out);
+        EXPECT_LT(maxDiff(out, gruGatesReference(table.index_select(0, ids) + extra, b + bias, h, keep)), 2e-6);
     }
     EXPECT_GE(levels, 1);
 }

@@ -221,7 +221,8 @@ TEST(SeqNetwork, FusedInferenceDecodingEqualsTheDifferentiablePath) {
             SeqNetwork net(config);
             SelectionOptions soft;
             Rng rng(1);
-            // With gradients every step takes ATen's operations; without, the fused loops.
+            // With gradients, the differentiable path (each product apart, gates with their own
+            // autograd node); without, the inference step that reads the table inside the loop.
             const auto slow = net->decode(net->encode(batch.source, batch.lengths), 8, soft, rng, false);
             ASSERT_TRUE(slow.logits.requires_grad());
             torch::NoGradGuard noGrad;
