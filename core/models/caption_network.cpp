@@ -29,7 +29,8 @@ struct CaptionNetworkImpl::State {
 
 namespace {
 
-CaptionSteps stackSteps(const std::vector<torch::Tensor>& logits, const std::vector<Selection>& selections) {
+/// The steps' selections stacked along time (the caller fills wordLogits).
+CaptionSteps stackSteps(const std::vector<Selection>& selections) {
     std::vector<torch::Tensor> probs, indices, logProb, entropy;
     for (const auto& s : selections) {
         probs.push_back(s.probs);
@@ -37,8 +38,7 @@ CaptionSteps stackSteps(const std::vector<torch::Tensor>& logits, const std::vec
         logProb.push_back(s.logProb);
         entropy.push_back(s.entropy);
     }
-    return {logits.empty() ? torch::Tensor() : torch::stack(logits), torch::stack(probs), torch::stack(indices),
-            torch::stack(logProb), torch::stack(entropy)};
+    return {torch::Tensor(), torch::stack(probs), torch::stack(indices), torch::stack(logProb), torch::stack(entropy)};
 }
 
 }  // namespace
@@ -240,7 +240,7 @@ CaptionSteps CaptionNetworkImpl::teacherForced(const torch::Tensor& annotations,
         }
         selections.push_back(std::move(s));
     }
-    auto out = stackSteps({}, selections);
+    auto out = stackSteps(selections);
     const auto V = m_out->weight.size(0);
     out.wordLogits = torch::zeros({T * B, V}, embedded.options());
     if (!source.empty()) {
@@ -317,7 +317,8 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
     const auto positions = torch::arange(T, options).unsqueeze(0).expand({B, T});
     d.lengths = torch::where(isEnd.to(torch::kBool), positions, torch::full_like(positions, T)).amin(1);
     d.wordLogProb = torch::stack(wordLogProb);
-    d.steps = stackSteps(logits, selections);
+    d.steps = stackSteps(selections);
+    d.steps.wordLogits = torch::stack(logits);
     return d;
 }
 

@@ -22,8 +22,8 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
     if (mask.defined()) keep = mask.t().to(embedding.scalar_type()).contiguous();
     bool needsGrad = embedding.requires_grad();
     for (const auto& p : gru->parameters()) needsGrad = needsGrad || p.requires_grad();
-    // Without autograd on the CPU, each step reads its rows of the table and writes its state
-    // straight into the output; otherwise the steps' states are stacked.
+    // Without autograd on the CPU, each step reads its rows of the table inside the gate loop and
+    // its state is copied into the output; otherwise the steps' states are stacked.
     const bool inference = embedding.device().is_cpu() && source.device().is_cpu() &&
                            embedding.scalar_type() == torch::kFloat && !(torch::GradMode::is_enabled() && needsGrad);
     auto out = inference ? torch::empty({B, S, 2 * H}, embedding.options()) : torch::Tensor();

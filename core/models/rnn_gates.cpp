@@ -142,6 +142,16 @@ SACCADE_FAST_VARIANTS(lstmBackwardRows,
 
 const float* keepData(const torch::Tensor& keep) { return keep.defined() ? keep.data_ptr<float>() : nullptr; }
 
+/// The gates of contiguous a, b [B, 3H] and h [B, H] into `out`, without extra rows or a bias:
+/// `saved` gets every row's [4H] when saveEach, else is one row of scratch.
+void contiguousRows(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h, const torch::Tensor& keep,
+                    torch::Tensor& out, float* saved, bool saveEach) {
+    const auto B = h.size(0), H = h.size(1);
+    const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
+    forwardRows({a.data_ptr<float>(), nullptr, zeros.data(), 0, b.data_ptr<float>(), zeros.data(), h.data_ptr<float>(), H,
+                 keepData(keep), out.data_ptr<float>(), H, saved, saveEach, B, H});
+}
+
 struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a, const torch::Tensor& b,
                                  const torch::Tensor& h, const torch::Tensor* keepPointer) {
@@ -149,9 +159,7 @@ struct GruGatesFunction : torch::autograd::Function<GruGatesFunction> {
         const auto B = h.size(0), H = h.size(1);
         auto out = torch::empty_like(h);
         auto saved = torch::empty({B, 4 * H}, h.options());
-        const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
-        forwardRows({a.data_ptr<float>(), nullptr, zeros.data(), 0, b.data_ptr<float>(), zeros.data(), h.data_ptr<float>(),
-                     H, keepData(keep), out.data_ptr<float>(), H, saved.data_ptr<float>(), /*saveEach=*/true, B, H});
+        contiguousRows(a, b, h, keep, out, saved.data_ptr<float>(), /*saveEach=*/true);
         ctx->save_for_backward({h, saved});
         if (keep.defined()) ctx->saved_data["keep"] = keep;
         return out;
@@ -232,12 +240,9 @@ torch::Tensor gruGates(const torch::Tensor& a, const torch::Tensor& b, const tor
     if (!fusable(a, b, h, keep)) return gruGatesReference(a, b, h, keep);
     const bool grad = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad() || h.requires_grad());
     if (grad) return GruGatesFunction::apply(a, b, h, keep.defined() ? &keep : nullptr);
-    const auto B = h.size(0), H = h.size(1);
     auto out = torch::empty_like(h);
-    std::vector<float> scratch(static_cast<std::size_t>(4 * H));
-    const std::vector<float> zeros(static_cast<std::size_t>(3 * H), 0.0f);
-    forwardRows({a.data_ptr<float>(), nullptr, zeros.data(), 0, b.data_ptr<float>(), zeros.data(), h.data_ptr<float>(), H,
-                 keepData(keep), out.data_ptr<float>(), H, scratch.data(), /*saveEach=*/false, B, H});
+    std::vector<float> scratch(static_cast<std::size_t>(4 * h.size(1)));
+    contiguousRows(a, b, h, keep, out, scratch.data(), /*saveEach=*/false);
     return out;
 }
 
