@@ -26,7 +26,20 @@ private Q_SLOTS:
     void stepsExportsAndEvaluation();
     void aForeignFileIsRefused();
     void transformerMapsAndHeadView();
+    void openingTheSelectedBundledModelTranslates();
 };
+
+void TestSequencesPage::openingTheSelectedBundledModelTranslates() {
+    // `saccade samples/models/seq-dates-additive.pt`: the file is the model already selected
+    // first, opened before the page is shown; the page must still show its translation.
+    SequencesPage page;
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-additive.pt")));
+    page.resize(1200, 800);
+    page.show();
+    page.waitForIdle();
+    QVERIFY(page.view(0)->translation().has_value());
+    QCOMPARE(QString::fromStdString(page.view(0)->translation()->output), QStringLiteral("2021-03-03"));
+}
 
 void TestSequencesPage::typingRedrawsTheAlignment() {
     SequencesPage page;

@@ -339,8 +339,10 @@ bool SequencesPage::openModel(const QString& path, int slot) {
     const QString canonical = QFileInfo(path).canonicalFilePath();
     for (std::size_t i = 0; i < m_models.size(); ++i) {
         if (canonical.isEmpty() || QFileInfo(QString::fromStdString(m_models[i]->path())).canonicalFilePath() != canonical) continue;
-        if (slot == 0) m_model->setCurrentIndex(int(i));
-        else m_compare->setCurrentIndex(int(i) + 1);
+        QComboBox* combo = slot == 0 ? m_model : m_compare;
+        const int index = slot == 0 ? int(i) : int(i) + 1;
+        if (combo->currentIndex() == index) translate();  // already selected: no change signal translates it
+        else combo->setCurrentIndex(index);
         return true;
     }
     auto m = SeqModel::open(path.toStdString());
