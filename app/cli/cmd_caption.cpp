@@ -33,6 +33,10 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
     cmd->add_option("--embed", o->model.embed, "word embedding size")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--attn-hidden", o->model.attnHidden, "additive scorer width")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
+    cmd->add_option("--encoder", o->model.encoder,
+                    "local: a cell sees 14 px plus its position, so naming an object needs attention on it; "
+                    "wide: about 40 px, so a word can be read beside its object")
+        ->capture_default_str();
     cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str()->check(numberIn(0, 0.99));
     cmd->add_option("--max-length", o->model.maxLength,
                     "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str()->check(wholeNumberIn(1, 64));
@@ -41,6 +45,10 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
     cmd->add_option("--batch", o->batch, "captions per batch")->capture_default_str();
     cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
     cmd->add_option("--dsr-lambda", o->dsrLambda, "soft: doubly stochastic regulariser weight")->capture_default_str();
+    cmd->add_option("--attention-entropy", o->attentionEntropy,
+                    "soft: weight of the attention's entropy per word in the loss (0: the paper's soft attention; "
+                    "more sharpens each word's attention)")
+        ->capture_default_str()->check(numberIn(0, 100));
     cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
     cmd->add_option("--expectation-mix", o->expectationMix,
                     "hard: probability of using the expected context for a caption")->capture_default_str()->check(numberIn(0, 1));
@@ -61,10 +69,11 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
         command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "
                 << o->model.grid << " --feature-dim " << o->model.featureDim << " --hidden " << o->model.hidden
                 << " --embed " << o->model.embed << " --attn-hidden " << o->model.attnHidden << " --scorer "
-                << o->model.scorer << " --dropout " << o->model.dropout << " --batch " << o->batch << " --lr "
+                << o->model.scorer << " --encoder " << o->model.encoder << " --dropout " << o->model.dropout << " --batch " << o->batch << " --lr "
                 << o->lr << " --seed " << o->seed;
         if (o->model.maxLength > 0) command << " --max-length " << o->model.maxLength;
         if (o->model.mode == "soft") command << " --dsr-lambda " << o->dsrLambda;
+        if (o->model.mode == "soft" && o->attentionEntropy > 0) command << " --attention-entropy " << o->attentionEntropy;
         if (o->model.mode == "hard")
             command << " --entropy-bonus " << o->entropyBonus << " --expectation-mix " << o->expectationMix;
         if (o->model.mode == "gumbel") command << " --gumbel-rate " << o->gumbelRate;

@@ -22,6 +22,8 @@ Result<CaptionConfig> validateCaptionConfig(const CaptionConfig& c) {
         return Error{"unknown scorer '" + c.scorer + "' (use additive, dot, general or scaled-dot)"};
     if ((c.scorer == "dot" || c.scorer == "scaled-dot") && c.hidden != c.featureDim)
         return Error{c.scorer + " scoring needs hidden == feature_dim"};
+    if (c.encoder != "wide" && c.encoder != "local")
+        return Error{"unknown encoder '" + c.encoder + "' (use local or wide)"};
     if (c.mode != "soft" && c.mode != "hard" && c.mode != "gumbel")
         return Error{"unknown training mode '" + c.mode + "' (use soft, hard or gumbel)"};
     if (c.vocabulary.size() < 5 || c.vocabulary.size() > 100000 || c.vocabulary[kStartToken] != "<start>" ||
@@ -35,7 +37,7 @@ std::string captionConfigToJson(const CaptionConfig& c) {
     return nlohmann::json{{"in_channels", c.inChannels}, {"image_size", c.imageSize}, {"grid", c.grid},
                           {"feature_dim", c.featureDim}, {"embed", c.embed},         {"hidden", c.hidden},
                           {"attn_hidden", c.attnHidden}, {"max_length", c.maxLength}, {"dropout", c.dropout},
-                          {"scorer", c.scorer},          {"mode", c.mode},           {"vocabulary", c.vocabulary}}
+                          {"scorer", c.scorer},          {"mode", c.mode},           {"encoder", c.encoder},           {"vocabulary", c.vocabulary}}
         .dump();
 }
 
@@ -55,6 +57,7 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
         c.dropout = numberField(j, "dropout", 0, 1);
         c.scorer = stringField(j, "scorer");
         c.mode = stringField(j, "mode");
+        c.encoder = j.contains("encoder") ? stringField(j, "encoder") : "wide";
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + e.what()};

@@ -46,19 +46,37 @@ CaptionSteps stackSteps(const std::vector<Selection>& selections) {
 CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(config) {
     auto valid = validateCaptionConfig(config);
     TORCH_CHECK(valid.ok(), "invalid captioner config: ", valid.error());
-    // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
-    // then one at grid resolution: a cell's receptive field covers its neighbours.
     int pools = int(std::lround(std::log2(double(config.imageSize / config.grid))));
     nn::Sequential encoder;
-    const int widths[4] = {config.inChannels, 16, 32, 64};
-    const int kernels[3] = {5, 3, 3};
-    for (int s = 0; s < 3; ++s) {
-        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
+    if (config.encoder == "local") {
+        // 3x3, 3x3 and 1x1 stages, each followed by a 2x2 pool while the image is larger than
+        // the grid, then a 1x1 to D: at grid 8 on 64 px a cell's receptive field is 14 px, its own
+        // 8 and 3 on each side, so the decoder must look at an object to name it.
+        const int widths[4] = {config.inChannels, 32, 64, 64};
+        const int kernels[3] = {3, 3, 1};
+        for (int s = 0; s < 3; ++s) {
+            encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
+            encoder->push_back(nn::ReLU());
+            if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
+        }
+        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 1)));
         encoder->push_back(nn::ReLU());
-        if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
+        // Where a cell is, which relation words need: a learned vector per cell, added to its features.
+        m_position = register_parameter(
+            "position", torch::randn({std::int64_t(config.grid) * config.grid, config.featureDim}) * 0.1);
+    } else {
+        // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
+        // then one at grid resolution: a cell's receptive field covers its neighbours.
+        const int widths[4] = {config.inChannels, 16, 32, 64};
+        const int kernels[3] = {5, 3, 3};
+        for (int s = 0; s < 3; ++s) {
+            encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
+            encoder->push_back(nn::ReLU());
+            if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
+        }
+        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)));
+        encoder->push_back(nn::ReLU());
     }
-    encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)));
-    encoder->push_back(nn::ReLU());
     m_encoder = register_module("encoder", encoder);
 
     ScorerOptions so;
@@ -87,7 +105,8 @@ torch::Tensor CaptionNetworkImpl::encode(const torch::Tensor& images) {
                 "] images, got ", images.sizes());
     if (m_clock) m_clock->start();
     const auto grid = m_encoder->forward(images);  // [B, D, g, g]
-    auto annotations = grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();
+    auto annotations = grid.flatten(/*start_dim=*/2).transpose(1, 2);
+    annotations = m_position.defined() ? annotations + m_position : annotations.contiguous();
     lapIf(m_clock, "encoder");
     return annotations;
 }

@@ -31,9 +31,9 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
                                        const std::function<bool(const TrainProgress&)>& onProgress) {
     const auto shard = checkTrainOptions(o);
     if (!shard) return Error{shard.error()};
-    for (double v : {o.dsrLambda, o.entropyBonus, o.gumbelRate, o.finalLrFraction})
+    for (double v : {o.dsrLambda, o.attentionEntropy, o.entropyBonus, o.gumbelRate, o.finalLrFraction})
         if (!std::isfinite(v) || v < 0)
-            return Error{"the DSR lambda, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
+            return Error{"the DSR lambda, attention entropy, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
     if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
     if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
     auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
@@ -84,7 +84,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             return captionConfigToJson(*c);
         };
         if (auto same = checkInitFrom(o.initFrom, "caption", captionConfigToJson(config), ourSettings,
-                                      "give the same --grid, --scorer and layer sizes");
+                                      "give the same --grid, --scorer, --encoder and layer sizes");
             !same)
             return Error{same.error()};
         if (auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device); !loaded) return Error{loaded.error()};
@@ -147,9 +147,12 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             const auto entropy = (out.entropy * mask).sum(0).mean();
             loss = loss + reinforce / words.detach() * double(rows) - o.entropyBonus * entropy;
             p.reinforce = reinforce.item<double>();
-        } else if (config.mode == "soft" && o.dsrLambda > 0) {
-            const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
-            loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
+        } else if (config.mode == "soft") {
+            if (o.dsrLambda > 0) {
+                const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
+                loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
+            }
+            if (o.attentionEntropy > 0) loss = loss + o.attentionEntropy * (out.entropy * mask).sum() / words;
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;

@@ -30,6 +30,10 @@ struct CaptionTrainOptions : TrainCommonOptions {
     /// Start from this captioner's weights (same architecture; e.g. hard fine-tuned from soft).
     std::string initFrom;
     double dsrLambda = 1.0;       ///< soft
+    /// soft: weight of the attention's mean entropy per word, added to the loss. 0 is the paper's
+    /// soft attention; a positive weight sharpens each word's distribution, so that it must pick
+    /// the cells it reads (and, with a wide encoder, the words' cells move onto their objects).
+    double attentionEntropy = 0;
     double entropyBonus = 0.01;   ///< hard: lambda_e
     double expectationMix = 0.5;  ///< hard: probability of the expected context per caption
     double gumbelRate = 2e-4;     ///< gumbel

@@ -133,6 +133,55 @@ TEST(Captioner, EpisodesOfOneImageEqualSeparateSeededRuns) {
     EXPECT_TRUE(torch::equal(batched.steps.indices, net->decode(annotations, sample, again, 0, nullptr, 4).steps.indices));
 }
 
+TEST(Captioner, LocalEncoderCellsSeeOnlyTheirOwnNeighbourhood) {
+    // 64 px, grid 8: cell (r, c) covers pixels [8c, 8c + 8). Repaint the block x, y >= 40.
+    CaptionConfig config = tinyConfig();
+    config.imageSize = 64;
+    config.grid = 8;
+    torch::NoGradGuard noGrad;
+    const auto images = torch::rand({1, 3, 64, 64});
+    auto changed = images.clone();
+    changed.index_put_({0, torch::indexing::Slice(), torch::indexing::Slice(40, 64), torch::indexing::Slice(40, 64)},
+                       torch::rand({3, 24, 24}));
+    auto cellsMoved = [&](const std::string& encoder) {
+        config.encoder = encoder;
+        torch::manual_seed(5);
+        CaptionNetwork net(config);
+        net->eval();
+        const auto moved = (net->encode(images) - net->encode(changed)).abs().amax(/*dim=*/2).view({8, 8});
+        return moved;
+    };
+    const auto local = cellsMoved("local");
+    // A local cell sees 3 px past its edges: cells 0..3 end at pixel 35, so they keep every value.
+    EXPECT_EQ(local.index({torch::indexing::Slice(0, 4), torch::indexing::Slice(0, 4)}).max().item<float>(), 0.0f);
+    EXPECT_GT(local[4][4].item<float>(), 0.0f);  // sees pixels 29..42
+    EXPECT_GT(local[7][7].item<float>(), 0.0f);
+    // The wide encoder's cell (3, 3) sees about 20 px around its centre, into the repainted block.
+    const auto wide = cellsMoved("wide");
+    EXPECT_GT(wide[3][3].item<float>(), 0.0f);
+    EXPECT_EQ(wide[0][0].item<float>(), 0.0f);
+
+    // Local cells carry where they are: on a uniform image, interior cells differ only by position.
+    config.encoder = "local";
+    torch::manual_seed(5);
+    CaptionNetwork net(config);
+    net->eval();
+    const auto flat = net->encode(torch::full({1, 3, 64, 64}, 0.5f))[0];
+    EXPECT_GT((flat[2 * 8 + 2] - flat[5 * 8 + 5]).abs().max().item<float>(), 0.01f);
+
+    // The field is checked, written and read; checkpoints without it are wide.
+    config.encoder = "sideways";
+    ASSERT_FALSE(validateCaptionConfig(config).ok());
+    EXPECT_NE(validateCaptionConfig(config).error().find("unknown encoder 'sideways'"), std::string::npos);
+    config.encoder = "local";
+    auto json = nlohmann::json::parse(captionConfigToJson(config));
+    EXPECT_EQ(captionConfigFromJson(json.dump())->encoder, "local");
+    json.erase("encoder");
+    EXPECT_EQ(captionConfigFromJson(json.dump())->encoder, "wide");
+    json["encoder"] = 3;
+    EXPECT_FALSE(captionConfigFromJson(json.dump()).ok());
+}
+
 TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
     // Without gradients, hard rules decode from per-cell tables; with them, through the full step.
     auto net = tinyNet();
@@ -298,6 +347,56 @@ TEST(Captioner, RulesParseStrictly) {
     EXPECT_EQ(parseCaptionRule("beam", "hard")->beam, 3);
     for (const char* bad : {"beam:0", "beam:12abc", "beam:-1", "beam:", "topk:2", "ksample:3", "mean", "x"})
         EXPECT_FALSE(parseCaptionRule(bad, "soft").ok()) << bad;
+}
+
+TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
+    // One soft iteration with the local encoder, without and with the weight: the same forward
+    // pass (same seed), and the loss grows by exactly weight x the mean entropy per word.
+    test::TempDir dir;
+    auto firstStep = [&](double weight) {
+        CaptionTrainOptions o;
+        o.model.featureDim = 16;
+        o.model.embed = 8;
+        o.model.hidden = 16;
+        o.model.attnHidden = 8;
+        o.model.encoder = "local";
+        o.dsrLambda = 0;
+        o.attentionEntropy = weight;
+        o.batch = 4;
+        o.iterations = 1;
+        o.evalEvery = 1;
+        o.evalImages = 2;
+        o.device = "cpu";
+        o.out = dir.file("entropy.pt");
+        TrainProgress first;
+        auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
+            if (p.iteration == 1) first = p;  // the training figures, evaluated or not
+            return true;
+        });
+        EXPECT_TRUE(summary.ok()) << summary.error();
+        return first;
+    };
+    const auto plain = firstStep(0), sharpened = firstStep(2.5);
+    ASSERT_EQ(plain.iteration, 1);
+    ASSERT_EQ(sharpened.iteration, 1);
+    EXPECT_GT(plain.entropy, 0.5);  // 64 cells at initialisation: near log 64 = 4.16
+    EXPECT_NEAR(plain.loss, plain.crossEntropy, 1e-6);
+    EXPECT_NEAR(sharpened.crossEntropy, plain.crossEntropy, 1e-6);
+    EXPECT_NEAR(sharpened.loss - sharpened.crossEntropy, 2.5 * sharpened.entropy, 1e-4);
+    // The local encoder's position vectors are saved and loaded with the rest.
+    auto model = CaptionModel::load(dir.file("entropy.pt"), "cpu");
+    ASSERT_TRUE(model.ok()) << model.error();
+    auto dataset = openDataset("scenes64");
+    ASSERT_TRUE(dataset.ok());
+    const Sample s = (*dataset)->sample(Split::Test, 0);
+    EXPECT_TRUE((*model)->trace(s.image, "soft", 1, "t0", sceneGroundTruth(s)).ok());
+    CaptionTrainOptions bad;
+    bad.attentionEntropy = -1;
+    bad.out = dir.file("bad.pt");
+    bad.iterations = 1;
+    auto refused = trainCaptionModel(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("attention entropy"), std::string::npos);
 }
 
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
