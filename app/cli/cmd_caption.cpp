@@ -34,9 +34,11 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
     cmd->add_option("--attn-hidden", o->model.attnHidden, "additive scorer width")->capture_default_str()->check(wholeNumberIn(1, 4096));
     cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
     cmd->add_option("--encoder", o->model.encoder,
-                    "local: a cell sees 14 px plus its position, so naming an object needs attention on it; "
+                    "local: a cell sees 14 px, so naming an object needs attention on it; "
                     "wide: about 40 px, so a word can be read beside its object")
         ->capture_default_str();
+    cmd->add_flag("--cell-positions", o->model.cellPositions,
+                  "add a learned vector per cell to its features, so a context read from one cell says where it was");
     cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str()->check(numberIn(0, 0.99));
     cmd->add_option("--max-length", o->model.maxLength,
                     "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str()->check(wholeNumberIn(1, 64));
@@ -69,7 +71,7 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
         command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "
                 << o->model.grid << " --feature-dim " << o->model.featureDim << " --hidden " << o->model.hidden
                 << " --embed " << o->model.embed << " --attn-hidden " << o->model.attnHidden << " --scorer "
-                << o->model.scorer << " --encoder " << o->model.encoder << " --dropout " << o->model.dropout << " --batch " << o->batch << " --lr "
+                << o->model.scorer << " --encoder " << o->model.encoder << (o->model.cellPositions ? " --cell-positions" : "") << " --dropout " << o->model.dropout << " --batch " << o->batch << " --lr "
                 << o->lr << " --seed " << o->seed;
         if (o->model.maxLength > 0) command << " --max-length " << o->model.maxLength;
         if (o->model.mode == "soft") command << " --dsr-lambda " << o->dsrLambda;

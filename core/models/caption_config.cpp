@@ -37,7 +37,8 @@ std::string captionConfigToJson(const CaptionConfig& c) {
     return nlohmann::json{{"in_channels", c.inChannels}, {"image_size", c.imageSize}, {"grid", c.grid},
                           {"feature_dim", c.featureDim}, {"embed", c.embed},         {"hidden", c.hidden},
                           {"attn_hidden", c.attnHidden}, {"max_length", c.maxLength}, {"dropout", c.dropout},
-                          {"scorer", c.scorer},          {"mode", c.mode},           {"encoder", c.encoder},           {"vocabulary", c.vocabulary}}
+                          {"scorer", c.scorer},          {"mode", c.mode},           {"encoder", c.encoder},
+                          {"cell_positions", c.cellPositions},           {"vocabulary", c.vocabulary}}
         .dump();
 }
 
@@ -58,6 +59,10 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
         c.scorer = stringField(j, "scorer");
         c.mode = stringField(j, "mode");
         c.encoder = j.contains("encoder") ? stringField(j, "encoder") : "wide";
+        if (j.contains("cell_positions")) {
+            if (!j.at("cell_positions").is_boolean()) return Error{"model config: cell_positions must be true or false"};
+            c.cellPositions = j.at("cell_positions").get<bool>();
+        }
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + e.what()};

@@ -21,10 +21,12 @@ struct CaptionConfig {
     double dropout = 0.5;   ///< before the deep output layer, in training only
     std::string scorer = "additive";  ///< additive, dot, general, scaled-dot
     /// "wide": a cell's features see about 40 px around it (5 cells at grid 8), so a word can be
-    /// read from a cell beside its object. "local": a cell sees 14 px (its own 8 and 3 around),
-    /// plus a learned embedding of its position, so naming an object needs attention on it.
-    /// Checkpoints written before the field existed are "wide".
+    /// read from a cell beside its object. "local": a cell sees 14 px (its own 8 and 3 around), so
+    /// naming an object needs attention on it. Checkpoints written before the field existed are "wide".
     std::string encoder = "wide";
+    /// A learned vector per cell added to its features, so that a context read from one cell says
+    /// where it was (relation words need it once attention is sharp). Older checkpoints: false.
+    bool cellPositions = false;
     std::string mode = "soft";        ///< how it was trained: soft, hard or gumbel
     std::vector<std::string> vocabulary;  ///< token id -> word; 0..3 are <start> <end> <pad> <unk>
 };

@@ -61,9 +61,6 @@ CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(c
         }
         encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 1)));
         encoder->push_back(nn::ReLU());
-        // Where a cell is, which relation words need: a learned vector per cell, added to its features.
-        m_position = register_parameter(
-            "position", torch::randn({std::int64_t(config.grid) * config.grid, config.featureDim}) * 0.1);
     } else {
         // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
         // then one at grid resolution: a cell's receptive field covers its neighbours.
@@ -78,6 +75,9 @@ CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(c
         encoder->push_back(nn::ReLU());
     }
     m_encoder = register_module("encoder", encoder);
+    if (config.cellPositions)
+        m_position = register_parameter(
+            "position", torch::randn({std::int64_t(config.grid) * config.grid, config.featureDim}) * 0.1);
 
     ScorerOptions so;
     so.kind = *parseScorerKind(config.scorer);

@@ -115,7 +115,7 @@ private:
     StageClock* m_clock = nullptr;
     bool m_deferGrads = true;
     torch::nn::Sequential m_encoder{nullptr};
-    torch::Tensor m_position;  ///< [g^2, D] for the local encoder; undefined for the wide one
+    torch::Tensor m_position;  ///< [g^2, D] with cell positions; undefined without
     Scorer m_scorer{nullptr};
     torch::nn::Embedding m_embed{nullptr};
     torch::nn::LSTMCell m_rnn{nullptr};

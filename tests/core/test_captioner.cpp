@@ -161,13 +161,20 @@ TEST(Captioner, LocalEncoderCellsSeeOnlyTheirOwnNeighbourhood) {
     EXPECT_GT(wide[3][3].item<float>(), 0.0f);
     EXPECT_EQ(wide[0][0].item<float>(), 0.0f);
 
-    // Local cells carry where they are: on a uniform image, interior cells differ only by position.
+    // On a uniform image, local interior cells are equal; with cell positions, they say where they are.
     config.encoder = "local";
-    torch::manual_seed(5);
-    CaptionNetwork net(config);
-    net->eval();
-    const auto flat = net->encode(torch::full({1, 3, 64, 64}, 0.5f))[0];
-    EXPECT_GT((flat[2 * 8 + 2] - flat[5 * 8 + 5]).abs().max().item<float>(), 0.01f);
+    for (bool positions : {false, true}) {
+        config.cellPositions = positions;
+        torch::manual_seed(5);
+        CaptionNetwork net(config);
+        net->eval();
+        const auto flat = net->encode(torch::full({1, 3, 64, 64}, 0.5f))[0];
+        const float apart = (flat[2 * 8 + 2] - flat[5 * 8 + 5]).abs().max().item<float>();
+        if (positions)
+            EXPECT_GT(apart, 0.01f);
+        else
+            EXPECT_EQ(apart, 0.0f);
+    }
 
     // The field is checked, written and read; checkpoints without it are wide.
     config.encoder = "sideways";
@@ -176,10 +183,16 @@ TEST(Captioner, LocalEncoderCellsSeeOnlyTheirOwnNeighbourhood) {
     config.encoder = "local";
     auto json = nlohmann::json::parse(captionConfigToJson(config));
     EXPECT_EQ(captionConfigFromJson(json.dump())->encoder, "local");
+    EXPECT_TRUE(captionConfigFromJson(json.dump())->cellPositions);
     json.erase("encoder");
+    json.erase("cell_positions");
     EXPECT_EQ(captionConfigFromJson(json.dump())->encoder, "wide");
+    EXPECT_FALSE(captionConfigFromJson(json.dump())->cellPositions);
     json["encoder"] = 3;
     EXPECT_FALSE(captionConfigFromJson(json.dump()).ok());
+    json["encoder"] = "wide";
+    json["cell_positions"] = 1;
+    EXPECT_EQ(captionConfigFromJson(json.dump()).error(), "model config: cell_positions must be true or false");
 }
 
 TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
@@ -350,7 +363,7 @@ TEST(Captioner, RulesParseStrictly) {
 }
 
 TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
-    // One soft iteration with the local encoder, without and with the weight: the same forward
+    // One soft iteration with the local encoder and cell positions, without and with the weight: the same forward
     // pass (same seed), and the loss grows by exactly weight x the mean entropy per word.
     test::TempDir dir;
     auto firstStep = [&](double weight) {
@@ -360,6 +373,7 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
         o.model.hidden = 16;
         o.model.attnHidden = 8;
         o.model.encoder = "local";
+        o.model.cellPositions = true;
         o.dsrLambda = 0;
         o.attentionEntropy = weight;
         o.batch = 4;
@@ -383,7 +397,7 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     EXPECT_NEAR(plain.loss, plain.crossEntropy, 1e-6);
     EXPECT_NEAR(sharpened.crossEntropy, plain.crossEntropy, 1e-6);
     EXPECT_NEAR(sharpened.loss - sharpened.crossEntropy, 2.5 * sharpened.entropy, 1e-4);
-    // The local encoder's position vectors are saved and loaded with the rest.
+    // The cell position vectors are saved and loaded with the rest.
     auto model = CaptionModel::load(dir.file("entropy.pt"), "cpu");
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("scenes64");
