@@ -72,7 +72,8 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
             fields(std::cout, p);
             std::cout << "  " << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
             if (p.evaluated) {
-                std::cout << "\n  eval (first 1000 test images):";
+                std::cout << "\n  eval (first " << options.evalImages << " test "
+                          << (commandName == "train seq" ? "sentences" : "images") << "):";
                 evaluation(std::cout, p);
             }
             if (p.evaluated || !tty) std::cout << "\n";

@@ -1,6 +1,7 @@
 #include "models/caption_network.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -46,33 +47,20 @@ CaptionSteps stackSteps(const std::vector<Selection>& selections) {
 CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(config) {
     auto valid = validateCaptionConfig(config);
     TORCH_CHECK(valid.ok(), "invalid captioner config: ", valid.error());
+    // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
+    // then one to D at grid resolution. Wide (5x5, 3x3, 3x3, 3x3): at grid 8 on 64 px a cell's
+    // receptive field is 40 px, so it covers its neighbours. Local (3x3, 3x3, 1x1, 1x1; wider
+    // stages): 14 px, the cell's own 8 and 3 on each side, so the decoder must look at an object
+    // to name it.
+    const bool local = config.encoder == "local";
+    const std::array<int, 5> widths = {config.inChannels, local ? 32 : 16, local ? 64 : 32, 64, config.featureDim};
+    const std::array<int, 4> kernels = local ? std::array<int, 4>{3, 3, 1, 1} : std::array<int, 4>{5, 3, 3, 3};
     int pools = int(std::lround(std::log2(double(config.imageSize / config.grid))));
     nn::Sequential encoder;
-    if (config.encoder == "local") {
-        // 3x3, 3x3 and 1x1 stages, each followed by a 2x2 pool while the image is larger than
-        // the grid, then a 1x1 to D: at grid 8 on 64 px a cell's receptive field is 14 px, its own
-        // 8 and 3 on each side, so the decoder must look at an object to name it.
-        const int widths[4] = {config.inChannels, 32, 64, 64};
-        const int kernels[3] = {3, 3, 1};
-        for (int s = 0; s < 3; ++s) {
-            encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
-            encoder->push_back(nn::ReLU());
-            if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
-        }
-        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 1)));
+    for (int s = 0; s < 4; ++s) {
+        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
         encoder->push_back(nn::ReLU());
-    } else {
-        // Three conv stages, each followed by a 2x2 pool while the image is larger than the grid,
-        // then one at grid resolution: a cell's receptive field covers its neighbours.
-        const int widths[4] = {config.inChannels, 16, 32, 64};
-        const int kernels[3] = {5, 3, 3};
-        for (int s = 0; s < 3; ++s) {
-            encoder->push_back(nn::Conv2d(nn::Conv2dOptions(widths[s], widths[s + 1], kernels[s]).padding(kernels[s] / 2)));
-            encoder->push_back(nn::ReLU());
-            if (pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
-        }
-        encoder->push_back(nn::Conv2d(nn::Conv2dOptions(64, config.featureDim, 3).padding(1)));
-        encoder->push_back(nn::ReLU());
+        if (s < 3 && pools-- > 0) encoder->push_back(nn::MaxPool2d(2));
     }
     m_encoder = register_module("encoder", encoder);
     if (config.cellPositions)

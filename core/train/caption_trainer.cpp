@@ -35,6 +35,8 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         if (!std::isfinite(v) || v < 0)
             return Error{"the DSR lambda, attention entropy, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
     if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
+    if (o.attentionEntropy > 0 && o.model.mode != "soft")
+        return Error{"the attention entropy weight applies to soft training only (this is " + o.model.mode + ")"};
     if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
     auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};

@@ -411,6 +411,11 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     auto refused = trainCaptionModel(bad);
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().find("attention entropy"), std::string::npos);
+    bad.attentionEntropy = 0.1;
+    bad.model.mode = "hard";
+    refused = trainCaptionModel(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), "the attention entropy weight applies to soft training only (this is hard)");
 }
 
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {

@@ -2,6 +2,7 @@
 // leaves the panel usable for the next job. (A few iterations of a tiny model: no real training.)
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -106,6 +107,12 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         o.out = dir.filePath(QStringLiteral("%1.pt").arg(QString::fromLatin1(c.family))).toStdString();
         panel.setOptions(o);
         QCOMPARE(QString::fromStdString(panel.options().dataset), QString::fromLatin1(c.dataset));
+        // Sharpening is the soft captioner's option only.
+        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("sharpenSpin"));
+        QVERIFY(sharpen);
+        const bool caption = QString::fromLatin1(c.family) == QLatin1String("caption");
+        QCOMPARE(sharpen->isEnabled(), caption);
+        if (caption) sharpen->setValue(0.05);
         panel.startTraining();
         ++jobs;
         if (!QTest::qWaitFor([&] { return ended.count() == jobs; }, 180'000)) QFAIL(qPrintable(panel.statusText()));
@@ -113,8 +120,10 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         QVERIFY2(panel.statusText().contains(QString::fromLatin1(c.evalText)), qPrintable(panel.statusText()));
         QFile sidecar(dir.filePath(QStringLiteral("%1.json").arg(QString::fromLatin1(c.family))));
         QVERIFY(sidecar.open(QIODevice::ReadOnly));
-        QCOMPARE(QJsonDocument::fromJson(sidecar.readAll()).object().value(QStringLiteral("model_type")).toString(),
-                 QString::fromLatin1(c.modelType));
+        const auto written = QJsonDocument::fromJson(sidecar.readAll()).object();
+        QCOMPARE(written.value(QStringLiteral("model_type")).toString(), QString::fromLatin1(c.modelType));
+        QCOMPARE(written.value(QStringLiteral("command")).toString().contains(QStringLiteral("--attention-entropy 0.05")),
+                 caption);
         QVERIFY(panel.chart()->evalPointCount() >= 1);
     }
     // The ViT's patch follows the dataset: 10 px on 60 px images, 7 px on 28 px ones; the form's
@@ -138,6 +147,16 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         seq.dataset = "translated-digits60";
         panel.setOptions(seq);
         QVERIFY(QString::fromStdString(panel.options().dataset) != QStringLiteral("translated-digits60"));
+    }
+    // A hard captioner has no entropy weight to set.
+    QVERIFY(panel.setFamily(QStringLiteral("caption")));
+    {
+        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("sharpenSpin"));
+        QVERIFY(sharpen->isEnabled());
+        saccade::PatchTrainOptions hard = panel.options();
+        hard.model.mode = "hard";
+        panel.setOptions(hard);
+        QVERIFY(!sharpen->isEnabled());
     }
     // The captioner reads only scene datasets; the patch family only greyscale ones.
     QVERIFY(panel.setFamily(QStringLiteral("patch")));

@@ -139,6 +139,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_lr->setSingleStep(1e-4);
     m_lr->setValue(defaults.lr);
     m_seed = spin(0, 2147483647, int(defaults.seed));
+    m_sharpen = new QDoubleSpinBox(this);
+    m_sharpen->setObjectName(QStringLiteral("sharpenSpin"));
+    m_sharpen->setDecimals(3);
+    m_sharpen->setRange(0, 100);
+    m_sharpen->setSingleStep(0.01);
+    m_sharpen->setValue(CaptionTrainOptions{}.attentionEntropy);
+    m_sharpen->setSpecialValueText(tr("off (the paper's soft attention)"));
+    m_sharpen->setToolTip(tr("Soft captioner: weight of each word's attention entropy in the loss "
+                             "(--attention-entropy). 0.05 puts most of a word's attention on the object it names"));
     m_out = new QLineEdit(this);
     m_out->setObjectName(QStringLiteral("outEdit"));
     m_browse = new QPushButton(tr("…"), this);
@@ -167,6 +176,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(tr("Budget:"), m_minutes);
     form->addRow(tr("Iterations:"), m_iterations);
     form->addRow(tr("Learning rate:"), m_lr);
+    form->addRow(tr("Sharpen:"), m_sharpen);
     form->addRow(tr("Seed:"), m_seed);
     auto* outRow = new QHBoxLayout;
     outRow->addWidget(m_out, 1);
@@ -201,6 +211,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         updateOut();
     });
     connect(m_mode, &QComboBox::currentIndexChanged, this, updateOut);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this] { enableFamilyOptions(); });
     connect(m_dataset, &QComboBox::currentIndexChanged, this, updateOut);
     connect(m_dataset, &QComboBox::currentIndexChanged, this, [this] {  // the ViT's patch must divide the side
         if (family() != QLatin1String("vit")) return;
@@ -312,6 +323,7 @@ void TrainingPanel::enableFamilyOptions() {
     m_grid->setEnabled(idle && f != QLatin1String("ram") && f != QLatin1String("seq"));
     m_steps->setEnabled(idle && f != QLatin1String("caption") && f != QLatin1String("seq"));
     m_mode->setEnabled(idle && f != QLatin1String("ram") && f != QLatin1String("vit"));
+    m_sharpen->setEnabled(idle && f == QLatin1String("caption") && m_mode->currentData().toString() == QLatin1String("soft"));
 }
 
 TrainingJob::Trainer TrainingPanel::trainer() const {
@@ -334,11 +346,13 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
         o.model.scorer = p.model.scorer;
         o.model.grid = p.model.grid;
         takeFormBudget(p, o);
+        if (o.model.mode == "soft") o.attentionEntropy = m_sharpen->value();
         o.command = QStringLiteral("saccade-cli train caption --dataset %1 --mode %2 --grid %3 --scorer %4 --batch %5 "
                                    "--lr %6 --seed %7")
                         .arg(QString::fromStdString(o.dataset), QString::fromStdString(o.model.mode))
                         .arg(o.model.grid).arg(QString::fromStdString(o.model.scorer)).arg(o.batch).arg(o.lr)
                         .arg(o.seed).toStdString();
+        if (o.attentionEntropy > 0) o.command += " --attention-entropy " + QString::number(o.attentionEntropy).toStdString();
         return [o](const auto& progress) { return trainCaptionModel(o, progress); };
     }
     if (f == QLatin1String("seq")) {
@@ -488,7 +502,8 @@ void TrainingPanel::setRunning(bool running) {
     m_train->setEnabled(!running);
     m_stop->setEnabled(running);
     for (QWidget* w : std::initializer_list<QWidget*>{m_family, m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
-                                                      m_batch, m_minutes, m_iterations, m_lr, m_seed, m_out, m_browse})
+                                                      m_batch, m_minutes, m_iterations, m_lr, m_sharpen, m_seed, m_out,
+                                                      m_browse})
         w->setEnabled(!running);
     if (!running) enableFamilyOptions();  // what the family does not use stays off
     if (!running && m_progress->maximum() == 0) m_progress->setRange(0, 1000);

@@ -76,6 +76,7 @@ private:
     QDoubleSpinBox* m_minutes = nullptr;
     QSpinBox* m_iterations = nullptr;
     QDoubleSpinBox* m_lr = nullptr;
+    QDoubleSpinBox* m_sharpen = nullptr;  ///< the soft captioner's attention entropy weight
     QSpinBox* m_seed = nullptr;
     QLineEdit* m_out = nullptr;
     QPushButton* m_browse = nullptr;
