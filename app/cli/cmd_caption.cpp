@@ -71,7 +71,9 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
         command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "
                 << o->model.grid << " --feature-dim " << o->model.featureDim << " --hidden " << o->model.hidden
                 << " --embed " << o->model.embed << " --attn-hidden " << o->model.attnHidden << " --scorer "
-                << o->model.scorer << " --encoder " << o->model.encoder << (o->model.cellPositions ? " --cell-positions" : "") << " --dropout " << o->model.dropout << " --batch " << o->batch << " --lr "
+                << o->model.scorer << " --encoder " << o->model.encoder
+                << (o->model.cellPositions ? " --cell-positions" : "") << " --dropout " << o->model.dropout
+                << " --batch " << o->batch << " --lr "
                 << o->lr << " --seed " << o->seed;
         if (o->model.maxLength > 0) command << " --max-length " << o->model.maxLength;
         if (o->model.mode == "soft") command << " --dsr-lambda " << o->dsrLambda;

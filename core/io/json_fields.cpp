@@ -53,6 +53,12 @@ std::string stringField(const nlohmann::json& j, const char* key) {
     return v.get<std::string>();
 }
 
+bool boolField(const nlohmann::json& j, const char* key) {
+    const auto& v = field(j, key);
+    if (!v.is_boolean()) throw JsonFieldError("'" + std::string(key) + "' must be true or false, got " + shown(v));
+    return v.get<bool>();
+}
+
 nlohmann::json numberOrNull(double value) {
     return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }

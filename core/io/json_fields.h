@@ -24,6 +24,9 @@ std::uint64_t uintField(const nlohmann::json& j, const char* key);
 /// Field `key`: a finite JSON number in [lo, hi].
 double numberField(const nlohmann::json& j, const char* key, double lo, double hi);
 
+/// Field `key`: a JSON boolean.
+bool boolField(const nlohmann::json& j, const char* key);
+
 /// Field `key`: a JSON string.
 std::string stringField(const nlohmann::json& j, const char* key);
 

@@ -16,11 +16,6 @@ namespace {
 constexpr const char* kSchema = "saccade.session";
 constexpr std::size_t kMaxSessionBytes = 1u << 20;
 
-bool boolField(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key) || !j[key].is_boolean()) throw JsonFieldError(std::string(key) + " must be true or false");
-    return j[key].get<bool>();
-}
-
 }  // namespace
 
 std::string sessionToJson(const Session& s) {

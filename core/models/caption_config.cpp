@@ -59,10 +59,7 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
         c.scorer = stringField(j, "scorer");
         c.mode = stringField(j, "mode");
         c.encoder = j.contains("encoder") ? stringField(j, "encoder") : "wide";
-        if (j.contains("cell_positions")) {
-            if (!j.at("cell_positions").is_boolean()) return Error{"model config: cell_positions must be true or false"};
-            c.cellPositions = j.at("cell_positions").get<bool>();
-        }
+        c.cellPositions = j.contains("cell_positions") && boolField(j, "cell_positions");
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + e.what()};

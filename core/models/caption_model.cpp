@@ -104,7 +104,8 @@ std::string CaptionModel::summary() const {
     const auto& c = m_impl->config;
     return "Show-Attend-Tell captioner: " + std::to_string(c.imageSize) + "x" + std::to_string(c.imageSize) +
            " RGB input, " + std::to_string(c.grid) + "x" + std::to_string(c.grid) + " annotations of " +
-           std::to_string(c.featureDim) + ", LSTM " + std::to_string(c.hidden) + ", " + c.scorer + " scorer, " +
+           std::to_string(c.featureDim) + " (" + c.encoder + " encoder" + (c.cellPositions ? ", cell positions" : "") +
+           "), LSTM " + std::to_string(c.hidden) + ", " + c.scorer + " scorer, " +
            std::to_string(c.vocabulary.size()) + " words, up to " + std::to_string(c.maxLength - 2) + " words";
 }
 

@@ -35,8 +35,6 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         if (!std::isfinite(v) || v < 0)
             return Error{"the DSR lambda, attention entropy, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
     if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
-    if (o.attentionEntropy > 0 && o.model.mode != "soft")
-        return Error{"the attention entropy weight applies to soft training only (this is " + o.model.mode + ")"};
     if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
     auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
     if (!device) return Error{device.error()};
@@ -70,6 +68,8 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         config.maxLength = int(longest) + 2;
     }
     if (auto valid = validateCaptionConfig(config); !valid) return Error{valid.error()};
+    if (o.attentionEntropy > 0 && config.mode != "soft")
+        return Error{"the attention entropy weight applies to soft training only (this is " + config.mode + ")"};
 
     torch::manual_seed(seed);
     CaptionNetwork net(config);
@@ -86,7 +86,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             return captionConfigToJson(*c);
         };
         if (auto same = checkInitFrom(o.initFrom, "caption", captionConfigToJson(config), ourSettings,
-                                      "give the same --grid, --scorer, --encoder and layer sizes");
+                                      "give the same --grid, --scorer, --encoder, --cell-positions and layer sizes");
             !same)
             return Error{same.error()};
         if (auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device); !loaded) return Error{loaded.error()};
@@ -139,6 +139,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         const double scale = sumOverRanks(localWords) / (localWords * double(o.distributed.worldSize));
         const auto words = (mask.sum() * scale).detach();
         const auto ce = -logp.sum() / words;
+        const auto meanEntropy = (out.entropy * mask).sum() / words;  // of the attention, per word
         auto loss = ce;
         if (config.mode == "hard") {
             const auto reward = logp.sum(0).detach();  // log p(caption | locations), per caption
@@ -154,14 +155,14 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
                 const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
                 loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
             }
-            if (o.attentionEntropy > 0) loss = loss + o.attentionEntropy * (out.entropy * mask).sum() / words;
+            if (o.attentionEntropy > 0) loss = loss + o.attentionEntropy * meanEntropy;
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;
         adam.zero_grad();
         loss.backward();
         p.crossEntropy = ce.item<double>();
-        p.entropy = ((out.entropy * mask).sum() / words).item<double>();
+        p.entropy = meanEntropy.item<double>();
         p.temperature = tau;
         const auto predicted = out.wordLogits.argmax(-1);
         p.trainAccuracy = (((predicted == targets).to(torch::kFloat) * mask).sum() / words).item<double>();

@@ -192,7 +192,7 @@ TEST(Captioner, LocalEncoderCellsSeeOnlyTheirOwnNeighbourhood) {
     EXPECT_FALSE(captionConfigFromJson(json.dump()).ok());
     json["encoder"] = "wide";
     json["cell_positions"] = 1;
-    EXPECT_EQ(captionConfigFromJson(json.dump()).error(), "model config: cell_positions must be true or false");
+    EXPECT_EQ(captionConfigFromJson(json.dump()).error(), "model config: 'cell_positions' must be true or false, got 1");
 }
 
 TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
@@ -363,10 +363,13 @@ TEST(Captioner, RulesParseStrictly) {
 }
 
 TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
-    // One soft iteration with the local encoder and cell positions, without and with the weight: the same forward
-    // pass (same seed), and the loss grows by exactly weight x the mean entropy per word.
+    // Two soft iterations with the local encoder and cell positions, without and with the weight:
+    // the same first forward pass (same seed), the loss grows by exactly weight x the mean entropy
+    // per word, and the term's gradient changes the first update (a detached term would not: at
+    // initialisation the attention is near uniform, where the entropy's gradient is small, so
+    // the direction of the change is not asserted).
     test::TempDir dir;
-    auto firstStep = [&](double weight) {
+    auto twoSteps = [&](double weight) {
         CaptionTrainOptions o;
         o.model.featureDim = 16;
         o.model.embed = 8;
@@ -377,26 +380,31 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
         o.dsrLambda = 0;
         o.attentionEntropy = weight;
         o.batch = 4;
-        o.iterations = 1;
-        o.evalEvery = 1;
+        o.iterations = 2;
+        o.evalEvery = 2;
         o.evalImages = 2;
         o.device = "cpu";
         o.out = dir.file("entropy.pt");
-        TrainProgress first;
+        std::vector<TrainProgress> steps;
         auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
-            if (p.iteration == 1) first = p;  // the training figures, evaluated or not
+            steps.push_back(p);  // the training figures, evaluated or not
             return true;
         });
         EXPECT_TRUE(summary.ok()) << summary.error();
-        return first;
+        EXPECT_EQ(steps.size(), 2u);
+        return steps;
     };
-    const auto plain = firstStep(0), sharpened = firstStep(2.5);
+    const auto plainSteps = twoSteps(0), sharpenedSteps = twoSteps(2.5);
+    ASSERT_EQ(plainSteps.size(), 2u);
+    ASSERT_EQ(sharpenedSteps.size(), 2u);
+    const auto &plain = plainSteps[0], &sharpened = sharpenedSteps[0];
     ASSERT_EQ(plain.iteration, 1);
     ASSERT_EQ(sharpened.iteration, 1);
     EXPECT_GT(plain.entropy, 0.5);  // 64 cells at initialisation: near log 64 = 4.16
     EXPECT_NEAR(plain.loss, plain.crossEntropy, 1e-6);
     EXPECT_NEAR(sharpened.crossEntropy, plain.crossEntropy, 1e-6);
     EXPECT_NEAR(sharpened.loss - sharpened.crossEntropy, 2.5 * sharpened.entropy, 1e-4);
+    EXPECT_GT(std::abs(sharpenedSteps[1].entropy - plainSteps[1].entropy), 1e-4);
     // The cell position vectors are saved and loaded with the rest.
     auto model = CaptionModel::load(dir.file("entropy.pt"), "cpu");
     ASSERT_TRUE(model.ok()) << model.error();
@@ -412,10 +420,13 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().find("attention entropy"), std::string::npos);
     bad.attentionEntropy = 0.1;
-    bad.model.mode = "hard";
-    refused = trainCaptionModel(bad);
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.error(), "the attention entropy weight applies to soft training only (this is hard)");
+    for (const char* mode : {"hard", "gumbel"}) {
+        bad.model.mode = mode;
+        refused = trainCaptionModel(bad);
+        ASSERT_FALSE(refused.ok());
+        EXPECT_EQ(refused.error(),
+                  "the attention entropy weight applies to soft training only (this is " + std::string(mode) + ")");
+    }
 }
 
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {

@@ -106,7 +106,8 @@ TEST(Session, ReadsStrictlyAndNamesTheField) {
     EXPECT_NE(replaced("\"runs\": 1000", "\"runs\": 20000").error().find("runs"), std::string::npos);
     EXPECT_EQ(replaced("\"runs\": 1000,", "")->runs, 0);  // optional
     EXPECT_NE(replaced("\"index\": 12", "\"index\": \"12\"").error().find("index"), std::string::npos);
-    EXPECT_NE(replaced("\"head_view\": true", "\"head_view\": 1").error().find("sequences: head_view"), std::string::npos);
+    EXPECT_NE(replaced("\"head_view\": true", "\"head_view\": 1").error().find("sequences: 'head_view' must be true or false, got 1"),
+              std::string::npos);
     EXPECT_NE(replaced("\"step\": 3", "\"step\": -3").error().find("sequences: 'step'"), std::string::npos);
     EXPECT_NE(replaced("\"model\": \"/models/seq-dates-transformer.pt\"", "\"model\": \"\"").error().find("sequences.model"),
               std::string::npos);

@@ -528,7 +528,7 @@ void TestAttentionPage::opensOnTheBundledDefault() {
     const QStringList bundled = m_page->modelPanel()->bundledPaths();
     QCOMPARE(bundled.filter(QStringLiteral("/patch-")).size(), 3);
     QCOMPARE(bundled.filter(QStringLiteral("/ram-")).size(), 3);
-    QCOMPARE(bundled.filter(QStringLiteral("/caption-")).size(), 5);
+    QCOMPARE(bundled.filter(QStringLiteral("/caption-")).size(), 7);
 }
 
 void TestAttentionPage::steppingChangesTheOverlay() {

@@ -122,7 +122,7 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         QVERIFY(sidecar.open(QIODevice::ReadOnly));
         const auto written = QJsonDocument::fromJson(sidecar.readAll()).object();
         QCOMPARE(written.value(QStringLiteral("model_type")).toString(), QString::fromLatin1(c.modelType));
-        QCOMPARE(written.value(QStringLiteral("command")).toString().contains(QStringLiteral("--attention-entropy 0.05")),
+        QCOMPARE(written.value(QStringLiteral("command")).toString().contains(QStringLiteral("--dsr-lambda 0 --attention-entropy 0.05")),
                  caption);
         QVERIFY(panel.chart()->evalPointCount() >= 1);
     }
@@ -157,6 +157,9 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         hard.model.mode = "hard";
         panel.setOptions(hard);
         QVERIFY(!sharpen->isEnabled());
+        hard.model.mode = "soft";
+        panel.setOptions(hard);
+        QVERIFY(sharpen->isEnabled());
     }
     // The captioner reads only scene datasets; the patch family only greyscale ones.
     QVERIFY(panel.setFamily(QStringLiteral("patch")));

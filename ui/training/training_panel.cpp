@@ -147,7 +147,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_sharpen->setValue(CaptionTrainOptions{}.attentionEntropy);
     m_sharpen->setSpecialValueText(tr("off (the paper's soft attention)"));
     m_sharpen->setToolTip(tr("Soft captioner: weight of each word's attention entropy in the loss "
-                             "(--attention-entropy). 0.05 puts most of a word's attention on the object it names"));
+                             "(--attention-entropy, with --dsr-lambda 0). 0.02 puts two thirds of a word's "
+                             "attention on the object it names"));
     m_out = new QLineEdit(this);
     m_out->setObjectName(QStringLiteral("outEdit"));
     m_browse = new QPushButton(tr("…"), this);
@@ -346,13 +347,18 @@ TrainingJob::Trainer TrainingPanel::trainer() const {
         o.model.scorer = p.model.scorer;
         o.model.grid = p.model.grid;
         takeFormBudget(p, o);
-        if (o.model.mode == "soft") o.attentionEntropy = m_sharpen->value();
+        // Sharpening replaces the doubly stochastic regulariser, which pulls words off their objects.
+        if (o.model.mode == "soft" && m_sharpen->value() > 0) {
+            o.attentionEntropy = m_sharpen->value();
+            o.dsrLambda = 0;
+        }
         o.command = QStringLiteral("saccade-cli train caption --dataset %1 --mode %2 --grid %3 --scorer %4 --batch %5 "
                                    "--lr %6 --seed %7")
                         .arg(QString::fromStdString(o.dataset), QString::fromStdString(o.model.mode))
                         .arg(o.model.grid).arg(QString::fromStdString(o.model.scorer)).arg(o.batch).arg(o.lr)
                         .arg(o.seed).toStdString();
-        if (o.attentionEntropy > 0) o.command += " --attention-entropy " + QString::number(o.attentionEntropy).toStdString();
+        if (o.attentionEntropy > 0)
+            o.command += " --dsr-lambda 0 --attention-entropy " + QString::number(o.attentionEntropy).toStdString();
         return [o](const auto& progress) { return trainCaptionModel(o, progress); };
     }
     if (f == QLatin1String("seq")) {
