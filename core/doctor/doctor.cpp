@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include <dlfcn.h>
+
 #include <nlohmann/json.hpp>
 #include <opencv2/core/version.hpp>
 #include <torch/torch.h>
@@ -48,6 +50,15 @@ std::string loadedBlas() {
     return {};
 }
 
+// OpenBLAS's kernel set in use ("Haswell", "SkylakeX", ...): its own choice for this processor,
+// or OPENBLAS_CORETYPE's. Empty for another BLAS.
+std::string openblasKernels() {
+    using CoreName = char* (*)();
+    const auto name = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+    const char* n = name ? name() : nullptr;
+    return n ? n : "";
+}
+
 std::string blasName(const std::string& path) {
     if (path.empty()) return "none found in the process (statically linked or unknown)";
     if (path.find("openblas-pthread") != std::string::npos) return "OpenBLAS (pthread)";
@@ -85,6 +96,8 @@ DoctorReport runDoctor(const DoctorOptions& options) {
     DoctorReport r;
     r.blasLibrary = loadedBlas();
     r.blasName = blasName(r.blasLibrary);
+    r.blasKernels = openblasKernels();
+    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) r.blasCoreType = forced;
     r.matmulSize = std::max(16, options.matmulSize);
     try {
         r.matmulGflops = measureGflops(r.matmulSize, std::max(1, options.matmulRepeats));
@@ -172,6 +185,11 @@ std::string doctorToText(const DoctorReport& r) {
     out.precision(1);
     out << "BLAS           " << r.blasName << "\n";
     out << "  library      " << (r.blasLibrary.empty() ? "-" : r.blasLibrary) << "\n";
+    if (!r.blasKernels.empty()) {
+        out << "  kernels      " << r.blasKernels;
+        if (!r.blasCoreType.empty()) out << " (OPENBLAS_CORETYPE=" << r.blasCoreType << " chose them)";
+        out << "\n";
+    }
     out << "  measured     " << r.matmulGflops << " GFLOP/s (float32 " << r.matmulSize << "x"
         << r.matmulSize << " matrix product, median)\n";
     out << "Threads        intra-op " << r.intraOpThreads << ", inter-op " << r.interOpThreads
@@ -205,8 +223,9 @@ std::string doctorToText(const DoctorReport& r) {
 
 std::string doctorToJson(const DoctorReport& r, int indent) {
     nlohmann::json j;
-    j["blas"] = {{"name", r.blasName}, {"library", r.blasLibrary}, {"gflops", r.matmulGflops},
-                 {"matmul_size", r.matmulSize}};
+    j["blas"] = {{"name", r.blasName}, {"library", r.blasLibrary}, {"kernels", r.blasKernels},
+                 {"OPENBLAS_CORETYPE", r.blasCoreType},
+                 {"gflops", r.matmulGflops}, {"matmul_size", r.matmulSize}};
     j["threads"] = {{"intra_op", r.intraOpThreads},
                     {"inter_op", r.interOpThreads},
                     {"hardware", r.hardwareThreads},

@@ -34,6 +34,8 @@ struct DoctorWarning {
 struct DoctorReport {
     std::string blasLibrary;  ///< resolved path of the BLAS the process loaded, or empty
     std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS (netlib)", ...
+    std::string blasKernels;   ///< OpenBLAS's kernels in use ("SkylakeX", "Haswell", ...), or empty
+    std::string blasCoreType;  ///< OPENBLAS_CORETYPE when set (it overrides OpenBLAS's own choice)
     double matmulGflops = 0;  ///< median measured float32 GFLOP/s on the CPU
     int matmulSize = 0;
     int intraOpThreads = 0;

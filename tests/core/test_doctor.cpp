@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "doctor/doctor.h"
@@ -24,6 +25,16 @@ TEST(Doctor, ReportsMeasuredSpeedThreadsDevicesAndVersions) {
     EXPECT_NE(text.find("GFLOP/s"), std::string::npos);
     EXPECT_NE(text.find(r.blasName), std::string::npos);
     EXPECT_NE(doctorToJson(r).find("\"gflops\""), std::string::npos);
+    // OpenBLAS names its kernel set, and says when OPENBLAS_CORETYPE chose it.
+    if (r.blasName.rfind("OpenBLAS", 0) == 0) {
+        EXPECT_FALSE(r.blasKernels.empty());
+        EXPECT_NE(text.find("  kernels      " + r.blasKernels), std::string::npos) << text;
+    }
+    const char* coreType = std::getenv("OPENBLAS_CORETYPE");
+    EXPECT_EQ(r.blasCoreType, coreType ? coreType : "");
+    if (coreType && !r.blasKernels.empty()) {
+        EXPECT_NE(text.find("(OPENBLAS_CORETYPE=" + std::string(coreType) + " chose them)"), std::string::npos) << text;
+    }
     // The bundled models: from a build tree, samples/ above the executable or the source tree's.
     EXPECT_FALSE(r.samplesDir.empty());
     EXPECT_NE(text.find("Bundled models " + r.samplesDir + "/models\n"), std::string::npos);
