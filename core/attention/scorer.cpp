@@ -6,6 +6,7 @@
 
 #include "attention/additive_scores.h"
 #include "attention/batched_products.h"
+#include "attention/packed_linear.h"
 
 namespace saccade {
 
@@ -75,7 +76,10 @@ torch::Tensor ScorerImpl::prepareKeys(const torch::Tensor& keys) {
     TORCH_CHECK(keys.size(1) > 0, "keys hold no locations");
     // General keeps the keys as they are: k^T W q is computed as k . (W q) per query, which costs
     // Q x K per query instead of per key (a source or a grid has more keys than a decoder has steps).
-    return m_options.kind == ScorerKind::Additive ? m_keyProj(keys) : keys;
+    if (m_options.kind != ScorerKind::Additive) return keys;
+    if (!keys.is_contiguous()) return m_keyProj(keys);
+    const auto rows = keys.reshape({-1, keys.size(2)});
+    return packedLinear(rows, m_keyProj->weight, m_keyProj->bias).view({keys.size(0), keys.size(1), -1});
 }
 
 torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torch::Tensor& prepared,
@@ -90,10 +94,10 @@ torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torc
     torch::Tensor scores;
     switch (m_options.kind) {
         case ScorerKind::Additive:
-            scores = additiveScores(m_queryProj(query), prepared, m_v->weight);
+            scores = additiveScores(packedLinear(query, m_queryProj->weight), prepared, m_v->weight);
             break;
         case ScorerKind::General:  // W is [Q, K]: q W is the query in key space
-            scores = rowsDotVector(prepared, torch::mm(query, m_keyProj->weight));
+            scores = rowsDotVector(prepared, packedMm(query, m_keyProj->weight));
             break;
         case ScorerKind::Dot:
             scores = rowsDotVector(prepared, query);

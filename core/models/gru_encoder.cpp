@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "attention/packed_linear.h"
 #include "models/rnn_gates.h"
 
 namespace saccade {
@@ -38,10 +39,9 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
             // h ping-pongs between two contiguous buffers (the product reads it row by row) and
             // is copied into the output's slice; the bias is added inside the gates.
             auto next = torch::empty({B, H}, embedding.options());
-            const auto whhT = whh.t().contiguous();
             for (std::int64_t i = 0; i < S; ++i) {
                 const auto t = direction == 0 ? i : S - 1 - i;
-                gruGatesFromTable({table, stepIds[t], {}, torch::mm(h, whhT), bhh, h,
+                gruGatesFromTable({table, stepIds[t], {}, packedLinear(h, whh), bhh, h,
                                    keep.defined() ? keep[t] : torch::Tensor()},
                                   next);
                 out.select(1, t).narrow(1, direction * H, H).copy_(next);

@@ -5,6 +5,7 @@
 #include <torch/nn/utils/rnn.h>
 #include <torch/torch.h>
 
+#include "attention/packed_linear.h"
 #include "data/seq_task.h"
 #include "models/gru_encoder.h"
 #include "models/rnn_gates.h"
@@ -51,6 +52,7 @@ SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
 }
 
 SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
+    PackedWeightScope packOnce;  // the encoder's recurrent weights serve every position
     SeqEncoded e = sourceLengths(source, lengths);
     const auto S = source.size(1);
     const bool padded = e.lengths.min().item<std::int64_t>() < S;
@@ -94,15 +96,15 @@ torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, tor
 
 torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& context) {
     const auto G = gi.size(1);
-    const auto ctx = m_ctx(context);
+    const auto ctx = packedLinear(context, m_ctx->weight);
     const auto x = gi + ctx.narrow(1, 0, G);
-    const auto gh = m_hh(st.h);
+    const auto gh = packedLinear(st.h, m_hh->weight, m_hh->bias);
     if (m_gru) {
         st.h = gruGates(x, gh, st.h);
     } else {
         std::tie(st.h, st.c) = lstmGates(x + gh, st.c);
     }
-    return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
+    return packedLinear(st.h, m_outH->weight, m_outH->bias) + ctx.narrow(1, G, ctx.size(1) - G);
 }
 
 torch::Tensor SeqNetworkImpl::advanceFromTable(State& st, const torch::Tensor& table, const torch::Tensor& word,
@@ -115,11 +117,11 @@ torch::Tensor SeqNetworkImpl::advanceFromTable(State& st, const torch::Tensor& t
     // Inference: the word's row of the table, the context's part of the gates and the hidden
     // bias are added inside the gate loop.
     const auto G = table.size(1);
-    const auto ctx = m_ctx(context);
+    const auto ctx = packedLinear(context, m_ctx->weight);
     auto next = torch::empty_like(st.h);
-    gruGatesFromTable({table, word, ctx.narrow(1, 0, G), torch::mm(st.h, m_hh->weight.t()), m_hh->bias, st.h, {}}, next);
+    gruGatesFromTable({table, word, ctx.narrow(1, 0, G), packedLinear(st.h, m_hh->weight), m_hh->bias, st.h, {}}, next);
     st.h = next;
-    return m_outH(st.h) + ctx.narrow(1, G, ctx.size(1) - G);
+    return packedLinear(st.h, m_outH->weight, m_outH->bias) + ctx.narrow(1, G, ctx.size(1) - G);
 }
 
 namespace {
@@ -165,6 +167,7 @@ SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tenso
 SeqSteps SeqNetworkImpl::decode(const SeqEncoded& enc, std::int64_t maxSteps, const SelectionOptions& rule, Rng& rng,
                                 bool stopWhenDone) {
     const auto B = enc.keys.size(0);
+    PackedWeightScope packOnce;  // the decoder's weights serve every step
     const auto table = m_inEmbed(m_tgtEmbed->weight);  // [V, G]: every word's input gates
     auto word = torch::full({B}, kSeqStart, torch::TensorOptions().dtype(torch::kLong).device(enc.keys.device()));
     auto done = torch::zeros({B}, word.options().dtype(torch::kBool));

@@ -11,7 +11,7 @@ namespace saccade {
 
 namespace {
 
-constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
+constexpr int kAlignFont = cv::FONT_HERSHEY_SIMPLEX;
 
 /// Where everything sits; shared by the PNG and the SVG.
 struct Layout {
@@ -25,7 +25,7 @@ double fontScale(int cell) { return std::clamp(cell / 55.0, 0.3, 1.2); }
 
 int textWidth(const std::string& s, int cell) {
     int base = 0;
-    return cv::getTextSize(s, kFont, fontScale(cell), 1, &base).width;
+    return cv::getTextSize(s, kAlignFont, fontScale(cell), 1, &base).width;
 }
 
 Layout layoutOf(const SeqTranslation& t, const AlignmentRenderOptions& o) {
@@ -59,7 +59,7 @@ int rowVerdict(const SeqTranslation& t, int row) {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-const cv::Scalar kText(30, 30, 30), kRight(20, 140, 40), kWrong(200, 30, 30), kGold(0, 200, 255), kCentre(60, 220, 90);
+const cv::Scalar kAlignText(30, 30, 30), kRight(20, 140, 40), kWrong(200, 30, 30), kGold(0, 200, 255), kCentre(60, 220, 90);
 
 void drawDashedRect(cv::Mat& m, cv::Rect r, cv::Scalar c) {
     const int dash = std::max(2, r.width / 5);
@@ -98,19 +98,19 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
     cv::Mat m(l.height, l.width, CV_8UC3, cv::Scalar(255, 255, 255));
     const double fs = fontScale(l.cell);
     int base = 0;
-    const int textH = cv::getTextSize("Ag", kFont, fs, 1, &base).height;
+    const int textH = cv::getTextSize("Ag", kAlignFont, fs, 1, &base).height;
     // Column labels, vertical (drawn flat, then turned), bottom-aligned to the matrix.
     for (int c = 0; c < l.cols; ++c) {
         const auto& s = t.source[size_t(c)];
         if (l.upright) {
             const std::string shown = s == " " ? "_" : s;
-            cv::putText(m, shown, {l.x0() + c * l.cell + (l.cell - textWidth(shown, l.cell)) / 2, l.y0() - 6}, kFont, fs,
-                        s == " " ? cv::Scalar(170, 170, 170) : kText, 1, cv::LINE_AA);
+            cv::putText(m, shown, {l.x0() + c * l.cell + (l.cell - textWidth(shown, l.cell)) / 2, l.y0() - 6}, kAlignFont, fs,
+                        s == " " ? cv::Scalar(170, 170, 170) : kAlignText, 1, cv::LINE_AA);
             continue;
         }
         const int w = std::max(1, textWidth(s, l.cell) + 4);
         cv::Mat flat(l.cell, w, CV_8UC3, cv::Scalar(255, 255, 255));
-        cv::putText(flat, s == " " ? "_" : s, {2, (l.cell + textH) / 2}, kFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kText, 1, cv::LINE_AA);
+        cv::putText(flat, s == " " ? "_" : s, {2, (l.cell + textH) / 2}, kAlignFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kAlignText, 1, cv::LINE_AA);
         cv::Mat turned;
         cv::rotate(flat, turned, cv::ROTATE_90_COUNTERCLOCKWISE);
         const int x = l.x0() + c * l.cell, y = l.y0() - turned.rows - 3;
@@ -118,9 +118,9 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
     }
     for (int r = 0; r < l.rows; ++r) {
         const int v = rowVerdict(t, r);
-        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kText;
+        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kAlignText;
         const auto& s = t.tokens[size_t(r)];
-        cv::putText(m, s, {l.labelW - 6 - textWidth(s, l.cell), l.y0() + r * l.cell + (l.cell + textH) / 2}, kFont, fs, colour, 1,
+        cv::putText(m, s, {l.labelW - 6 - textWidth(s, l.cell), l.y0() + r * l.cell + (l.cell + textH) / 2}, kAlignFont, fs, colour, 1,
                     cv::LINE_AA);
         for (int c = 0; c < l.cols; ++c) {
             const auto rgb = infernoColour(std::clamp(t.alignment[size_t(r)][size_t(c)], 0.0, 1.0));
@@ -149,12 +149,12 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
             const auto rgb = infernoColour(std::clamp(w, 0.0, 1.0));
             cv::rectangle(m, cv::Rect(l.x0() + c * l.cell + 2, yBase - h, l.cell - 4, std::max(1, h)), cv::Scalar(rgb[0], rgb[1], rgb[2]), cv::FILLED);
         }
-        cv::line(m, {l.x0(), yBase}, {l.x0() + l.cols * l.cell, yBase}, kText, 1);
+        cv::line(m, {l.x0(), yBase}, {l.x0() + l.cols * l.cell, yBase}, kAlignText, 1);
         const std::string label = "step " + std::to_string(o.highlight) + ": '" + t.tokens[size_t(o.highlight)] + "'";
-        cv::putText(m, label, {4, yBase - 4}, kFont, fs * 0.9, kText, 1, cv::LINE_AA);
+        cv::putText(m, label, {4, yBase - 4}, kAlignFont, fs * 0.9, kAlignText, 1, cv::LINE_AA);
     }
     if (!o.caption.empty())
-        cv::putText(m, o.caption, {8, l.height - 8 - (l.captionH - textH) / 2}, kFont, fs, kText, 1, cv::LINE_AA);
+        cv::putText(m, o.caption, {8, l.height - 8 - (l.captionH - textH) / 2}, kAlignFont, fs, kAlignText, 1, cv::LINE_AA);
     return toImage(m);
 }
 
@@ -170,7 +170,7 @@ Image renderHeadView(const SeqTranslation& t, const AlignmentRenderOptions& o) {
     const int width = std::max(left + gap + right + 32, o.caption.empty() ? 0 : textWidth(o.caption, cell) + 16);
     cv::Mat m(height, width, CV_8UC3, cv::Scalar(255, 255, 255));
     int base = 0;
-    const int textH = cv::getTextSize("Ag", kFont, fs, 1, &base).height;
+    const int textH = cv::getTextSize("Ag", kAlignFont, fs, 1, &base).height;
     const int xl = left + 12, xr = left + 12 + gap;
     auto yOf = [&](int i) { return 8 + i * cell + cell / 2; };
     struct Line {
@@ -190,16 +190,16 @@ Image renderHeadView(const SeqTranslation& t, const AlignmentRenderOptions& o) {
     }
     for (int r = 0; r < rows; ++r) {
         const int v = rowVerdict(t, r);
-        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kText;
-        cv::putText(m, t.tokens[size_t(r)], {xl - 4 - textWidth(t.tokens[size_t(r)], cell), yOf(r) + textH / 2}, kFont, fs,
+        const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kAlignText;
+        cv::putText(m, t.tokens[size_t(r)], {xl - 4 - textWidth(t.tokens[size_t(r)], cell), yOf(r) + textH / 2}, kAlignFont, fs,
                     o.highlight == r ? cv::Scalar(0, 90, 220) : colour, o.highlight == r ? 2 : 1, cv::LINE_AA);
     }
     for (int c = 0; c < cols; ++c) {
         const auto& s = t.source[size_t(c)];
-        cv::putText(m, s == " " ? "_" : s, {xr + 4, yOf(c) + textH / 2}, kFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kText, 1,
+        cv::putText(m, s == " " ? "_" : s, {xr + 4, yOf(c) + textH / 2}, kAlignFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kAlignText, 1,
                     cv::LINE_AA);
     }
-    if (!o.caption.empty()) cv::putText(m, o.caption, {8, height - 8}, kFont, fs, kText, 1, cv::LINE_AA);
+    if (!o.caption.empty()) cv::putText(m, o.caption, {8, height - 8}, kAlignFont, fs, kAlignText, 1, cv::LINE_AA);
     return toImage(m);
 }
 

@@ -1,0 +1,98 @@
+#include <gtest/gtest.h>
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "attention/packed_linear.h"
+#include "common/fast_math.h"
+#include "common/packed_gemm.h"
+
+using namespace saccade;
+
+namespace {
+struct CapLevel {
+    explicit CapLevel(fast::Level level) : saved(fast::levelCap()) { fast::levelCap() = level; }
+    ~CapLevel() { fast::levelCap() = saved; }
+    fast::Level saved;
+};
+}  // namespace
+
+// Every remainder of the 8-row blocks and 32-column panels, with and without bias, against ATen
+// in double precision.
+TEST(PackedGemm, LinearEqualsAtenAtEveryRowAndColumnRemainder) {
+    if (!gemm::available()) GTEST_SKIP() << "no AVX-512 here: packedLinear is ATen's linear";
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(3);
+    for (const std::int64_t M : {1, 7, 8, 9, 63, 64, 65, 130})
+        for (const std::int64_t N : {1, 15, 16, 17, 32, 33, 48, 816})
+            for (const std::int64_t K : {1, 5, 128, 257}) {
+                const auto x = torch::randn({M, K}), w = torch::randn({N, K}), b = torch::randn({N});
+                PackedWeightScope scope;  // so that even one row takes the kernel
+                ASSERT_TRUE(packedLinearRuns(x, w));
+                const auto want = torch::nn::functional::linear(x.to(torch::kDouble), w.to(torch::kDouble), b.to(torch::kDouble));
+                const auto got = packedLinear(x, w, b);
+                ASSERT_EQ(got.sizes(), want.sizes());
+                const double err = (got.to(torch::kDouble) - want).abs().max().item<double>();
+                EXPECT_LT(err, 2e-6 * std::sqrt(double(K)) * 4) << M << "x" << N << "x" << K;
+                const auto noBias = packedLinear(x, w) - torch::mm(x.to(torch::kDouble), w.to(torch::kDouble).t());
+                EXPECT_LT(noBias.abs().max().item<double>(), 2e-6 * std::sqrt(double(K)) * 4);
+            }
+}
+
+TEST(PackedGemm, MmTakesTransposedAndStridedOperandsAndAnyThreadCountGivesTheSameBits) {
+    if (!gemm::available()) GTEST_SKIP() << "no AVX-512 here";
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(4);
+    const auto wide = torch::randn({300, 400});
+    const auto x = wide.narrow(1, 7, 128);  // row stride 400: a slice of a wider tensor
+    const auto b = torch::randn({128, 70});
+    const auto want = torch::mm(x.to(torch::kDouble), b.to(torch::kDouble));
+    const auto got = packedMm(x, b);
+    EXPECT_LT((got.to(torch::kDouble) - want).abs().max().item<double>(), 1e-4);
+    // A weight given transposed (a view with strides (1, N)) packs from its strides.
+    const auto wT = torch::randn({70, 128}).t();
+    EXPECT_LT((packedMm(x, wT).to(torch::kDouble) - torch::mm(x.to(torch::kDouble), wT.to(torch::kDouble))).abs().max().item<double>(), 1e-4);
+    const int threads = at::get_num_threads();
+    at::set_num_threads(1);
+    const auto one = packedMm(x, b);
+    at::set_num_threads(2);
+    const auto two = packedMm(x, b);
+    at::set_num_threads(threads);
+    EXPECT_TRUE(torch::equal(one, two));
+}
+
+TEST(PackedGemm, AScopePacksOnceAndPacksAgainWhenTheWeightChangesInPlace) {
+    if (!gemm::available()) GTEST_SKIP() << "no AVX-512 here";
+    torch::NoGradGuard noGrad;
+    torch::manual_seed(5);
+    auto w = torch::randn({40, 24});
+    const auto x = torch::randn({10, 24});
+    PackedWeightScope scope;
+    const auto first = packedLinear(x, w);
+    w.mul_(2.0f);  // in place: the version counter moves, so the stale pack is not used
+    const auto second = packedLinear(x, w);
+    EXPECT_LT((second - 2 * first).abs().max().item<float>(), 1e-4f);
+    EXPECT_LT((second - torch::mm(x, w.t())).abs().max().item<float>(), 1e-4f);
+}
+
+TEST(PackedGemm, GradientsNarrowLevelsAndSmallUnscopedProductsGoToAten) {
+    torch::manual_seed(6);
+    const auto x = torch::randn({100, 16}), w = torch::randn({8, 16}, torch::requires_grad());
+    // A weight that wants a gradient: ATen's linear, so the product is differentiable.
+    const auto y = packedLinear(x, w);
+    EXPECT_TRUE(y.requires_grad());
+    EXPECT_FALSE(packedLinearRuns(x, w));
+    y.sum().backward();
+    EXPECT_TRUE(torch::allclose(w.grad(), x.sum(0).expand({8, 16})));
+    torch::NoGradGuard noGrad;
+    const auto small = torch::randn({3, 16});
+    EXPECT_FALSE(packedLinearRuns(small, w.detach()));  // unscoped, under 64 rows: packing costs more
+    EXPECT_EQ(packedLinearRuns(x, w.detach()), gemm::available());
+    {
+        CapLevel cap(fast::Level::Avx2);
+        EXPECT_FALSE(gemm::available());
+        EXPECT_FALSE(packedLinearRuns(x, w.detach()));
+        EXPECT_TRUE(torch::allclose(packedLinear(x, w.detach()), torch::mm(x, w.detach().t()), 1e-5, 1e-5));
+    }
+    EXPECT_FALSE(packedLinearRuns(x.to(torch::kDouble), w.detach().to(torch::kDouble)));
+}
