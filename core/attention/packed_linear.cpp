@@ -49,22 +49,28 @@ bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tens
     if (torch::GradMode::is_enabled() &&
         (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad())))
         return false;
-    if (x.size(0) == 0 || x.size(1) == 0 || (x.size(0) > 1 && x.stride(1) != 1) || x.stride(0) < x.size(1)) return false;
+    if (x.size(0) == 0 || x.size(1) == 0 || (x.size(1) > 1 && x.stride(1) != 1) ||
+        (x.size(0) > 1 && x.stride(0) < x.size(1)))
+        return false;
     return t_scope.depth > 0 || x.size(0) >= kUnscopedMinRows;
 }
 
-torch::Tensor product(const torch::Tensor& x, const torch::Tensor& weight, bool transposed, const torch::Tensor& bias) {
-    const auto M = x.size(0), K = x.size(1), N = weight.size(transposed ? 1 : 0);
-    const auto packed = packOf(weight, transposed);
-    auto out = torch::empty({M, N}, x.options());
+void run(const torch::Tensor& x, const torch::Tensor& packed, std::int64_t N, const float* bias, bool accumulate,
+         torch::Tensor& out) {
+    const auto M = x.size(0), K = x.size(1);
     const float* a = x.data_ptr<float>();
     const float* p = packed.data_ptr<float>();
-    const float* b = bias.defined() ? bias.data_ptr<float>() : nullptr;
     float* c = out.data_ptr<float>();
-    const auto lda = x.stride(0);
+    const auto lda = x.stride(0), ldc = out.stride(0);
     at::parallel_for(0, M, 64, [&](std::int64_t r0, std::int64_t r1) {
-        gemm::multiply(a, lda, p, N, K, b, /*accumulate=*/false, c, N, r0, r1);
+        gemm::multiply(a, lda, p, N, K, bias, accumulate, c, ldc, r0, r1);
     });
+}
+
+torch::Tensor product(const torch::Tensor& x, const torch::Tensor& weight, bool transposed, const torch::Tensor& bias) {
+    const auto N = weight.size(transposed ? 1 : 0);
+    auto out = torch::empty({x.size(0), N}, x.options());
+    run(x, packOf(weight, transposed), N, bias.defined() ? bias.data_ptr<float>() : nullptr, false, out);
     return out;
 }
 }  // namespace
@@ -82,6 +88,33 @@ torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, 
     if (!runs(x, weight, bias) || weight.size(1) != x.size(1) || (bias.defined() && bias.size(0) != weight.size(0)))
         return torch::nn::functional::linear(x, weight, bias);
     return product(x, weight, /*transposed=*/false, bias);
+}
+
+PackedOperand packOperand(const torch::Tensor& b, bool asWeight) {
+    PackedOperand p;
+    if (b.dim() != 2) return p;
+    p.N = b.size(asWeight ? 0 : 1);
+    p.K = b.size(asWeight ? 1 : 0);
+    if (!gemm::available() || !b.device().is_cpu() || b.scalar_type() != torch::kFloat || b.layout() != torch::kStrided ||
+        b.is_neg() || b.is_conj())
+        return p;
+    const auto detached = b.detach();
+    auto packed = torch::empty({gemm::packedSize(p.N, p.K)}, detached.options());
+    gemm::pack(detached.data_ptr<float>(), p.N, p.K, detached.stride(asWeight ? 0 : 1), detached.stride(asWeight ? 1 : 0),
+               packed.data_ptr<float>());
+    p.packed = packed;
+    return p;
+}
+
+void multiplyInto(const torch::Tensor& x, const PackedOperand& p, torch::Tensor& out, bool accumulate) {
+    TORCH_CHECK(p.packed.defined(), "multiplyInto: the operand was not packed");
+    TORCH_CHECK(x.dim() == 2 && out.dim() == 2 && x.size(1) == p.K && out.size(0) == x.size(0) && out.size(1) == p.N,
+                "multiplyInto: shapes ", x.sizes(), " and [", p.K, ", ", p.N, "] into ", out.sizes());
+    TORCH_CHECK(x.scalar_type() == torch::kFloat && out.scalar_type() == torch::kFloat && x.device().is_cpu() &&
+                    out.device().is_cpu() && (x.size(1) <= 1 || x.stride(1) == 1) && (out.size(1) <= 1 || out.stride(1) == 1),
+                "multiplyInto: float CPU rows with unit column stride");
+    if (x.size(0) == 0) return;
+    run(x, p.packed, p.N, nullptr, accumulate, out);
 }
 
 torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b) {

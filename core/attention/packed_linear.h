@@ -27,4 +27,17 @@ torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b);
 /// Whether packedLinear(x, weight) takes the packed kernel (for tests and benchmarks).
 bool packedLinearRuns(const torch::Tensor& x, const torch::Tensor& weight);
 
+/// A right operand packed once for many products, for code that keeps it (an autograd node that
+/// needs it in its backward pass, after any scope has closed).
+struct PackedOperand {
+    torch::Tensor packed;       ///< undefined when the packed kernel cannot run for this operand
+    std::int64_t N = 0, K = 0;  ///< the products' columns and reduction length
+};
+/// asWeight = false: for x [M, K] b [K, N]; true: for x [M, K] b^T with b [N, K]. The packed
+/// tensor is undefined where the kernel does not run (no AVX-512, not a float CPU matrix).
+PackedOperand packOperand(const torch::Tensor& b, bool asWeight);
+/// out [M, N] = (accumulate ? out : 0) + x [M, K] times the operand. x and out: float CPU
+/// matrices with unit column stride (slices of wider ones allowed); p.packed must be defined.
+void multiplyInto(const torch::Tensor& x, const PackedOperand& p, torch::Tensor& out, bool accumulate);
+
 }  // namespace saccade

@@ -79,7 +79,7 @@ torch::Tensor ScorerImpl::prepareKeys(const torch::Tensor& keys) {
     if (m_options.kind != ScorerKind::Additive) return keys;
     if (!keys.is_contiguous()) return m_keyProj(keys);
     const auto rows = keys.reshape({-1, keys.size(2)});
-    return packedLinear(rows, m_keyProj->weight, m_keyProj->bias).view({keys.size(0), keys.size(1), -1});
+    return packedLinear(rows, m_keyProj->weight, m_keyProj->bias).view({keys.size(0), keys.size(1), m_keyProj->weight.size(0)});
 }
 
 torch::Tensor ScorerImpl::forwardPrepared(const torch::Tensor& query, const torch::Tensor& prepared,

@@ -1,5 +1,7 @@
 #include "models/deferred_weight_grads.h"
 
+#include <algorithm>
+
 #include <torch/autograd.h>
 #include <torch/csrc/autograd/engine.h>
 #include <torch/torch.h>
@@ -53,6 +55,39 @@ struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
     }
 };
 
+// base + sum_i inputs[i] W_i on the packed weights; the backward pass gives base the gradient g
+// and inputs[i] g W_i^T (the weights get theirs from FirstStepFunction).
+struct PackedSumFunction : torch::autograd::Function<PackedSumFunction> {
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& base, at::TensorList inputs,
+                                 c10::List<torch::Tensor> forwardPacks, c10::List<torch::Tensor> backwardPacks,
+                                 c10::List<std::int64_t> dims) {
+        ctx->saved_data["backward"] = backwardPacks;
+        ctx->saved_data["dims"] = dims;
+        const auto N = dims.get(inputs.size());
+        auto out = base.clone(at::MemoryFormat::Contiguous);
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            multiplyInto(inputs[i].contiguous(), {forwardPacks.get(i), N, dims.get(i)}, out, /*accumulate=*/true);
+        return out;
+    }
+    static tensor_list backward(AutogradContext* ctx, tensor_list outputGrads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "DeferredWeightGrads has no double backward (create_graph)");
+        const auto packs = ctx->saved_data["backward"].toTensorList();
+        const auto dims = ctx->saved_data["dims"].toIntList();
+        const auto W = packs.size();
+        tensor_list result(1 + W + 3);  // base, each input, and the three lists (no gradient)
+        if (!outputGrads[0].defined()) return result;
+        const auto g = outputGrads[0].contiguous();
+        result[0] = g;
+        for (std::size_t i = 0; i < W; ++i) {
+            if (!ctx->needs_input_grad(1 + i)) continue;
+            auto dx = torch::empty({g.size(0), dims.get(i)}, g.options());
+            multiplyInto(g, {packs.get(i), dims.get(i), dims.get(W)}, dx, /*accumulate=*/false);
+            result[1 + i] = dx;
+        }
+        return result;
+    }
+};
+
 }  // namespace
 
 DeferredWeightGrads::DeferredWeightGrads(std::vector<torch::Tensor> weights) : m_weights(std::move(weights)) {
@@ -62,13 +97,34 @@ DeferredWeightGrads::DeferredWeightGrads(std::vector<torch::Tensor> weights) : m
         needed = needed || w.requires_grad();
     }
     m_active = torch::GradMode::is_enabled() && needed;
+    for (const auto& w : m_detached) {
+        const auto forward = packOperand(w, /*asWeight=*/false), backward = packOperand(w, /*asWeight=*/true);
+        if (!forward.packed.defined() || !backward.packed.defined() || w.size(1) != m_detached.front().size(1)) {
+            m_forwardPacks = c10::List<torch::Tensor>();
+            m_backwardPacks = c10::List<torch::Tensor>();
+            return;
+        }
+        m_forwardPacks.push_back(forward.packed);
+        m_backwardPacks.push_back(backward.packed);
+        m_packDims.push_back(w.size(0));
+    }
+    if (!m_detached.empty()) m_packDims.push_back(m_detached.front().size(1));
 }
 
 torch::Tensor DeferredWeightGrads::product(const torch::Tensor& base, const std::vector<torch::Tensor>& inputs) {
     TORCH_CHECK(inputs.size() == m_weights.size(), "DeferredWeightGrads: one input per weight");
     const auto& weights = m_active ? m_detached : m_weights;
-    auto out = base;
-    for (std::size_t i = 0; i < inputs.size(); ++i) out = torch::addmm(out, inputs[i], weights[i]);
+    const bool packed = !m_forwardPacks.empty() && base.device().is_cpu() && base.scalar_type() == torch::kFloat &&
+                        std::all_of(inputs.begin(), inputs.end(), [](const torch::Tensor& x) {
+                            return x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 2;
+                        });
+    torch::Tensor out;
+    if (packed) {  // the weights' gradient is deferred (or none is wanted): the packed products carry the rest
+        out = PackedSumFunction::apply(base, at::TensorList(inputs), m_forwardPacks, m_backwardPacks, m_packDims);
+    } else {
+        out = base;
+        for (std::size_t i = 0; i < inputs.size(); ++i) out = torch::addmm(out, inputs[i], weights[i]);
+    }
     if (!m_active) return out;
     const auto t = m_steps++;
     for (const auto& x : inputs) m_inputs.push_back(x.detach());

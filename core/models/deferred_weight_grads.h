@@ -13,6 +13,8 @@
 // be lost (a gradient that arrives after step 0's node ran is an error). No double backward
 // (create_graph). The inputs are kept as they were at the step: do not change them in place
 // before the backward pass.
+// Where the packed kernel runs (attention/packed_linear.h), each weight is packed once for the
+// steps' products x W and once for their input gradients g W^T.
 // Engine header: includes LibTorch.
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 
 #include <ATen/core/List.h>
 #include <torch/types.h>
+
+#include "attention/packed_linear.h"
 
 namespace saccade {
 
@@ -40,6 +44,8 @@ public:
 
 private:
     std::vector<torch::Tensor> m_weights, m_detached;
+    c10::List<torch::Tensor> m_forwardPacks, m_backwardPacks;  ///< empty unless every weight packed
+    c10::List<std::int64_t> m_packDims;                        ///< K_i, then N
     bool m_active = false;
     std::int64_t m_steps = 0;
     c10::List<torch::Tensor> m_inputs;  ///< each step's inputs, detached, step-major
