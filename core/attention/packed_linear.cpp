@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include <ATen/Parallel.h>
+#include <torch/autograd.h>
 #include <torch/torch.h>
 
 #include "common/packed_gemm.h"
@@ -12,6 +13,7 @@ namespace saccade {
 
 namespace {
 constexpr std::int64_t kUnscopedMinRows = 64;  // below, packing the weight costs more than it saves
+constexpr std::int64_t kGradMinRows = 128;     // with a gradient, the backward pass packs two more
 
 struct ScopeCache {
     int depth = 0;
@@ -38,7 +40,7 @@ torch::Tensor packOf(const torch::Tensor& weight, bool transposed) {
     return it->second.second;
 }
 
-bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool gradAllowed = false) {
     if (!gemm::available()) return false;
     const auto isPlainFloat = [](const torch::Tensor& t) {
         return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided && !t.is_neg() &&
@@ -46,9 +48,9 @@ bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tens
     };
     if (!isPlainFloat(x) || !isPlainFloat(weight) || x.dim() != 2 || weight.dim() != 2) return false;
     if (bias.defined() && (!isPlainFloat(bias) || bias.dim() != 1 || !bias.is_contiguous())) return false;
-    if (torch::GradMode::is_enabled() &&
-        (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad())))
-        return false;
+    const bool grad = torch::GradMode::is_enabled() &&
+                      (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
+    if (grad && (!gradAllowed || x.size(0) < kGradMinRows)) return false;
     if (x.size(0) == 0 || x.size(1) == 0 || (x.size(1) > 1 && x.stride(1) != 1) ||
         (x.size(0) > 1 && x.stride(0) < x.size(1)))
         return false;
@@ -73,6 +75,30 @@ torch::Tensor product(const torch::Tensor& x, const torch::Tensor& weight, bool 
     run(x, packOf(weight, transposed), N, bias.defined() ? bias.data_ptr<float>() : nullptr, false, out);
     return out;
 }
+// x W^T + bias with its gradients: dx = g W, dW = g^T x, dbias = sum of g's rows. The bias comes
+// as a list of zero or one tensor (LibTorch 1.13's Function takes no undefined tensor).
+struct PackedLinearFunction : torch::autograd::Function<PackedLinearFunction> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& weight,
+                                 at::TensorList bias) {
+        ctx->save_for_backward({x, weight});
+        ctx->saved_data["bias"] = !bias.empty();
+        return product(x, weight, /*transposed=*/false, bias.empty() ? torch::Tensor() : bias[0]);
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        TORCH_CHECK(!torch::GradMode::is_enabled(), "packedLinear: no double backward (create_graph)");
+        const auto saved = ctx->get_saved_variables();
+        const auto &x = saved[0], &weight = saved[1];
+        const bool hasBias = ctx->saved_data["bias"].toBool();
+        torch::autograd::tensor_list result(hasBias ? 3 : 2);
+        if (!grads[0].defined()) return result;
+        const auto g = grads[0].contiguous();
+        if (ctx->needs_input_grad(0)) result[0] = packedMm(g, weight);
+        if (ctx->needs_input_grad(1)) result[1] = packedMmTN(g, x);
+        if (hasBias && ctx->needs_input_grad(2)) result[2] = g.sum(0);
+        return result;
+    }
+};
 }  // namespace
 
 PackedWeightScope::PackedWeightScope() { ++t_scope.depth; }
@@ -85,8 +111,16 @@ bool packedLinearRuns(const torch::Tensor& x, const torch::Tensor& weight) {
 }
 
 torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
-    if (!runs(x, weight, bias) || weight.size(1) != x.size(1) || (bias.defined() && bias.size(0) != weight.size(0)))
+    if (!runs(x, weight, bias, /*gradAllowed=*/true) || weight.size(1) != x.size(1) ||
+        (bias.defined() && bias.size(0) != weight.size(0)))
         return torch::nn::functional::linear(x, weight, bias);
+    const bool grad = torch::GradMode::is_enabled() &&
+                      (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
+    if (grad) {
+        std::vector<torch::Tensor> biasList;
+        if (bias.defined()) biasList.push_back(bias);
+        return PackedLinearFunction::apply(x, weight, at::TensorList(biasList));
+    }
     return product(x, weight, /*transposed=*/false, bias);
 }
 
@@ -120,6 +154,13 @@ void multiplyInto(const torch::Tensor& x, const PackedOperand& p, torch::Tensor&
 torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b) {
     if (!runs(x, b, {}) || b.size(0) != x.size(1)) return torch::mm(x, b);
     return product(x, b, /*transposed=*/true, {});
+}
+
+torch::Tensor packedMmTN(const torch::Tensor& a, const torch::Tensor& b) {
+    if (a.dim() != 2 || b.dim() != 2 || a.size(0) != b.size(0)) return torch::mm(a.t(), b);
+    const auto aT = a.t().contiguous();  // [P, M]: the kernel reads its rows
+    if (!runs(aT, b, {}) || a.requires_grad() || b.requires_grad()) return torch::mm(a.t(), b);
+    return product(aT, b, /*transposed=*/true, {});
 }
 
 }  // namespace saccade

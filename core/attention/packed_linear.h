@@ -19,10 +19,14 @@ public:
     PackedWeightScope& operator=(const PackedWeightScope&) = delete;
 };
 
-/// x [M, K] W[N, K]^T + bias [N]: torch::nn::functional::linear.
+/// x [M, K] W[N, K]^T + bias [N]: torch::nn::functional::linear. With gradients wanted, products
+/// of at least 128 rows take the kernel too (one autograd node whose backward is packedMm and
+/// packedMmTN); smaller ones are ATen's.
 torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
-/// x [M, K] b [K, N]: torch::mm.
+/// x [M, K] b [K, N]: torch::mm (no gradient).
 torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b);
+/// a [M, P]^T b [M, Q] -> [P, Q]: torch::mm(a.t(), b), as a weight's gradient is (no gradient).
+torch::Tensor packedMmTN(const torch::Tensor& a, const torch::Tensor& b);
 
 /// Whether packedLinear(x, weight) takes the packed kernel (for tests and benchmarks).
 bool packedLinearRuns(const torch::Tensor& x, const torch::Tensor& weight);

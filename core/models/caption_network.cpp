@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "attention/packed_linear.h"
 #include "models/rnn_gates.h"
 
 namespace saccade {
@@ -122,7 +123,7 @@ CaptionNetworkImpl::State CaptionNetworkImpl::start(const torch::Tensor& annotat
 }
 
 torch::Tensor CaptionNetworkImpl::wordGates(const torch::Tensor& embedded) {
-    return torch::addmm(m_rnn->bias_ih + m_rnn->bias_hh, embedded, m_rnn->weight_ih.narrow(1, 0, m_config.embed).t());
+    return packedLinear(embedded, m_rnn->weight_ih.narrow(1, 0, m_config.embed), m_rnn->bias_ih + m_rnn->bias_hh);
 }
 
 torch::Tensor CaptionNetworkImpl::advance(State& st, const torch::Tensor& gates, const SelectionOptions& rule, Rng& rng,
@@ -147,9 +148,9 @@ torch::Tensor CaptionNetworkImpl::advance(State& st, const torch::Tensor& gates,
 }
 
 torch::Tensor CaptionNetworkImpl::output(const torch::Tensor& embedded, const torch::Tensor& h, const torch::Tensor& gated) {
-    auto deep = embedded + m_outH(h) + m_outZ(gated);
+    auto deep = embedded + packedLinear(h, m_outH->weight, m_outH->bias) + packedLinear(gated, m_outZ->weight, m_outZ->bias);
     deep = nn::functional::dropout(deep, nn::functional::DropoutFuncOptions().p(m_config.dropout).training(is_training()));
-    return m_out(deep);
+    return packedLinear(deep, m_out->weight, m_out->bias);
 }
 
 torch::Tensor CaptionNetworkImpl::step(State& st, const torch::Tensor& embedded, const torch::Tensor& gates,
@@ -170,11 +171,11 @@ torch::Tensor CaptionNetworkImpl::stepSingleCell(State& st, const torch::Tensor&
     const auto cell = s.indices.select(1, 0);
     const auto beta = torch::sigmoid(m_beta(st.h));  // [B, 1]
     const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
-                       torch::mm(st.h, st.hiddenWeights);
+                       packedMm(st.h, st.hiddenWeights);
     std::tie(st.h, st.c) = lstmGates(gates, st.c);
-    const auto deep = m_embed->weight.index_select(0, word) + m_outH(st.h) +
+    const auto deep = m_embed->weight.index_select(0, word) + packedLinear(st.h, m_outH->weight, m_outH->bias) +
                       beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
-    auto logits = m_out(deep);  // eval mode: no dropout
+    auto logits = packedLinear(deep, m_out->weight, m_out->bias);  // eval mode: no dropout
     lapIf(m_clock, "decoder");
     *out = std::move(s);
     return logits;
@@ -270,6 +271,7 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
                                            double wordTemperature, Rng* wordRng, std::int64_t episodes) {
     TORCH_CHECK(wordTemperature >= 0 && std::isfinite(wordTemperature), "word temperature must be finite and >= 0");
     TORCH_CHECK(wordTemperature == 0 || wordRng, "sampled words need a word random stream");
+    PackedWeightScope packOnce;  // the decoder's weights serve every word
     auto st = start(annotations, episodes);
     const auto B = st.h.size(0);
     const auto options = torch::TensorOptions().dtype(torch::kLong).device(annotations.device());

@@ -45,7 +45,7 @@ struct FirstStepFunction : torch::autograd::Function<FirstStepFunction> {
         }
         const auto G = torch::cat(g);
         for (std::size_t i = 0; i < W; ++i)
-            if (ctx->needs_input_grad(1 + i)) result[1 + i] = torch::mm(torch::cat(x[i]).t(), G);
+            if (ctx->needs_input_grad(1 + i)) result[1 + i] = packedMmTN(torch::cat(x[i]), G);
         for (std::size_t t = 0; t < grads.size(); ++t) grads.set(t, torch::Tensor());  // a second backward refills them
         auto consumed = ctx->saved_data["consumed"].toIntList();
         consumed.set(0, 1);

@@ -96,3 +96,34 @@ TEST(PackedGemm, GradientsNarrowLevelsAndSmallUnscopedProductsGoToAten) {
     }
     EXPECT_FALSE(packedLinearRuns(x.to(torch::kDouble), w.detach().to(torch::kDouble)));
 }
+
+// With gradients wanted, 128 rows or more take one packed autograd node: values and all three
+// gradients equal ATen's linear; fewer rows are ATen's own node.
+TEST(PackedGemm, LinearGradientsEqualAtensFromOneHundredAndTwentyEightRows) {
+    torch::manual_seed(7);
+    for (const std::int64_t M : {127, 128, 300}) {
+        const auto x0 = torch::randn({M, 70}), w0 = torch::randn({40, 70}), b0 = torch::randn({40});
+        const auto g = torch::randn({M, 40});
+        auto x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+        const auto y = packedLinear(x, w, b);
+        const bool packedNode = y.grad_fn() && y.grad_fn()->name().find("PackedLinear") != std::string::npos;
+        EXPECT_EQ(packedNode, gemm::available() && M >= 128) << M << " rows: " << y.grad_fn()->name();
+        y.backward(g);
+        auto xr = x0.clone().requires_grad_(), wr = w0.clone().requires_grad_(), br = b0.clone().requires_grad_();
+        torch::nn::functional::linear(xr, wr, br).backward(g);
+        EXPECT_TRUE(torch::allclose(y, torch::nn::functional::linear(x0, w0, b0), 1e-4, 1e-4));
+        EXPECT_TRUE(torch::allclose(x.grad(), xr.grad(), 1e-4, 1e-4));
+        EXPECT_TRUE(torch::allclose(w.grad(), wr.grad(), 1e-4, 1e-3));
+        EXPECT_TRUE(torch::allclose(b.grad(), br.grad(), 1e-4, 1e-4));
+    }
+    // A weight given as a strided slice (as the LSTM's input weight is narrowed) gets its gradient.
+    const auto wide = torch::randn({40, 100}, torch::requires_grad());
+    const auto x = torch::randn({200, 64});
+    packedLinear(x, wide.narrow(1, 10, 64)).sum().backward();
+    EXPECT_TRUE(torch::allclose(wide.grad().narrow(1, 10, 64), x.sum(0).expand({40, 64}), 1e-3, 1e-3));
+    EXPECT_EQ(wide.grad().narrow(1, 0, 10).abs().sum().item<float>(), 0.0f);
+    // a^T b as a weight's gradient
+    torch::NoGradGuard noGrad;
+    const auto a = torch::randn({500, 96}), c = torch::randn({500, 33});
+    EXPECT_TRUE(torch::allclose(packedMmTN(a, c), torch::mm(a.t(), c), 1e-3, 1e-3));
+}
