@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "attention/packed_linear.h"
+#include "models/deferred_weight_grads.h"
 #include "models/rnn_gates.h"
 
 namespace saccade {
@@ -52,9 +53,13 @@ torch::Tensor bidirectionalGru(const torch::nn::GRU& gru, const torch::Tensor& e
         // unbind, not gi[t]: each select's backward would fill a zero tensor of the whole [S, B, 3H]
         const auto gi = table.index_select(0, stepIds.view({-1})).view({S, B, 3 * H}).unbind(0);
         std::vector<torch::Tensor> outputs(static_cast<std::size_t>(S));
+        // The recurrent weight's gradient: one product over every step's rows (each step depends
+        // on the first through h, as DeferredWeightGrads needs).
+        DeferredWeightGrads recurrent({whh.t()});
+        const auto bias = bhh.expand({B, 3 * H});
         for (std::int64_t i = 0; i < S; ++i) {
             const auto t = direction == 0 ? i : S - 1 - i;
-            h = gruGates(gi[static_cast<std::size_t>(t)], torch::addmm(bhh, h, whh.t()), h,
+            h = gruGates(gi[static_cast<std::size_t>(t)], recurrent.product(bias, {h}), h,
                          keep.defined() ? keep[t] : torch::Tensor());
             outputs[static_cast<std::size_t>(t)] = h;
         }

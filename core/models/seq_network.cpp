@@ -7,6 +7,7 @@
 
 #include "attention/packed_linear.h"
 #include "data/seq_task.h"
+#include "models/deferred_weight_grads.h"
 #include "models/gru_encoder.h"
 #include "models/rnn_gates.h"
 
@@ -94,11 +95,19 @@ torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, tor
     return sc.masked_fill(keep.logical_not(), -std::numeric_limits<float>::infinity());
 }
 
-torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& context) {
+struct SeqNetworkImpl::StepProducts {
+    DeferredWeightGrads ctx, hh;
+    StepProducts(const torch::Tensor& ctxWeight, const torch::Tensor& hhWeight) : ctx({ctxWeight.t()}), hh({hhWeight.t()}) {}
+};
+
+torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& context, StepProducts* products) {
     const auto G = gi.size(1);
-    const auto ctx = packedLinear(context, m_ctx->weight);
+    const auto n = context.size(0);
+    const auto ctx = products ? products->ctx.product(torch::zeros({n, m_ctx->weight.size(0)}, context.options()), {context})
+                              : packedLinear(context, m_ctx->weight);
     const auto x = gi + ctx.narrow(1, 0, G);
-    const auto gh = packedLinear(st.h, m_hh->weight, m_hh->bias);
+    const auto gh = products ? products->hh.product(m_hh->bias.expand({n, m_hh->bias.size(0)}), {st.h})
+                             : packedLinear(st.h, m_hh->weight, m_hh->bias);
     if (m_gru) {
         st.h = gruGates(x, gh, st.h);
     } else {
@@ -156,10 +165,12 @@ SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tenso
     const auto gi = m_inEmbed(m_tgtEmbed(input)).unbind(1);
     State st{enc.h0, enc.c0};
     StepLog log;
+    // The context and hidden weights' gradients: one product over every step's rows each.
+    StepProducts products(m_ctx->weight, m_hh->weight);
     for (std::int64_t t = 0; t < input.size(1); ++t) {
         torch::Tensor centre;
         const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
-        log.add(sel, advance(st, gi[static_cast<std::size_t>(t)], sel.context), centre);
+        log.add(sel, advance(st, gi[static_cast<std::size_t>(t)], sel.context, &products), centre);
     }
     return log.stack();
 }

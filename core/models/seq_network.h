@@ -62,9 +62,12 @@ private:
     };
     /// Scores of every source token against the state, and local-p's centre ([B], else undefined).
     torch::Tensor scores(const State& state, const SeqEncoded& enc, torch::Tensor* centre);
+    /// The decoder's products with the context and hidden weights, their gradients deferred
+    /// (models/deferred_weight_grads.h); teacher forcing makes one per batch.
+    struct StepProducts;
     /// Advances the state with the embedding part `gi` [B, G] and the context `ctx` [B, K];
     /// returns the word logits.
-    torch::Tensor advance(State& state, const torch::Tensor& gi, const torch::Tensor& ctx);
+    torch::Tensor advance(State& state, const torch::Tensor& gi, const torch::Tensor& ctx, StepProducts* products = nullptr);
     /// advance() with the embedding part read from `table` [V, G] at `word` [B]; one fused loop
     /// on the CPU without autograd (GRU).
     torch::Tensor advanceFromTable(State& state, const torch::Tensor& table, const torch::Tensor& word,
