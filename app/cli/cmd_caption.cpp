@@ -51,6 +51,9 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
                     "soft: weight of the attention's entropy per word in the loss (0: the paper's soft attention; "
                     "more sharpens each word's attention)")
         ->capture_default_str()->check(numberIn(0, 100));
+    cmd->add_option("--attention-entropy-warmup", o->attentionEntropyWarmup,
+                    "soft: iterations over which the attention entropy weight ramps up from 0 (0: none)")
+        ->capture_default_str()->check(wholeNumberIn(0, 1000000000));
     cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
     cmd->add_option("--expectation-mix", o->expectationMix,
                     "hard: probability of using the expected context for a caption")->capture_default_str()->check(numberIn(0, 1));
@@ -78,6 +81,8 @@ void addTrainCaption(CLI::App& train, int& exitCode) {
         if (o->model.maxLength > 0) command << " --max-length " << o->model.maxLength;
         if (o->model.mode == "soft") command << " --dsr-lambda " << o->dsrLambda;
         if (o->model.mode == "soft" && o->attentionEntropy > 0) command << " --attention-entropy " << o->attentionEntropy;
+        if (o->model.mode == "soft" && o->attentionEntropyWarmup > 0)
+            command << " --attention-entropy-warmup " << o->attentionEntropyWarmup;
         if (o->model.mode == "hard")
             command << " --entropy-bonus " << o->entropyBonus << " --expectation-mix " << o->expectationMix;
         if (o->model.mode == "gumbel") command << " --gumbel-rate " << o->gumbelRate;

@@ -70,6 +70,9 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     if (auto valid = validateCaptionConfig(config); !valid) return Error{valid.error()};
     if (o.attentionEntropy > 0 && config.mode != "soft")
         return Error{"the attention entropy weight applies to soft training only (this is " + config.mode + ")"};
+    if (o.attentionEntropyWarmup < 0) return Error{"the attention entropy warm-up must be >= 0 iterations"};
+    if (o.attentionEntropyWarmup > 0 && !(o.attentionEntropy > 0))
+        return Error{"an attention entropy warm-up needs an attention entropy weight above 0"};
 
     torch::manual_seed(seed);
     CaptionNetwork net(config);
@@ -155,7 +158,14 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
                 const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
                 loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
             }
-            if (o.attentionEntropy > 0) loss = loss + o.attentionEntropy * meanEntropy;
+            if (o.attentionEntropy > 0) {
+                // Iteration it (from 0) has weight W min(1, (it + 1) / warmup): W itself from the
+                // warm-up's last iteration on.
+                const double ramp = o.attentionEntropyWarmup > 0
+                                        ? std::min(1.0, double(it + 1) / double(o.attentionEntropyWarmup))
+                                        : 1.0;
+                loss = loss + o.attentionEntropy * ramp * meanEntropy;
+            }
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;

@@ -34,6 +34,9 @@ struct CaptionTrainOptions : TrainCommonOptions {
     /// soft attention; a positive weight sharpens each word's distribution, so that it must pick
     /// the cells it reads (and, with a wide encoder, the words' cells move onto their objects).
     double attentionEntropy = 0;
+    /// Iterations over which that weight ramps linearly from 0 (0: full weight from the first
+    /// step), so that the scorer can find the objects before the attention must choose.
+    std::int64_t attentionEntropyWarmup = 0;
     double entropyBonus = 0.01;   ///< hard: lambda_e
     double expectationMix = 0.5;  ///< hard: probability of the expected context per caption
     double gumbelRate = 2e-4;     ///< gumbel

@@ -429,6 +429,49 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     }
 }
 
+TEST(Captioner, AttentionEntropyWarmupRampsTheWeightLinearly) {
+    // Three soft iterations with weight 0.9 ramped over 3: iteration k (from 0) adds
+    // 0.9 (k + 1) / 3 x its mean attention entropy, and from then on the full weight.
+    test::TempDir dir;
+    CaptionTrainOptions o;
+    o.model.featureDim = 16;
+    o.model.embed = 8;
+    o.model.hidden = 16;
+    o.model.attnHidden = 8;
+    o.dsrLambda = 0;
+    o.attentionEntropy = 0.9;
+    o.attentionEntropyWarmup = 3;
+    o.batch = 4;
+    o.iterations = 4;
+    o.evalEvery = 4;
+    o.evalImages = 2;
+    o.device = "cpu";
+    o.out = dir.file("warm.pt");
+    std::vector<TrainProgress> steps;
+    auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
+        steps.push_back(p);
+        return true;
+    });
+    ASSERT_TRUE(summary.ok()) << summary.error();
+    ASSERT_EQ(steps.size(), 4u);
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const double weight = 0.9 * std::min(1.0, double(k + 1) / 3.0);
+        EXPECT_GT(steps[k].entropy, 0.5);
+        EXPECT_NEAR(steps[k].loss - steps[k].crossEntropy, weight * steps[k].entropy, 1e-4) << "iteration " << k;
+    }
+    CaptionTrainOptions bad = o;
+    bad.attentionEntropy = 0;
+    bad.out = dir.file("bad.pt");
+    auto refused = trainCaptionModel(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), "an attention entropy warm-up needs an attention entropy weight above 0");
+    bad.attentionEntropy = 0.1;
+    bad.attentionEntropyWarmup = -1;
+    refused = trainCaptionModel(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), "the attention entropy warm-up must be >= 0 iterations");
+}
+
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     test::TempDir dir;
     CaptionTrainOptions o;
