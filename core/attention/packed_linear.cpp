@@ -40,12 +40,13 @@ torch::Tensor packOf(const torch::Tensor& weight, bool transposed) {
     return it->second.second;
 }
 
+bool isPlainFloat(const torch::Tensor& t) {
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided && !t.is_neg() &&
+           !t.is_conj();
+}
+
 bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool gradAllowed = false) {
     if (!gemm::available()) return false;
-    const auto isPlainFloat = [](const torch::Tensor& t) {
-        return t.device().is_cpu() && t.scalar_type() == torch::kFloat && t.layout() == torch::kStrided && !t.is_neg() &&
-               !t.is_conj();
-    };
     if (!isPlainFloat(x) || !isPlainFloat(weight) || x.dim() != 2 || weight.dim() != 2) return false;
     if (bias.defined() && (!isPlainFloat(bias) || bias.dim() != 1 || !bias.is_contiguous())) return false;
     const bool grad = torch::GradMode::is_enabled() &&
@@ -107,7 +108,7 @@ PackedWeightScope::~PackedWeightScope() {
 }
 
 bool packedLinearRuns(const torch::Tensor& x, const torch::Tensor& weight) {
-    return runs(x, weight, {}) && weight.size(1) == x.size(1);
+    return runs(x, weight, {}, /*gradAllowed=*/true) && weight.size(1) == x.size(1);
 }
 
 torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
@@ -157,9 +158,12 @@ torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b) {
 }
 
 torch::Tensor packedMmTN(const torch::Tensor& a, const torch::Tensor& b) {
-    if (a.dim() != 2 || b.dim() != 2 || a.size(0) != b.size(0)) return torch::mm(a.t(), b);
+    const bool grad = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
+    if (!gemm::available() || grad || a.dim() != 2 || b.dim() != 2 || a.size(0) != b.size(0) || !isPlainFloat(a) ||
+        !isPlainFloat(b))
+        return torch::mm(a.t(), b);
     const auto aT = a.t().contiguous();  // [P, M]: the kernel reads its rows
-    if (!runs(aT, b, {}) || a.requires_grad() || b.requires_grad()) return torch::mm(a.t(), b);
+    if (!runs(aT, b, {})) return torch::mm(a.t(), b);
     return product(aT, b, /*transposed=*/true, {});
 }
 

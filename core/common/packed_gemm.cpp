@@ -23,10 +23,12 @@ SACCADE_FAST_AVX512 inline void block(const float* a, std::int64_t lda, const fl
                                       __mmask16 m1) {
     __m512 c0[R], c1[R];
     const __m512 b0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
-    const __m512 b1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
+    // The second half is not addressed at all when no column of it is used (m1 == 0): bias + 16
+    // and c + 16 may lie past the end of their arrays then.
+    const __m512 b1 = bias && m1 ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
     for (int r = 0; r < R; ++r) {
         c0[r] = accumulate ? _mm512_add_ps(b0, _mm512_maskz_loadu_ps(m0, c + r * ldc)) : b0;
-        c1[r] = accumulate ? _mm512_add_ps(b1, _mm512_maskz_loadu_ps(m1, c + r * ldc + 16)) : b1;
+        c1[r] = accumulate && m1 ? _mm512_add_ps(b1, _mm512_maskz_loadu_ps(m1, c + r * ldc + 16)) : b1;
     }
     for (std::int64_t k = 0; k < K; ++k) {
         const __m512 p0 = _mm512_loadu_ps(panel + k * kPanel), p1 = _mm512_loadu_ps(panel + k * kPanel + 16);
@@ -38,7 +40,7 @@ SACCADE_FAST_AVX512 inline void block(const float* a, std::int64_t lda, const fl
     }
     for (int r = 0; r < R; ++r) {
         _mm512_mask_storeu_ps(c + r * ldc, m0, c0[r]);
-        _mm512_mask_storeu_ps(c + r * ldc + 16, m1, c1[r]);
+        if (m1) _mm512_mask_storeu_ps(c + r * ldc + 16, m1, c1[r]);
     }
 }
 

@@ -97,15 +97,20 @@ DeferredWeightGrads::DeferredWeightGrads(std::vector<torch::Tensor> weights) : m
         needed = needed || w.requires_grad();
     }
     m_active = torch::GradMode::is_enabled() && needed;
+    // Without autograd there is no backward pass: only the forward packs (product() then takes
+    // the packed path only while autograd stays off).
+    const bool grads = torch::GradMode::is_enabled();
     for (const auto& w : m_detached) {
-        const auto forward = packOperand(w, /*asWeight=*/false), backward = packOperand(w, /*asWeight=*/true);
-        if (!forward.packed.defined() || !backward.packed.defined() || w.size(1) != m_detached.front().size(1)) {
+        const auto forward = packOperand(w, /*asWeight=*/false);
+        const auto backward = grads ? packOperand(w, /*asWeight=*/true) : PackedOperand{};
+        if (!forward.packed.defined() || (grads && !backward.packed.defined()) || w.dim() != 2 ||
+            w.size(1) != m_detached.front().size(1)) {
             m_forwardPacks = c10::List<torch::Tensor>();
             m_backwardPacks = c10::List<torch::Tensor>();
             return;
         }
         m_forwardPacks.push_back(forward.packed);
-        m_backwardPacks.push_back(backward.packed);
+        if (grads) m_backwardPacks.push_back(backward.packed);
         m_packDims.push_back(w.size(0));
     }
     if (!m_detached.empty()) m_packDims.push_back(m_detached.front().size(1));
@@ -114,13 +119,17 @@ DeferredWeightGrads::DeferredWeightGrads(std::vector<torch::Tensor> weights) : m
 torch::Tensor DeferredWeightGrads::product(const torch::Tensor& base, const std::vector<torch::Tensor>& inputs) {
     TORCH_CHECK(inputs.size() == m_weights.size(), "DeferredWeightGrads: one input per weight");
     const auto& weights = m_active ? m_detached : m_weights;
-    const bool packed = !m_forwardPacks.empty() && base.device().is_cpu() && base.scalar_type() == torch::kFloat &&
+    const bool packed = !m_forwardPacks.empty() &&
+                        (m_backwardPacks.size() == m_forwardPacks.size() || !torch::GradMode::is_enabled()) &&
+                        base.device().is_cpu() && base.scalar_type() == torch::kFloat &&
                         std::all_of(inputs.begin(), inputs.end(), [](const torch::Tensor& x) {
                             return x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.dim() == 2;
                         });
     torch::Tensor out;
     if (packed) {  // the weights' gradient is deferred (or none is wanted): the packed products carry the rest
-        out = PackedSumFunction::apply(base, at::TensorList(inputs), m_forwardPacks, m_backwardPacks, m_packDims);
+        const auto rows = inputs.empty() ? base.size(0) : inputs.front().size(0);
+        out = PackedSumFunction::apply(base.expand({rows, m_packDims.get(m_packDims.size() - 1)}), at::TensorList(inputs),
+                                       m_forwardPacks, m_backwardPacks, m_packDims);
     } else {
         out = base;
         for (std::size_t i = 0; i < inputs.size(); ++i) out = torch::addmm(out, inputs[i], weights[i]);

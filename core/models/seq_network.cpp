@@ -1,6 +1,8 @@
 #include "models/seq_network.h"
 
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include <torch/nn/utils/rnn.h>
 #include <torch/torch.h>
@@ -95,16 +97,23 @@ torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, tor
     return sc.masked_fill(keep.logical_not(), -std::numeric_limits<float>::infinity());
 }
 
+// The context product is deferred only where each step's context depends on the state (soft and
+// gumbel weights come from the scores): a sampled or argmax context is rows of the keys, which
+// do not depend on step 0, as DeferredWeightGrads requires.
 struct SeqNetworkImpl::StepProducts {
-    DeferredWeightGrads ctx, hh;
-    StepProducts(const torch::Tensor& ctxWeight, const torch::Tensor& hhWeight) : ctx({ctxWeight.t()}), hh({hhWeight.t()}) {}
+    std::optional<DeferredWeightGrads> ctx;
+    DeferredWeightGrads hh;
+    StepProducts(const torch::Tensor& ctxWeight, const torch::Tensor& hhWeight, bool deferContext) : hh({hhWeight.t()}) {
+        if (deferContext) ctx.emplace(std::vector<torch::Tensor>{ctxWeight.t()});
+    }
 };
 
 torch::Tensor SeqNetworkImpl::advance(State& st, const torch::Tensor& gi, const torch::Tensor& context, StepProducts* products) {
     const auto G = gi.size(1);
     const auto n = context.size(0);
-    const auto ctx = products ? products->ctx.product(torch::zeros({n, m_ctx->weight.size(0)}, context.options()), {context})
-                              : packedLinear(context, m_ctx->weight);
+    const auto ctx = products && products->ctx
+                         ? products->ctx->product(torch::zeros({n, m_ctx->weight.size(0)}, context.options()), {context})
+                         : packedLinear(context, m_ctx->weight);
     const auto x = gi + ctx.narrow(1, 0, G);
     const auto gh = products ? products->hh.product(m_hh->bias.expand({n, m_hh->bias.size(0)}), {st.h})
                              : packedLinear(st.h, m_hh->weight, m_hh->bias);
@@ -166,11 +175,13 @@ SeqSteps SeqNetworkImpl::teacherForced(const SeqEncoded& enc, const torch::Tenso
     State st{enc.h0, enc.c0};
     StepLog log;
     // The context and hidden weights' gradients: one product over every step's rows each.
-    StepProducts products(m_ctx->weight, m_hh->weight);
+    std::optional<StepProducts> products;
+    if (m_deferGrads)
+        products.emplace(m_ctx->weight, m_hh->weight, rule.rule == SelectionRule::Soft || rule.rule == SelectionRule::Gumbel);
     for (std::int64_t t = 0; t < input.size(1); ++t) {
         torch::Tensor centre;
         const auto sel = select(scores(st, enc, &centre), enc.keys, rule, rng);
-        log.add(sel, advance(st, gi[static_cast<std::size_t>(t)], sel.context, &products), centre);
+        log.add(sel, advance(st, gi[static_cast<std::size_t>(t)], sel.context, products ? &*products : nullptr), centre);
     }
     return log.stack();
 }

@@ -55,6 +55,9 @@ public:
                                       Rng& rng) override;
 
     const SeqConfig& config() const override { return m_config; }
+    /// Teacher forcing defers the decoder's weight gradients (models/deferred_weight_grads.h);
+    /// off, every step's products are plain autograd (for tests).
+    void setDeferredWeightGrads(bool on) { m_deferGrads = on; }
 
 private:
     struct State {
@@ -74,6 +77,7 @@ private:
                                    const torch::Tensor& ctx);
 
     SeqConfig m_config;
+    bool m_deferGrads = true;
     torch::nn::Embedding m_srcEmbed{nullptr}, m_tgtEmbed{nullptr};
     torch::nn::GRU m_gru{nullptr};
     torch::nn::LSTM m_lstm{nullptr};

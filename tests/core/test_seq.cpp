@@ -234,6 +234,49 @@ TEST(SeqNetwork, FusedInferenceDecodingEqualsTheDifferentiablePath) {
     }
 }
 
+// Teacher forcing defers the decoder's context and hidden weight gradients (and packs them):
+// every parameter's gradient equals plain autograd's, for the rules whose context depends on the
+// state (soft, gumbel) and those whose context is a row of the keys (sample, argmax), with a
+// padded batch, for both cells.
+TEST(SeqNetwork, DeferredWeightGradientsEqualPlainAutogradForEveryRule) {
+    auto t = task("reverse");
+    const auto batch = makeSeqBatch(*t, {t->reference("12345").value(), t->reference("987654321").value(),
+                                         t->reference("4321").value()},
+                                    torch::kCPU);
+    for (const char* cell : {"gru", "lstm"})
+        for (const auto rule : {SelectionRule::Soft, SelectionRule::Gumbel, SelectionRule::Sample, SelectionRule::Argmax}) {
+            auto gradients = [&](bool deferred) {
+                torch::manual_seed(6);
+                auto config = tinyConfig("additive");
+                config.cell = cell;
+                SeqNetwork net(config);
+                net->setDeferredWeightGrads(deferred);
+                SelectionOptions o;
+                o.rule = rule;
+                o.temperature = 1.0;
+                Rng rng(2);
+                const auto steps = net->teacherForced(net->encode(batch.source, batch.lengths), batch.input, o, rng);
+                torch::manual_seed(7);
+                const auto loss = (steps.logits * torch::randn(steps.logits.sizes())).sum() +
+                                  (steps.alpha * torch::randn(steps.alpha.sizes())).sum();
+                loss.backward();
+                std::vector<torch::Tensor> g;
+                for (const auto& p : net->named_parameters())
+                    g.push_back(p.value().grad().defined() ? p.value().grad().clone() : torch::zeros_like(p.value()));
+                return g;
+            };
+            const auto plain = gradients(false), deferred = gradients(true);
+            ASSERT_EQ(plain.size(), deferred.size());
+            double largest = 0;
+            for (std::size_t i = 0; i < plain.size(); ++i) {
+                largest = std::max(largest, plain[i].abs().max().item<double>());
+                EXPECT_LT((plain[i] - deferred[i]).abs().max().item<double>(), 1e-4 * (1 + plain[i].abs().max().item<double>()))
+                    << cell << " rule " << int(rule) << " parameter " << i;
+            }
+            EXPECT_GT(largest, 1e-3);  // the loss reaches the weights
+        }
+}
+
 TEST(SeqTransformer, CausalMasksMapsAndGreedyDecoding) {
     auto t = task("reverse");
     auto config = tinyConfig("additive");
