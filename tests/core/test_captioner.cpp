@@ -44,6 +44,33 @@ CaptionNetwork tinyNet() {
     return net;
 }
 
+// A tiny captioner training on scenes64, on the CPU, evaluated once at the end.
+CaptionTrainOptions tinyTraining(const std::string& out, std::int64_t iterations, std::int64_t evalImages = 2) {
+    CaptionTrainOptions o;
+    o.model.featureDim = 16;
+    o.model.embed = 8;
+    o.model.hidden = 16;
+    o.model.attnHidden = 8;
+    o.batch = 4;
+    o.iterations = iterations;
+    o.evalEvery = iterations;
+    o.evalImages = evalImages;
+    o.device = "cpu";
+    o.out = out;
+    return o;
+}
+
+// Every iteration's progress (the training figures, evaluated or not).
+std::vector<TrainProgress> trainRecording(const CaptionTrainOptions& o) {
+    std::vector<TrainProgress> steps;
+    auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
+        steps.push_back(p);
+        return true;
+    });
+    EXPECT_TRUE(summary.ok()) << summary.error();
+    return steps;
+}
+
 }  // namespace
 
 TEST(Captioner, TeacherForcingGivesAWordAndADistributionPerStep) {
@@ -370,29 +397,12 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     // the direction of the change is not asserted).
     test::TempDir dir;
     auto twoSteps = [&](double weight) {
-        CaptionTrainOptions o;
-        o.model.featureDim = 16;
-        o.model.embed = 8;
-        o.model.hidden = 16;
-        o.model.attnHidden = 8;
+        auto o = tinyTraining(dir.file("entropy.pt"), 2);
         o.model.encoder = "local";
         o.model.cellPositions = true;
         o.dsrLambda = 0;
         o.attentionEntropy = weight;
-        o.batch = 4;
-        o.iterations = 2;
-        o.evalEvery = 2;
-        o.evalImages = 2;
-        o.device = "cpu";
-        o.out = dir.file("entropy.pt");
-        std::vector<TrainProgress> steps;
-        auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
-            steps.push_back(p);  // the training figures, evaluated or not
-            return true;
-        });
-        EXPECT_TRUE(summary.ok()) << summary.error();
-        EXPECT_EQ(steps.size(), 2u);
-        return steps;
+        return trainRecording(o);
     };
     const auto plainSteps = twoSteps(0), sharpenedSteps = twoSteps(2.5);
     ASSERT_EQ(plainSteps.size(), 2u);
@@ -433,26 +443,11 @@ TEST(Captioner, AttentionEntropyWarmupRampsTheWeightLinearly) {
     // Three soft iterations with weight 0.9 ramped over 3: iteration k (from 0) adds
     // 0.9 (k + 1) / 3 x its mean attention entropy, and from then on the full weight.
     test::TempDir dir;
-    CaptionTrainOptions o;
-    o.model.featureDim = 16;
-    o.model.embed = 8;
-    o.model.hidden = 16;
-    o.model.attnHidden = 8;
+    auto o = tinyTraining(dir.file("warm.pt"), 4);
     o.dsrLambda = 0;
     o.attentionEntropy = 0.9;
     o.attentionEntropyWarmup = 3;
-    o.batch = 4;
-    o.iterations = 4;
-    o.evalEvery = 4;
-    o.evalImages = 2;
-    o.device = "cpu";
-    o.out = dir.file("warm.pt");
-    std::vector<TrainProgress> steps;
-    auto summary = trainCaptionModel(o, [&](const TrainProgress& p) {
-        steps.push_back(p);
-        return true;
-    });
-    ASSERT_TRUE(summary.ok()) << summary.error();
+    const auto steps = trainRecording(o);
     ASSERT_EQ(steps.size(), 4u);
     for (std::size_t k = 0; k < steps.size(); ++k) {
         const double weight = 0.9 * std::min(1.0, double(k + 1) / 3.0);
@@ -474,19 +469,8 @@ TEST(Captioner, AttentionEntropyWarmupRampsTheWeightLinearly) {
 
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     test::TempDir dir;
-    CaptionTrainOptions o;
-    o.dataset = "scenes64";
-    o.model.featureDim = 16;
-    o.model.embed = 8;
-    o.model.hidden = 16;
-    o.model.attnHidden = 8;
+    auto o = tinyTraining(dir.file("cap.pt"), 2, 4);
     o.model.mode = "hard";
-    o.batch = 4;
-    o.iterations = 2;
-    o.evalEvery = 2;
-    o.evalImages = 4;
-    o.device = "cpu";
-    o.out = dir.file("cap.pt");
     auto summary = trainCaptionModel(o);
     ASSERT_TRUE(summary.ok()) << summary.error();
     EXPECT_EQ(summary->iterations, 2);
