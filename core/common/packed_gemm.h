@@ -23,10 +23,11 @@ std::int64_t packedSize(std::int64_t N, std::int64_t K);
 /// for each k, B(32p + c, k) for c = 0..31, zeros past N. out holds packedSize(N, K) floats.
 void pack(const float* b, std::int64_t N, std::int64_t K, std::int64_t rowStride, std::int64_t colStride, float* out);
 
-/// For rows i in [r0, r1): C[i, n] = sum_k A[i, k] B(n, k), plus bias[n] when bias is given, plus
-/// the C already there when accumulate is true. A has row stride lda, C ldc; packed is pack()'s
-/// output for B. Only when available().
-void multiply(const float* A, std::int64_t lda, const float* packed, std::int64_t N, std::int64_t K, const float* bias,
-              bool accumulate, float* C, std::int64_t ldc, std::int64_t r0, std::int64_t r1);
+/// For rows i in [r0, r1): C[i, n] = sum_k A(i, k) B(n, k), plus bias[n] when bias is given, plus
+/// the C already there when accumulate is true. A(i, k) is A[i * aRow + k * aCol] (any strides: a
+/// transposed view needs no copy), C has row stride ldc and unit column stride; packed is pack()'s
+/// output for B.
+void multiply(const float* A, std::int64_t aRow, std::int64_t aCol, const float* packed, std::int64_t N, std::int64_t K,
+              const float* bias, bool accumulate, float* C, std::int64_t ldc, std::int64_t r0, std::int64_t r1);
 
 }  // namespace saccade::gemm

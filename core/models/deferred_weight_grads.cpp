@@ -66,7 +66,7 @@ struct PackedSumFunction : torch::autograd::Function<PackedSumFunction> {
         const auto N = dims.get(inputs.size());
         auto out = base.clone(at::MemoryFormat::Contiguous);
         for (std::size_t i = 0; i < inputs.size(); ++i)
-            multiplyInto(inputs[i].contiguous(), {forwardPacks.get(i), N, dims.get(i)}, out, /*accumulate=*/true);
+            multiplyInto(inputs[i], {forwardPacks.get(i), N, dims.get(i)}, out, /*accumulate=*/true);
         return out;
     }
     static tensor_list backward(AutogradContext* ctx, tensor_list outputGrads) {

@@ -52,6 +52,14 @@ TEST(PackedGemm, MmTakesTransposedAndStridedOperandsAndAnyThreadCountGivesTheSam
     // A weight given transposed (a view with strides (1, N)) packs from its strides.
     const auto wT = torch::randn({70, 128}).t();
     EXPECT_LT((packedMm(x, wT).to(torch::kDouble) - torch::mm(x.to(torch::kDouble), wT.to(torch::kDouble))).abs().max().item<double>(), 1e-4);
+    // A transposed left operand (strides (1, 300)) is read in place, and an expanded one (row
+    // stride 0) repeats its row.
+    const auto xT = torch::randn({128, 300}).t();
+    EXPECT_LT((packedMm(xT, b).to(torch::kDouble) - torch::mm(xT.to(torch::kDouble), b.to(torch::kDouble))).abs().max().item<double>(), 1e-4);
+    const auto row = torch::randn({1, 128}).expand({100, 128});
+    const auto repeated = packedMm(row, b);
+    EXPECT_TRUE(torch::equal(repeated[0], repeated[99]));
+    EXPECT_LT((repeated - torch::mm(row.contiguous(), b)).abs().max().item<float>(), 1e-4f);
     const int threads = at::get_num_threads();
     at::set_num_threads(1);
     const auto one = packedMm(x, b);
