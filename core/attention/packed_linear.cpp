@@ -13,7 +13,7 @@ namespace saccade {
 
 namespace {
 constexpr std::int64_t kUnscopedMinRows = 64;  // below, packing the weight costs more than it saves
-constexpr std::int64_t kGradMinRows = 128;     // with a gradient, the backward pass packs two more
+constexpr std::int64_t kGradMinRows = 64;      // with a gradient, the backward pass packs two more
 
 struct ScopeCache {
     int depth = 0;

@@ -20,7 +20,7 @@ public:
 };
 
 /// x [M, K] W[N, K]^T + bias [N]: torch::nn::functional::linear. With gradients wanted, products
-/// of at least 128 rows take the kernel too (one autograd node whose backward is packedMm and
+/// of at least 64 rows take the kernel too (one autograd node whose backward is packedMm and
 /// packedMmTN); smaller ones are ATen's.
 torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias = {});
 /// x [M, K] b [K, N]: torch::mm (no gradient).
