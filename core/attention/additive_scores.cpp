@@ -12,33 +12,25 @@ namespace saccade {
 namespace {
 
 // One score: sixteen partial sums, so that the row vectorises (one AVX-512 vector, two AVX2
-// ones) without reassociating the sum.
+// ones) without reassociating the sum. With Save, each tanh is also written to t (the same sums
+// in the same order: the same score).
+template <bool Save>
 SACCADE_FAST_INLINE float scoreRow(const float* __restrict q, const float* __restrict k, const float* __restrict v,
-                                   std::int64_t A) {
-    float acc[16] = {};
-    std::int64_t a = 0;
-    for (; a + 16 <= A; a += 16)
-        for (int j = 0; j < 16; ++j) acc[j] += v[a + j] * fast::tanh(q[a + j] + k[a + j]);
-    for (int j = 0; j < 8; ++j) acc[j] += acc[j + 8];
-    float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (; a < A; ++a) s += v[a] * fast::tanh(q[a] + k[a]);
-    return s;
-}
-// scoreRow, also writing each tanh to t (the same sums in the same order: the same score).
-SACCADE_FAST_INLINE float scoreRowSaving(const float* __restrict q, const float* __restrict k,
-                                         const float* __restrict v, float* __restrict t, std::int64_t A) {
+                                   float* __restrict t, std::int64_t A) {
     float acc[16] = {};
     std::int64_t a = 0;
     for (; a + 16 <= A; a += 16)
         for (int j = 0; j < 16; ++j) {
-            t[a + j] = fast::tanh(q[a + j] + k[a + j]);
-            acc[j] += v[a + j] * t[a + j];
+            const float h = fast::tanh(q[a + j] + k[a + j]);
+            if constexpr (Save) t[a + j] = h;
+            acc[j] += v[a + j] * h;
         }
     for (int j = 0; j < 8; ++j) acc[j] += acc[j + 8];
     float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
     for (; a < A; ++a) {
-        t[a] = fast::tanh(q[a] + k[a]);
-        s += v[a] * t[a];
+        const float h = fast::tanh(q[a] + k[a]);
+        if constexpr (Save) t[a] = h;
+        s += v[a] * h;
     }
     return s;
 }
@@ -46,48 +38,44 @@ SACCADE_FAST_INLINE void forwardSavingLoop(const float* q, const float* keys, co
                                            std::int64_t B, std::int64_t L, std::int64_t A) {
     for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t l = 0; l < L; ++l)
-            out[b * L + l] = scoreRowSaving(q + b * A, keys + (b * L + l) * A, v, t + (b * L + l) * A, A);
+            out[b * L + l] = scoreRow<true>(q + b * A, keys + (b * L + l) * A, v, t + (b * L + l) * A, A);
 }
 SACCADE_FAST_INLINE void forwardLoop(const float* q, const float* keys, std::int64_t keyBatchStride, const float* v,
                                      float* out, std::int64_t B, std::int64_t L, std::int64_t A) {
     for (std::int64_t b = 0; b < B; ++b)
-        for (std::int64_t l = 0; l < L; ++l) out[b * L + l] = scoreRow(q + b * A, keys + b * keyBatchStride + l * A, v, A);
+        for (std::int64_t l = 0; l < L; ++l)
+            out[b * L + l] = scoreRow<false>(q + b * A, keys + b * keyBatchStride + l * A, v, nullptr, A);
 }
 
-// One (b, l): dk = d v (1 - t^2), accumulated into dq; dv += d t.
+// One (b, l): dk = d v (1 - t^2), accumulated into dq; dv += d t. t is the tanh the forward pass
+// saved (Saved) or tanh(q + k) computed again.
+template <bool Saved>
 SACCADE_FAST_INLINE void backwardRow(float d, const float* __restrict q, const float* __restrict k,
-                                     const float* __restrict v, float* __restrict dk, float* __restrict dq,
-                                     float* __restrict dv, std::int64_t A) {
+                                     const float* __restrict ts, const float* __restrict v, float* __restrict dk,
+                                     float* __restrict dq, float* __restrict dv, std::int64_t A) {
     for (std::int64_t a = 0; a < A; ++a) {
-        const float t = fast::tanh(q[a] + k[a]);
+        float t;
+        if constexpr (Saved) t = ts[a];
+        else t = fast::tanh(q[a] + k[a]);
         const float g = d * v[a] * (1.0f - t * t);
         dk[a] = g;
         dq[a] += g;
         dv[a] += d * t;
     }
 }
-// backwardRow with the tanh the forward pass saved.
-SACCADE_FAST_INLINE void backwardSavedRow(float d, const float* __restrict t, const float* __restrict v,
-                                          float* __restrict dk, float* __restrict dq, float* __restrict dv,
-                                          std::int64_t A) {
-    for (std::int64_t a = 0; a < A; ++a) {
-        const float g = d * v[a] * (1.0f - t[a] * t[a]);
-        dk[a] = g;
-        dq[a] += g;
-        dv[a] += d * t[a];
-    }
-}
 SACCADE_FAST_INLINE void backwardSavedLoop(const float* grad, const float* t, const float* v, float* dk, float* dq,
                                            float* dv, std::int64_t B, std::int64_t L, std::int64_t A) {
     for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t l = 0; l < L; ++l)
-            backwardSavedRow(grad[b * L + l], t + (b * L + l) * A, v, dk + (b * L + l) * A, dq + b * A, dv, A);
+            backwardRow<true>(grad[b * L + l], nullptr, nullptr, t + (b * L + l) * A, v, dk + (b * L + l) * A, dq + b * A,
+                              dv, A);
 }
 SACCADE_FAST_INLINE void backwardLoop(const float* grad, const float* q, const float* keys, const float* v, float* dk,
                                       float* dq, float* dv, std::int64_t B, std::int64_t L, std::int64_t A) {
     for (std::int64_t b = 0; b < B; ++b)
         for (std::int64_t l = 0; l < L; ++l)
-            backwardRow(grad[b * L + l], q + b * A, keys + (b * L + l) * A, v, dk + (b * L + l) * A, dq + b * A, dv, A);
+            backwardRow<false>(grad[b * L + l], q + b * A, keys + (b * L + l) * A, nullptr, v, dk + (b * L + l) * A,
+                               dq + b * A, dv, A);
 }
 
 SACCADE_FAST_VARIANTS(forwardRows,

@@ -24,19 +24,22 @@ struct ScopeCache {
 };
 thread_local ScopeCache t_scope;
 
-// B(n, k) is weight[n][k] (transposed = false) or weight[k][n] (true).
-torch::Tensor packOf(const torch::Tensor& weight, bool transposed) {
+// The packed copy of B, where B(n, k) is weight[n][k] (transposed = false) or weight[k][n] (true).
+torch::Tensor packed(const torch::Tensor& weight, bool transposed) {
     const auto N = weight.size(transposed ? 1 : 0), K = weight.size(transposed ? 0 : 1);
-    const auto rowStride = weight.stride(transposed ? 1 : 0), colStride = weight.stride(transposed ? 0 : 1);
-    auto build = [&] {
-        auto packed = torch::empty({gemm::packedSize(N, K)}, weight.options());
-        gemm::pack(weight.data_ptr<float>(), N, K, rowStride, colStride, packed.data_ptr<float>());
-        return packed;
-    };
-    if (t_scope.depth == 0) return build();
-    const ScopeCache::Key key{weight.data_ptr(), N, K, rowStride, colStride, weight._version()};
+    auto out = torch::empty({gemm::packedSize(N, K)}, weight.options().requires_grad(false));
+    gemm::pack(weight.data_ptr<float>(), N, K, weight.stride(transposed ? 1 : 0), weight.stride(transposed ? 0 : 1),
+               out.data_ptr<float>());
+    return out;
+}
+
+// packed(), once per weight inside a scope.
+torch::Tensor packOf(const torch::Tensor& weight, bool transposed) {
+    if (t_scope.depth == 0) return packed(weight, transposed);
+    const ScopeCache::Key key{weight.data_ptr(),       weight.size(transposed ? 1 : 0), weight.size(transposed ? 0 : 1),
+                              weight.stride(transposed ? 1 : 0), weight.stride(transposed ? 0 : 1), weight._version()};
     auto it = t_scope.packs.find(key);
-    if (it == t_scope.packs.end()) it = t_scope.packs.emplace(key, std::make_pair(weight, build())).first;
+    if (it == t_scope.packs.end()) it = t_scope.packs.emplace(key, std::make_pair(weight, packed(weight, transposed))).first;
     return it->second.second;
 }
 
@@ -45,13 +48,16 @@ bool isPlainFloat(const torch::Tensor& t) {
            !t.is_conj();
 }
 
+bool wantsGrad(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias) {
+    return torch::GradMode::is_enabled() &&
+           (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
+}
+
 bool runs(const torch::Tensor& x, const torch::Tensor& weight, const torch::Tensor& bias, bool gradAllowed = false) {
     if (!gemm::available()) return false;
     if (!isPlainFloat(x) || !isPlainFloat(weight) || x.dim() != 2 || weight.dim() != 2) return false;
     if (bias.defined() && (!isPlainFloat(bias) || bias.dim() != 1 || !bias.is_contiguous())) return false;
-    const bool grad = torch::GradMode::is_enabled() &&
-                      (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
-    if (grad && (!gradAllowed || x.size(0) < kGradMinRows)) return false;
+    if (wantsGrad(x, weight, bias) && (!gradAllowed || x.size(0) < kGradMinRows)) return false;
     if (x.size(0) == 0 || x.size(1) == 0) return false;  // any strides: the kernel reads A(i, k) by both
     return t_scope.depth > 0 || x.size(0) >= kUnscopedMinRows;
 }
@@ -113,9 +119,7 @@ torch::Tensor packedLinear(const torch::Tensor& x, const torch::Tensor& weight, 
     if (!runs(x, weight, bias, /*gradAllowed=*/true) || weight.size(1) != x.size(1) ||
         (bias.defined() && bias.size(0) != weight.size(0)))
         return torch::nn::functional::linear(x, weight, bias);
-    const bool grad = torch::GradMode::is_enabled() &&
-                      (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
-    if (grad) {
+    if (wantsGrad(x, weight, bias)) {
         std::vector<torch::Tensor> biasList;
         if (bias.defined()) biasList.push_back(bias);
         return PackedLinearFunction::apply(x, weight, at::TensorList(biasList));
@@ -128,14 +132,7 @@ PackedOperand packOperand(const torch::Tensor& b, bool asWeight) {
     if (b.dim() != 2) return p;
     p.N = b.size(asWeight ? 0 : 1);
     p.K = b.size(asWeight ? 1 : 0);
-    if (!gemm::available() || !b.device().is_cpu() || b.scalar_type() != torch::kFloat || b.layout() != torch::kStrided ||
-        b.is_neg() || b.is_conj())
-        return p;
-    const auto detached = b.detach();
-    auto packed = torch::empty({gemm::packedSize(p.N, p.K)}, detached.options());
-    gemm::pack(detached.data_ptr<float>(), p.N, p.K, detached.stride(asWeight ? 0 : 1), detached.stride(asWeight ? 1 : 0),
-               packed.data_ptr<float>());
-    p.packed = packed;
+    if (gemm::available() && isPlainFloat(b)) p.packed = packed(b.detach(), /*transposed=*/!asWeight);
     return p;
 }
 
@@ -156,8 +153,7 @@ torch::Tensor packedMm(const torch::Tensor& x, const torch::Tensor& b) {
 }
 
 torch::Tensor packedMmTN(const torch::Tensor& a, const torch::Tensor& b) {
-    const bool grad = torch::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
-    if (!gemm::available() || grad || a.dim() != 2 || b.dim() != 2 || a.size(0) != b.size(0) || !isPlainFloat(a) ||
+    if (!gemm::available() || wantsGrad(a, b, {}) || a.dim() != 2 || b.dim() != 2 || a.size(0) != b.size(0) || !isPlainFloat(a) ||
         !isPlainFloat(b))
         return torch::mm(a.t(), b);
     // [P, M] copied: the kernel could read the transposed view in place, but a step of k then
