@@ -22,6 +22,8 @@ void addBenchCommand(CLI::App& app, int& exitCode);
 /// bench train: training images/s with 1, 2, ... data-parallel processes.
 void addBenchTrain(CLI::App& bench, int& exitCode);
 void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
+/// bench attention: every attention variant's time, memory and error as the input grows.
+void addBenchAttention(CLI::App& bench, int& exitCode);
 /// train ram and bench ram, on the train and bench subcommands.
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// train caption and bench caption.

@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     addVitCommands(*app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addSeqCommands(app, *app.get_subcommand("train"), *app.get_subcommand("bench"), exitCode);
     addBenchTrain(*app.get_subcommand("bench"), exitCode);
+    addBenchAttention(*app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);
     addCompareCommand(app, exitCode);
     addAdequacyCommand(app, exitCode);

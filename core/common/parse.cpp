@@ -76,6 +76,26 @@ Result<std::vector<double>> parseNumberList(const std::string& text, const std::
     return out;
 }
 
+Result<std::vector<std::int64_t>> parseIntegerList(const std::string& text, const std::string& what, std::int64_t lo,
+                                                   std::int64_t hi) {
+    std::vector<std::int64_t> out;
+    if (trim(text).empty()) return Error{what + " are empty"};
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = trim(text.substr(start, comma - start));
+        if (item.empty()) return Error{what + ": item " + std::to_string(out.size() + 1) + " is empty"};
+        auto v = parseInteger(item, "item", lo, hi);
+        if (!v)
+            return Error{what + ": " + quoted(item) + " is not a whole number from " + std::to_string(lo) + " to " +
+                         std::to_string(hi)};
+        out.push_back(*v);
+        start = comma + 1;
+    }
+    return out;
+}
+
 Result<IntRange> parseIntRange(const std::string& text, const std::string& what) {
     const std::string form = what + " must be N or LO:HI (whole numbers, LO <= HI), got " + quoted(text);
     const auto colon = text.find(':');

@@ -22,6 +22,10 @@ Result<double> parseNumber(const std::string& text, const std::string& what);
 /// Empty lists, empty items, non-numbers and non-finite numbers are errors.
 Result<std::vector<double>> parseNumberList(const std::string& text, const std::string& what);
 
+/// Parses "256, 1024" into whole numbers, each in [lo, hi]; `what` names the list in the error.
+Result<std::vector<std::int64_t>> parseIntegerList(const std::string& text, const std::string& what, std::int64_t lo,
+                                                   std::int64_t hi);
+
 struct IntRange {
     int lo = 0;
     int hi = 0;

@@ -15,8 +15,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "common/matmul_rate.h"
 #include "common/samples_dir.h"
-#include "common/timing.h"
 #include "data/idx_reader.h"
 #include "train/training_group.h"
 
@@ -71,15 +71,6 @@ std::string blasName(const std::string& path) {
     return "unknown BLAS";
 }
 
-double measureGflops(int n, int repeats) {
-    torch::NoGradGuard noGrad;
-    const auto a = torch::rand({n, n});
-    const auto b = torch::rand({n, n});
-    torch::Tensor c;
-    const double ms = medianMs(repeats, [&] { c = torch::mm(a, b); }, /*warmups=*/1);
-    return 2.0 * n * double(n) * n / (ms / 1000.0) / 1e9;
-}
-
 std::string compilerName() {
 #if defined(__clang__)
     return "clang " __clang_version__;
@@ -100,7 +91,7 @@ DoctorReport runDoctor(const DoctorOptions& options) {
     if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) r.blasCoreType = forced;
     r.matmulSize = std::max(16, options.matmulSize);
     try {
-        r.matmulGflops = measureGflops(r.matmulSize, std::max(1, options.matmulRepeats));
+        r.matmulGflops = measureMatmulGflops(r.matmulSize, std::max(1, options.matmulRepeats));
     } catch (const std::exception& e) {
         r.warnings.push_back({std::string("matrix product failed: ") + e.what(), "reinstall libtorch-dev"});
     }

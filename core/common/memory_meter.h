@@ -1,0 +1,24 @@
+#pragma once
+// Measured memory of LibTorch's CPU tensors: a counting allocator wrapped around LibTorch's own
+// CPU allocator, installed once for the process (installCpuMemoryMeter), that keeps the bytes in
+// use and their peak since the last reset. Tensors allocated before it was installed are not
+// counted when they are freed either. Counters are atomic: any thread may allocate; a reset and
+// its reading belong to one measurement at a time. Plain header: no LibTorch.
+
+#include <cstdint>
+
+namespace saccade::memory {
+
+/// Wraps LibTorch's current CPU allocator with the counting one; later calls do nothing.
+void installCpuMemoryMeter();
+bool cpuMemoryMeterInstalled();
+/// Bytes of CPU tensors allocated through the meter and not yet freed.
+std::int64_t cpuBytesInUse();
+/// Starts a measurement: the peak becomes the bytes in use now, which are returned.
+std::int64_t resetCpuPeak();
+/// The most bytes in use since the last resetCpuPeak().
+std::int64_t cpuPeakBytes();
+/// Bytes the machine can still give (MemAvailable of /proc/meminfo), or -1 when unknown.
+std::int64_t availableSystemBytes();
+
+}  // namespace saccade::memory
