@@ -27,6 +27,7 @@
 #include "analysis/analysis_page.h"
 #include "models/seq_model.h"
 #include "sequences/sequences_page.h"
+#include "length/length_page.h"
 #include "attention/attention_page.h"
 #include "attention/image_panel.h"
 #include "attention/model_panel.h"
@@ -49,6 +50,7 @@ const QString MainWindow::kEstimatorPage = QStringLiteral("estimators");
 const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
 const QString MainWindow::kAnalysisPage = QStringLiteral("analysis");
 const QString MainWindow::kSequencesPage = QStringLiteral("sequences");
+const QString MainWindow::kLengthPage = QStringLiteral("length");
 
 namespace {
 
@@ -89,6 +91,7 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_doctor = new DoctorPanel(this);
     m_analysis = new AnalysisPage(this);
     m_sequences = new SequencesPage(this);
+    m_length = new LengthPage(this);
     addPage(kAttentionPage, tr("Attention"), m_attention,
             tr("Where a model looks, step by step: rules, seeds, sampled runs, every rule on a dataset, "
                "inadequate observations"));
@@ -97,6 +100,9 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     addPage(kSequencesPage, tr("Sequences"), m_sequences,
             tr("Soft attention over sequences: type an input, see each output token's alignment over it, against "
                "the gold alignment"));
+    addPage(kLengthPage, tr("Length"), m_length,
+            tr("Attention at length: exact, memory-efficient, local, block-sparse, top-k, linear and performer "
+               "attention; their patterns, their error against exact attention, and their cost as n grows"));
     addPage(kTrainingPage, tr("Training"), m_training, tr("Train a model of any family with live curves"));
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab,
             tr("The worked example: E[f(hard attention)] against f(soft attention), exact and sampled"));
@@ -197,6 +203,7 @@ bool MainWindow::isBusy() const {
     if (m_pages->currentWidget() == m_estimatorLab) return m_estimatorLab->isBusy();
     if (m_pages->currentWidget() == m_attention) return m_attention->isBusy();
     if (m_pages->currentWidget() == m_sequences) return m_sequences->isBusy();
+    if (m_pages->currentWidget() == m_length) return m_length->isBusy();
     return false;
 }
 

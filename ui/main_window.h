@@ -19,6 +19,7 @@ class AttentionPage;
 class DoctorPanel;
 class AnalysisPage;
 class SequencesPage;
+class LengthPage;
 class TrainingPanel;
 class ScalarLabPanel;
 class EstimatorLabPanel;
@@ -36,6 +37,7 @@ public:
     static const QString kDoctorPage;
     static const QString kAnalysisPage;
     static const QString kSequencesPage;
+    static const QString kLengthPage;
 
     /// With `useSettings` false nothing is read or written (screenshots, tests).
     explicit MainWindow(bool useSettings = true, QWidget* parent = nullptr);
@@ -54,6 +56,7 @@ public:
     DoctorPanel* doctorPanel() const { return m_doctor; }
     AnalysisPage* analysisPage() const { return m_analysis; }
     SequencesPage* sequencesPage() const { return m_sequences; }
+    LengthPage* lengthPage() const { return m_length; }
     ReportExporter* reportExporter() const { return m_report; }
 
     /// Writes the current session (model + CRC-32, image, rule, seed, step, overlays, page, tab,
@@ -103,6 +106,7 @@ private:
     DoctorPanel* m_doctor = nullptr;
     AnalysisPage* m_analysis = nullptr;
     SequencesPage* m_sequences = nullptr;
+    LengthPage* m_length = nullptr;
     ReportExporter* m_report = nullptr;
     QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
     QString m_notes;       ///< the session's free-text notes

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/length_bench.h"
@@ -24,7 +26,7 @@ struct BenchAttentionArgs {
 };
 
 /// Adds PyTorch's figures for full attention and the ratios ours / PyTorch's, per length.
-bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohmann::json& out) {
+bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohmann::ordered_json& out) {
     std::string lengths;
     for (auto n : a.bench.lengths) lengths += (lengths.empty() ? "" : ",") + std::to_string(n);
     const std::vector<std::string> args = {"--lengths", lengths, "--dim", std::to_string(a.bench.dim), "--heads",
@@ -37,11 +39,11 @@ bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohm
         std::cerr << "saccade-cli bench attention: " << a.reference << " printed no 'full' row per length\n";
         return false;
     }
-    out["reference"] = ref;
-    nlohmann::json ratios = nlohmann::json::array();
+    out["reference"] = nlohmann::ordered_json::parse(ref.dump());
+    nlohmann::ordered_json ratios = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < a.bench.lengths.size(); ++i) {
         const auto& row = ref["full"][i];
-        nlohmann::json ratio = {{"n", a.bench.lengths[i]}};
+        nlohmann::ordered_json ratio = {{"n", a.bench.lengths[i]}};
         for (auto variant : {AttentionVariant::Full, AttentionVariant::MemoryEfficient}) {
             if (!r.points.count(variant)) continue;
             const auto& p = r.points.at(variant)[i];
@@ -56,14 +58,14 @@ bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohm
     return true;
 }
 
-std::string figure(const nlohmann::json& v, int precision) {
+std::string figure(const nlohmann::ordered_json& v, int precision) {
     if (v.is_null()) return "-";
     std::ostringstream s;
     s << std::fixed << std::setprecision(precision) << v.get<double>();
     return s.str();
 }
 
-void printTable(const nlohmann::json& out) {
+void printTable(const nlohmann::ordered_json& out) {
     std::cout << "attention at length on " << out["device"].get<std::string>() << ", " << out["threads"] << " thread(s): "
               << out["heads"] << " head(s) of width " << out["dim"] << ", batch " << out["batch"]
               << "; matrix product " << figure(out["matmul_gflops"], 1) << " GFLOP/s\n";
@@ -87,7 +89,7 @@ void printTable(const nlohmann::json& out) {
     if (out.contains("ratios"))
         for (const auto& r : out["ratios"])
             std::cout << "n = " << r["n"] << ": full / PyTorch = "
-                      << figure(r.value("full_ms_over_reference", nlohmann::json(nullptr)), 2) << "x\n";
+                      << figure(r.value("full_ms_over_reference", nlohmann::ordered_json(nullptr)), 2) << "x\n";
 }
 
 }  // namespace
@@ -127,13 +129,14 @@ void addBenchAttention(CLI::App& bench, int& exitCode) {
             exitCode = badInput("bench attention", problem);
             return;
         }
+        const bool tty = isatty(STDERR_FILENO);
         const auto r = benchAttentionLengths(a->bench, [&](double f) {
-            if (!a->json) std::cerr << "\rmeasuring... " << int(f * 100) << "%" << std::flush;
+            if (!a->json && tty) std::cerr << "\rmeasuring... " << int(f * 100) << "%" << std::flush;
             return true;
         });
-        if (!a->json) std::cerr << "\r";
+        if (!a->json && tty) std::cerr << "\r              \r";
         if (!r) { exitCode = badInput("bench attention", r.error()); return; }
-        auto out = nlohmann::json::parse(lengthBenchToJson(a->bench, *r));
+        auto out = nlohmann::ordered_json::parse(lengthBenchToJson(a->bench, *r));
         if (!a->reference.empty() && !addReference(*a, *r, out)) { exitCode = kExitFailure; return; }
         if (a->json) std::cout << out.dump(2) << "\n";
         else printTable(out);

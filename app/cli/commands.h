@@ -24,6 +24,8 @@ void addBenchTrain(CLI::App& bench, int& exitCode);
 void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
 /// bench attention: every attention variant's time, memory and error as the input grows.
 void addBenchAttention(CLI::App& bench, int& exitCode);
+/// length fidelity and length view: what the efficient variants give up, and one variant's figure.
+void addLengthCommand(CLI::App& app, int& exitCode);
 /// train ram and bench ram, on the train and bench subcommands.
 void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
 /// train caption and bench caption.

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     addCostCommand(app, exitCode);
     addReportCommand(app, exitCode);
     addMergeCommand(app, exitCode);
+    addLengthCommand(app, exitCode);
     makeNumbersStrict(app);
     app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
 

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, training, scalar, estimators or doctor."),
+                                        QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, length, training, scalar, estimators or doctor."),
                                         QStringLiteral("page"));
     const QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),

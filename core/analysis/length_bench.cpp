@@ -64,7 +64,7 @@ LengthPoint measure(const LengthBenchOptions& o, AttentionVariant variant, const
         p.forwardMs = medianMs(o.repeats, [&] {
             out = torch::Tensor();
             out = attendVariant(variant, x.q, x.k, x.v, {}, o.variant);
-        }, /*warmups=*/1);
+        }, /*warmups=*/2);
         out = torch::Tensor();
         const auto before = memory::resetCpuPeak();
         out = attendVariant(variant, x.q, x.k, x.v, {}, o.variant);
@@ -105,7 +105,7 @@ void fitSlopes(LengthBenchResult& r) {
     }
 }
 
-nlohmann::json optional(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::ordered_json orNullJson(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
 
 }  // namespace
 
@@ -183,30 +183,30 @@ Result<LengthBenchResult> benchAttentionLengths(const LengthBenchOptions& o, con
 }
 
 std::string lengthBenchToJson(const LengthBenchOptions& o, const LengthBenchResult& r, int indent) {
-    nlohmann::json variants = nlohmann::json::object(), slopes = nlohmann::json::object();
+    nlohmann::ordered_json variants = nlohmann::ordered_json::object(), slopes = nlohmann::ordered_json::object();
     for (auto variant : o.variants) {
-        nlohmann::json rows = nlohmann::json::array();
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const auto& p : r.points.at(variant))
             rows.push_back({{"n", p.n},
                             {"ms", p.forwardMs},
-                            {"backward_ms", optional(p.backwardMs)},
-                            {"peak_mb", optional(p.peakMb)},
-                            {"backward_peak_mb", optional(p.backwardPeakMb)},
-                            {"max_abs_error", optional(p.maxAbsError)},
-                            {"max_abs_diff_full", optional(p.maxAbsDiffFull)},
+                            {"backward_ms", orNullJson(p.backwardMs)},
+                            {"peak_mb", orNullJson(p.peakMb)},
+                            {"backward_peak_mb", orNullJson(p.backwardPeakMb)},
+                            {"max_abs_error", orNullJson(p.maxAbsError)},
+                            {"max_abs_diff_full", orNullJson(p.maxAbsDiffFull)},
                             {"gflops", p.gflops},
-                            {"flop_fraction", r.matmulGflops > 0 ? nlohmann::json(p.gflops / r.matmulGflops) : nlohmann::json(nullptr)}});
+                            {"flop_fraction", r.matmulGflops > 0 ? nlohmann::ordered_json(p.gflops / r.matmulGflops) : nlohmann::ordered_json(nullptr)}});
         variants[attentionVariantName(variant)] = rows;
-        slopes[attentionVariantName(variant)] = optional(r.slopes.at(variant));
+        slopes[attentionVariantName(variant)] = orNullJson(r.slopes.at(variant));
     }
     const auto& v = o.variant;
-    nlohmann::json out = {
+    nlohmann::ordered_json out = {
         {"schema", "saccade.bench-attention"}, {"version", 1},
         {"device", r.device}, {"threads", r.threads}, {"dim", o.dim}, {"heads", o.heads}, {"batch", o.batch},
         {"repeats", o.repeats}, {"seed", o.seed}, {"matmul_gflops", r.matmulGflops},
         {"options", {{"window", v.window}, {"block", v.block}, {"summary", v.summary}, {"k", v.topK},
                      {"features", v.features}, {"tile", v.tile}, {"feature_seed", v.seed}}},
-        {"error_reference", o.errors ? nlohmann::json("exact attention in float64, tiled") : nlohmann::json(nullptr)},
+        {"error_reference", o.errors ? nlohmann::ordered_json("exact attention in float64, tiled") : nlohmann::ordered_json(nullptr)},
         {"variants", variants}, {"slopes", slopes}};
     return out.dump(indent);
 }

@@ -157,7 +157,13 @@ torch::Tensor attendVariant(AttentionVariant variant, const torch::Tensor& q, co
 }
 
 torch::Tensor variantPattern(AttentionVariant variant, std::int64_t n, std::int64_t m, const VariantOptions& o) {
-    const auto i = torch::arange(n, torch::kLong).unsqueeze(1), j = torch::arange(m, torch::kLong).unsqueeze(0);
+    return variantPatternRows(variant, torch::arange(n, torch::kLong), m, o);
+}
+
+torch::Tensor variantPatternRows(AttentionVariant variant, const torch::Tensor& rows, std::int64_t m,
+                                 const VariantOptions& o) {
+    const auto i = rows.to(torch::kLong).unsqueeze(1), j = torch::arange(m, torch::kLong).unsqueeze(0);
+    const auto n = rows.size(0);
     switch (variant) {
         case AttentionVariant::Local: return (i - j).abs() <= o.window;
         case AttentionVariant::BlockSparse:
@@ -168,21 +174,29 @@ torch::Tensor variantPattern(AttentionVariant variant, std::int64_t n, std::int6
 
 torch::Tensor variantWeights(AttentionVariant variant, const torch::Tensor& q, const torch::Tensor& k,
                              const torch::Tensor& keep, const VariantOptions& o) {
+    return variantWeightRows(variant, q, k, keep, o, 0, q.size(2));
+}
+
+torch::Tensor variantWeightRows(AttentionVariant variant, const torch::Tensor& q, const torch::Tensor& k,
+                                const torch::Tensor& keep, const VariantOptions& o, std::int64_t r0, std::int64_t r1) {
     checkShapes(variant, q, k, k, keep, o);
+    TORCH_CHECK(0 <= r0 && r0 < r1 && r1 <= q.size(2), "attention: rows out of range");
+    const auto rows = q.narrow(2, r0, r1 - r0);
     switch (variant) {
         case AttentionVariant::Linear:
-            return kernelWeights(variants::linearFeatures(q), variants::linearFeatures(k), keep);
-        case AttentionVariant::Performer:
-            return kernelWeights(variants::performerFeatures(q, o.features, o.seed, true),
+            return kernelWeights(variants::linearFeatures(rows), variants::linearFeatures(k), keep);
+        case AttentionVariant::Performer:  // queries are stabilised per row, so a slice has the same features
+            return kernelWeights(variants::performerFeatures(rows, o.features, o.seed, true),
                                  variants::performerFeatures(k, o.features, o.seed, false), keep);
         case AttentionVariant::TopK: {
-            const auto s = scaledScores(q, k, keep);
+            const auto s = scaledScores(rows, k, keep);
             auto [values, index] = s.topk(o.topK, -1);
             return torch::zeros_like(s).scatter(-1, index, torch::softmax(values, -1));
         }
         default: {
-            auto s = scaledScores(q, k, keep);
-            const auto allowed = variantPattern(variant, q.size(2), k.size(2), o).to(q.device());
+            auto s = scaledScores(rows, k, keep);
+            const auto positions = torch::arange(r0, r1, torch::kLong);
+            const auto allowed = variantPatternRows(variant, positions, k.size(2), o).to(q.device());
             s = s.masked_fill(allowed.logical_not(), variants::maskedScore(q.scalar_type()));
             return torch::softmax(s, -1);
         }

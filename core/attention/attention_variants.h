@@ -73,10 +73,19 @@ torch::Tensor attendVariant(AttentionVariant variant, const torch::Tensor& q, co
 torch::Tensor variantWeights(AttentionVariant variant, const torch::Tensor& q, const torch::Tensor& k,
                              const torch::Tensor& keep, const VariantOptions& options);
 
+/// Rows [rowBegin, rowEnd) of variantWeights(...), [B, H, rowEnd - rowBegin, M]: the same numbers
+/// without the N x M matrix, for long inputs.
+torch::Tensor variantWeightRows(AttentionVariant variant, const torch::Tensor& q, const torch::Tensor& k,
+                                const torch::Tensor& keep, const VariantOptions& options, std::int64_t rowBegin,
+                                std::int64_t rowEnd);
+
 /// The keys each query may attend to, [N, M] bool, for the patterned variants (full,
 /// memory_efficient, local, block_sparse; the kernel variants see every key). top_k's pattern
 /// depends on the data: variantWeights(...) > 0.
 torch::Tensor variantPattern(AttentionVariant variant, std::int64_t n, std::int64_t m, const VariantOptions& options);
+/// The same for the query positions in `rows` (int64 [S]): [S, M] bool.
+torch::Tensor variantPatternRows(AttentionVariant variant, const torch::Tensor& rows, std::int64_t m,
+                                 const VariantOptions& options);
 
 /// Floating-point operations of one forward pass, counted from the shapes of what the variant
 /// computes (two per multiply-add of its matrix products; softmax and feature maps not counted).

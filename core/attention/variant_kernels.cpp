@@ -36,9 +36,14 @@ double maskedScore(torch::ScalarType dtype) {
 
 torch::Tensor full(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& keep) {
     auto s = torch::matmul(q * scaleOf(q), k.transpose(-2, -1));
-    if (keep.defined())
-        s = s.masked_fill(keep.logical_not().unsqueeze(1).unsqueeze(1), -std::numeric_limits<double>::infinity());
-    return torch::matmul(torch::softmax(s, -1), v);
+    const auto drop = keep.defined() ? keep.logical_not().unsqueeze(1).unsqueeze(1) : torch::Tensor();
+    const double ninf = -std::numeric_limits<double>::infinity();
+    const bool graph = torch::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
+    if (graph) return torch::matmul(torch::softmax(drop.defined() ? s.masked_fill(drop, ninf) : s, -1), v);
+    // Without a graph the N x M matrix is reused for its probabilities: one matrix, not two.
+    if (drop.defined()) s.masked_fill_(drop, ninf);
+    at::_softmax_out(s, s, -1, false);
+    return torch::matmul(s, v);
 }
 
 torch::Tensor local(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, const torch::Tensor& keep,

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "attention/qkv_capture.h"
 #include "data/seq_task.h"
 
 namespace saccade {
@@ -22,6 +23,7 @@ torch::Tensor SeqAttentionImpl::forward(const torch::Tensor& query, const torch:
     const auto q = m_q(query).view({B, Tq, m_heads, d}).transpose(1, 2);
     const auto kv = m_kv(memory).view({B, Tk, 2, m_heads, d});
     const auto k = kv.select(2, 0).transpose(1, 2), v = kv.select(2, 1).transpose(1, 2);
+    if (!captureName.empty() && keep.size(1) == 1) QkvCapture::record(captureName, q, k, v, keep.squeeze(1));
     auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(d));
     scores = scores.masked_fill(keep.unsqueeze(1).logical_not(), -std::numeric_limits<float>::infinity());
     const auto w = torch::softmax(scores, -1);
@@ -69,7 +71,9 @@ SeqTransformerImpl::SeqTransformerImpl(const SeqConfig& c) : m_config(c) {
     m_srcEmbed = register_module("src_embed", torch::nn::Embedding(c.sourceVocab, c.dim));
     m_tgtEmbed = register_module("tgt_embed", torch::nn::Embedding(c.targetVocab, c.dim));
     for (int l = 0; l < c.layers; ++l) {
-        m_encoder->push_back(TransformerLayer(c.dim, c.heads, c.ff, false));
+        TransformerLayer encoderLayer(c.dim, c.heads, c.ff, false);
+        encoderLayer->self->captureName = "encoder layer " + std::to_string(l + 1);
+        m_encoder->push_back(encoderLayer);
         m_decoder->push_back(TransformerLayer(c.dim, c.heads, c.ff, true));
     }
     register_module("encoder", m_encoder);

@@ -8,6 +8,8 @@
 // heads. Attention is soft only.
 // Engine header: includes LibTorch.
 
+#include <string>
+
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
@@ -26,6 +28,9 @@ public:
     /// receives [B, H, Tq, Tk].
     torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& memory, const torch::Tensor& keep,
                           torch::Tensor* weights);
+    /// Non-empty: the name under which forward() hands its queries, keys and values to a
+    /// QkvCapture (attention/qkv_capture.h); set for the encoder's self-attention.
+    std::string captureName;
 
 private:
     int m_heads;

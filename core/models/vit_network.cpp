@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "attention/qkv_capture.h"
+
 namespace saccade {
 
 VitLayerImpl::VitLayerImpl(int dim, int heads, int mlp, double dropout) : m_heads(heads) {
@@ -19,6 +21,7 @@ VitLayerImpl::VitLayerImpl(int dim, int heads, int mlp, double dropout) : m_head
 torch::Tensor VitLayerImpl::forward(const torch::Tensor& x, torch::Tensor* weights) {
     const auto n = x.size(0), t = x.size(1), d = x.size(2), dh = d / m_heads;
     const auto qkv = m_qkv(m_norm1(x)).view({n, t, 3, m_heads, dh}).permute({2, 0, 3, 1, 4});  // [3, N, H, T, dh]
+    if (!captureName.empty()) QkvCapture::record(captureName, qkv[0], qkv[1], qkv[2], {});
     const auto q = qkv[0] * (1.0 / std::sqrt(double(dh)));
     const auto a = torch::softmax(torch::matmul(q, qkv[1].transpose(-2, -1)), -1);  // [N, H, T, T]
     if (weights) *weights = a;
@@ -32,7 +35,11 @@ VitNetworkImpl::VitNetworkImpl(const VitConfig& c) : m_config(c) {
     m_cls = register_parameter("cls", torch::zeros({1, 1, c.dim}));
     m_position = register_parameter("position", torch::randn({1, c.grid() * c.grid() + 1, c.dim}) * 0.02);
     m_layers = register_module("layers", torch::nn::ModuleList());
-    for (int l = 0; l < c.layers; ++l) m_layers->push_back(VitLayer(c.dim, c.heads, c.mlp, c.dropout));
+    for (int l = 0; l < c.layers; ++l) {
+        VitLayer layer(c.dim, c.heads, c.mlp, c.dropout);
+        layer->captureName = "layer " + std::to_string(l + 1);
+        m_layers->push_back(layer);
+    }
     m_norm = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.dim})));
     m_head = register_module("head", torch::nn::Linear(c.dim, c.classes));
 }

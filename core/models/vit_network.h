@@ -4,6 +4,8 @@
 // classifier on the final CLS token. Every layer's attention weights can be kept for traces.
 // Engine header: includes LibTorch.
 
+#include <string>
+
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/conv.h>
@@ -26,6 +28,9 @@ public:
     VitLayerImpl(int dim, int heads, int mlp, double dropout);
     /// x [N, T, D] -> [N, T, D]; `weights` receives the attention [N, H, T, T] when not null.
     torch::Tensor forward(const torch::Tensor& x, torch::Tensor* weights);
+    /// Non-empty: the name under which forward() hands its queries, keys and values to a
+    /// QkvCapture (attention/qkv_capture.h).
+    std::string captureName;
 
 private:
     int m_heads;

@@ -119,6 +119,22 @@ TEST(AttentionVariants, EachOutputIsItsOwnWeightsTimesTheValues) {
     }
 }
 
+TEST(AttentionVariants, WeightRowsAreSlicesOfTheWholeMatrix) {
+    VariantOptions o;
+    o.window = 3;
+    o.block = 5;
+    o.summary = 2;
+    o.topK = 4;
+    o.features = 16;
+    const auto x = randomQkv(21, 8, true, 6);
+    for (auto variant : allAttentionVariants()) {
+        const auto whole = variantWeights(variant, x.q, x.k, x.keep, o);
+        const auto rows = variantWeightRows(variant, x.q, x.k, x.keep, o, 7, 16);
+        EXPECT_LT(maxDiff(rows, whole.narrow(2, 7, 9)), 1e-12) << attentionVariantName(variant);
+    }
+    EXPECT_THROW(variantWeightRows(AttentionVariant::Full, x.q, x.k, x.keep, o, 5, 22), c10::Error);
+}
+
 TEST(AttentionVariants, PatternsAreTheDocumentedOnes) {
     VariantOptions o;
     o.window = 2;

@@ -1,0 +1,205 @@
+// length: attention at length. `length fidelity` measures what the efficient variants give up on
+// real and random attention inputs; `length view` draws one variant's figure at one length.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "analysis/length_fidelity.h"
+#include "analysis/length_view.h"
+#include "render/length_render.h"
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "common/parse.h"
+#include "common/samples_dir.h"
+#include "length_options.h"
+#include "run_input.h"
+#include "strict_options.h"
+
+namespace saccade::cli {
+namespace {
+
+struct FidelityArgs {
+    FidelityOptions options;
+    std::vector<std::string> models;
+    std::string random = "1024,4096", positional = "4096";
+    std::string variants = "all";
+    std::int64_t dim = 64, heads = 2, count = 32;
+    std::uint64_t seed = 0;
+    std::string out;
+    bool json = false;
+    CLI::Option *randomOption = nullptr, *positionalOption = nullptr;
+};
+
+using FidelityResults = std::vector<std::pair<FidelitySource, std::vector<VariantFidelity>>>;
+
+void printFidelity(const FidelityResults& results, const FidelityOptions& options) {
+    std::cout << "what the variants give up against exact attention (budget " << options.budget
+              << " of the keys per query for the patterned variants; performer " << options.features << " features)\n";
+    for (const auto& [source, rows] : results) {
+        std::cout << "\n" << source.name << ": n = " << source.q.size(2) << ", " << (rows.empty() ? 0 : rows[0].rows)
+                  << " rows\n"
+                  << std::left << std::setw(18) << "  variant" << std::right << std::setw(10) << "keys/row" << std::setw(10)
+                  << "mean TV" << std::setw(9) << "max TV" << std::setw(8) << "top-1" << std::setw(12) << "out error\n";
+        for (const auto& f : rows)
+            std::cout << "  " << std::left << std::setw(16) << attentionVariantName(f.variant) << std::right << std::fixed
+                      << std::setprecision(1) << std::setw(10) << f.keysPerQuery << std::setprecision(3) << std::setw(10)
+                      << f.meanTv << std::setw(9) << f.maxTv << std::setprecision(1) << std::setw(7)
+                      << 100 * f.top1Agreement << "%" << std::setprecision(3) << std::setw(11) << f.meanOutputError << "\n";
+    }
+}
+
+int runFidelity(FidelityArgs& a) {
+    const auto variants = parseVariantList(a.variants);
+    if (!variants) return badInput("length fidelity", variants.error());
+    a.options.variants = *variants;
+    std::vector<FidelitySource> sources;
+    // No source named: the bundled Transformers and ViT beside the default synthetic ones.
+    if (a.models.empty() && a.randomOption->count() == 0 && a.positionalOption->count() == 0) {
+        const auto dir = findSamplesDir();
+        for (const char* m : {"vit-translated-fashion60.pt", "seq-dates-transformer.pt", "seq-toy-translation-transformer.pt"})
+            if (!dir.empty()) a.models.push_back(dir + "/models/" + m);
+    }
+    for (const auto& m : a.models) {
+        auto s = modelFidelitySources(m, a.count);
+        if (!s) return badInput("length fidelity", s.error());
+        sources.insert(sources.end(), s->begin(), s->end());
+    }
+    if (a.random != "none") {
+        const auto lengths = parseIntegerList(a.random, "--random", 2, 1 << 16);
+        if (!lengths) return badInput("length fidelity", lengths.error());
+        for (auto n : *lengths) sources.push_back(randomFidelitySource(n, a.dim, a.heads, a.seed));
+    }
+    if (a.positional != "none") {
+        if (a.dim % 2 != 0) return badInput("length fidelity", "positional sources need an even --dim");
+        const auto lengths = parseIntegerList(a.positional, "--positional", 2, 1 << 16);
+        if (!lengths) return badInput("length fidelity", lengths.error());
+        for (auto n : *lengths) sources.push_back(positionalFidelitySource(n, a.dim, a.heads, a.seed));
+    }
+    if (sources.empty()) return badInput("length fidelity", "no sources: give --model or --random");
+    FidelityResults results;
+    for (const auto& s : sources) {
+        auto r = measureFidelity(s, a.options);
+        if (!r) return badInput("length fidelity", r.error());
+        results.emplace_back(s, *r);
+    }
+    const auto json = fidelityToJson(results, a.options);
+    if (!a.out.empty()) {
+        if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) return badInput("length fidelity", saved.error());
+    }
+    if (a.json) std::cout << json << "\n";
+    else printFidelity(results, a.options);
+    return 0;
+}
+
+void addFidelity(CLI::App& length, int& exitCode) {
+    auto a = std::make_shared<FidelityArgs>();
+    auto* cmd = length.add_subcommand(
+        "fidelity",
+        "What each efficient variant gives up, row by row against exact attention: total variation, top-1 agreement "
+        "and output error, on a Transformer's or ViT's own queries and keys (--model), on long random sequences "
+        "(--random) and on long sequences with a position code (--positional). Default: the bundled ViT and "
+        "Transformers, random sequences of 1,024 and 4,096 and a positional one of 4,096.");
+    cmd->add_option("--model", a->models, "a Transformer or ViT checkpoint (repeatable)")->check(regularFile());
+    a->randomOption = cmd->add_option("--random", a->random, "lengths of random sources, comma-separated, or none")->capture_default_str();
+    a->positionalOption = cmd->add_option("--positional", a->positional,
+                    "lengths of positional sources (attention peaking near the diagonal), comma-separated, or none")
+        ->capture_default_str();
+    cmd->add_option("--count", a->count, "test images or sentences per model")->capture_default_str()->check(wholeNumberIn(1, 1000));
+    cmd->add_option("--dim", a->dim, "random sources: width of each head")->capture_default_str()->check(wholeNumberIn(1, 1024));
+    cmd->add_option("--heads", a->heads, "random sources: heads")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--seed", a->seed, "random sources: seed")->capture_default_str();
+    cmd->add_option("--budget", a->options.budget, "keys per query the patterned variants may see, as a fraction of n")
+        ->capture_default_str()->check(numberIn(1e-6, 1));
+    cmd->add_option("--features", a->options.features, "performer: random features")->capture_default_str()->check(wholeNumberIn(1, 65536));
+    cmd->add_option("--feature-seed", a->options.seed, "performer: seed of the features")->capture_default_str();
+    cmd->add_option("--variants", a->variants, "comma-separated variants, or all")->capture_default_str();
+    cmd->add_option("--out", a->out, "also save the JSON to this file (atomic)");
+    cmd->add_flag("--json", a->json, "print JSON (schema saccade.length-fidelity)");
+    cmd->callback([a, &exitCode] { exitCode = runFidelity(*a); });
+}
+
+struct ViewArgs {
+    LengthViewOptions view;
+    std::string variant = "local", curve, inputs = "positional";
+    std::vector<std::string> outs;
+    int width = 1200, height = 420;
+    bool json = false;
+};
+
+int runView(ViewArgs& a) {
+    const auto variant = parseAttentionVariant(a.variant);
+    if (!variant) return badInput("length view", variant.error());
+    a.view.variant = *variant;
+    a.view.positional = a.inputs == "positional";
+    if (!a.curve.empty()) {
+        const auto curve = parseIntegerList(a.curve, "--curve", 16, 65536);
+        if (!curve) return badInput("length view", curve.error());
+        a.view.curveLengths = *curve;
+    }
+    if (const auto problem = checkLengthView(a.view); !problem.empty()) return badInput("length view", problem);
+    std::vector<std::pair<std::string, std::string>> targets;  // path, format: all checked before any work
+    for (const auto& out : a.outs) {
+        const auto format = lengthViewFormat(out);
+        if (!format) return badInput("length view", format.error());
+        const auto target = resolveSaveTarget(out);
+        if (!target) return badInput("length view", target.error());
+        targets.emplace_back(out, *format);
+    }
+    const auto view = computeLengthView(a.view, consoleProgress("measuring"));
+    if (!view) return badInput("length view", view.error());
+    for (const auto& [path, format] : targets) {
+        const auto bytes = lengthViewBytes(*view, format, a.width, a.height);
+        if (bytes.empty()) return badInput("length view", "could not encode " + path);
+        if (auto saved = writeFileAtomic(path, bytes); !saved) return badInput("length view", saved.error());
+    }
+    if (a.json) {
+        std::cout << lengthViewToJson(*view) << "\n";
+        return 0;
+    }
+    std::cout << lengthViewTitle(*view) << "\n  keys per query " << view->keysPerQuery
+              << "; total variation from exact attention: mean " << view->meanTv << ", max " << view->maxTv
+              << "; top-1 agreement " << 100 * view->top1Agreement << "%; output error " << view->meanOutputError << "\n";
+    for (const auto& p : view->curve)
+        std::cout << "  n = " << p.n << ": " << p.ms << " ms" << (p.peakMb ? ", " + std::to_string(*p.peakMb) + " MB" : "")
+                  << "\n";
+    if (view->slope) std::cout << "  slope of time against n: " << *view->slope << "\n";
+    if (view->fullSlope && a.view.variant != AttentionVariant::Full)
+        std::cout << "  full attention's slope: " << *view->fullSlope << "\n";
+    for (const auto& [path, format] : targets) std::cout << "  wrote " << path << "\n";
+    return 0;
+}
+
+void addLengthView(CLI::App& length, int& exitCode) {
+    auto a = std::make_shared<ViewArgs>();
+    auto* cmd = length.add_subcommand(
+        "view",
+        "One variant at one length, as the GUI's Length page draws it: its sparsity pattern, the per-row error against "
+        "exact attention, and time and memory against length (log-log, measured now, beside full attention).");
+    cmd->add_option("--variant", a->variant, "full, memory_efficient, local, block_sparse, top_k, linear or performer")
+        ->capture_default_str();
+    cmd->add_option("--n", a->view.n, "the length")->capture_default_str()->check(wholeNumberIn(16, 65536));
+    addVariantOptions(cmd, a->view.options);
+    cmd->add_option("--dim", a->view.dim, "width of each head")->capture_default_str()->check(wholeNumberIn(1, 1024));
+    cmd->add_option("--heads", a->view.heads, "heads")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--seed", a->view.seed, "seed of the queries, keys and values")->capture_default_str();
+    cmd->add_option("--inputs", a->inputs, "positional (attention peaks near the diagonal, as over sequences) or random")
+        ->capture_default_str()->check(CLI::IsMember({"positional", "random"}));
+    cmd->add_option("--curve", a->curve, "lengths of the cost curves (default: powers of two from 256 to --n)");
+    cmd->add_option("--repeats", a->view.repeats, "timed repeats per point (median)")->capture_default_str()->check(wholeNumberIn(1, 20));
+    cmd->add_option("--out", a->outs, "save as .png, .svg, .csv or .json (repeatable; checked before measuring)");
+    cmd->add_option("--width", a->width, "figure width in pixels")->capture_default_str()->check(wholeNumberIn(720, 4000));
+    cmd->add_option("--height", a->height, "figure height in pixels")->capture_default_str()->check(wholeNumberIn(300, 3000));
+    cmd->add_flag("--json", a->json, "print the view as JSON (schema saccade.length-view)");
+    cmd->callback([a, &exitCode] { exitCode = runView(*a); });
+}
+
+}  // namespace
+
+void addLengthCommand(CLI::App& app, int& exitCode) {
+    auto* length = app.add_subcommand("length", "Attention at length: what the efficient variants give up, and their figure.");
+    length->require_subcommand(1);
+    addFidelity(*length, exitCode);
+    addLengthView(*length, exitCode);
+}
+
+}  // namespace saccade::cli

@@ -1,0 +1,198 @@
+#include "analysis/length_fidelity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "attention/qkv_capture.h"
+#include "common/memory_meter.h"
+#include "data/dataset.h"
+#include "models/attention_model.h"
+#include "models/seq_model.h"
+
+namespace saccade {
+namespace {
+
+std::int64_t atLeastOne(double x) { return std::max<std::int64_t>(1, std::llround(x)); }
+
+VariantFidelity compare(AttentionVariant variant, const VariantOptions& o, const FidelitySource& s,
+                        const torch::Tensor& exactW, const torch::Tensor& exactOut, const torch::Tensor& rowValid) {
+    VariantFidelity f;
+    f.variant = variant;
+    f.options = o;
+    const auto w = variantWeights(variant, s.q, s.k, s.keep, o);
+    const auto out = attendVariant(variant, s.q, s.k, s.v, s.keep, o);
+    const auto tv = 0.5 * (w - exactW).abs().sum(-1);                                      // [B, H, N]
+    const auto agree = (w.argmax(-1) == exactW.argmax(-1)).to(torch::kDouble);            // [B, H, N]
+    const auto err = (out - exactOut).norm(2, {-1}) / exactOut.norm(2, {-1}).clamp_min(1e-12);  // [B, H, N]
+    const auto valid = rowValid.unsqueeze(1).expand_as(tv);                               // [B, H, N]
+    const auto count = valid.sum().item<double>();
+    f.rows = std::int64_t(count);
+    auto meanOver = [&](const torch::Tensor& x) { return (x.to(torch::kDouble) * valid).sum().item<double>() / count; };
+    f.meanTv = meanOver(tv);
+    f.maxTv = tv.masked_select(valid.to(torch::kBool)).max().item<double>();
+    f.top1Agreement = meanOver(agree);
+    f.meanOutputError = meanOver(err);
+    f.maxAbsOutputError = ((out - exactOut).abs().amax(-1) * valid).max().item<double>();
+    f.keysPerQuery = meanOver((w > 0).sum(-1));
+    const std::vector<std::int64_t> batchAndHeads = {0, 1};
+    const auto perQuery =
+        ((tv.to(torch::kDouble) * valid).sum(batchAndHeads) / valid.sum(batchAndHeads).clamp_min(1)).contiguous();
+    const double* first = perQuery.data_ptr<double>();
+    f.tvByQuery.assign(first, first + perQuery.numel());
+    return f;
+}
+
+/// Groups captured layers by name, concatenating the batches that share the first one's length.
+std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& layers, const std::string& prefix) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const QkvCapture::Layer*>> byName;
+    for (const auto& l : layers) {
+        if (!byName.count(l.name)) order.push_back(l.name);
+        byName[l.name].push_back(&l);
+    }
+    std::vector<FidelitySource> out;
+    for (const auto& name : order) {
+        std::vector<torch::Tensor> q, k, v, keep;
+        const auto n = byName[name].front()->q.size(2);
+        for (const auto* l : byName[name]) {
+            if (l->q.size(2) != n || l->k.size(2) != n) continue;
+            q.push_back(l->q);
+            k.push_back(l->k);
+            v.push_back(l->v);
+            keep.push_back(l->keep.defined() ? l->keep : torch::ones({l->q.size(0), n}, torch::kBool));
+        }
+        out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu()});
+    }
+    return out;
+}
+
+}  // namespace
+
+VariantOptions budgetOptions(std::int64_t n, double budget, std::int64_t features, std::uint64_t seed) {
+    VariantOptions o;
+    const double keys = budget * double(n);
+    o.window = std::min(n, atLeastOne(keys / 2));
+    // A block of keys/2 and summaries adding about as many; below sqrt(n) keys per side the
+    // pattern cannot get that sparse (block + n / block >= 2 sqrt(n)), so it takes its sparsest.
+    o.block = std::min(n, std::max(atLeastOne(keys / 2), atLeastOne(std::sqrt(double(n)))));
+    const auto blocks = (n + o.block - 1) / o.block;
+    o.summary = std::clamp(atLeastOne(keys / 2 / double(blocks)), std::int64_t(1), std::max<std::int64_t>(1, o.block - 1));
+    o.topK = std::min(n, atLeastOne(keys));
+    o.features = features;
+    o.seed = seed;
+    return o;
+}
+
+Result<std::vector<VariantFidelity>> measureFidelity(const FidelitySource& s, const FidelityOptions& options) {
+    if (!(options.budget > 0 && options.budget <= 1)) return Error{"the budget must be in (0, 1]"};
+    if (!s.q.defined() || s.q.dim() != 4 || s.q.size(2) == 0) return Error{s.name + ": no attention inputs"};
+    return measureFidelityWith(s, options.variants, budgetOptions(s.q.size(2), options.budget, options.features, options.seed));
+}
+
+Result<std::vector<VariantFidelity>> measureFidelityWith(const FidelitySource& s,
+                                                         const std::vector<AttentionVariant>& variants,
+                                                         const VariantOptions& o) {
+    if (!s.q.defined() || s.q.dim() != 4 || s.q.size(2) == 0) return Error{s.name + ": no attention inputs"};
+    if (!s.k.defined() || s.k.sizes() != s.q.sizes()) return Error{s.name + ": not self-attention (keys differ in shape)"};
+    const auto n = s.q.size(2), bh = s.q.size(0) * s.q.size(1);
+    const double need = 6.0 * double(bh) * double(n) * double(n) * 8.0;
+    const auto available = memory::availableSystemBytes();
+    if (available > 0 && need > 0.8 * double(available))
+        return Error{s.name + ": comparing " + std::to_string(bh) + " rows of " + std::to_string(n) + " x " +
+                     std::to_string(n) + " attention needs about " + std::to_string(std::int64_t(need / 1e9)) +
+                     " GB of memory; use a shorter length or fewer heads"};
+    torch::NoGradGuard noGrad;
+    const auto exactW = variantWeights(AttentionVariant::Full, s.q, s.k, s.keep, o);
+    const auto exactOut = torch::matmul(exactW, s.v);
+    // A padding query's row is not a real row; self-attention: query i is padding when key i is.
+    const auto rowValid = s.keep.defined() ? s.keep.to(torch::kDouble) : torch::ones({s.q.size(0), n}, torch::kDouble);
+    std::vector<VariantFidelity> out;
+    for (auto variant : variants) {
+        const auto problem = checkVariantOptions(variant, o, n, n);
+        if (!problem.empty()) return Error{s.name + ": " + attentionVariantName(variant) + ": " + problem};
+        out.push_back(compare(variant, o, s, exactW, exactOut, rowValid));
+    }
+    return out;
+}
+
+FidelitySource randomFidelitySource(std::int64_t n, std::int64_t dim, std::int64_t heads, std::uint64_t seed) {
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    auto draw = [&] { return at::normal(0.0, 1.0, {1, heads, n, dim}, gen, torch::TensorOptions()); };
+    FidelitySource s;
+    s.name = "random n=" + std::to_string(n);
+    s.q = draw();
+    s.k = draw();
+    s.v = draw();
+    return s;
+}
+
+FidelitySource positionalFidelitySource(std::int64_t n, std::int64_t dim, std::int64_t heads, std::uint64_t seed) {
+    auto s = randomFidelitySource(n, dim, heads, seed);
+    const auto pos = torch::arange(n, torch::kDouble).unsqueeze(1);
+    const auto freq = torch::exp(-std::log(10000.0) * torch::arange(0, dim / 2, torch::kDouble) * 2.0 / double(dim));
+    const auto angle = pos * freq.unsqueeze(0);  // [n, dim / 2]
+    auto code = torch::zeros({n, dim}, torch::kDouble);
+    code.narrow(1, 0, dim / 2).copy_(torch::sin(angle));
+    code.narrow(1, dim / 2, dim / 2).copy_(torch::cos(angle));
+    const auto shared = (2.0 * code).to(torch::kFloat).view({1, 1, n, dim});
+    s.name = "positional n=" + std::to_string(n);
+    s.q = s.q + shared;
+    s.k = s.k + shared;
+    return s;
+}
+
+Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count) {
+    const auto file = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    if (isSeqCheckpoint(path)) {
+        auto model = SeqModel::open(path, "cpu");
+        if (!model) return Error{model.error()};
+        if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
+        QkvCapture capture;
+        SeqEvalOptions eval;
+        eval.limit = count;
+        eval.permutation = false;
+        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
+        return groupLayers(capture.layers(), file);
+    }
+    auto model = loadAttentionModel(path, "cpu");
+    if (!model) return Error{model.error()};
+    if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
+    auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
+    if (!dataset) return Error{dataset.error()};
+    QkvCapture capture;
+    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
+        const auto sample = (*dataset)->sample(Split::Test, i);
+        if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
+            return Error{t.error()};
+    }
+    return groupLayers(capture.layers(), file);
+}
+
+std::string fidelityToJson(const std::vector<std::pair<FidelitySource, std::vector<VariantFidelity>>>& results,
+                           const FidelityOptions& options, int indent) {
+    nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+    for (const auto& [source, rows] : results) {
+        nlohmann::ordered_json variants = nlohmann::ordered_json::object();
+        for (const auto& f : rows) {
+            const auto& o = f.options;
+            variants[attentionVariantName(f.variant)] = {
+                {"options", {{"window", o.window}, {"block", o.block}, {"summary", o.summary}, {"k", o.topK},
+                             {"features", o.features}, {"feature_seed", o.seed}}},
+                {"keys_per_query", f.keysPerQuery}, {"mean_tv", f.meanTv}, {"max_tv", f.maxTv},
+                {"top1_agreement", f.top1Agreement}, {"mean_output_error", f.meanOutputError},
+                {"max_abs_output_error", f.maxAbsOutputError}};
+        }
+        sources.push_back({{"name", source.name}, {"n", source.q.size(2)}, {"heads", source.q.size(1)},
+                           {"rows", rows.empty() ? 0 : rows.front().rows}, {"variants", variants}});
+    }
+    nlohmann::ordered_json out = {{"schema", "saccade.length-fidelity"}, {"version", 1}, {"budget", options.budget},
+                                  {"features", options.features}, {"feature_seed", options.seed}, {"sources", sources}};
+    return out.dump(indent);
+}
+
+}  // namespace saccade
