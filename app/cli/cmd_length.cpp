@@ -7,6 +7,7 @@
 #include "analysis/length_fidelity.h"
 #include "analysis/length_view.h"
 #include "render/length_render.h"
+#include "train/length_task.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/parse.h"
@@ -193,6 +194,83 @@ void addLengthView(CLI::App& length, int& exitCode) {
     cmd->callback([a, &exitCode] { exitCode = runView(*a); });
 }
 
+struct TaskArgs {
+    LengthTaskOptions task;
+    std::string variants = "all", testLengths = "512,1024,2048,4096", out;
+    bool json = false;
+};
+
+void printTask(const std::vector<LengthTaskResult>& results, const LengthTaskOptions& o) {
+    std::cout << "associative recall, trained at n = 16 to " << o.trainLength << " for "
+              << (o.seconds > 0 ? std::to_string(int(o.seconds)) + " s" : std::to_string(o.steps) + " steps")
+              << " per variant; accuracy on " << o.testCount << " test sequences per length (chance 10%)\n"
+              << std::left << std::setw(18) << "variant" << std::right << std::setw(7) << "steps" << std::setw(8) << "loss";
+    for (auto n : o.testLengths) std::cout << std::setw(9) << ("n=" + std::to_string(n));
+    std::cout << "\n";
+    for (const auto& r : results) {
+        std::cout << std::left << std::setw(18) << attentionVariantName(r.variant) << std::right << std::setw(7) << r.steps
+                  << std::fixed << std::setprecision(3) << std::setw(8) << r.finalLoss << std::setprecision(1);
+        for (const auto& p : r.test) std::cout << std::setw(8) << 100 * p.accuracy << "%";
+        std::cout << "\n";
+    }
+}
+
+int runTask(TaskArgs& a) {
+    const auto variants = parseVariantList(a.variants);
+    if (!variants) return badInput("length task", variants.error());
+    const auto lengths = parseIntegerList(a.testLengths, "--test-lengths", 2, 1 << 16);
+    if (!lengths) return badInput("length task", lengths.error());
+    a.task.testLengths = *lengths;
+    for (auto v : *variants) {
+        auto o = a.task;
+        o.variant = v;
+        if (const auto problem = checkLengthTask(o); !problem.empty()) return badInput("length task", problem);
+    }
+    if (!a.out.empty())
+        if (const auto target = resolveSaveTarget(a.out); !target) return badInput("length task", target.error());
+    std::vector<LengthTaskResult> results;
+    for (auto v : *variants) {
+        auto o = a.task;
+        o.variant = v;
+        auto r = runLengthTask(o, consoleProgress(attentionVariantName(v)));
+        if (!r) return badInput("length task", r.error());
+        results.push_back(*r);
+    }
+    const auto json = lengthTaskToJson(a.task, results);
+    if (!a.out.empty())
+        if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) return badInput("length task", saved.error());
+    if (a.json) std::cout << json << "\n";
+    else printTask(results, a.task);
+    return 0;
+}
+
+void addTask(CLI::App& length, int& exitCode) {
+    auto a = std::make_shared<TaskArgs>();
+    auto* cmd = length.add_subcommand(
+        "task",
+        "A long-range task where length matters (associative recall: the first token asks for one of 16 keys, one "
+        "other token anywhere holds it, the answer is that token's digit): a small Transformer trained under each variant for the same time, then its "
+        "accuracy at each test length. Use --threads 1 for equal time on one core, --steps N (and --seconds 0) for "
+        "a reproducible run.");
+    cmd->add_option("--variants", a->variants, "comma-separated variants, or all")->capture_default_str();
+    cmd->add_option("--seconds", a->task.seconds, "training time per variant (0: --steps only)")->capture_default_str()->check(numberIn(0, 86400));
+    cmd->add_option("--steps", a->task.steps, "training steps per variant (0: no cap)")->capture_default_str()->check(wholeNumberIn(0, 100000000));
+    cmd->add_option("--train-length", a->task.trainLength, "training sequence length")->capture_default_str()->check(wholeNumberIn(2, 65536));
+    cmd->add_option("--test-lengths", a->testLengths, "test sequence lengths, comma-separated")->capture_default_str();
+    cmd->add_option("--test-count", a->task.testCount, "test sequences per length")->capture_default_str()->check(wholeNumberIn(1, 100000));
+    cmd->add_option("--batch", a->task.batch, "training batch")->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--dim", a->task.dim, "model width")->capture_default_str()->check(wholeNumberIn(2, 1024));
+    cmd->add_option("--heads", a->task.heads, "attention heads")->capture_default_str()->check(wholeNumberIn(1, 64));
+    cmd->add_option("--layers", a->task.layers, "layers")->capture_default_str()->check(wholeNumberIn(1, 16));
+    cmd->add_option("--ff", a->task.ff, "feed-forward width")->capture_default_str()->check(wholeNumberIn(1, 8192));
+    cmd->add_option("--lr", a->task.learningRate, "Adam's learning rate")->capture_default_str()->check(numberIn(1e-6, 1));
+    cmd->add_option("--seed", a->task.seed, "seed of the weights and of the training and test data")->capture_default_str();
+    addVariantOptions(cmd, a->task.options);
+    cmd->add_option("--out", a->out, "also save the JSON to this file (atomic; checked before training)");
+    cmd->add_flag("--json", a->json, "print JSON (schema saccade.length-task)");
+    cmd->callback([a, &exitCode] { exitCode = runTask(*a); });
+}
+
 }  // namespace
 
 void addLengthCommand(CLI::App& app, int& exitCode) {
@@ -200,6 +278,7 @@ void addLengthCommand(CLI::App& app, int& exitCode) {
     length->require_subcommand(1);
     addFidelity(*length, exitCode);
     addLengthView(*length, exitCode);
+    addTask(*length, exitCode);
 }
 
 }  // namespace saccade::cli

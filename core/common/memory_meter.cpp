@@ -22,16 +22,20 @@ void raisePeak(std::int64_t now) {
     }
 }
 
-/// What a counted block carries to its deleter: the wrapped allocator's own pointer and the size.
-struct Counted {
-    c10::DataPtr inner;
+/// Each counted block starts with this header, one cache line long so the data keeps the wrapped
+/// allocator's alignment; the data pointer is also the DataPtr's context, as raw_allocate() and
+/// raw_deallocate() require.
+struct alignas(64) Header {
     std::int64_t bytes;
+    void* innerContext;
+    c10::DeleterFnPtr innerDeleter;
 };
+constexpr std::size_t kHeader = sizeof(Header);
 
-void countedDelete(void* context) {
-    auto* c = static_cast<Counted*>(context);
-    g_inUse.fetch_sub(c->bytes, std::memory_order_relaxed);
-    delete c;  // frees the block through the wrapped allocator's deleter
+void countedDelete(void* data) {
+    auto* h = reinterpret_cast<Header*>(static_cast<char*>(data) - kHeader);
+    g_inUse.fetch_sub(h->bytes, std::memory_order_relaxed);
+    if (h->innerDeleter) h->innerDeleter(h->innerContext);  // frees the block through the wrapped allocator
 }
 
 class CountingAllocator final : public c10::Allocator {
@@ -43,15 +47,20 @@ public:
 #else
     c10::DataPtr allocate(size_t n) const override { return wrap(n); }
 #endif
+    c10::DeleterFnPtr raw_deleter() const override { return &countedDelete; }
 
 private:
     c10::DataPtr wrap(size_t n) const {
-        auto inner = m_inner->allocate(n);
-        void* data = inner.get();
+        auto inner = m_inner->allocate(n + kHeader);
+        auto* base = static_cast<char*>(inner.get());
         const auto device = inner.device();
-        auto* context = new Counted{std::move(inner), static_cast<std::int64_t>(n)};
-        raisePeak(g_inUse.fetch_add(context->bytes, std::memory_order_relaxed) + context->bytes);
-        return {data, context, &countedDelete, device};
+        auto* h = reinterpret_cast<Header*>(base);
+        h->bytes = static_cast<std::int64_t>(n);
+        h->innerDeleter = inner.get_deleter();
+        h->innerContext = inner.release_context();
+        raisePeak(g_inUse.fetch_add(h->bytes, std::memory_order_relaxed) + h->bytes);
+        void* data = base + kHeader;
+        return {data, data, &countedDelete, device};
     }
     c10::Allocator* m_inner;
 };

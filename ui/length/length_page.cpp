@@ -104,6 +104,7 @@ QWidget* LengthPage::buildControls() {
     m_run = new QPushButton(tr("Measure"), box);
     m_run->setObjectName(QStringLiteral("lengthMeasure"));
     m_cancel = new QPushButton(tr("Cancel"), box);
+    m_cancel->setObjectName(QStringLiteral("lengthCancel"));
     m_cancel->setEnabled(false);
     m_progress = new QProgressBar(box);
     m_progress->setRange(0, 1000);
