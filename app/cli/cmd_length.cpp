@@ -46,6 +46,11 @@ void printFidelity(const FidelityResults& results, const FidelityOptions& option
                       << std::setprecision(1) << std::setw(10) << f.keysPerQuery << std::setprecision(3) << std::setw(10)
                       << f.meanTv << std::setw(9) << f.maxTv << std::setprecision(1) << std::setw(7)
                       << 100 * f.top1Agreement << "%" << std::setprecision(3) << std::setw(11) << f.meanOutputError << "\n";
+        for (const auto& f : rows)
+            if (f.hardSampleInTopK)
+                std::cout << "  top_k keeps the " << f.options.topK << " best keys of every row, holding "
+                          << std::setprecision(1) << 100 * *f.topKMass << "% of the exact mass; one hard-attention "
+                          << "draw per row lands among them in " << 100 * *f.hardSampleInTopK << "% of rows\n";
     }
 }
 
@@ -174,8 +179,8 @@ void addLengthView(CLI::App& length, int& exitCode) {
     auto a = std::make_shared<ViewArgs>();
     auto* cmd = length.add_subcommand(
         "view",
-        "One variant at one length, as the GUI's Length page draws it: its sparsity pattern, the per-row error against "
-        "exact attention, and time and memory against length (log-log, measured now, beside full attention).");
+        "One variant at one length, as the GUI's Length page draws it: its sparsity pattern, each query row's total "
+        "variation from exact attention, and time and memory against length (log-log, measured now, beside full attention).");
     cmd->add_option("--variant", a->variant, "full, memory_efficient, local, block_sparse, top_k, linear or performer")
         ->capture_default_str();
     cmd->add_option("--n", a->view.n, "the length")->capture_default_str()->check(wholeNumberIn(16, 65536));

@@ -40,6 +40,17 @@ VariantFidelity compare(AttentionVariant variant, const VariantOptions& o, const
     f.maxAbsOutputError = ((out - exactOut).abs().amax(-1) * valid).max().item<double>();
     f.keysPerQuery = meanOver((w > 0).sum(-1));
     const std::vector<std::int64_t> batchAndHeads = {0, 1};
+    if (variant == AttentionVariant::TopK) {
+        // One hard-attention draw per row (seeded by the performer's seed), beside top_k's set.
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
+        const auto rows = exactW.reshape({-1, exactW.size(-1)}).to(torch::kDouble);
+        const auto drawn = at::multinomial(rows, 1, false, gen).view(tv.sizes());  // [B, H, N]
+        // The kept set by rank (exact weights order the keys as the scores do), not by w > 0,
+        // which a float32 weight that underflows to 0 would miss.
+        const auto kept = torch::zeros_like(exactW, torch::kBool).scatter(-1, std::get<1>(exactW.topk(o.topK, -1)), true);
+        f.hardSampleInTopK = meanOver(kept.gather(-1, drawn.unsqueeze(-1)).squeeze(-1));
+        f.topKMass = meanOver((exactW * kept.to(exactW.scalar_type())).sum(-1));
+    }
     const auto perQuery =
         ((tv.to(torch::kDouble) * valid).sum(batchAndHeads) / valid.sum(batchAndHeads).clamp_min(1)).contiguous();
     const double* first = perQuery.data_ptr<double>();
@@ -186,6 +197,10 @@ std::string fidelityToJson(const std::vector<std::pair<FidelitySource, std::vect
                 {"keys_per_query", f.keysPerQuery}, {"mean_tv", f.meanTv}, {"max_tv", f.maxTv},
                 {"top1_agreement", f.top1Agreement}, {"mean_output_error", f.meanOutputError},
                 {"max_abs_output_error", f.maxAbsOutputError}};
+            if (f.hardSampleInTopK) {
+                variants[attentionVariantName(f.variant)]["hard_sample_in_top_k"] = *f.hardSampleInTopK;
+                variants[attentionVariantName(f.variant)]["top_k_mass"] = *f.topKMass;
+            }
         }
         sources.push_back({{"name", source.name}, {"n", source.q.size(2)}, {"heads", source.q.size(1)},
                            {"rows", rows.empty() ? 0 : rows.front().rows}, {"variants", variants}});

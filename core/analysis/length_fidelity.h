@@ -43,6 +43,11 @@ struct VariantFidelity {
     double meanOutputError = 0;    ///< mean over rows of |o_i - e_i| / |e_i| (Euclidean norms)
     double maxAbsOutputError = 0;
     std::vector<double> tvByQuery;  ///< [N] mean total variation per query position (the row map)
+    /// top_k only: the fraction of rows where hard attention's choice, one seeded draw from the
+    /// exact distribution, lands among the k keys top_k keeps (top_k always uses them; a sample
+    /// lands there with the probability mass they hold, and elsewhere otherwise).
+    std::optional<double> hardSampleInTopK;
+    std::optional<double> topKMass;  ///< top_k only: mean exact probability mass of the kept keys
 };
 
 /// The variant options that give each query about `budget` * n keys: a window of budget * n / 2

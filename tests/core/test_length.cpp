@@ -161,6 +161,19 @@ TEST(LengthFidelity, ExactVariantsLoseNothingAndAWindowOfOneLosesMuch) {
     EXPECT_NEAR((*r)[2].keysPerQuery, 3.0, 0.01);  // |i - j| <= 1, two rows at the ends see 2
     EXPECT_EQ((*r)[2].tvByQuery.size(), 256u);
     EXPECT_FALSE(measureFidelity(s, FidelityOptions{{AttentionVariant::Full}, 1.5}).ok());
+    EXPECT_FALSE((*r)[0].hardSampleInTopK.has_value());  // only top_k is set beside hard attention
+    // top_k against one hard-attention draw per row: with every key kept the draw is always among
+    // them; with k = 1 it is only as often as the top key's mass.
+    o.topK = 256;
+    const auto all = measureFidelityWith(s, {AttentionVariant::TopK}, o);
+    ASSERT_TRUE(all.ok());
+    EXPECT_DOUBLE_EQ(*all->front().hardSampleInTopK, 1.0);
+    EXPECT_NEAR(*all->front().topKMass, 1.0, 1e-6);
+    o.topK = 1;
+    const auto one = measureFidelityWith(s, {AttentionVariant::TopK}, o);
+    ASSERT_TRUE(one.ok());
+    EXPECT_LT(*one->front().topKMass, 0.9);
+    EXPECT_NEAR(*one->front().hardSampleInTopK, *one->front().topKMass, 0.1);  // 512 draws
 }
 
 TEST(LengthFidelity, BundledTransformerAndVitGiveTheirLayersQueriesAndKeys) {
