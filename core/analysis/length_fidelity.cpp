@@ -2,17 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "attention/qkv_capture.h"
 #include "common/memory_meter.h"
-#include "data/dataset.h"
-#include "models/attention_model.h"
-#include "models/seq_model.h"
 
 namespace saccade {
 namespace {
@@ -56,30 +51,6 @@ VariantFidelity compare(AttentionVariant variant, const VariantOptions& o, const
     const double* first = perQuery.data_ptr<double>();
     f.tvByQuery.assign(first, first + perQuery.numel());
     return f;
-}
-
-/// Groups captured layers by name, concatenating the batches that share the first one's length.
-std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& layers, const std::string& prefix) {
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<const QkvCapture::Layer*>> byName;
-    for (const auto& l : layers) {
-        if (!byName.count(l.name)) order.push_back(l.name);
-        byName[l.name].push_back(&l);
-    }
-    std::vector<FidelitySource> out;
-    for (const auto& name : order) {
-        std::vector<torch::Tensor> q, k, v, keep;
-        const auto n = byName[name].front()->q.size(2);
-        for (const auto* l : byName[name]) {
-            if (l->q.size(2) != n || l->k.size(2) != n) continue;
-            q.push_back(l->q);
-            k.push_back(l->k);
-            v.push_back(l->v);
-            keep.push_back(l->keep.defined() ? l->keep : torch::ones({l->q.size(0), n}, torch::kBool));
-        }
-        out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu()});
-    }
-    return out;
 }
 
 }  // namespace
@@ -155,33 +126,6 @@ FidelitySource positionalFidelitySource(std::int64_t n, std::int64_t dim, std::i
     s.q = s.q + shared;
     s.k = s.k + shared;
     return s;
-}
-
-Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count) {
-    const auto file = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    if (isSeqCheckpoint(path)) {
-        auto model = SeqModel::open(path, "cpu");
-        if (!model) return Error{model.error()};
-        if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
-        QkvCapture capture;
-        SeqEvalOptions eval;
-        eval.limit = count;
-        eval.permutation = false;
-        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
-        return groupLayers(capture.layers(), file);
-    }
-    auto model = loadAttentionModel(path, "cpu");
-    if (!model) return Error{model.error()};
-    if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
-    auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
-    if (!dataset) return Error{dataset.error()};
-    QkvCapture capture;
-    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
-        const auto sample = (*dataset)->sample(Split::Test, i);
-        if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
-            return Error{t.error()};
-    }
-    return groupLayers(capture.layers(), file);
 }
 
 std::string fidelityToJson(const std::vector<std::pair<FidelitySource, std::vector<VariantFidelity>>>& results,

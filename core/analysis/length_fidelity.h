@@ -73,11 +73,6 @@ FidelitySource randomFidelitySource(std::int64_t n, std::int64_t dim, std::int64
 /// 92% of each row's mass lies within 64 positions), so what a pattern cuts off shows row by row. [1, heads, n, dim] (dim even), float32, CPU.
 FidelitySource positionalFidelitySource(std::int64_t n, std::int64_t dim, std::int64_t heads, std::uint64_t seed);
 
-/// The attention inputs of a bundled or trained Transformer or ViT checkpoint, one source per
-/// layer: for a ViT the first `count` test images of its dataset, for a sequence Transformer
-/// the first `count` test sentences of its task. Other kinds of model are an Error.
-Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count);
-
 /// {"sources": [{"name", "n", "rows", "variants": {name: {"options", "keys_per_query", "mean_tv",
 /// "max_tv", "top1_agreement", "mean_output_error", "max_abs_output_error"}}}]}.
 std::string fidelityToJson(const std::vector<std::pair<FidelitySource, std::vector<VariantFidelity>>>& results,

@@ -61,7 +61,8 @@ void TestMainWindow::pages() {
     MainWindow window(/*useSettings=*/false);
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
     QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("analysis"),
-                                             QStringLiteral("sequences"), QStringLiteral("training"), QStringLiteral("scalar"),
+                                             QStringLiteral("sequences"), QStringLiteral("length"), QStringLiteral("training"),
+                                             QStringLiteral("scalar"),
                                              QStringLiteral("estimators"), QStringLiteral("doctor")}));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.attentionPage() != nullptr);
@@ -69,6 +70,7 @@ void TestMainWindow::pages() {
     QVERIFY(window.estimatorLabPanel() != nullptr);
     QVERIFY(window.doctorPanel() != nullptr);
     QVERIFY(window.sequencesPage() != nullptr);
+    QVERIFY(window.lengthPage() != nullptr);
     QVERIFY(!window.setCurrentPage(QStringLiteral("nonsense")));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
     QVERIFY(window.setCurrentPage(QStringLiteral("doctor")));
