@@ -33,7 +33,7 @@ struct LengthViewOptions {
     bool positional = true;
     /// Lengths of the cost curves; empty: powers of two from 256 (or n) up to n.
     std::vector<std::int64_t> curveLengths;
-    int repeats = 2;
+    int repeats = 5;
 };
 
 struct LengthCurvePoint {

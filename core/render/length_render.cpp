@@ -142,7 +142,12 @@ void drawCurves(FigureCanvas& c, const LengthView& v, const Panel& b) {
     const auto name = attentionVariantName(v.request.variant);
     auto slope = [](const std::optional<double>& s) { return s ? fmt("%.2f", *s) : std::string("n/a"); };
     c.fittedText(b.x + b.w / 2, b.y - 8, "cost against length n", 12, b.w, kInk, TextAnchor::Middle);
-    double y = b.y + b.h + 16;
+    if (!v.curve.empty()) {  // the n axis, shared by both plots, under the lower one
+        c.text(b.x, b.y + b.h + 13, thousands(v.curve.front().n), 10, kInk);
+        c.text(b.x + b.w / 2, b.y + b.h + 13, "n (log)", 10, kInk, TextAnchor::Middle);
+        c.text(b.x + b.w, b.y + b.h + 13, thousands(v.curve.back().n), 10, kInk, TextAnchor::End);
+    }
+    double y = b.y + b.h + 29;
     c.line(b.x, y - 4, b.x + 18, y - 4, kVariant, 2);
     c.text(b.x + 22, y, name + ": slope " + slope(v.slope), 11, kInk);
     if (v.request.variant != AttentionVariant::Full) {
@@ -203,7 +208,7 @@ FigureCanvas lengthViewFigure(const LengthView& v, int width, int height) {
     const double x2 = left + side + 70, w2 = rest * 0.48 - 50;
     drawRowError(c, v, {x2, top, w2, plotH});
     const double x3 = x2 + w2 + 66;
-    drawCurves(c, v, {x3, top, width - x3 - 16, plotH - 18});
+    drawCurves(c, v, {x3, top, width - x3 - 16, plotH - 30});
     return c;
 }
 
