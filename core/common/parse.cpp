@@ -58,42 +58,45 @@ Result<double> parseNumber(const std::string& text, const std::string& what) {
     return v;
 }
 
-Result<std::vector<double>> parseNumberList(const std::string& text, const std::string& what) {
-    std::vector<double> out;
+namespace {
+
+/// Splits "a, b,c" at commas and parses each trimmed item with `item`, which returns the value
+/// or what is wrong with the text in a few words ("is not a finite number").
+template <typename T, typename ParseItem>
+Result<std::vector<T>> parseList(const std::string& text, const std::string& what, ParseItem item) {
+    std::vector<T> out;
     if (trim(text).empty()) return Error{what + " are empty"};
     size_t start = 0;
     while (start <= text.size()) {
         size_t comma = text.find(',', start);
         if (comma == std::string::npos) comma = text.size();
-        const std::string item = trim(text.substr(start, comma - start));
-        if (item.empty())
-            return Error{what + ": item " + std::to_string(out.size() + 1) + " is empty"};
-        auto v = parseNumber(item, "item");
-        if (!v) return Error{what + ": " + quoted(item) + " is not a finite number"};
+        const std::string one = trim(text.substr(start, comma - start));
+        if (one.empty()) return Error{what + ": item " + std::to_string(out.size() + 1) + " is empty"};
+        Result<T> v = item(one);
+        if (!v) return Error{what + ": " + quoted(one) + " " + v.error()};
         out.push_back(*v);
         start = comma + 1;
     }
     return out;
 }
 
+}  // namespace
+
+Result<std::vector<double>> parseNumberList(const std::string& text, const std::string& what) {
+    return parseList<double>(text, what, [](const std::string& one) -> Result<double> {
+        auto v = parseNumber(one, "item");
+        if (!v) return Error{"is not a finite number"};
+        return *v;
+    });
+}
+
 Result<std::vector<std::int64_t>> parseIntegerList(const std::string& text, const std::string& what, std::int64_t lo,
                                                    std::int64_t hi) {
-    std::vector<std::int64_t> out;
-    if (trim(text).empty()) return Error{what + " are empty"};
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = trim(text.substr(start, comma - start));
-        if (item.empty()) return Error{what + ": item " + std::to_string(out.size() + 1) + " is empty"};
-        auto v = parseInteger(item, "item", lo, hi);
-        if (!v)
-            return Error{what + ": " + quoted(item) + " is not a whole number from " + std::to_string(lo) + " to " +
-                         std::to_string(hi)};
-        out.push_back(*v);
-        start = comma + 1;
-    }
-    return out;
+    return parseList<std::int64_t>(text, what, [lo, hi](const std::string& one) -> Result<std::int64_t> {
+        auto v = parseInteger(one, "item", lo, hi);
+        if (!v) return Error{"is not a whole number from " + std::to_string(lo) + " to " + std::to_string(hi)};
+        return *v;
+    });
 }
 
 Result<IntRange> parseIntRange(const std::string& text, const std::string& what) {

@@ -5,6 +5,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "render/figure_canvas.h"
 #include "render/trace_render.h"
 
 namespace saccade {
@@ -214,19 +215,6 @@ std::vector<Image> renderAlignmentFrames(const SeqTranslation& t, const Alignmen
 }
 
 namespace {
-std::string xmlEscape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 std::string hex(const std::array<std::uint8_t, 3>& c) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c[0], c[1], c[2]);
@@ -244,13 +232,13 @@ std::string alignmentSvg(const SeqTranslation& t, const AlignmentRenderOptions& 
         const int x = l.x0() + c * l.cell + l.cell / 2 + (l.upright ? 0 : fontPx / 3), y = l.y0() - 4;
         s += "<text transform=\"translate(" + std::to_string(x) + "," + std::to_string(y) + ")" +
              (l.upright ? "\" text-anchor=\"middle\">" : " rotate(-90)\">") +
-             xmlEscape(t.source[size_t(c)] == " " ? "_" : t.source[size_t(c)]) + "</text>\n";
+             escapeXml(t.source[size_t(c)] == " " ? "_" : t.source[size_t(c)]) + "</text>\n";
     }
     for (int r = 0; r < l.rows; ++r) {
         const int v = rowVerdict(t, r);
         const std::string fill = v > 0 ? "#148c28" : v < 0 ? "#c81e1e" : "#1e1e1e";
         s += "<text x=\"" + std::to_string(l.labelW - 6) + "\" y=\"" + std::to_string(l.y0() + r * l.cell + l.cell / 2 + fontPx / 3) +
-             "\" text-anchor=\"end\" fill=\"" + fill + "\">" + xmlEscape(t.tokens[size_t(r)]) + "</text>\n";
+             "\" text-anchor=\"end\" fill=\"" + fill + "\">" + escapeXml(t.tokens[size_t(r)]) + "</text>\n";
         for (int c = 0; c < l.cols; ++c) {
             const double w = t.alignment[size_t(r)][size_t(c)];
             const int x = l.x0() + c * l.cell, y = l.y0() + r * l.cell;
@@ -258,7 +246,7 @@ std::string alignmentSvg(const SeqTranslation& t, const AlignmentRenderOptions& 
             std::snprintf(weight, sizeof weight, "%.4f", w);
             s += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) + "\" width=\"" + std::to_string(l.cell) +
                  "\" height=\"" + std::to_string(l.cell) + "\" fill=\"" + hex(infernoColour(std::clamp(w, 0.0, 1.0))) +
-                 "\"><title>" + xmlEscape(t.tokens[size_t(r)]) + " &lt;- " + xmlEscape(t.source[size_t(c)]) + ": " + weight +
+                 "\"><title>" + escapeXml(t.tokens[size_t(r)]) + " &lt;- " + escapeXml(t.source[size_t(c)]) + ": " + weight +
                  "</title></rect>\n";
             if (t.hasReference && std::size_t(r) < t.reference.possible.size()) {
                 const bool sure = contains(t.reference.sure[size_t(r)], c);
@@ -273,7 +261,7 @@ std::string alignmentSvg(const SeqTranslation& t, const AlignmentRenderOptions& 
         }
     }
     if (!o.caption.empty())
-        s += "<text x=\"8\" y=\"" + std::to_string(l.height - 10) + "\">" + xmlEscape(o.caption) + "</text>\n";
+        s += "<text x=\"8\" y=\"" + std::to_string(l.height - 10) + "\">" + escapeXml(o.caption) + "</text>\n";
     return s + "</svg>\n";
 }
 

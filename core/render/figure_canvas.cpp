@@ -21,21 +21,6 @@ std::string ascii(const std::string& s) {
     return out;
 }
 
-std::string escapeXml(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 cv::Scalar bgr(const Rgb& c) { return {double(c[2]), double(c[1]), double(c[0])}; }
 
 std::string hexColour(const Rgb& c) {
@@ -57,6 +42,21 @@ void dashedLine(cv::Mat& m, cv::Point a, cv::Point b, const cv::Scalar& colour, 
 }
 
 }  // namespace
+
+std::string escapeXml(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
 
 FigureCanvas::FigureCanvas(int width, int height, Rgb background)
     : m_width(width), m_height(height), m_background(background) {}

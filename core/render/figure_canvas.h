@@ -16,6 +16,9 @@ namespace saccade {
 
 using Rgb = std::array<std::uint8_t, 3>;
 
+/// Escapes &, <, >, " and ' for SVG text and attributes.
+std::string escapeXml(const std::string& text);
+
 enum class TextAnchor { Start, Middle, End };
 
 class FigureCanvas {

@@ -34,6 +34,17 @@ torch::Tensor exact(const Qkv& x) {
 
 double maxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
+/// d f / d inputs[which][flat] by central differences (step 1e-6, float64 inputs).
+template <typename F>
+double centralDifference(F f, const std::vector<torch::Tensor>& inputs, int which, std::int64_t flat) {
+    auto plus = inputs, minus = inputs;
+    plus[which] = plus[which].clone();
+    minus[which] = minus[which].clone();
+    plus[which].view(-1)[flat] += 1e-6;
+    minus[which].view(-1)[flat] -= 1e-6;
+    return (f(plus) - f(minus)) / 2e-6;
+}
+
 TEST(AttentionVariants, NamesRoundTripAndUnknownNamesListTheChoices) {
     for (auto v : allAttentionVariants()) EXPECT_EQ(*parseAttentionVariant(attentionVariantName(v)), v);
     EXPECT_EQ(*parseAttentionVariant("memory-efficient"), AttentionVariant::MemoryEfficient);
@@ -80,21 +91,13 @@ TEST(AttentionVariants, GradcheckOfTheTiledBackwardPass) {
     const auto out = attendVariant(AttentionVariant::MemoryEfficient, q, k, v, x.keep, o);
     const auto g = torch::autograd::grad({out.pow(2).sum()}, {q, k, v});
     // Central differences on a few entries of each input.
-    const double h = 1e-6;
-    const std::vector<torch::Tensor> inputs = {x.q, x.k, x.v};
-    for (int which = 0; which < 3; ++which) {
-        for (std::int64_t flat : {0, 11, 40}) {
-            auto plus = inputs, minus = inputs;
-            plus[which] = plus[which].clone();
-            minus[which] = minus[which].clone();
-            plus[which].view(-1)[flat] += h;
-            minus[which].view(-1)[flat] -= h;
-            const auto fp = attendVariant(AttentionVariant::MemoryEfficient, plus[0], plus[1], plus[2], x.keep, o).pow(2).sum();
-            const auto fm = attendVariant(AttentionVariant::MemoryEfficient, minus[0], minus[1], minus[2], x.keep, o).pow(2).sum();
-            const double numeric = (fp - fm).item<double>() / (2 * h);
-            EXPECT_NEAR(g[which].view(-1)[flat].item<double>(), numeric, 1e-6) << "input " << which << " entry " << flat;
-        }
-    }
+    const auto loss = [&](const std::vector<torch::Tensor>& in) {
+        return attendVariant(AttentionVariant::MemoryEfficient, in[0], in[1], in[2], x.keep, o).pow(2).sum().item<double>();
+    };
+    for (int which = 0; which < 3; ++which)
+        for (std::int64_t flat : {0, 11, 40})
+            EXPECT_NEAR(g[which].view(-1)[flat].item<double>(), centralDifference(loss, {x.q, x.k, x.v}, which, flat), 1e-6)
+                << "input " << which << " entry " << flat;
 }
 
 TEST(AttentionVariants, EachOutputIsItsOwnWeightsTimesTheValues) {
@@ -208,14 +211,10 @@ TEST(AttentionVariants, EveryVariantHasGradientsThatMatchFiniteDifferences) {
     for (auto variant : allAttentionVariants()) {
         auto q = x.q.clone().requires_grad_();
         const auto g = torch::autograd::grad({attendVariant(variant, q, x.k, x.v, x.keep, o).sum()}, {q})[0];
-        const double h = 1e-6;
-        auto plus = x.q.clone(), minus = x.q.clone();
-        plus.view(-1)[13] += h;
-        minus.view(-1)[13] -= h;
-        const double numeric = (attendVariant(variant, plus, x.k, x.v, x.keep, o).sum() -
-                                attendVariant(variant, minus, x.k, x.v, x.keep, o).sum())
-                                   .item<double>() / (2 * h);
-        EXPECT_NEAR(g.view(-1)[13].item<double>(), numeric, 1e-5) << attentionVariantName(variant);
+        const auto sum = [&](const std::vector<torch::Tensor>& in) {
+            return attendVariant(variant, in[0], x.k, x.v, x.keep, o).sum().item<double>();
+        };
+        EXPECT_NEAR(g.view(-1)[13].item<double>(), centralDifference(sum, {x.q}, 0, 13), 1e-5) << attentionVariantName(variant);
     }
 }
 
@@ -249,6 +248,23 @@ TEST(AttentionVariants, WorkingMemoryEstimatesScaleAsTheVariantsDo) {
     EXPECT_LT(effLarge, std::int64_t(64) << 20);
     const auto localLarge = variantWorkingBytes(AttentionVariant::Local, o, 1, 16384, 16384, 64, false);
     EXPECT_LT(localLarge, 20 * variantWorkingBytes(AttentionVariant::Local, o, 1, 1024, 1024, 64, false));
+}
+
+TEST(AttentionVariants, CudaGivesWhatTheCpuGives) {
+    if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
+    VariantOptions o;
+    o.window = 3;
+    o.block = 4;
+    o.summary = 2;
+    o.topK = 5;
+    o.features = 16;
+    o.tile = 6;
+    const auto x = randomQkv(19, 8, true, 3);
+    for (auto variant : allAttentionVariants()) {
+        const auto cpu = attendVariant(variant, x.q, x.k, x.v, x.keep, o);
+        const auto gpu = attendVariant(variant, x.q.cuda(), x.k.cuda(), x.v.cuda(), x.keep.cuda(), o);
+        EXPECT_LT(maxDiff(cpu, gpu.cpu()), 1e-9) << attentionVariantName(variant);  // performer's features come from the CPU
+    }
 }
 
 }  // namespace
