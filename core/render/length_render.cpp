@@ -48,10 +48,22 @@ void drawPattern(FigureCanvas& c, const LengthView& v, const Panel& b) {
     c.text(b.x, b.y + side + 16, "0", 11, kInk);
     c.text(b.x + side, b.y + side + 16, thousands(v.request.n), 11, kInk, TextAnchor::End);
     c.text(b.x + side / 2, b.y + side + 30, "key position", 12, kInk, TextAnchor::Middle);
+    // The colour scale, where the figure leaves room under the square (the GUI's tall view).
+    const double legendY = b.y + side + 48;
+    if (legendY + 24 <= c.height()) {
+        const int steps = 10;
+        for (int i = 0; i < steps; ++i)
+            c.fill(b.x + side * 0.25 + i * side * 0.05, legendY, side * 0.05 + 0.5, 10, patternColour((i + 0.5) / steps));
+        c.outline(b.x + side * 0.25, legendY, side * 0.5, 10, kAxis);
+        c.text(b.x + side * 0.25 - 4, legendY + 9, "none", 10, kInk, TextAnchor::End);
+        c.text(b.x + side * 0.75 + 4, legendY + 9, "all", 10, kInk);
+        c.fittedText(b.x + side / 2, legendY + 24, "share of a cell's (query, key) pairs attended", 10, side, kInk,
+                     TextAnchor::Middle);
+    }
     c.text(b.x - 6, b.y + 12, "0", 11, kInk, TextAnchor::End);
     c.text(b.x - 6, b.y + side, thousands(v.request.n), 11, kInk, TextAnchor::End);
     c.fittedText(b.x + side / 2, b.y - 8,
-                 "pattern: " + fmt("%.0f", v.keysPerQuery) + " keys per query (" +
+                 "keys each query attends to (dark): " + fmt("%.0f", v.keysPerQuery) + " (" +
                      fmt("%.2g", 100.0 * v.keysPerQuery / double(v.request.n)) + "%)",
                  12, side + 40, kInk, TextAnchor::Middle);
 }
