@@ -1,4 +1,5 @@
 // bench attention: what every attention variant costs as the input grows, and what it gets wrong.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -35,8 +36,12 @@ bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohm
                                            std::to_string(r.threads), "--seed", std::to_string(a.bench.seed)};
     const auto ref = runReferenceScript("bench attention", a.reference, args, r.threads);
     if (ref.empty()) return false;  // the runner said why
-    if (!ref.contains("full") || !ref["full"].is_array() || ref["full"].size() != a.bench.lengths.size()) {
-        std::cerr << "saccade-cli bench attention: " << a.reference << " printed no 'full' row per length\n";
+    const auto rowOk = [](const nlohmann::json& row) {
+        return row.is_object() && row.contains("ms") && row["ms"].is_number() && row["ms"].get<double>() > 0;
+    };
+    if (!ref.contains("full") || !ref["full"].is_array() || ref["full"].size() != a.bench.lengths.size() ||
+        !std::all_of(ref["full"].begin(), ref["full"].end(), rowOk)) {
+        std::cerr << "saccade-cli bench attention: " << a.reference << " printed no 'full' row with a positive 'ms' for each length\n";
         return false;
     }
     out["reference"] = nlohmann::ordered_json::parse(ref.dump());
@@ -48,7 +53,7 @@ bool addReference(const BenchAttentionArgs& a, const LengthBenchResult& r, nlohm
             if (!r.points.count(variant)) continue;
             const auto& p = r.points.at(variant)[i];
             const auto name = attentionVariantName(variant);
-            ratio[name + "_ms_over_reference"] = p.forwardMs / row.value("ms", 1.0);
+            ratio[name + "_ms_over_reference"] = p.forwardMs / row["ms"].get<double>();
             if (p.backwardMs && row.contains("backward_ms") && row["backward_ms"].is_number())
                 ratio[name + "_backward_ms_over_reference"] = *p.backwardMs / row["backward_ms"].get<double>();
         }
@@ -126,7 +131,8 @@ void addBenchAttention(CLI::App& bench, int& exitCode) {
         a->bench.backward = !a->noBackward;
         a->bench.errors = !a->noErrors;
         if (const auto problem = checkLengthBench(a->bench); !problem.empty()) {
-            exitCode = badInput("bench attention", problem);
+            const bool memory = problem.find(" can be used here") != std::string::npos;
+            exitCode = badInput("bench attention", problem + (memory ? " (leave it out with --variants, or use shorter lengths)" : ""));
             return;
         }
         const bool tty = isatty(STDERR_FILENO);

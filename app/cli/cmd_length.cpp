@@ -59,30 +59,34 @@ int runFidelity(FidelityArgs& a) {
     const auto variants = parseVariantList(a.variants);
     if (!variants) return badInput("length fidelity", variants.error());
     a.options.variants = *variants;
-    std::vector<FidelitySource> sources;
-    // No source named: the bundled Transformers and ViT beside the default synthetic ones.
-    if (a.models.empty() && a.randomOption->count() == 0 && a.positionalOption->count() == 0) {
+    if (!a.out.empty())
+        if (const auto target = resolveSaveTarget(a.out); !target) return badInput("length fidelity", target.error());
+    // No source named: the bundled Transformers and ViT and the default synthetic ones; else only
+    // the named ones.
+    const bool named = !a.models.empty() || a.randomOption->count() > 0 || a.positionalOption->count() > 0;
+    if (!named) {
         const auto dir = findSamplesDir();
         for (const char* m : {"vit-translated-fashion60.pt", "seq-dates-transformer.pt", "seq-toy-translation-transformer.pt"})
             if (!dir.empty()) a.models.push_back(dir + "/models/" + m);
     }
+    std::vector<FidelitySource> sources;
     for (const auto& m : a.models) {
         auto s = modelFidelitySources(m, a.count);
         if (!s) return badInput("length fidelity", s.error());
         sources.insert(sources.end(), s->begin(), s->end());
     }
-    if (a.random != "none") {
+    if ((!named || a.randomOption->count() > 0) && a.random != "none") {
         const auto lengths = parseIntegerList(a.random, "--random", 2, 1 << 16);
         if (!lengths) return badInput("length fidelity", lengths.error());
         for (auto n : *lengths) sources.push_back(randomFidelitySource(n, a.dim, a.heads, a.seed));
     }
-    if (a.positional != "none") {
+    if ((!named || a.positionalOption->count() > 0) && a.positional != "none") {
         if (a.dim % 2 != 0) return badInput("length fidelity", "positional sources need an even --dim");
         const auto lengths = parseIntegerList(a.positional, "--positional", 2, 1 << 16);
         if (!lengths) return badInput("length fidelity", lengths.error());
         for (auto n : *lengths) sources.push_back(positionalFidelitySource(n, a.dim, a.heads, a.seed));
     }
-    if (sources.empty()) return badInput("length fidelity", "no sources: give --model or --random");
+    if (sources.empty()) return badInput("length fidelity", "no sources: give --model, --random or --positional");
     FidelityResults results;
     for (const auto& s : sources) {
         auto r = measureFidelity(s, a.options);
@@ -107,7 +111,7 @@ void addFidelity(CLI::App& length, int& exitCode) {
         "(--random) and on long sequences with a position code (--positional). Default: the bundled ViT and "
         "Transformers, random sequences of 1,024 and 4,096 and a positional one of 4,096.");
     cmd->add_option("--model", a->models, "a Transformer or ViT checkpoint (repeatable)")->check(regularFile());
-    a->randomOption = cmd->add_option("--random", a->random, "lengths of random sources, comma-separated, or none")->capture_default_str();
+    a->randomOption = cmd->add_option("--random", a->random, "lengths of random sources, comma-separated, or none (the default runs only when no source is named)")->capture_default_str();
     a->positionalOption = cmd->add_option("--positional", a->positional,
                     "lengths of positional sources (attention peaking near the diagonal), comma-separated, or none")
         ->capture_default_str();

@@ -25,6 +25,8 @@ Result<std::vector<AttentionVariant>> parseVariantList(const std::string& text) 
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
         const auto v = parseAttentionVariant(item);
         if (!v) return Error{"--variants: " + v.error()};
         for (auto seen : out)

@@ -14,6 +14,7 @@
 
 #include "attention/attention_page.h"
 #include "common/atomic_file.h"
+#include "common/memory_meter.h"
 #include "common/runtime.h"
 #include "report_pdf.h"
 #include "main_window.h"
@@ -90,6 +91,9 @@ int main(int argc, char** argv) {
     }
 
     saccade::tuneAllocator();
+    // The Length page measures the memory attention takes; the meter counts from the start, before
+    // any thread allocates.
+    saccade::memory::installCpuMemoryMeter();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Saccade"));
     QApplication::setApplicationName(QStringLiteral("saccade"));

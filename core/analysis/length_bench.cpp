@@ -8,6 +8,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <nlohmann/json.hpp>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "common/device.h"
@@ -23,13 +24,14 @@ constexpr double kMb = 1024.0 * 1024.0;
 
 std::string gigabytes(double bytes) {
     std::ostringstream s;
-    s << std::fixed << std::setprecision(bytes >= 1e10 ? 0 : 1) << bytes / 1e9 << " GB";
+    s << std::fixed << std::setprecision(bytes >= 1e11 ? 0 : 1) << bytes / 1e9 << " GB";
     return s.str();
 }
 
-std::int64_t inputBytes(const LengthBenchOptions& o, std::int64_t n) {
+double inputBytes(const LengthBenchOptions& o, std::int64_t n) {
     // q, k, v and the output in float32, their gradients, and the float64 reference's copies.
-    return o.batch * o.heads * n * o.dim * 4 * (o.backward ? 8 : 4) + (o.errors ? o.batch * o.heads * n * o.dim * 8 * 5 : 0);
+    const double elements = double(o.batch) * double(o.heads) * double(n) * double(o.dim);
+    return elements * 4 * (o.backward ? 8 : 4) + (o.errors ? elements * 8 * 5 : 0);
 }
 
 struct Inputs {
@@ -52,9 +54,14 @@ double elapsedMs(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Waits for the device's queued work, so that a time measures kernels, not their launches.
+void synchronize(const torch::Device& device) {
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
 /// Times and measures one variant at one length.
 LengthPoint measure(const LengthBenchOptions& o, AttentionVariant variant, const Inputs& x, const torch::Tensor& exact64,
-                    const torch::Tensor& fullOut, torch::Tensor* output, bool cpu) {
+                    const torch::Tensor& fullOut, torch::Tensor* output, bool cpu, const torch::Device& device) {
     const auto n = x.q.size(2);
     LengthPoint p;
     p.n = n;
@@ -64,6 +71,7 @@ LengthPoint measure(const LengthBenchOptions& o, AttentionVariant variant, const
         p.forwardMs = medianMs(o.repeats, [&] {
             out = torch::Tensor();
             out = attendVariant(variant, x.q, x.k, x.v, {}, o.variant);
+            synchronize(device);
         }, /*warmups=*/2);
         out = torch::Tensor();
         const auto before = memory::resetCpuPeak();
@@ -80,8 +88,10 @@ LengthPoint measure(const LengthBenchOptions& o, AttentionVariant variant, const
         auto q = x.q.detach().requires_grad_(), k = x.k.detach().requires_grad_(), v = x.v.detach().requires_grad_();
         const auto before = memory::resetCpuPeak();
         auto out = attendVariant(variant, q, k, v, {}, o.variant);
+        synchronize(device);
         const auto t0 = std::chrono::steady_clock::now();
         out.backward(x.grad);
+        synchronize(device);
         if (r > 0) ms.push_back(elapsedMs(t0));  // the first is a warm-up
         if (cpu && memory::cpuMemoryMeterInstalled()) p.backwardPeakMb = double(memory::cpuPeakBytes() - before) / kMb;
     }
@@ -136,13 +146,11 @@ std::string checkLengthBench(const LengthBenchOptions& o) {
             const auto problem = checkVariantOptions(variant, o.variant, n, n);
             if (!problem.empty()) return attentionVariantName(variant) + " at n = " + std::to_string(n) + ": " + problem;
             const auto bh = o.batch * o.heads;
-            // Bytes as a double: a length of a few million overflows nothing here.
-            const double need = double(variantWorkingBytes(variant, o.variant, bh, n, n, o.dim, o.backward)) +
-                                double(inputBytes(o, n));
+            const double need = variantWorkingBytes(variant, o.variant, bh, n, n, o.dim, o.backward) + inputBytes(o, n);
             if (available > 0 && need > 0.8 * double(available))
                 return attentionVariantName(variant) + " at n = " + std::to_string(n) + " needs about " + gigabytes(need) +
                        " of memory and " + gigabytes(0.8 * double(available)) +
-                       " can be used here (leave it out with --variants, or use shorter lengths)";
+                       " can be used here";
         }
     }
     return {};
@@ -170,9 +178,12 @@ Result<LengthBenchResult> benchAttentionLengths(const LengthBenchOptions& o, con
             exact64 = attendVariant(AttentionVariant::MemoryEfficient, x.q.to(torch::kDouble), x.k.to(torch::kDouble),
                                     x.v.to(torch::kDouble), {}, tiles);
         }
-        for (auto variant : o.variants) {
+        // Full attention first, so that the exact variants listed before it are compared with it.
+        std::vector<AttentionVariant> order = o.variants;
+        std::stable_partition(order.begin(), order.end(), [](AttentionVariant v) { return v == AttentionVariant::Full; });
+        for (auto variant : order) {
             torch::Tensor out;
-            r.points[variant].push_back(measure(o, variant, x, exact64, fullOut, &out, cpu));
+            r.points[variant].push_back(measure(o, variant, x, exact64, fullOut, &out, cpu, *device));
             if (variant == AttentionVariant::Full) fullOut = out;
             done += 1;
             if (progress && !progress(done / total)) return Error{"cancelled"};

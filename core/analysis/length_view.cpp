@@ -23,6 +23,14 @@ std::vector<std::int64_t> defaultCurve(std::int64_t n) {
     return out;
 }
 
+/// The curve's lengths, ascending and each once (the figure's n axis runs from the first to the last).
+std::vector<std::int64_t> curveLengths(const LengthViewOptions& o) {
+    auto lengths = o.curveLengths.empty() ? defaultCurve(o.n) : o.curveLengths;
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    return lengths;
+}
+
 /// Density of attended pairs: sampled query rows x column bins.
 void fillPattern(LengthView& view, const FidelitySource& s) {
     const auto& r = view.request;
@@ -48,7 +56,7 @@ void fillPattern(LengthView& view, const FidelitySource& s) {
     view.keysPerQuery = attended.sum(1).to(torch::kDouble).mean().item<double>();
 }
 
-void fillRowError(LengthView& view, const FidelitySource& s) {
+Result<Unit> fillRowError(LengthView& view, const FidelitySource& s, const Progress& progress) {
     const auto& r = view.request;
     torch::NoGradGuard noGrad;
     constexpr std::int64_t kRows = 256;
@@ -59,6 +67,7 @@ void fillRowError(LengthView& view, const FidelitySource& s) {
         const auto mine = variantWeightRows(r.variant, s.q, s.k, {}, r.options, r0, r1);
         tv.push_back((0.5 * (mine - exact).abs().sum(-1)).mean(/*dim=*/1).squeeze(0).to(torch::kDouble));
         agree.push_back((mine.argmax(-1) == exact.argmax(-1)).to(torch::kDouble).flatten());
+        if (progress && !progress(0.02 * double(r1) / double(r.n))) return Error{"cancelled"};
     }
     const auto rowTv = torch::cat(tv).contiguous();
     view.rowTv.assign(rowTv.data_ptr<double>(), rowTv.data_ptr<double>() + rowTv.numel());
@@ -71,12 +80,13 @@ void fillRowError(LengthView& view, const FidelitySource& s) {
                                      s.v.to(torch::kDouble), {}, exactTiles);
     const auto out = attendVariant(r.variant, s.q, s.k, s.v, {}, r.options).to(torch::kDouble);
     view.meanOutputError = ((out - exact).norm(2, {-1}) / exact.norm(2, {-1}).clamp_min(1e-12)).mean().item<double>();
+    return Unit{};
 }
 
 Result<Unit> fillCurves(LengthView& view, const Progress& progress) {
     const auto& r = view.request;
     LengthBenchOptions b;
-    b.lengths = r.curveLengths.empty() ? defaultCurve(r.n) : r.curveLengths;
+    b.lengths = curveLengths(r);
     b.dim = r.dim;
     b.heads = r.heads;
     b.variant = r.options;
@@ -134,15 +144,17 @@ std::string checkLengthView(const LengthViewOptions& o) {
     if (o.n < 16 || o.n > 65536) return "the length must be 16 to 65,536 (got " + std::to_string(o.n) + ")";
     for (auto n : o.curveLengths)
         if (n < 16 || n > 65536) return "curve lengths must be 16 to 65,536 (got " + std::to_string(n) + ")";
-    const auto lengths = o.curveLengths.empty() ? defaultCurve(o.n) : o.curveLengths;
+    // The view runs the variant and exact attention at n itself (pattern and row map) as well as
+    // at every curve length: all of them must fit.
+    auto lengths = curveLengths(o);
+    lengths.push_back(o.n);
     for (auto n : lengths) {
         const auto problem = checkVariantOptions(o.variant, o.options, n, n);
         if (!problem.empty()) return attentionVariantName(o.variant) + " at n = " + std::to_string(n) + ": " + problem;
     }
-    if (const auto problem = checkVariantOptions(o.variant, o.options, o.n, o.n); !problem.empty()) return problem;
     LengthBenchOptions one;
     one.lengths = lengths;
-    one.variants = {o.variant};
+    one.variants = {o.variant, AttentionVariant::MemoryEfficient};
     one.variant = o.options;
     one.dim = o.dim;
     one.heads = o.heads;
@@ -158,8 +170,8 @@ Result<LengthView> computeLengthView(const LengthViewOptions& o, const Progress&
     const auto source = o.positional ? positionalFidelitySource(o.n, o.dim, o.heads, o.seed)
                                      : randomFidelitySource(o.n, o.dim, o.heads, o.seed);
     fillPattern(view, source);
-    fillRowError(view, source);
-    if (progress && !progress(0.02)) return Error{"cancelled"};
+    if (progress && !progress(0.0)) return Error{"cancelled"};
+    if (auto rows = fillRowError(view, source, progress); !rows) return Error{rows.error()};
     if (auto curves = fillCurves(view, [&](double f) { return !progress || progress(0.02 + 0.98 * f); }); !curves)
         return Error{curves.error()};
     return view;

@@ -53,7 +53,7 @@ torch::Tensor scaledScores(const torch::Tensor& q, const torch::Tensor& k, const
 torch::Tensor kernelWeights(const torch::Tensor& phiQ, const torch::Tensor& phiK, const torch::Tensor& keep) {
     auto a = torch::matmul(phiQ, phiK.transpose(-2, -1));
     if (keep.defined()) a = a * keep.view({keep.size(0), 1, 1, -1}).to(a.scalar_type());
-    return a / a.sum(-1, true).clamp_min(1e-30);
+    return a / a.sum(-1, true).clamp_min(variants::kernelFloor(a.scalar_type()));
 }
 
 }  // namespace
@@ -109,30 +109,34 @@ std::string checkVariantOptions(AttentionVariant variant, const VariantOptions& 
     return msg.str();
 }
 
-std::int64_t variantWorkingBytes(AttentionVariant variant, const VariantOptions& o, std::int64_t bh, std::int64_t n,
-                                 std::int64_t m, std::int64_t d, bool backward) {
-    const std::int64_t f = 4;  // float32
-    const std::int64_t copies = backward ? 4 : 2;  // scores and probabilities, and their gradients
+double variantWorkingBytes(AttentionVariant variant, const VariantOptions& o, std::int64_t bhInt, std::int64_t nInt,
+                           std::int64_t mInt, std::int64_t dInt, bool backward) {
+    const double f = 4;  // float32
+    const double copies = backward ? 4 : 2;  // scores and probabilities, and their gradients
+    const double bh = double(bhInt), n = double(nInt), m = double(mInt), d = double(dInt);
     switch (variant) {
         case AttentionVariant::Full: return copies * bh * n * m * f + 2 * bh * n * d * f;
         case AttentionVariant::MemoryEfficient: {
-            const auto t = std::min(o.tile, std::max(n, m));
+            const double t = double(std::min(o.tile, std::max(nInt, mInt)));
             return 3 * bh * t * t * f + (backward ? 3 : 1) * bh * (n + m) * d * f + 2 * bh * n * f;
         }
         case AttentionVariant::Local: {
-            const auto total = blocks(n, o.window) * o.window;
-            return copies * bh * total * 3 * o.window * f + 4 * bh * (total + 2 * o.window) * d * f;
+            const double total = double(blocks(nInt, o.window) * o.window), w = double(o.window);
+            return copies * bh * total * 3 * w * f + 4 * bh * (total + 2 * w) * d * f;
         }
         case AttentionVariant::BlockSparse: {
-            const auto nb = blocks(n, o.block), total = nb * o.block;
-            return (copies + 1) * bh * total * (o.block + nb * o.summary) * f + 4 * bh * total * d * f;
+            const double nb = double(blocks(nInt, o.block)), total = nb * double(o.block);
+            return (copies + 1) * bh * total * (double(o.block) + nb * double(o.summary)) * f + 4 * bh * total * d * f;
         }
         case AttentionVariant::TopK: {
-            const auto t = std::min(o.tile, n);
-            return copies * bh * t * m * f + bh * n * o.topK * (d + 3) * f * (backward ? 2 : 1);
+            const double t = double(std::min(o.tile, nInt));
+            return copies * bh * t * m * f + bh * n * double(o.topK) * (d + 3) * f * (backward ? 2 : 1);
         }
         case AttentionVariant::Linear: return copies * bh * (n + m) * d * f + bh * d * d * f;
-        case AttentionVariant::Performer: return (copies + 1) * bh * (n + m) * o.features * f + bh * o.features * d * f;
+        case AttentionVariant::Performer: {
+            const double features = double(o.features);
+            return (copies + 1) * bh * (n + m) * features * f + bh * features * d * f;
+        }
     }
     return 0;
 }
@@ -151,7 +155,7 @@ torch::Tensor attendVariant(AttentionVariant variant, const torch::Tensor& q, co
             return variants::kernelAttention(variants::linearFeatures(q), variants::linearFeatures(k), v, keep);
         case AttentionVariant::Performer:
             return variants::kernelAttention(variants::performerFeatures(q, o.features, o.seed, true),
-                                             variants::performerFeatures(k, o.features, o.seed, false), v, keep);
+                                             variants::performerFeatures(k, o.features, o.seed, false, keep), v, keep);
     }
     TORCH_CHECK(false, "attention: unknown variant");
 }
@@ -187,7 +191,7 @@ torch::Tensor variantWeightRows(AttentionVariant variant, const torch::Tensor& q
             return kernelWeights(variants::linearFeatures(rows), variants::linearFeatures(k), keep);
         case AttentionVariant::Performer:  // queries are stabilised per row, so a slice has the same features
             return kernelWeights(variants::performerFeatures(rows, o.features, o.seed, true),
-                                 variants::performerFeatures(k, o.features, o.seed, false), keep);
+                                 variants::performerFeatures(k, o.features, o.seed, false, keep), keep);
         case AttentionVariant::TopK: {
             const auto s = scaledScores(rows, k, keep);
             auto [values, index] = s.topk(o.topK, -1);

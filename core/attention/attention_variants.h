@@ -59,8 +59,8 @@ std::string checkVariantOptions(AttentionVariant variant, const VariantOptions& 
 /// Bytes the variant's forward pass allocates beyond its inputs and output for `batchHeads`
 /// heads of n queries and m keys of width d (an upper estimate from the shapes, used to refuse
 /// lengths that cannot fit before anything is allocated).
-std::int64_t variantWorkingBytes(AttentionVariant variant, const VariantOptions& options, std::int64_t batchHeads,
-                                 std::int64_t n, std::int64_t m, std::int64_t d, bool backward);
+double variantWorkingBytes(AttentionVariant variant, const VariantOptions& options, std::int64_t batchHeads,
+                           std::int64_t n, std::int64_t m, std::int64_t d, bool backward);
 
 /// q [B, H, N, d], k [B, H, M, d], v [B, H, M, dv]; keep [B, M] bool (true: the key may be
 /// attended) or undefined for all keys; every row must keep at least one key. Returns

@@ -112,7 +112,10 @@ torch::Tensor topK(const torch::Tensor& q, const torch::Tensor& k, const torch::
 
 torch::Tensor linearFeatures(const torch::Tensor& x) { return torch::elu(x) + 1.0; }
 
-torch::Tensor performerFeatures(const torch::Tensor& x, std::int64_t features, std::uint64_t seed, bool isQuery) {
+double kernelFloor(torch::ScalarType dtype) { return dtype == torch::kHalf ? 6.2e-5 : 1e-30; }
+
+torch::Tensor performerFeatures(const torch::Tensor& x, std::int64_t features, std::uint64_t seed, bool isQuery,
+                                const torch::Tensor& keep) {
     // Orthogonal blocks of d Gaussian directions, each row rescaled to a Gaussian vector's norm,
     // drawn on the CPU in float64 from the seed so every device uses the same features.
     const auto d = x.size(3);
@@ -129,7 +132,13 @@ torch::Tensor performerFeatures(const torch::Tensor& x, std::int64_t features, s
     const auto xs = x * std::pow(double(d), -0.25);
     auto logits = torch::matmul(xs, w.t()) - 0.5 * (xs * xs).sum(-1, true);  // [B, H, N, F]
     // Stabilise by a constant that cancels in the ratio: per query row, or per batch and head for keys.
-    const auto shift = isQuery ? std::get<0>(logits.max(-1, true)) : logits.amax({2, 3}, true);
+    // Masked keys take no part in the keys' shift: their (arbitrary) logits must not push the
+    // kept keys' features to zero.
+    const auto forShift = !isQuery && keep.defined()
+                              ? logits.masked_fill(keep.logical_not().view({keep.size(0), 1, -1, 1}),
+                                                   -std::numeric_limits<double>::infinity())
+                              : logits;
+    const auto shift = isQuery ? std::get<0>(logits.max(-1, true)) : forShift.amax({2, 3}, true);
     return torch::exp(logits - shift.detach()) / std::sqrt(double(features));
 }
 
@@ -138,7 +147,7 @@ torch::Tensor kernelAttention(const torch::Tensor& phiQ, const torch::Tensor& ph
     const auto k = keep.defined() ? phiK * keep.view({keep.size(0), 1, -1, 1}).to(phiK.scalar_type()) : phiK;
     const auto kv = torch::matmul(k.transpose(-2, -1), v);   // [B, H, F, dv]
     const auto z = k.sum(2).unsqueeze(-1);                    // [B, H, F, 1]
-    const auto den = torch::matmul(phiQ, z).clamp_min(1e-30);  // [B, H, N, 1]
+    const auto den = torch::matmul(phiQ, z).clamp_min(kernelFloor(phiQ.scalar_type()));  // [B, H, N, 1]
     return torch::matmul(phiQ, kv) / den;
 }
 

@@ -26,8 +26,12 @@ torch::Tensor topK(const torch::Tensor& q, const torch::Tensor& k, const torch::
 
 /// The feature maps of the kernel variants, [B, H, N, F], masked keys' rows zero.
 torch::Tensor linearFeatures(const torch::Tensor& x);
-/// FAVOR+ features of queries (isQuery: stabilised per row) or keys (per batch and head).
-torch::Tensor performerFeatures(const torch::Tensor& x, std::int64_t features, std::uint64_t seed, bool isQuery);
+/// FAVOR+ features of queries (isQuery: stabilised per row) or keys (per batch and head, over
+/// the kept keys of `keep` [B, M] when it is given).
+torch::Tensor performerFeatures(const torch::Tensor& x, std::int64_t features, std::uint64_t seed, bool isQuery,
+                                const torch::Tensor& keep = {});
+/// The smallest denominator a kernel row may have in this dtype (a row of zeros stays finite).
+double kernelFloor(torch::ScalarType dtype);
 /// out_i = phi_q_i^T sum_j phi_k_j v_j^T / phi_q_i^T sum_j phi_k_j, with keep applied to phi_k.
 torch::Tensor kernelAttention(const torch::Tensor& phiQ, const torch::Tensor& phiK, const torch::Tensor& v,
                               const torch::Tensor& keep);

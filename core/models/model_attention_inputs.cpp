@@ -12,7 +12,8 @@
 namespace saccade {
 namespace {
 
-/// Groups captured layers by name, concatenating the batches that share the first one's length.
+/// Groups captured layers by name, concatenating their batches; batches padded to different
+/// lengths are padded again to the longest (zero rows, masked keys), so no sentence is dropped.
 std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& layers, const std::string& prefix) {
     std::vector<std::string> order;
     std::map<std::string, std::vector<const QkvCapture::Layer*>> byName;
@@ -22,14 +23,16 @@ std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& la
     }
     std::vector<FidelitySource> out;
     for (const auto& name : order) {
+        std::int64_t n = 0;
+        for (const auto* l : byName[name]) n = std::max(n, l->q.size(2));
+        const auto pad = [n](const torch::Tensor& x) { return torch::constant_pad_nd(x, {0, 0, 0, n - x.size(2)}, 0); };
         std::vector<torch::Tensor> q, k, v, keep;
-        const auto n = byName[name].front()->q.size(2);
         for (const auto* l : byName[name]) {
-            if (l->q.size(2) != n || l->k.size(2) != n) continue;
-            q.push_back(l->q);
-            k.push_back(l->k);
-            v.push_back(l->v);
-            keep.push_back(l->keep.defined() ? l->keep : torch::ones({l->q.size(0), n}, torch::kBool));
+            q.push_back(pad(l->q));
+            k.push_back(pad(l->k));
+            v.push_back(pad(l->v));
+            const auto kept = l->keep.defined() ? l->keep : torch::ones({l->q.size(0), l->q.size(2)}, torch::kBool);
+            keep.push_back(torch::constant_pad_nd(kept, {0, n - kept.size(1)}, 0));
         }
         out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu()});
     }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "common/memory_meter.h"
 #include "models/attention_model.h"
 
 namespace saccade {
@@ -116,12 +117,27 @@ std::string checkLengthTask(const LengthTaskOptions& o) {
     if (o.batch < 1 || o.testCount < 1) return "the batch and the test count must be at least 1";
     if (o.seconds <= 0 && o.steps <= 0) return "give a training time or a number of steps";
     if (o.dim % o.heads != 0) return "the width " + std::to_string(o.dim) + " must divide into " + std::to_string(o.heads) + " heads";
+    if (o.options.summary > o.options.block)
+        return "summary " + std::to_string(o.options.summary) + " must be 1 to the block length " + std::to_string(o.options.block);
     std::vector<std::int64_t> lengths = o.testLengths;
     lengths.push_back(o.trainLength);
+    const auto available = memory::availableSystemBytes();
     for (auto n : lengths) {
         if (n < 2) return "lengths must be at least 2 (got " + std::to_string(n) + ")";
-        const auto problem = checkVariantOptions(o.variant, cappedTo(o.options, n), n, n);
+        const auto capped = cappedTo(o.options, n);
+        const auto problem = checkVariantOptions(o.variant, capped, n, n);
         if (!problem.empty()) return attentionVariantName(o.variant) + " at n = " + std::to_string(n) + ": " + problem;
+        // Training keeps every layer's attention for the backward pass; a test batch holds about
+        // 8,192 tokens. Both must fit before anything is trained.
+        const bool training = n == o.trainLength;
+        const auto batch = training ? o.batch : std::max<std::int64_t>(1, 8192 / n);
+        const double activations = double(batch) * double(n) * double(4 * o.dim * 6 + o.ff * 3) * 4.0;
+        const double need = double(o.layers) * (variantWorkingBytes(o.variant, capped, batch * o.heads, n, n, o.dim / o.heads, training) +
+                                                activations * (training ? 2.0 : 1.0));
+        if (available > 0 && need > 0.8 * double(available))
+            return attentionVariantName(o.variant) + " at n = " + std::to_string(n) + (training ? " (training, batch " : " (testing, batch ") +
+                   std::to_string(batch) + ") needs about " + std::to_string(std::llround(need / 1e9)) + " GB of memory and " +
+                   std::to_string(std::llround(0.8 * double(available) / 1e9)) + " GB can be used here";
     }
     return {};
 }

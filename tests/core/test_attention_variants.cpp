@@ -199,6 +199,22 @@ TEST(AttentionVariants, PerformerIsSeededAndApproachesExactWithMoreFeatures) {
     EXPECT_LT(fine, 0.5 * coarse) << coarse << " -> " << fine;
 }
 
+TEST(AttentionVariants, AMaskedKeyChangesNothingHoweverLargeItIs) {
+    // Masked keys take no part in the performer's stabiliser: a huge one must not zero the rest.
+    auto x = randomQkv(16, 8, true, 12);
+    VariantOptions o;
+    o.features = 32;
+    o.window = 4;
+    o.block = 4;
+    o.summary = 1;
+    o.topK = 4;
+    auto huge = x.k.clone();
+    huge.index_put_({1, torch::indexing::Slice(), 15}, 100.0);  // key 15 of batch 1 is masked
+    for (auto variant : allAttentionVariants())
+        EXPECT_LT(maxDiff(attendVariant(variant, x.q, x.k, x.v, x.keep, o), attendVariant(variant, x.q, huge, x.v, x.keep, o)),
+                  1e-9) << attentionVariantName(variant);
+}
+
 TEST(AttentionVariants, EveryVariantHasGradientsThatMatchFiniteDifferences) {
     VariantOptions o;
     o.window = 2;

@@ -98,6 +98,29 @@ TEST(LengthBench, RefusesBeforeAllocatingWhatCannotFit) {
     EXPECT_FALSE(benchAttentionLengths(o).ok());
 }
 
+TEST(LengthBench, ExactVariantsListedBeforeFullAreStillComparedWithIt) {
+    auto o = tinyBench();
+    o.lengths = {64};
+    o.variants = {AttentionVariant::MemoryEfficient, AttentionVariant::Full};
+    o.backward = false;
+    const auto r = benchAttentionLengths(o);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_TRUE(r->points.at(AttentionVariant::MemoryEfficient)[0].maxAbsDiffFull.has_value());
+    const auto json = nlohmann::ordered_json::parse(lengthBenchToJson(o, *r));
+    EXPECT_EQ(json["variants"].begin().key(), "memory_efficient");  // the order asked for
+}
+
+TEST(LengthBench, LengthsNoMachineHoldsAreRefusedWithoutOverflow) {
+    auto o = tinyBench();
+    o.batch = 16;
+    o.heads = 256;
+    o.dim = 1;
+    o.lengths = {11863306};
+    o.variants = {AttentionVariant::Full};
+    EXPECT_NE(checkLengthBench(o).find("needs about"), std::string::npos);
+    EXPECT_GT(variantWorkingBytes(AttentionVariant::Full, o.variant, 4096, 11863306, 11863306, 1, false), 1e18);
+}
+
 TEST(LengthBench, LogLogSlopeOfAPowerLaw) {
     EXPECT_NEAR(*logLogSlope({256, 1024, 4096}, {1, 16, 256}), 2.0, 1e-12);
     EXPECT_NEAR(*logLogSlope({10, 100}, {3, 30}), 1.0, 1e-12);
@@ -243,6 +266,12 @@ TEST(LengthViewTest, ExportsInEveryFormatAndRefusesOthers) {
     auto bad = tinyView(AttentionVariant::Local);
     bad.options.window = 500;
     EXPECT_NE(checkLengthView(bad).find("window 500"), std::string::npos);
+    bad = tinyView(AttentionVariant::Full);  // the curve fits; n itself does not
+    bad.n = 65536;
+    bad.heads = 64;
+    bad.dim = 2;
+    bad.curveLengths = {16};
+    EXPECT_NE(checkLengthView(bad).find("at n = 65536 needs about"), std::string::npos) << checkLengthView(bad);
     bad = tinyView(AttentionVariant::Local);
     bad.n = 8;
     EXPECT_NE(checkLengthView(bad).find("16 to 65,536"), std::string::npos);
@@ -288,6 +317,15 @@ TEST(LengthTask, RefusesWhatCannotRun) {
     o = tinyTask();
     o.heads = 3;
     EXPECT_NE(checkLengthTask(o).find("must divide into 3 heads"), std::string::npos);
+    o = tinyTask();
+    o.variant = AttentionVariant::Full;
+    o.testLengths = {65536};
+    o.heads = 8;
+    o.dim = 64;
+    EXPECT_NE(checkLengthTask(o).find("at n = 65536 (testing, batch 1) needs about"), std::string::npos) << checkLengthTask(o);
+    o = tinyTask();
+    o.options.summary = 9;
+    EXPECT_NE(checkLengthTask(o).find("summary 9 must be 1 to the block length 8"), std::string::npos);
     o = tinyTask();
     o.variant = AttentionVariant::Performer;
     o.options.features = 0;

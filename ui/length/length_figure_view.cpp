@@ -18,9 +18,10 @@ void LengthFigureView::setView(const LengthView& view) {
     redraw();
 }
 
-void LengthFigureView::clear() {
+void LengthFigureView::clear(const QString& message) {
     m_view.reset();
     m_image = QImage();
+    m_message = message;
     update();
 }
 
@@ -36,7 +37,7 @@ void LengthFigureView::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), Qt::white);
     if (m_image.isNull()) {
         p.setPen(QColor(90, 90, 90));
-        p.drawText(rect(), Qt::AlignCenter, tr("Measuring…"));
+        p.drawText(rect(), Qt::AlignCenter, m_message);
         return;
     }
     p.drawImage(QPoint(0, 0), m_image);

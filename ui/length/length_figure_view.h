@@ -18,7 +18,9 @@ public:
     explicit LengthFigureView(QWidget* parent = nullptr);
 
     void setView(const LengthView& view);
-    void clear();
+    /// Forgets the figure and shows `message` in its place ("Measuring…", "Cancelled", ...).
+    void clear(const QString& message);
+    QString message() const { return m_message; }
     const std::optional<LengthView>& view() const { return m_view; }
     QSize sizeHint() const override { return {1000, 380}; }
 
@@ -31,6 +33,7 @@ private:
 
     std::optional<LengthView> m_view;
     QImage m_image;
+    QString m_message;
 };
 
 }  // namespace saccade::ui

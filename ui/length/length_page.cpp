@@ -55,6 +55,9 @@ LengthPage::LengthPage(QWidget* parent) : QWidget(parent) {
     layout->addLayout(right, 1);
     bindJobControls(m_job, m_run, m_cancel, m_progress, m_notes);
     connect(m_run, &QPushButton::clicked, this, [this] { measure(); });
+    // A figure shown always belongs to the request that made it: none after a cancel or a failure.
+    connect(m_cancel, &QPushButton::clicked, this, [this] { m_figure->clear(tr("Cancelled: nothing measured.")); });
+    connect(m_job, &AnalysisJob::failed, this, [this] { m_figure->clear(tr("Not measured (the reason is below).")); });
     connect(m_variant, &QComboBox::currentIndexChanged, this, [this] { updateEnabled(); });
     updateEnabled();
 }
@@ -168,11 +171,13 @@ void LengthPage::select(AttentionVariant variant, int n) {
 bool LengthPage::measure() {
     const auto o = request();
     if (const auto problem = checkLengthView(o); !problem.empty()) {
+        m_figure->clear(tr("Not measured: this request does not fit (the reason is below)."));
+        m_export->setEnabled(false);
         m_notes->setText(QStringLiteral("<span style='color:#b00020'>%1</span>").arg(QString::fromStdString(problem).toHtmlEscaped()));
         return false;
     }
     m_measuredOnce = true;
-    m_figure->clear();  // the figure shown belonged to the previous request
+    m_figure->clear(tr("Measuring…"));  // the figure shown belonged to the previous request
     m_export->setEnabled(false);
     auto result = std::make_shared<LengthView>();
     auto work = [o, result](const Progress& progress) -> QString {
