@@ -4,7 +4,9 @@
 // and backward times (medians), the peak memory the attention itself allocates (measured by the
 // CPU memory meter; not measured on other devices), the FLOP rate, and the largest error against
 // exact attention computed in float64 (tile by tile, so it exists at every length). Lengths whose
-// working memory would not fit are refused before anything is allocated, with the figure.
+// working memory would not fit are refused before anything is allocated, with the figure (the
+// figure is set against the host's available memory, also when the device is a GPU). On CUDA every
+// timed region ends with a synchronisation.
 
 #include <cstdint>
 #include <map>
