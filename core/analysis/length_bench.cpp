@@ -16,6 +16,7 @@
 #include "common/memory_meter.h"
 #include "common/runtime.h"
 #include "common/timing.h"
+#include "io/json_fields.h"
 
 namespace saccade {
 namespace {
@@ -115,7 +116,6 @@ void fitSlopes(LengthBenchResult& r) {
     }
 }
 
-nlohmann::ordered_json orNullJson(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
 
 }  // namespace
 
@@ -200,15 +200,15 @@ std::string lengthBenchToJson(const LengthBenchOptions& o, const LengthBenchResu
         for (const auto& p : r.points.at(variant))
             rows.push_back({{"n", p.n},
                             {"ms", p.forwardMs},
-                            {"backward_ms", orNullJson(p.backwardMs)},
-                            {"peak_mb", orNullJson(p.peakMb)},
-                            {"backward_peak_mb", orNullJson(p.backwardPeakMb)},
-                            {"max_abs_error", orNullJson(p.maxAbsError)},
-                            {"max_abs_diff_full", orNullJson(p.maxAbsDiffFull)},
+                            {"backward_ms", measuredOrNull(p.backwardMs)},
+                            {"peak_mb", measuredOrNull(p.peakMb)},
+                            {"backward_peak_mb", measuredOrNull(p.backwardPeakMb)},
+                            {"max_abs_error", measuredOrNull(p.maxAbsError)},
+                            {"max_abs_diff_full", measuredOrNull(p.maxAbsDiffFull)},
                             {"gflops", p.gflops},
                             {"flop_fraction", r.matmulGflops > 0 ? nlohmann::ordered_json(p.gflops / r.matmulGflops) : nlohmann::ordered_json(nullptr)}});
         variants[attentionVariantName(variant)] = rows;
-        slopes[attentionVariantName(variant)] = orNullJson(r.slopes.at(variant));
+        slopes[attentionVariantName(variant)] = measuredOrNull(r.slopes.at(variant));
     }
     const auto& v = o.variant;
     nlohmann::ordered_json out = {

@@ -9,6 +9,7 @@
 
 #include "analysis/length_bench.h"
 #include "analysis/length_fidelity.h"
+#include "io/json_fields.h"
 
 namespace saccade {
 namespace {
@@ -127,13 +128,9 @@ Result<Unit> fillCurves(LengthView& view, const Progress& progress) {
     return Unit{};
 }
 
-nlohmann::ordered_json orNull(const std::optional<double>& v) {
-    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
 nlohmann::ordered_json curveJson(const std::vector<LengthCurvePoint>& curve) {
     auto rows = nlohmann::ordered_json::array();
-    for (const auto& p : curve) rows.push_back({{"n", p.n}, {"ms", p.ms}, {"peak_mb", orNull(p.peakMb)}});
+    for (const auto& p : curve) rows.push_back({{"n", p.n}, {"ms", p.ms}, {"peak_mb", measuredOrNull(p.peakMb)}});
     return rows;
 }
 
@@ -181,10 +178,10 @@ std::string lengthViewToJson(const LengthView& v, int indent) {
     const auto& o = v.request.options;
     const auto name = attentionVariantName(v.request.variant);
     nlohmann::ordered_json curves = {{name, curveJson(v.curve)}};
-    nlohmann::ordered_json slopes = {{name, orNull(v.slope)}};
+    nlohmann::ordered_json slopes = {{name, measuredOrNull(v.slope)}};
     if (v.request.variant != AttentionVariant::Full) {
         curves["full"] = curveJson(v.fullCurve);
-        slopes["full"] = orNull(v.fullSlope);
+        slopes["full"] = measuredOrNull(v.fullSlope);
     }
     nlohmann::ordered_json out = {
         {"schema", "saccade.length-view"}, {"version", 1}, {"variant", name}, {"n", v.request.n},

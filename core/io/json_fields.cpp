@@ -63,4 +63,8 @@ nlohmann::json numberOrNull(double value) {
     return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
+nlohmann::ordered_json measuredOrNull(const std::optional<double>& value) {
+    return value && std::isfinite(*value) ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace saccade

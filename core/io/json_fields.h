@@ -3,6 +3,7 @@
 // (10.5 is not 10) nor a big number wrapped modulo 2^32 (4294967356 is not 60).
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -32,5 +33,7 @@ std::string stringField(const nlohmann::json& j, const char* key);
 
 /// Writing: JSON has no NaN or infinity, so a figure that does not exist is null.
 nlohmann::json numberOrNull(double value);
+/// The same for a figure that may not have been measured (an empty optional), in an ordered object.
+nlohmann::ordered_json measuredOrNull(const std::optional<double>& value);
 
 }  // namespace saccade

@@ -34,6 +34,19 @@ torch::Tensor exact(const Qkv& x) {
 
 double maxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
 
+/// Small settings for every variant at once: window, block, summary, k, features and tile.
+VariantOptions smallOptions(std::int64_t window, std::int64_t block, std::int64_t summary, std::int64_t topK,
+                            std::int64_t features, std::int64_t tile = VariantOptions{}.tile) {
+    VariantOptions o;
+    o.window = window;
+    o.block = block;
+    o.summary = summary;
+    o.topK = topK;
+    o.features = features;
+    o.tile = tile;
+    return o;
+}
+
 /// d f / d inputs[which][flat] by central differences (step 1e-6, float64 inputs).
 template <typename F>
 double centralDifference(F f, const std::vector<torch::Tensor>& inputs, int which, std::int64_t flat) {
@@ -101,14 +114,8 @@ TEST(AttentionVariants, GradcheckOfTheTiledBackwardPass) {
 }
 
 TEST(AttentionVariants, EachOutputIsItsOwnWeightsTimesTheValues) {
-    VariantOptions o;
-    o.window = 3;
-    o.block = 4;
-    o.summary = 2;
-    o.topK = 5;
-    o.features = 16;
+    auto o = smallOptions(3, 4, 2, 5, 16, 6);
     o.seed = 7;
-    o.tile = 6;
     for (bool masked : {false, true}) {
         const auto x = randomQkv(19, 8, masked, 3);
         for (auto variant : allAttentionVariants()) {
@@ -123,12 +130,7 @@ TEST(AttentionVariants, EachOutputIsItsOwnWeightsTimesTheValues) {
 }
 
 TEST(AttentionVariants, WeightRowsAreSlicesOfTheWholeMatrix) {
-    VariantOptions o;
-    o.window = 3;
-    o.block = 5;
-    o.summary = 2;
-    o.topK = 4;
-    o.features = 16;
+    const auto o = smallOptions(3, 5, 2, 4, 16);
     const auto x = randomQkv(21, 8, true, 6);
     for (auto variant : allAttentionVariants()) {
         const auto whole = variantWeights(variant, x.q, x.k, x.keep, o);
@@ -202,12 +204,7 @@ TEST(AttentionVariants, PerformerIsSeededAndApproachesExactWithMoreFeatures) {
 TEST(AttentionVariants, AMaskedKeyChangesNothingHoweverLargeItIs) {
     // Masked keys take no part in the performer's stabiliser: a huge one must not zero the rest.
     auto x = randomQkv(16, 8, true, 12);
-    VariantOptions o;
-    o.features = 32;
-    o.window = 4;
-    o.block = 4;
-    o.summary = 1;
-    o.topK = 4;
+    const auto o = smallOptions(4, 4, 1, 4, 32);
     auto huge = x.k.clone();
     huge.index_put_({1, torch::indexing::Slice(), 15}, 100.0);  // key 15 of batch 1 is masked
     for (auto variant : allAttentionVariants())
@@ -216,13 +213,7 @@ TEST(AttentionVariants, AMaskedKeyChangesNothingHoweverLargeItIs) {
 }
 
 TEST(AttentionVariants, EveryVariantHasGradientsThatMatchFiniteDifferences) {
-    VariantOptions o;
-    o.window = 2;
-    o.block = 3;
-    o.summary = 1;
-    o.topK = 3;
-    o.features = 8;
-    o.tile = 4;
+    const auto o = smallOptions(2, 3, 1, 3, 8, 4);
     const auto x = randomQkv(9, 4, true, 2);
     for (auto variant : allAttentionVariants()) {
         auto q = x.q.clone().requires_grad_();
@@ -268,13 +259,7 @@ TEST(AttentionVariants, WorkingMemoryEstimatesScaleAsTheVariantsDo) {
 
 TEST(AttentionVariants, CudaGivesWhatTheCpuGives) {
     if (!torch::cuda::is_available()) GTEST_SKIP() << "needs a CUDA device";
-    VariantOptions o;
-    o.window = 3;
-    o.block = 4;
-    o.summary = 2;
-    o.topK = 5;
-    o.features = 16;
-    o.tile = 6;
+    const auto o = smallOptions(3, 4, 2, 5, 16, 6);
     const auto x = randomQkv(19, 8, true, 3);
     for (auto variant : allAttentionVariants()) {
         const auto cpu = attendVariant(variant, x.q, x.k, x.v, x.keep, o);
