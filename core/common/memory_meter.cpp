@@ -7,7 +7,8 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
-#include <torch/version.h>
+
+#include "common/torch_compat.h"
 
 namespace saccade::memory {
 namespace {
@@ -38,19 +39,13 @@ void countedDelete(void* data) {
     if (h->innerDeleter) h->innerDeleter(h->innerContext);  // frees the block through the wrapped allocator
 }
 
-class CountingAllocator final : public c10::Allocator {
+class CountingAllocator final : public compat::AllocatorBase {
 public:
     explicit CountingAllocator(c10::Allocator* inner) : m_inner(inner) {}
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
-    c10::DataPtr allocate(size_t n) override { return wrap(n); }
-    void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
-#else
-    c10::DataPtr allocate(size_t n) const override { return wrap(n); }
-#endif
     c10::DeleterFnPtr raw_deleter() const override { return &countedDelete; }
 
 private:
-    c10::DataPtr wrap(size_t n) const {
+    c10::DataPtr allocateBytes(std::size_t n) const override {
         auto inner = m_inner->allocate(n + kHeader);
         auto* base = static_cast<char*>(inner.get());
         const auto device = inner.device();

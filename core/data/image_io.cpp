@@ -8,10 +8,13 @@
 #include <vector>
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#if SACCADE_OPENCV_CODECS
+#include <opencv2/imgcodecs.hpp>
+#endif
 
 #include "data/image_integrity.h"
+#include "data/png_codec.h"
 
 namespace saccade {
 
@@ -168,6 +171,39 @@ std::optional<cv::Mat> toEightBit(const cv::Mat& m) {
     }
 }
 
+#if SACCADE_OPENCV_CODECS
+/// OpenCV's imdecode(ANYCOLOR | ANYDEPTH): grey stays grey, colour is BGR without alpha, 16 bits stay.
+Result<cv::Mat> decodePixels(const std::string& bytes, Format, const std::string& what) {
+    cv::Mat decoded;
+    try {
+        const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, const_cast<char*>(bytes.data()));
+        decoded = cv::imdecode(buffer, cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH);
+    } catch (const cv::Exception& e) {
+        return Error{"'" + what + "' could not be decoded: " + e.err};
+    }
+    if (decoded.empty()) return Error{"'" + what + "' is corrupt or not a supported image"};
+    return decoded;
+}
+#else
+/// The same samples from the built-in PNG codec (a build without OpenCV's imgcodecs reads PNG only).
+Result<cv::Mat> decodePixels(const std::string& bytes, Format format, const std::string& what) {
+    if (format != Format::Png)
+        return Error{"'" + what + "' is not a PNG: this build reads PNG only (built with SACCADE_OPENCV_CODECS=OFF)"};
+    auto png = decodePng(bytes);
+    if (!png) return Error{"'" + what + "' could not be decoded: " + png.error()};
+    const int type = CV_MAKETYPE(png->depth == 16 ? CV_16U : CV_8U, png->channels);
+    cv::Mat decoded(png->height, png->width, type);
+    const std::size_t n = png->samples.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        // RGB to OpenCV's BGR order: the first and third sample of each pixel swap.
+        const std::size_t k = png->channels == 3 ? i - i % 3 + (2 - i % 3) : i;
+        if (png->depth == 16) decoded.ptr<std::uint16_t>()[k] = png->samples[i];
+        else decoded.ptr<std::uint8_t>()[k] = static_cast<std::uint8_t>(png->samples[i]);
+    }
+    return decoded;
+}
+#endif
+
 Result<Image> decodeChecked(const std::string& bytes, const std::string& what,
                             const ImageLoadOptions& options) {
     if (options.channels != 0 && options.channels != 1 && options.channels != 3) {
@@ -206,16 +242,9 @@ Result<Image> decodeChecked(const std::string& bytes, const std::string& what,
                                                   : tiffProblem(bytes);
     if (problem) return Error{"'" + what + "' is corrupt: " + *problem};
 
-    cv::Mat decoded;
-    try {
-        const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U,
-                             const_cast<char*>(bytes.data()));
-        // ANYCOLOR keeps grey as grey and drops alpha; ANYDEPTH keeps 16 bits for our scaling.
-        decoded = cv::imdecode(buffer, cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH);
-    } catch (const cv::Exception& e) {
-        return Error{"'" + what + "' could not be decoded: " + e.err};
-    }
-    if (decoded.empty()) return Error{"'" + what + "' is corrupt or not a supported image"};
+    auto pixels = decodePixels(bytes, format, what);
+    if (!pixels) return Error{pixels.error()};
+    const cv::Mat decoded = *pixels;
 
     try {
         auto eight = toEightBit(decoded);
@@ -274,6 +303,9 @@ Result<std::string> encodeImagePng(const Image& image) {
         image.pixels.size() != static_cast<size_t>(image.width) * image.height * image.channels) {
         return Error{"the image is empty or malformed"};
     }
+#if !SACCADE_OPENCV_CODECS
+    return encodePng(image.pixels.data(), image.width, image.height, image.channels);
+#else
     std::vector<std::uint8_t> encoded;
     try {
         const cv::Mat view(image.height, image.width, CV_8UC(image.channels),
@@ -290,6 +322,7 @@ Result<std::string> encodeImagePng(const Image& image) {
         return Error{e.err};
     }
     return std::string(encoded.begin(), encoded.end());
+#endif
 }
 
 Result<Unit> saveImagePng(const Image& image, const std::string& path) {

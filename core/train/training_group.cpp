@@ -33,7 +33,7 @@ std::string withoutSourcePrefix(const std::string& text) {
 
 struct TrainingGroup::Impl {
     c10::intrusive_ptr<c10d::Store> store;
-    c10::intrusive_ptr<c10d::ProcessGroup> group;
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> group;  // a ProcessGroup in 1.13, a Backend in 2.x: the concrete type is both
 };
 
 TrainingGroup::TrainingGroup(DistributedSettings settings)

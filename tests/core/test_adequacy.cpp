@@ -13,6 +13,7 @@
 #include "analysis/caption_metrics.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "test_device.h"
 
 using namespace saccade;
 
@@ -139,7 +140,7 @@ TEST(Adequacy, InadequateIsTheSideAnAbstainingDeploymentDrops) {
 }
 
 TEST(Adequacy, FullCoverageAccuracyEqualsEvalAndTheOracleBoundsEverySignal) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
     if (!dataset.ok()) GTEST_SKIP() << dataset.error();
@@ -193,7 +194,7 @@ TEST(Adequacy, FullCoverageAccuracyEqualsEvalAndTheOracleBoundsEverySignal) {
 }
 
 TEST(Adequacy, RamSignalsUseGlimpseLocations) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("fashion28");
     if (!dataset.ok()) GTEST_SKIP() << dataset.error();
@@ -212,7 +213,7 @@ TEST(Adequacy, RamSignalsUseGlimpseLocations) {
 }
 
 TEST(Adequacy, BadOptionsAndCancelAreOneLineErrors) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("fashion28");
     if (!dataset.ok()) GTEST_SKIP() << dataset.error();
@@ -278,7 +279,7 @@ TEST(Adequacy, PerWordSignalsOfACaptionRunSet) {
 }
 
 TEST(Adequacy, CaptionersGetPerWordCurvesAndExactMatchAtFullCoverage) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/caption-hard-scenes64.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/caption-hard-scenes64.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("scenes64", {"", (*model)->info().seed});
     ASSERT_TRUE(dataset.ok()) << dataset.error();

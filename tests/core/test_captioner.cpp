@@ -19,6 +19,7 @@
 #include "temp_dir.h"
 #include "trace/run_set.h"
 #include "train/caption_trainer.h"
+#include "test_device.h"
 
 using namespace saccade;
 
@@ -55,7 +56,7 @@ CaptionTrainOptions tinyTraining(const std::string& out, std::int64_t iterations
     o.iterations = iterations;
     o.evalEvery = iterations;
     o.evalImages = evalImages;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = out;
     return o;
 }
@@ -240,7 +241,7 @@ TEST(Captioner, PerCellTablesDecodeAsTheFullStep) {
 }
 
 TEST(Captioner, PerCellTablesDecodeAsTheFullStepOnTheBundledModel) {
-    auto model = CaptionModel::load(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", "cpu");
+    auto model = CaptionModel::load(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     torch::manual_seed(0);
     CaptionNetwork net((*model)->config());
@@ -416,7 +417,7 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     EXPECT_NEAR(sharpened.loss - sharpened.crossEntropy, 2.5 * sharpened.entropy, 1e-4);
     EXPECT_GT(std::abs(sharpenedSteps[1].entropy - plainSteps[1].entropy), 1e-4);
     // The cell position vectors are saved and loaded with the rest.
-    auto model = CaptionModel::load(dir.file("entropy.pt"), "cpu");
+    auto model = CaptionModel::load(dir.file("entropy.pt"), test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("scenes64");
     ASSERT_TRUE(dataset.ok());
@@ -475,7 +476,7 @@ TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     ASSERT_TRUE(summary.ok()) << summary.error();
     EXPECT_EQ(summary->iterations, 2);
 
-    auto model = CaptionModel::load(o.out, "cpu");
+    auto model = CaptionModel::load(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     EXPECT_EQ((*model)->outputKind(), "caption");
     EXPECT_EQ((*model)->classNames(), sceneVocabulary());
@@ -539,7 +540,7 @@ TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     auto fashion = openDataset("translated-digits60");
     ASSERT_TRUE(fashion.ok());
     EXPECT_FALSE((*model)->evaluate(**fashion, Split::Test, {"argmax"}, 4, 1).ok());
-    EXPECT_NE(loadAttentionModel(o.out, "cpu").ok(), false);
+    EXPECT_NE(loadAttentionModel(o.out, test::testDevice()).ok(), false);
 }
 
 namespace saccade {
@@ -549,7 +550,7 @@ TEST(Captioner, FaithfulnessOccludesEachObjectWordsCells) {
     // The bundled soft captioner on 3 scenes: nothing occluded keeps every word; occluding cells
     // removes some; the same seed repeats the figures; and only captioners on captioned scenes
     // are measured.
-    auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", "cpu");
+    auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/caption-soft-scenes64.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto scenes = openDataset("scenes64");
     ASSERT_TRUE(scenes.ok());
@@ -613,7 +614,7 @@ TEST(Captioner, FaithfulnessOccludesEachObjectWordsCells) {
     EXPECT_NE(measureCaptionFaithfulness(**model, **digits, Split::Test, o).error().find("has no captions"), std::string::npos);
     o.fractions = {1.5};
     EXPECT_NE(measureCaptionFaithfulness(**model, **scenes, Split::Test, o).error().find("[0, 1]"), std::string::npos);
-    auto patch = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/patch-hard-fashion60.pt", "cpu");
+    auto patch = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR) + "/models/patch-hard-fashion60.pt", test::testDevice());
     ASSERT_TRUE(patch.ok());
     EXPECT_NE(measureCaptionFaithfulness(**patch, **scenes, Split::Test, o).error().find("needs a captioner"), std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/cost_profile.h"
+#include "test_device.h"
 
 using namespace saccade;
 
@@ -32,7 +33,7 @@ TEST(CostProfile, StagesOfThePatchModelAndTheRamAreCountedAndTimed) {
     o.model = SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt";
     o.batch = 4;
     o.repeats = 2;
-    o.device = "cpu";
+    o.device = test::testDevice();
     auto r = profileCost(o);
     ASSERT_TRUE(r.ok()) << r.error();
     ASSERT_EQ(r->rules.size(), 8u);  // dense and select, each soft, argmax, sample, gumbel:1
@@ -87,7 +88,7 @@ TEST(CostProfile, ReportsProgressAndCancels) {
     o.model = SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt";
     o.batch = 2;
     o.repeats = 2;
-    o.device = "cpu";
+    o.device = test::testDevice();
     std::vector<double> seen;
     auto r = profileCost(o, [&](double f) {
         seen.push_back(f);

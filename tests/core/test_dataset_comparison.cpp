@@ -8,6 +8,7 @@
 #include "analysis/dataset_comparison.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "test_device.h"
 
 using namespace saccade;
 
@@ -23,7 +24,7 @@ TEST(DatasetComparison, TrainingRulesAreNamedFromTheTrainingMode) {
 }
 
 TEST(DatasetComparison, DisagreementsAndTheKCurveFollowTheEvaluatedOutputs) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("fashion28");
     if (!dataset.ok()) GTEST_SKIP() << dataset.error();
@@ -77,7 +78,7 @@ TEST(DatasetComparison, EveryListedSampleAnswerIsTheTraceWithTheEvaluationSeed) 
     };
     for (const auto& c : {Case{"patch-hard-fashion60.pt", "translated-fashion60"}, Case{"ram-fashion28.pt", "fashion28"},
                           Case{"caption-hard-scenes64.pt", "scenes64"}}) {
-        auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR "/models/") + c.model, "cpu");
+        auto model = loadAttentionModel(std::string(SACCADE_SAMPLES_DIR "/models/") + c.model, test::testDevice());
         ASSERT_TRUE(model.ok()) << model.error();
         auto dataset = openDataset(c.dataset, {"", (*model)->info().seed});
         if (!dataset.ok()) continue;  // Fashion-MNIST missing: the scenes still run

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attention/engine_demo.h"
+#include "test_device.h"
 
 using namespace saccade;
 
@@ -10,7 +11,7 @@ TEST(EngineDemo, SameSeedSameTraceOtherSeedOtherTrace) {
     EngineDemoOptions o;
     o.rule = "sample";
     o.seed = 3;
-    o.device = "cpu";
+    o.device = test::testDevice();
     const auto a = runEngineDemo(o), b = runEngineDemo(o);
     o.seed = 4;
     const auto c = runEngineDemo(o);
@@ -20,7 +21,7 @@ TEST(EngineDemo, SameSeedSameTraceOtherSeedOtherTrace) {
     EXPECT_EQ(a->steps.size(), 4u);
     EXPECT_EQ(a->steps[0].grid->probs.size(), 36u);
     EXPECT_EQ(a->rule, "sample");
-    EXPECT_EQ(a->device, "cpu");
+    EXPECT_EQ(a->device, test::testDevice());
 }
 
 TEST(EngineDemo, ArgmaxChoosesTheMostProbableCellAndFindsPlantedTargets) {
@@ -28,7 +29,7 @@ TEST(EngineDemo, ArgmaxChoosesTheMostProbableCellAndFindsPlantedTargets) {
     o.rule = "argmax";
     o.scorer = "scaled-dot";
     o.steps = 10;
-    o.device = "cpu";
+    o.device = test::testDevice();
     const auto t = runEngineDemo(o);
     ASSERT_TRUE(t.ok()) << t.error();
     int hits = 0;
@@ -52,7 +53,7 @@ TEST(EngineDemo, EveryScorerAndRuleRuns) {
             EngineDemoOptions o;
             o.scorer = scorer;
             o.rule = rule;
-            o.device = "cpu";
+            o.device = test::testDevice();
             const auto t = runEngineDemo(o);
             ASSERT_TRUE(t.ok()) << scorer << "/" << rule << ": " << t.error();
             const size_t expected = std::string(rule) == "soft" ? 0

@@ -15,6 +15,7 @@
 #include "tiny_patch.h"
 #include "io/checkpoint.h"
 #include "train/patch_trainer.h"
+#include "test_device.h"
 
 using namespace saccade;
 using saccade::test::TempDir;
@@ -96,8 +97,8 @@ TEST(PatchModel, ReinforceMovesThePolicyTowardTheRewardedCell) {
 TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
     TempDir dir;
     const auto path = saveTinyPatch(dir, "tiny.pt");
-    auto a = PatchModel::load(path, "cpu");
-    auto b = PatchModel::load(path, "cpu");
+    auto a = PatchModel::load(path, test::testDevice());
+    auto b = PatchModel::load(path, test::testDevice());
     ASSERT_TRUE(a.ok()) << a.error();
     const auto image = digitImage(4);
     for (const char* rule : {"soft", "argmax", "sample"}) {
@@ -122,7 +123,7 @@ TEST(PatchModel, CheckpointRoundTripGivesIdenticalTraces) {
 
 TEST(PatchModel, TracesAreDeterministicPerSeed) {
     TempDir dir;
-    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), "cpu");
+    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), test::testDevice());
     const auto image = digitImage(7);
     EXPECT_EQ(traceToJson(*m->trace(image, "sample", 5, "x")), traceToJson(*m->trace(image, "sample", 5, "x")));
     // An untrained model attends almost uniformly, so other seeds choose other cells.
@@ -136,7 +137,7 @@ TEST(PatchModel, TracesAreDeterministicPerSeed) {
 
 TEST(PatchModel, KSampleTraceSummarisesItsRuns) {
     TempDir dir;
-    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), "cpu");
+    auto m = *PatchModel::load(saveTinyPatch(dir, "tiny.pt"), test::testDevice());
     const auto image = digitImage(7);
     const auto k = m->trace(image, "ksample:64", 5, "x");
     ASSERT_TRUE(k.ok()) << k.error();
@@ -171,11 +172,11 @@ TEST(PatchModel, BadCheckpointsAreRefusedSayingWhy) {
     auto bytes = *readFile(path);
     ASSERT_TRUE(writeFileAtomic(dir.file("cut.pt"), bytes.substr(0, bytes.size() / 2)).ok());
     ASSERT_TRUE(writeFileAtomic(dir.file("cut.json"), *readFile(sidecarPath(path))).ok());
-    EXPECT_NE(PatchModel::load(dir.file("cut.pt"), "cpu").error().find("truncated"),
+    EXPECT_NE(PatchModel::load(dir.file("cut.pt"), test::testDevice()).error().find("truncated"),
               std::string::npos);
     // No sidecar.
     ASSERT_TRUE(writeFileAtomic(dir.file("lonely.pt"), bytes).ok());
-    EXPECT_NE(PatchModel::load(dir.file("lonely.pt"), "cpu").error().find("no readable sidecar"),
+    EXPECT_NE(PatchModel::load(dir.file("lonely.pt"), test::testDevice()).error().find("no readable sidecar"),
               std::string::npos);
     // A sidecar whose config does not match the weights.
     auto sidecar = *readFile(sidecarPath(path));
@@ -183,22 +184,22 @@ TEST(PatchModel, BadCheckpointsAreRefusedSayingWhy) {
     mismatched.replace(mismatched.find("\"feature_dim\": 16"), 17, "\"feature_dim\": 32");
     ASSERT_TRUE(writeFileAtomic(dir.file("shape.pt"), bytes).ok());
     ASSERT_TRUE(writeFileAtomic(dir.file("shape.json"), mismatched).ok());
-    EXPECT_NE(PatchModel::load(dir.file("shape.pt"), "cpu").error().find("does not match the model"),
+    EXPECT_NE(PatchModel::load(dir.file("shape.pt"), test::testDevice()).error().find("does not match the model"),
               std::string::npos);
     // Another model type, and a newer format.
     auto ram = sidecar;
     ram.replace(ram.find("\"model_type\": \"patch\""), 21, "\"model_type\": \"ram\"");
     ASSERT_TRUE(writeFileAtomic(dir.file("ram.pt"), bytes).ok());
     ASSERT_TRUE(writeFileAtomic(dir.file("ram.json"), ram).ok());
-    EXPECT_NE(PatchModel::load(dir.file("ram.pt"), "cpu").error().find("holds a 'ram' model"),
+    EXPECT_NE(PatchModel::load(dir.file("ram.pt"), test::testDevice()).error().find("holds a 'ram' model"),
               std::string::npos);
     auto newer = sidecar;
     newer.replace(newer.find("\"format_version\": 1"), 19, "\"format_version\": 99");
     ASSERT_TRUE(writeFileAtomic(dir.file("new.pt"), bytes).ok());
     ASSERT_TRUE(writeFileAtomic(dir.file("new.json"), newer).ok());
-    EXPECT_NE(PatchModel::load(dir.file("new.pt"), "cpu").error().find("format version 99"),
+    EXPECT_NE(PatchModel::load(dir.file("new.pt"), test::testDevice()).error().find("format version 99"),
               std::string::npos);
-    EXPECT_NE(PatchModel::load(dir.file("absent.pt"), "cpu").error().find("does not exist"),
+    EXPECT_NE(PatchModel::load(dir.file("absent.pt"), test::testDevice()).error().find("does not exist"),
               std::string::npos);
 }
 
@@ -212,7 +213,7 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     o.iterations = 4;
     o.evalEvery = 2;
     o.evalImages = 16;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("t.pt");
     int calls = 0;
     const auto first = trainPatchModel(o, [&](const TrainProgress& p) {
@@ -244,7 +245,7 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     ASSERT_TRUE(stopped.ok()) << stopped.error();
     EXPECT_TRUE(stopped->cancelled);
     EXPECT_EQ(readCheckpointInfo(dir.file("stopped.pt"))->iteration, 3);
-    EXPECT_TRUE(PatchModel::load(dir.file("stopped.pt"), "cpu").ok());
+    EXPECT_TRUE(PatchModel::load(dir.file("stopped.pt"), test::testDevice()).ok());
 }
 
 TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
@@ -256,7 +257,7 @@ TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
     o.iterations = 6;
     o.evalEvery = 100;
     o.evalImages = 8;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.seed = 5;
     o.out = dir.file("whole.pt");
     ASSERT_TRUE(trainPatchModel(o).ok());
@@ -284,7 +285,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     o.batch = 8;
     o.iterations = 2;
     o.evalImages = 16;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("soft.pt");
     ASSERT_TRUE(trainPatchModel(o).ok());
     // Zero steps of fine-tuning would be a copy; with lr ~0 the weights and so the traces match.
@@ -298,8 +299,8 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     const auto tuned = trainPatchModel(tune);
     ASSERT_TRUE(tuned.ok()) << tuned.error();
     EXPECT_EQ(tuned->iterations, 1);  // a fresh schedule, not the soft model's iteration count
-    auto soft = PatchModel::load(dir.file("soft.pt"), "cpu");
-    auto hard = PatchModel::load(dir.file("hard.pt"), "cpu");
+    auto soft = PatchModel::load(dir.file("soft.pt"), test::testDevice());
+    auto hard = PatchModel::load(dir.file("hard.pt"), test::testDevice());
     ASSERT_TRUE(soft.ok() && hard.ok());
     EXPECT_EQ((*hard)->config().mode, "hard");
     Image image = Image::zeros(28, 28);

@@ -13,6 +13,7 @@
 #include "tiny_ram.h"
 #include "io/checkpoint.h"
 #include "train/ram_trainer.h"
+#include "test_device.h"
 
 using namespace saccade;
 using saccade::test::TempDir;
@@ -255,7 +256,7 @@ TEST(RamNetwork, ShortTrainingOnAnEasyTaskBeatsRandomGlimpses) {
 TEST(RamModel, TracesRecordGaussiansBoxesAndRepeatPerSeed) {
     TempDir dir;
     const auto path = saveTinyRam(dir, "ram.pt");
-    auto model = loadAttentionModel(path, "cpu");
+    auto model = loadAttentionModel(path, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     EXPECT_EQ((*model)->deterministicRule(), "mean");
     EXPECT_EQ((*model)->steps(), 3);
@@ -296,7 +297,7 @@ TEST(RamModel, TracesRecordGaussiansBoxesAndRepeatPerSeed) {
 TEST(RamModel, CheckpointsRoundTripAndWrongFilesAreRefused) {
     TempDir dir;
     const auto path = saveTinyRam(dir, "ram.pt");
-    auto once = RamModel::load(path, "cpu"), twice = RamModel::load(path, "cpu");
+    auto once = RamModel::load(path, test::testDevice()), twice = RamModel::load(path, test::testDevice());
     ASSERT_TRUE(once.ok() && twice.ok());
     const auto image = ramDigitImage(1);
     EXPECT_EQ(traceToJson(*(*once)->trace(image, "sample", 5, "i")), traceToJson(*(*twice)->trace(image, "sample", 5, "i")));
@@ -307,12 +308,12 @@ TEST(RamModel, CheckpointsRoundTripAndWrongFilesAreRefused) {
     const auto other = saveTinyRam(dir, "other.pt", bigger);
     fs::copy_file(fs::path(path).replace_extension(".json"), fs::path(other).replace_extension(".json"),
                   fs::copy_options::overwrite_existing);
-    auto mismatched = RamModel::load(other, "cpu");
+    auto mismatched = RamModel::load(other, test::testDevice());
     ASSERT_FALSE(mismatched.ok());
     EXPECT_NE(mismatched.error().find(other), std::string::npos) << mismatched.error();
 
     // The wrong kind of model.
-    auto notRam = RamModel::load(SACCADE_SAMPLES_DIR "/models/patch-soft-fashion60.pt", "cpu");
+    auto notRam = RamModel::load(SACCADE_SAMPLES_DIR "/models/patch-soft-fashion60.pt", test::testDevice());
     ASSERT_FALSE(notRam.ok());
     EXPECT_NE(notRam.error().find("not a recurrent attention model"), std::string::npos) << notRam.error();
 }
@@ -328,7 +329,7 @@ TEST(RamTrainer, TrainsSavesResumesAndEvaluates) {
     o.iterations = 6;
     o.evalEvery = 3;
     o.evalImages = 50;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("ram.pt");
     std::vector<std::int64_t> seen;
     auto summary = trainRamModel(o, [&](const TrainProgress& p) {
@@ -351,7 +352,7 @@ TEST(RamTrainer, TrainsSavesResumesAndEvaluates) {
     auto resumed = trainRamModel(o);
     ASSERT_TRUE(resumed.ok()) << resumed.error();
     EXPECT_EQ(resumed->iterations, 9);
-    auto model = loadAttentionModel(o.out, "cpu");
+    auto model = loadAttentionModel(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("digits28");
     auto report = (*model)->evaluate(**dataset, Split::Test, {"mean", "sample", "random", "ksample:3"}, 40, 1);

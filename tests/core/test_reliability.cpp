@@ -28,6 +28,7 @@
 #include "models/patch_classifier.h"
 #include "temp_dir.h"
 #include "tiny_patch.h"
+#include "test_device.h"
 
 using namespace saccade;
 using saccade::test::TempDir;
@@ -250,7 +251,7 @@ TEST(Faults, SigkillDuringACheckpointSaveLeavesThePreviousCheckpointIntact) {
         const auto bytes = readFile(path, std::size_t{1} << 30);
         ASSERT_TRUE(bytes.ok());
         EXPECT_TRUE(verifyZipArchive(*bytes, path).ok()) << "round " << round;
-        const auto model = loadAttentionModel(path, "cpu");
+        const auto model = loadAttentionModel(path, test::testDevice());
         EXPECT_TRUE(model.ok() || contains(model.error(), "not the file its sidecar describes")) << model.error();
     }
 }
@@ -299,13 +300,13 @@ TEST(Integrity, SidecarNumbersAreReadStrictly) {
     for (const auto& [edit, expected] : cases) {
         writeRaw(sidecarPath(pt), original);
         rewriteSidecar(pt, edit);
-        const auto model = loadAttentionModel(pt, "cpu");
+        const auto model = loadAttentionModel(pt, test::testDevice());
         ASSERT_FALSE(model.ok()) << expected;
         EXPECT_TRUE(contains(model.error(), expected)) << model.error();
         EXPECT_EQ(model.error().find('\n'), std::string::npos) << model.error();
     }
     fs::create_directory(dir.file("folder.pt"));
-    EXPECT_TRUE(contains(loadAttentionModel(dir.file("folder.pt"), "cpu").error(), "is a folder"));
+    EXPECT_TRUE(contains(loadAttentionModel(dir.file("folder.pt"), test::testDevice()).error(), "is a folder"));
 }
 
 TEST(Integrity, TruncatedImagesOfEveryFormatAreRefused) {

@@ -21,6 +21,7 @@
 #include "models/attention_model.h"
 #include "report/html_report.h"
 #include "report/svg_chart.h"
+#include "test_device.h"
 
 extern char** environ;
 
@@ -38,7 +39,7 @@ int count(const std::string& text, const std::string& what) {
 // A small report of the bundled hard patch model, once for the tests that need it.
 const std::string& bundledReport() {
     static const std::string html = [] {
-        auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", "cpu");
+        auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", test::testDevice());
         if (!model) return std::string();
         ReportOptions o;
         o.modelPath = SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt";
@@ -119,7 +120,7 @@ TEST(HtmlReport, HoldsEverySectionSelfContained) {
 
 TEST(HtmlReport, CancelsBetweenSections) {
     if (!haveFashion()) GTEST_SKIP() << "the Fashion-MNIST files are not installed";
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     ReportOptions o;
     o.modelPath = SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt";

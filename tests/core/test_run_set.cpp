@@ -14,6 +14,7 @@
 #include "temp_dir.h"
 #include "tiny_ram.h"
 #include "io/checkpoint.h"
+#include "test_device.h"
 
 using namespace saccade;
 namespace fs = std::filesystem;
@@ -108,7 +109,7 @@ TEST(Rng, PerRowStreamsEqualSingleStreams) {
 
 TEST(RamRunSets, RepeatPerSeedAndEqualSingleRuns) {
     saccade::test::TempDir dir("saccade-runs");
-    auto model = loadAttentionModel(tinyRam(dir), "cpu");
+    auto model = loadAttentionModel(tinyRam(dir), test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     const auto sample = (*openDataset("digits28"))->sample(Split::Test, 3);
     const GroundTruth truth{sample.label, {sample.box}};
@@ -154,7 +155,7 @@ TEST(RamRunSets, RepeatPerSeedAndEqualSingleRuns) {
 }
 
 TEST(PatchRunSets, EqualSingleRunsAndIncludeSoftAttention) {
-    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", "cpu");
+    auto model = loadAttentionModel(SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt", test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto dataset = openDataset("translated-fashion60");
     if (!dataset.ok()) GTEST_SKIP() << dataset.error();

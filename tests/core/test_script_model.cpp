@@ -15,6 +15,7 @@
 #include "models/script_model.h"
 #include "models/transformer_maps.h"
 #include "temp_dir.h"
+#include "test_device.h"
 
 namespace saccade {
 namespace {
@@ -65,7 +66,7 @@ Image greyImage(int side, std::uint8_t value) {
     return im;
 }
 
-Result<std::shared_ptr<AttentionModel>> loadFrom(const std::string& path) { return loadAttentionModel(path, "cpu"); }
+Result<std::shared_ptr<AttentionModel>> loadFrom(const std::string& path) { return loadAttentionModel(path, test::testDevice()); }
 
 TEST(ScriptModel, GridFormTracesWhatForwardReturns) {
     test::TempDir dir;
@@ -468,7 +469,7 @@ TEST(ImageFolder, OpensEvaluatesAndRefusesBrokenLayouts) {
     // A model evaluates on it like on any dataset.
     auto model = loadAttentionModel(saveModule(dir, "m.pt", R"(
     return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
-)", "", {}, 28), "cpu");
+)", "", {}, 28), test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto report = (*model)->evaluate(**folder, Split::Test, {"forward"}, 0, 1);
     ASSERT_TRUE(report.ok()) << report.error();

@@ -16,6 +16,7 @@
 #include "temp_dir.h"
 #include "trace/seq_trace_json.h"
 #include "train/seq_trainer.h"
+#include "test_device.h"
 
 namespace saccade {
 namespace {
@@ -322,10 +323,10 @@ TEST(SeqTraining, TransformerMapsHaveTheirLabels) {
     o.iterations = 2;
     o.batch = 4;
     o.evalImages = 4;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("tr.pt");
     ASSERT_TRUE(trainSeqModel(o).ok());
-    auto model = SeqModel::open(o.out, "cpu");
+    auto model = SeqModel::open(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     EXPECT_FALSE((*model)->translate("123", "argmax").ok());
     auto tr = (*model)->translate("1234567");
@@ -360,11 +361,11 @@ TEST(SeqTraining, TrainsOpensTranslatesAndEvaluates) {
     o.batch = 8;
     o.evalEvery = 3;
     o.evalImages = 10;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("seq.pt");
     auto summary = trainSeqModel(o);
     ASSERT_TRUE(summary.ok()) << summary.error();
-    auto model = SeqModel::open(o.out, "cpu");
+    auto model = SeqModel::open(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto tr = (*model)->translate("31415");
     ASSERT_TRUE(tr.ok()) << tr.error();
@@ -406,7 +407,7 @@ TEST(SeqTraining, TrainsOpensTranslatesAndEvaluates) {
     // Same seed and iterations: the same weights, so the same attention.
     o.out = dir.file("again.pt");
     ASSERT_TRUE(trainSeqModel(o).ok());
-    auto again = SeqModel::open(o.out, "cpu");
+    auto again = SeqModel::open(o.out, test::testDevice());
     ASSERT_TRUE(again.ok());
     EXPECT_EQ((*again)->translate("31415")->alignment, tr->alignment);
 }

@@ -13,6 +13,7 @@
 #include "models/vit_network.h"
 #include "train/vit_trainer.h"
 #include "temp_dir.h"
+#include "test_device.h"
 
 namespace saccade {
 namespace {
@@ -70,12 +71,12 @@ TEST(VitTraining, TrainsLoadsTracesAndEvaluates) {
     o.batch = 8;
     o.evalEvery = 2;
     o.evalImages = 16;
-    o.device = "cpu";
+    o.device = test::testDevice();
     o.out = dir.file("vit.pt");
     auto summary = trainVitModel(o);
     ASSERT_TRUE(summary.ok()) << summary.error();
 
-    auto model = loadAttentionModel(o.out, "cpu");
+    auto model = loadAttentionModel(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto& m = **model;
     EXPECT_EQ(m.info().modelType, "vit");
@@ -108,7 +109,7 @@ TEST(VitTraining, TrainsLoadsTracesAndEvaluates) {
     // The same iterations from the same seed give the same weights: the same answer and maps.
     o.out = dir.file("again.pt");
     ASSERT_TRUE(trainVitModel(o).ok());
-    auto again = loadAttentionModel(o.out, "cpu");
+    auto again = loadAttentionModel(o.out, test::testDevice());
     ASSERT_TRUE(again.ok());
     auto rawAgain = (*again)->trace(sample.image, "attention", 1, "x");
     ASSERT_TRUE(rawAgain.ok());
@@ -120,8 +121,8 @@ TEST(VitTraining, TrainsLoadsTracesAndEvaluates) {
     ASSERT_TRUE(trainVitModel(o).ok());
     o.out = dir.file("shifted-again.pt");
     ASSERT_TRUE(trainVitModel(o).ok());
-    auto shifted = loadAttentionModel(dir.file("shifted.pt"), "cpu");
-    auto shiftedAgain = loadAttentionModel(dir.file("shifted-again.pt"), "cpu");
+    auto shifted = loadAttentionModel(dir.file("shifted.pt"), test::testDevice());
+    auto shiftedAgain = loadAttentionModel(dir.file("shifted-again.pt"), test::testDevice());
     ASSERT_TRUE(shifted.ok() && shiftedAgain.ok());
     const auto s1 = (*shifted)->trace(sample.image, "attention", 1, "x"), s2 = (*shiftedAgain)->trace(sample.image, "attention", 1, "x");
     ASSERT_TRUE(s1.ok() && s2.ok());
