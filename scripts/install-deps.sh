@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Saccade needs, only those that are missing.
+# Installs the Debian packages Saccade needs, only those that are missing, by the names of the
+# running release: Debian 12 (bookworm: LibTorch 1.13, Qt 6.4, OpenCV 4.6) and Debian 13 (trixie:
+# LibTorch 2.6, Qt 6.8, OpenCV 4.10) name them alike; scripts/check-debian13.sh proves 13.
 # Usage: scripts/install-deps.sh [--no-gui]
 set -euo pipefail
+
+release=$( (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-unknown}") || echo unknown)
+case $release in
+  bookworm | trixie) ;;
+  *) echo "saccade: this is '$release', not Debian 12 (bookworm) or 13 (trixie): trying their package names" >&2 ;;
+esac
 
 packages=(cmake ninja-build g++ pkgconf
           libtorch-dev libgloo-dev libopenblas0-pthread libopencv-dev  # libgloo-dev: the headers c10d's ProcessGroupGloo.hpp includes

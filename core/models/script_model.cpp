@@ -12,6 +12,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "common/torch_compat.h"
 #include "common/device.h"
 #include "data/dataset.h"
 #include "data/batch.h"
@@ -191,6 +192,7 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
     m.path = path;
     m.device = *dev;
     torch::jit::ExtraFilesMap extra{{"saccade.json", ""}};
+    compat::runTorchScriptUnfused();
     try {
         m.module = torch::jit::load(path, m.device, extra);
     } catch (const c10::Error& e) {

@@ -13,6 +13,7 @@
 #include <c10/util/Logging.h>
 #include <torch/torch.h>
 
+#include "common/torch_compat.h"
 #include "io/checkpoint.h"
 
 namespace saccade {
@@ -62,6 +63,7 @@ Result<std::unique_ptr<TrainingGroup>> TrainingGroup::join(const DistributedSett
         store.numWorkers = static_cast<std::size_t>(settings.worldSize);
         store.waitWorkers = true;
         store.timeout = timeout;
+        compat::useClassicTcpStore(store);
         group->m_impl->store = c10::make_intrusive<c10d::TCPStore>(settings.masterAddr, store);
         auto options = c10d::ProcessGroupGloo::Options::create(timeout);
         // As PyTorch does: GLOO_SOCKET_IFNAME picks the network interface, else the host name's address.
