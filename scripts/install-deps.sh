@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Saccade needs, only those that are missing, by the names of the
-# running release: Debian 12 (bookworm: LibTorch 1.13, Qt 6.4, OpenCV 4.6) and Debian 13 (trixie:
-# LibTorch 2.6, Qt 6.8, OpenCV 4.10) name them alike; scripts/check-debian13.sh proves 13.
+# running release: Debian 12 (bookworm: LibTorch 1.13, Qt 6.4, OpenCV 4.6) or Debian 13 (trixie:
+# LibTorch 2.6, Qt 6.8, OpenCV 4.10; scripts/check-debian13.sh builds and tests there).
 # Usage: scripts/install-deps.sh [--no-gui]
 set -euo pipefail
 
 release=$( (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-unknown}") || echo unknown)
+qt_opengl=(libqt6opengl6-dev)
 case $release in
-  bookworm | trixie) ;;
+  bookworm) ;;
+  trixie) qt_opengl=() ;;  # qt6-base-dev carries Qt OpenGL's headers there (a virtual package)
   *) echo "saccade: this is '$release', not Debian 12 (bookworm) or 13 (trixie): trying their package names" >&2 ;;
 esac
 
@@ -17,7 +19,7 @@ packages=(cmake ninja-build g++ pkgconf
           dataset-fashion-mnist
           desktop-file-utils appstream  # tests/install validates the .desktop and metainfo files
           chromium)                     # tests/core/test_report.cpp renders the HTML report headless
-gui_packages=(qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev libxkbcommon-dev)
+gui_packages=(qt6-base-dev qt6-charts-dev qt6-svg-dev "${qt_opengl[@]}" libgl-dev libxkbcommon-dev)
 [ "${1:-}" = "--no-gui" ] || packages+=("${gui_packages[@]}")
 
 missing=()
