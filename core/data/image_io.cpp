@@ -325,6 +325,8 @@ Result<std::string> encodeImagePng(const Image& image) {
 #endif
 }
 
+bool readsEveryImageFormat() { return SACCADE_OPENCV_CODECS; }
+
 Result<Unit> saveImagePng(const Image& image, const std::string& path) {
     auto encoded = encodeImagePng(image);
     if (!encoded) return Error{"cannot save '" + path + "': " + encoded.error()};

@@ -26,6 +26,10 @@ Result<Image> decodeImage(const std::string& bytes, const std::string& what,
 /// The PNG bytes of a grey or RGB image; an error for an empty or malformed one.
 Result<std::string> encodeImagePng(const Image& image);
 
+/// True when images are read by OpenCV's codecs (PNG, JPEG, BMP, TIFF); false in a build with
+/// SACCADE_OPENCV_CODECS=OFF, which reads PNG only (data/png_codec.h).
+bool readsEveryImageFormat();
+
 /// Writes a PNG atomically (temp file + rename).
 Result<Unit> saveImagePng(const Image& image, const std::string& path);
 
