@@ -231,7 +231,9 @@ TEST(Adequacy, BadOptionsAndCancelAreOneLineErrors) {
     EXPECT_EQ(cancelled.error(), "the adequacy measurement was cancelled");
     EXPECT_EQ(calls, 2);
     auto wrongSize = openDataset("translated-fashion60");
-    if (wrongSize.ok()) EXPECT_FALSE(measureAdequacy(**model, **wrongSize, Split::Test, options).ok());
+    if (wrongSize.ok()) {
+        EXPECT_FALSE(measureAdequacy(**model, **wrongSize, Split::Test, options).ok());
+    }
 }
 
 TEST(Adequacy, PerWordSignalsOfACaptionRunSet) {
@@ -300,8 +302,9 @@ TEST(Adequacy, CaptionersGetPerWordCurvesAndExactMatchAtFullCoverage) {
         EXPECT_EQ(im.words.size(), splitWords(im.caption).size());
         words += im.words.size();
         for (const auto& w : im.words) right += w.correct;
-        if (im.correct)
+        if (im.correct) {
             for (const auto& w : im.words) EXPECT_TRUE(w.correct) << im.caption;
+        }
     }
     EXPECT_NEAR(r->wordAccuracy, double(right) / double(words), 1e-12);
     EXPECT_EQ(r->wordCurves[0].points.back().kept, std::int64_t(words));

@@ -121,8 +121,9 @@ TEST(AttentionVariants, EachOutputIsItsOwnWeightsTimesTheValues) {
         for (auto variant : allAttentionVariants()) {
             const auto w = variantWeights(variant, x.q, x.k, x.keep, o);
             EXPECT_LT(maxDiff(w.sum(-1), torch::ones_like(w.sum(-1))), 1e-10) << attentionVariantName(variant);
-            if (x.keep.defined())  // masked keys get no weight
+            if (x.keep.defined()) {  // masked keys get no weight
                 EXPECT_EQ(w.index({1, torch::indexing::Slice(), torch::indexing::Slice(), 18}).abs().max().item<double>(), 0.0);
+            }
             const auto out = attendVariant(variant, x.q, x.k, x.v, x.keep, o);
             EXPECT_LT(maxDiff(out, torch::matmul(w, x.v)), 1e-9) << attentionVariantName(variant) << " masked " << masked;
         }

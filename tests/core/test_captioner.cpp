@@ -278,8 +278,9 @@ TEST(Captioner, BeamOfOneIsGreedyDecoding) {
         // A wider beam never finds a less probable finished caption than a beam of one.
         const auto wide = net->beamSearch(annotations, 4, argmax);
         const bool finishedOne = beam.front().tokens.back() == kEndToken;
-        if (finishedOne && wide.front().tokens.back() == kEndToken)
+        if (finishedOne && wide.front().tokens.back() == kEndToken) {
             EXPECT_GE(wide.front().logProb, beam.front().logProb - 1e-9);
+        }
     }
 }
 

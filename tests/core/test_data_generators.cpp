@@ -184,6 +184,9 @@ Image pattern(int w, int h, int channels) {
     return im;
 }
 
+}  // namespace
+
+// Outside the anonymous namespace: each TEST_F class derives from it and has external linkage.
 class ImageIoTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -209,8 +212,6 @@ protected:
 
     fs::path m_dir;
 };
-
-}  // namespace
 
 TEST_F(ImageIoTest, PngRoundTripsGreyAndColourExactly) {
     for (int channels : {1, 3}) {

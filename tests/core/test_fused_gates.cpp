@@ -316,7 +316,9 @@ TEST(BidirectionalGru, EqualsTorchGruPackedAndUnpaddedWithTheSameGradients) {
         (out * weight).sum().backward();
         ASSERT_EQ(out.sizes(), expected.sizes());
         EXPECT_LT(maxDiff(out, expected), 2e-6) << "padded " << padded;
-        if (padded) EXPECT_EQ(out[3].narrow(0, 1, S - 1).abs().max().item<float>(), 0.0f);
+        if (padded) {
+            EXPECT_EQ(out[3].narrow(0, 1, S - 1).abs().max().item<float>(), 0.0f);
+        }
         const auto grads = gru->parameters();
         for (std::size_t i = 0; i < grads.size(); ++i) EXPECT_LT(maxDiff(grads[i].grad(), expectedGrads[i]), 1e-5) << i;
         EXPECT_LT(maxDiff(embed->weight.grad(), expectedEmbedGrad), 1e-5);

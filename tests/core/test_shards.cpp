@@ -30,7 +30,9 @@ TEST(Shards, SlicesTileTheItemsOnBatchBoundaries) {
                 const auto r = shardRange({i, count}, total, 250);
                 EXPECT_EQ(r.begin, next) << total << " " << i << "/" << count;
                 EXPECT_GE(r.end, r.begin);
-                if (r.begin < total) EXPECT_EQ(r.begin % 250, 0);  // a batch of the unsharded run
+                if (r.begin < total) {
+                    EXPECT_EQ(r.begin % 250, 0);  // a batch of the unsharded run
+                }
                 next = r.end;
             }
             EXPECT_EQ(next, total);

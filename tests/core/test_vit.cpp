@@ -147,7 +147,9 @@ TEST(Augment, ShiftKeepsEachBoxOnTheCanvasAndItsPixels) {
         const auto y = on.select(1, 0).min().item<std::int64_t>(), x = on.select(1, 1).min().item<std::int64_t>();
         EXPECT_TRUE(torch::equal(out[0][0].narrow(0, y, 2).narrow(1, x, 3), torch::ones({2, 3})));
         corners.insert({y, x});
-        if (seed == 7) EXPECT_TRUE(torch::equal(out, shiftKeepingBoxes(images, boxes, 7)));
+        if (seed == 7) {
+            EXPECT_TRUE(torch::equal(out, shiftKeepingBoxes(images, boxes, 7)));
+        }
     }
     // Every placement of a 3 x 2 block on 10 x 8 is reachable: 8 columns x 7 rows.
     EXPECT_EQ(corners.size(), 56u);
