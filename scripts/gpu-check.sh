@@ -100,7 +100,9 @@ torch_prefix=$("$py" -c 'import torch.utils; print(torch.utils.cmake_prefix_path
 extra=()
 [ -f /usr/include/zlib.h ] || extra+=("-DZLIB_INCLUDE_DIR=$deps/include")
 torch_include=$(dirname "$torch_prefix")/../include
-[ -f "$torch_include/gloo/algorithm.h" ] || [ -f /usr/include/gloo/algorithm.h ] || extra+=("-DCMAKE_CXX_FLAGS=-isystem $deps/include")
+# Gloo's headers: the wheel's own, else Debian's (the symbols are libtorch_cpu's either way).
+[ -f "$torch_include/gloo/algorithm.h" ] || [ -f /usr/include/gloo/algorithm.h ] ||
+  { echo "this torch has no Gloo headers: using Debian 12's"; extra+=("-DSACCADE_TORCH_GLOO_HEADERS=$deps/include"); }
 cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSACCADE_BUILD_GUI=OFF \
   -DSACCADE_OPENCV_CODECS=OFF -DOpenCV_DIR="$work/deps/opencv" -DCMAKE_PREFIX_PATH="$torch_prefix;$deps" \
   "${extra[@]}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
