@@ -19,6 +19,7 @@ int badInput(const std::string& command, const std::string& message) {
 
 int main(int argc, char** argv) {
     using namespace saccade::cli;
+    saccade::ensurePassiveOpenMpWait(argv);
     saccade::tuneAllocator();
     CLI::App app{
         "Saccade: a lab for hard and soft visual attention (headless front end).\n"

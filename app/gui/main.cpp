@@ -76,6 +76,7 @@ void scheduleScreenshot(saccade::ui::MainWindow* window, const QString& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    saccade::ensurePassiveOpenMpWait(argv);
     // Converting a report to PDF needs no screen: Qt draws it offscreen, and its own start-up
     // warnings (no XDG_RUNTIME_DIR, ...) stay out of the one line this mode prints.
     for (int i = 1; i < argc; ++i)

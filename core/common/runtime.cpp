@@ -3,6 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -20,6 +23,12 @@ void setComputeThreads(int n) {
 }
 
 int computeThreads() { return at::get_num_threads(); }
+
+void ensurePassiveOpenMpWait(char** argv) {
+    if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+    if (::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
+}
 
 void tuneAllocator() {
 #if defined(__GLIBC__)
