@@ -24,6 +24,22 @@ const Json& need(const Json& j, const char* key, const std::string& where) {
     return *it;
 }
 
+/// A count in a shard: a whole JSON number from 0 to 2^53 (a forged 2^64 + 5, -100 or 218.5 is refused).
+std::int64_t shardCount(const Json& j, const char* key, const std::string& where) {
+    constexpr std::int64_t kMax = std::int64_t{1} << 53;
+    const Json& v = need(j, key, where);
+    const bool whole = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(kMax)
+                                              : v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMax;
+    if (!whole) throw std::runtime_error(where + ": \"" + key + "\" is " + v.dump() + ", not a whole number from 0 to 2^53");
+    return v.get<std::int64_t>();
+}
+
+/// The number of items a shard's header says it covers.
+std::int64_t headerItems(const Json& doc) {
+    const auto& h = doc["shard"];
+    return h["end"].get<std::int64_t>() - h["begin"].get<std::int64_t>();
+}
+
 std::string shardTag(const Json& doc) {
     const auto& h = doc["shard"];
     return "shard " + std::to_string(h["index"].get<int>()) + "/" + std::to_string(h["count"].get<int>());
@@ -62,18 +78,28 @@ EvalReport mergeEval(const std::vector<Json>& shards) {
         for (std::size_t k = 0; k < rules.size(); ++k) {
             const std::string rule = rules[k].at("rule");
             if (own[k].at("rule") != rule) throw std::runtime_error(tag + " evaluated other rules than shard 0");
-            correct[k] += own[k].at("correct").get<std::int64_t>();
-            n[k] += own[k].at("n").get<std::int64_t>();
+            const std::string where = tag + " rule " + rule;
+            const std::int64_t right = shardCount(own[k], "correct", where), total = shardCount(own[k], "n", where);
+            if (right > total) throw std::runtime_error(where + ": " + std::to_string(right) + " correct of " + std::to_string(total));
+            correct[k] += right;
+            n[k] += total;
             if (!captions) continue;
             const Json& counts = need(doc, "caption_counts", tag).at(rule);
             for (int g = 0; g < 4; ++g) {
-                bleu[k].matches[g] += counts.at("bleu_matches").at(g).get<std::int64_t>();
-                bleu[k].totals[g] += counts.at("bleu_totals").at(g).get<std::int64_t>();
+                const Json matches = {{"m", counts.at("bleu_matches").at(g)}, {"t", counts.at("bleu_totals").at(g)}};
+                const std::int64_t m = shardCount(matches, "m", where + " BLEU matches"), t = shardCount(matches, "t", where + " BLEU totals");
+                if (m > t) throw std::runtime_error(where + ": more BLEU matches than n-grams");
+                bleu[k].matches[g] += m;
+                bleu[k].totals[g] += t;
             }
-            bleu[k].candidateLength += counts.at("candidate_length").get<std::int64_t>();
-            bleu[k].referenceLength += counts.at("reference_length").get<std::int64_t>();
-            images[k] += counts.at("images").get<std::int64_t>();
-            exact[k] += counts.at("exact").get<std::int64_t>();
+            bleu[k].candidateLength += shardCount(counts, "candidate_length", where);
+            bleu[k].referenceLength += shardCount(counts, "reference_length", where);
+            const std::int64_t scored = shardCount(counts, "images", where), same = shardCount(counts, "exact", where);
+            if (same > scored || scored > headerItems(doc))
+                throw std::runtime_error(where + ": " + std::to_string(same) + " exact of " + std::to_string(scored) +
+                                         " images in a shard of " + std::to_string(headerItems(doc)));
+            images[k] += scored;
+            exact[k] += same;
             for (const auto& [name, e] : correctnessFrom(counts.at("classes")).byClass) {
                 auto& sum = correctness[k].byClass[name];
                 sum.massSum.add(e.massSum);
@@ -99,10 +125,15 @@ std::string mergeCompare(const std::vector<Json>& shards, int indent) {
     c.seed = need(first, "seed", shardTag(first)).get<std::uint64_t>();
     std::int64_t images = 0;
     for (const Json& doc : shards) {
-        const auto& h = doc["shard"];
-        images += h["end"].get<std::int64_t>() - h["begin"].get<std::int64_t>();
-        for (const auto& i : need(doc, "sample_vs_deterministic", shardTag(doc)).at("images"))
-            c.disagree.push_back(i.get<std::int64_t>());
+        const auto begin = doc["shard"]["begin"].get<std::int64_t>();
+        images += headerItems(doc);
+        const std::string tag = shardTag(doc);
+        for (const auto& i : need(doc, "sample_vs_deterministic", tag).at("images")) {
+            const std::int64_t at = shardCount({{"image", i}}, "image", tag + " disagreeing image");
+            if (at < begin || at >= begin + headerItems(doc) || (!c.disagree.empty() && at <= c.disagree.back()))
+                throw std::runtime_error(tag + " lists image " + std::to_string(at) + " out of its range or order");
+            c.disagree.push_back(at);
+        }
     }
     c.disagreement = images == 0 ? 0.0 : double(c.disagree.size()) / double(images);
     c.kCurve = kCurveOf(c.report);
@@ -192,6 +223,18 @@ std::string mergeCaptionFaithfulness(const std::vector<Json>& shards, int indent
 }
 
 std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
+    for (const Json& doc : shards) {
+        const std::string tag = shardTag(doc);
+        const Json& images = need(doc, "per_image", tag);
+        const auto begin = doc["shard"]["begin"].get<std::int64_t>();
+        if (!images.is_array() || std::int64_t(images.size()) != headerItems(doc))
+            throw std::runtime_error(tag + " lists " + std::to_string(images.is_array() ? images.size() : 0) +
+                                     " images for the " + std::to_string(headerItems(doc)) + " of its header");
+        for (std::size_t i = 0; i < images.size(); ++i)
+            if (shardCount(images[i], "index", tag + " per_image") != begin + std::int64_t(i))
+                throw std::runtime_error(tag + " per_image entry " + std::to_string(i) + " is not image " +
+                                         std::to_string(begin + std::int64_t(i)));
+    }
     auto merged = concatenateShards<AdequacyReport>(shards, adequacyImagesFromJson,
                                                     [](AdequacyReport& r) -> auto& { return r.images; },
                                                     &AdequacyReport::modelId);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/shard_merge.h"
 #include "common/shard.h"
 #include "io/shard_json.h"
 
@@ -85,4 +86,46 @@ TEST(Shards, MergeRefusesGapsDuplicatesAndForeignShards) {
               std::string::npos);
     EXPECT_NE(orderedShards({"{"}, {"x.json"}).error().find("'x.json' is not JSON"), std::string::npos);
     EXPECT_NE(orderedShards({"{}"}, {"x.json"}).error().find("no \"shard\" object"), std::string::npos);
+}
+
+TEST(Shards, MergeRefusesForgedCountsAndItemLists) {
+    // Two eval shards of 50 images each; `rules` is what shard 1 reports.
+    auto eval = [](int i, const std::string& rules) {
+        nlohmann::json j = {{"shard", shardHeader("eval", {i, 2}, 50 * i, 50 * i + 50, 100, "abc")},
+                            {"dataset", "digits28"}, {"split", "test"}, {"trained_mode", "hard"},
+                            {"output_kind", "class"}, {"seconds", 1.0}};
+        j["rules"] = nlohmann::json::parse(i == 0 ? R"([{"rule": "argmax", "correct": 40, "n": 50}])" : rules);
+        return j.dump();
+    };
+    auto merge = [&](const std::string& rules) {
+        auto r = mergeShardDocuments({eval(0, ""), eval(1, rules)}, {"a", "b"}, -1);
+        return r.ok() ? std::string("ok: ") + *r : r.error();
+    };
+    const std::string good = merge(R"([{"rule": "argmax", "correct": 45, "n": 50}])");
+    EXPECT_NE(good.find("ok: "), std::string::npos) << good;
+    EXPECT_NE(good.find("\"n\":100"), std::string::npos) << good;
+    for (const auto& [forged, words] : std::vector<std::pair<std::string, std::string>>{
+             {R"([{"rule": "argmax", "correct": 5, "n": 18446744073709551621}])", "\"n\" is 1.844674407370955"},
+             {R"([{"rule": "argmax", "correct": -100, "n": 50}])", "\"correct\" is -100"},
+             {R"([{"rule": "argmax", "correct": 218.5, "n": 300}])", "\"correct\" is 218.5"},
+             {R"([{"rule": "argmax", "correct": 60, "n": 50}])", "60 correct of 50"}}) {
+        const std::string error = merge(forged);
+        EXPECT_NE(error.find(words), std::string::npos) << forged << " gave: " << error;
+        EXPECT_EQ(error.find("ok: "), std::string::npos) << forged;
+    }
+
+    // Adequacy: per_image must list exactly the images of the shard's range, in order.
+    auto adequacy = [](int i, int listed, std::int64_t firstIndex) {
+        nlohmann::json j = {{"shard", shardHeader("adequacy", {i, 2}, 150 * i, 150 * i + 150, 300, "abc")}};
+        j["per_image"] = nlohmann::json::array();
+        for (int k = 0; k < listed; ++k) j["per_image"].push_back({{"index", firstIndex + k}});
+        return j.dump();
+    };
+    auto refused = [](const Result<std::string>& r) { return r.ok() ? std::string("accepted") : r.error(); };
+    EXPECT_NE(refused(mergeShardDocuments({adequacy(0, 150, 0), adequacy(1, 10, 150)}, {"a", "b"}, -1))
+                  .find("lists 10 images for the 150 of its header"),
+              std::string::npos);
+    EXPECT_NE(refused(mergeShardDocuments({adequacy(0, 150, 0), adequacy(1, 150, 149)}, {"a", "b"}, -1))
+                  .find("per_image entry 0 is not image 150"),
+              std::string::npos);
 }
