@@ -1,5 +1,7 @@
 #include "analysis/shard_merge.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/adequacy.h"
@@ -222,6 +224,23 @@ std::string mergeCaptionFaithfulness(const std::vector<Json>& shards, int indent
     return captionFaithfulnessToJson(report, indent);
 }
 
+/// An image's adequacy signals: a number in the signal's range, or null where it may be unmeasured.
+/// With sampled runs, agreement and output entropy are always measured; fractions and
+/// probabilities lie in [0, 1], entropies and spreads are not negative.
+void checkSignals(const Json& image, bool sampled, const std::string& where) {
+    for (const auto& info : adequacySignals()) {
+        const auto it = image.find(info.key);
+        if (it == image.end()) throw std::runtime_error(where + " lacks the signal \"" + info.key + "\"");
+        const bool mustBeMeasured =
+            sampled && (info.signal == AdequacySignal::Agreement || info.signal == AdequacySignal::OutputEntropy);
+        if (it->is_null() && !mustBeMeasured) continue;
+        const bool unitRange = info.signal == AdequacySignal::Agreement || info.signal == AdequacySignal::Confidence;
+        if (!it->is_number() || it->get<double>() < 0 || (unitRange && it->get<double>() > 1 + 1e-6) ||
+            !std::isfinite(it->get<double>()))
+            throw std::runtime_error(where + ": the signal \"" + info.key + "\" is " + it->dump() + ", out of its range");
+    }
+}
+
 std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
     for (const Json& doc : shards) {
         const std::string tag = shardTag(doc);
@@ -230,10 +249,13 @@ std::string mergeAdequacy(const std::vector<Json>& shards, int indent) {
         if (!images.is_array() || std::int64_t(images.size()) != headerItems(doc))
             throw std::runtime_error(tag + " lists " + std::to_string(images.is_array() ? images.size() : 0) +
                                      " images for the " + std::to_string(headerItems(doc)) + " of its header");
-        for (std::size_t i = 0; i < images.size(); ++i)
+        const bool sampled = shardCount(doc, "runs", tag) > 0;
+        for (std::size_t i = 0; i < images.size(); ++i) {
             if (shardCount(images[i], "index", tag + " per_image") != begin + std::int64_t(i))
                 throw std::runtime_error(tag + " per_image entry " + std::to_string(i) + " is not image " +
                                          std::to_string(begin + std::int64_t(i)));
+            checkSignals(images[i], sampled, tag + " image " + std::to_string(begin + std::int64_t(i)));
+        }
     }
     auto merged = concatenateShards<AdequacyReport>(shards, adequacyImagesFromJson,
                                                     [](AdequacyReport& r) -> auto& { return r.images; },

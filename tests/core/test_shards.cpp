@@ -115,10 +115,12 @@ TEST(Shards, MergeRefusesForgedCountsAndItemLists) {
     }
 
     // Adequacy: per_image must list exactly the images of the shard's range, in order.
-    auto adequacy = [](int i, int listed, std::int64_t firstIndex) {
-        nlohmann::json j = {{"shard", shardHeader("adequacy", {i, 2}, 150 * i, 150 * i + 150, 300, "abc")}};
+    auto adequacy = [](int i, int listed, std::int64_t firstIndex, const nlohmann::json& agreement = 0.5) {
+        nlohmann::json j = {{"shard", shardHeader("adequacy", {i, 2}, 150 * i, 150 * i + 150, 300, "abc")}, {"runs", 20}};
         j["per_image"] = nlohmann::json::array();
-        for (int k = 0; k < listed; ++k) j["per_image"].push_back({{"index", firstIndex + k}});
+        for (int k = 0; k < listed; ++k)
+            j["per_image"].push_back({{"index", firstIndex + k}, {"agreement", agreement}, {"output-entropy", 0.3},
+                                      {"mutual-info", nullptr}, {"look-spread", 4.0}, {"confidence", 0.9}});
         return j.dump();
     };
     auto refused = [](const Result<std::string>& r) { return r.ok() ? std::string("accepted") : r.error(); };
@@ -127,5 +129,12 @@ TEST(Shards, MergeRefusesForgedCountsAndItemLists) {
               std::string::npos);
     EXPECT_NE(refused(mergeShardDocuments({adequacy(0, 150, 0), adequacy(1, 150, 149)}, {"a", "b"}, -1))
                   .find("per_image entry 0 is not image 150"),
+              std::string::npos);
+    // With 20 sampled runs, agreement is always measured, and a fraction.
+    EXPECT_NE(refused(mergeShardDocuments({adequacy(0, 150, 0), adequacy(1, 150, 150, nullptr)}, {"a", "b"}, -1))
+                  .find("image 150: the signal \"agreement\" is null"),
+              std::string::npos);
+    EXPECT_NE(refused(mergeShardDocuments({adequacy(0, 150, 0), adequacy(1, 150, 150, 1.5)}, {"a", "b"}, -1))
+                  .find("\"agreement\" is 1.5, out of its range"),
               std::string::npos);
 }
