@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <sstream>
 
@@ -16,8 +18,13 @@ CLI::Validator strictFor(const std::string& typeName) {
     if (typeName.rfind("UINT", 0) == 0)
         return CLI::Validator(
             [](std::string& text) {
-                auto v = parseInteger(text, "the value", 0);
-                return v ? std::string() : "must be a whole number >= 0, got '" + text + "'";
+                // Every 64-bit unsigned value: a seed may be 2^64 - 1.
+                std::uint64_t v = 0;
+                const char* end = text.data() + text.size();
+                const auto [stop, error] = std::from_chars(text.data(), end, v);
+                return !text.empty() && error == std::errc() && stop == end
+                           ? std::string()
+                           : "must be a whole number from 0 to 18446744073709551615, got '" + text + "'";
             },
             "");
     if (typeName.rfind("INT", 0) == 0)
@@ -112,6 +119,10 @@ int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** a
             dynamic_cast<const CLI::ConversionError*>(&e))
             message = e.what();
     }
+    // An option given twice: CLI11 says "--seed: At Most 1 required but received 2".
+    const std::string atMost = ": At Most 1 required but received ";
+    if (const auto at = message.find(atMost); at != std::string::npos)
+        message = message.substr(0, at) + ": given " + message.substr(at + atMost.size()) + " times; give it once";
     // One line: CLI11 messages about several arguments can carry newlines.
     for (char& c : message)
         if (c == '\n') c = ' ';
