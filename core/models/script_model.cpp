@@ -27,6 +27,21 @@ namespace saccade {
 
 namespace {
 
+/// What a model's forward raised, in its own words. The interpreter's text begins "The following
+/// operation failed in the TorchScript interpreter" and ends with the model's exception
+/// ("builtins.ValueError: this model wants 7 channels"), which is the line a user needs.
+std::string modelsOwnMessage(const std::exception& e) {
+    const auto* c10 = dynamic_cast<const c10::Error*>(&e);
+    const std::string text = c10 ? c10->what_without_backtrace() : e.what();
+    if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
+    const auto end = text.find_last_not_of(" \t\n");
+    if (end == std::string::npos) return firstLine(text);
+    const auto start = text.rfind('\n', end);
+    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
+    return line;
+}
+
 constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
 constexpr const char* kForwardMethod = "forward";
 constexpr const char* kSampledMethod = "forward_sampled";
@@ -88,9 +103,7 @@ struct ScriptModel::Impl {
                 generator.set_state(saved);
             }
             lastCallRaised = true;
-            const auto* c10 = dynamic_cast<const c10::Error*>(&e);
-            return Error{"model '" + path + "': " + method + " failed: " +
-                         firstLine(c10 ? c10->what_without_backtrace() : e.what())};
+            return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
         }
         Result<ScriptOutputs> read = Error{""};
         try {
