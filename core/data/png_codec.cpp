@@ -179,6 +179,9 @@ Result<PngPixels> decodePng(const std::string& bytes) {
     auto chunks = pngcodec::readChunks(bytes);
     if (!chunks) return Error{chunks.error()};
     const pngcodec::Header& h = chunks->header;
+    // Callers check the size against their own limit first (image_io: 64 million pixels); this one
+    // keeps a direct call from allocating gigabytes for a forged header.
+    if (std::uint64_t{h.width} * h.height > (std::uint64_t{1} << 28)) return Error{"it is too large to decode"};
     const std::uint64_t rowBits = std::uint64_t{h.width} * h.samplesPerPixel() * h.bitDepth;
     const std::uint64_t rowBytes = (rowBits + 7) / 8;
     const std::uint64_t total = (rowBytes + 1) * h.height;

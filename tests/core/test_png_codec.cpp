@@ -168,4 +168,11 @@ TEST(PngCodec, RefusesWhatItCannotReadInOneLine) {
     small.png[19] = 7;
     EXPECT_NE(decodePng(small.png).error().find("longer than its size"), std::string::npos);
     EXPECT_NE(decodePng("GIF89a").error().find("not a PNG"), std::string::npos);
+    // A 1-bit header of 60000 x 60000 pixels is refused before anything is allocated.
+    Made huge = makePng(8, 8, 0, 1, 5);
+    for (int at : {16, 20}) {
+        huge.png[at + 2] = '\xEA';
+        huge.png[at + 3] = '\x60';
+    }
+    EXPECT_NE(decodePng(huge.png).error().find("too large"), std::string::npos);
 }
