@@ -4,7 +4,7 @@
 selection, token and word equal. Prints one JSON line: {"a", "b", "agree", "max_abs_diff",
 "numbers", "exact_fields", "first_difference"}; exits 0 when they agree, 1 when not, 2 on bad input.
 
-Numbers that are whole in both files (cells, indices, counts) must be equal; fractional ones
+Numbers written as integers in both files (cells, indices, counts) must be equal; fractional ones
 (probabilities, log-probabilities, glimpse centres) may differ by --atol. The "device" field is
 ignored. Standard library only.
 """
@@ -45,7 +45,7 @@ class Comparison:
                 self.differ(path, f"{a!r} against {b!r}")
         elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
             self.numbers += 1
-            if float(a).is_integer() and float(b).is_integer() and isinstance(a, int) and isinstance(b, int):
+            if isinstance(a, int) and isinstance(b, int):
                 self.exact += 1
                 if a != b:
                     self.differ(path, f"{a} against {b} (a selection or count)")

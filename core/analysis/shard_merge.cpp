@@ -26,14 +26,18 @@ const Json& need(const Json& j, const char* key, const std::string& where) {
     return *it;
 }
 
-/// A count in a shard: a whole JSON number from 0 to 2^53 (a forged 2^64 + 5, -100 or 218.5 is refused).
-std::int64_t shardCount(const Json& j, const char* key, const std::string& where) {
+/// A count in a shard: a whole JSON number from 0 to 2^53 (a forged 2^64 + 5, -100 or 218.5 is
+/// refused); `what` names it in the error.
+std::int64_t wholeCount(const Json& v, const std::string& what) {
     constexpr std::int64_t kMax = std::int64_t{1} << 53;
-    const Json& v = need(j, key, where);
     const bool whole = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(kMax)
                                               : v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= kMax;
-    if (!whole) throw std::runtime_error(where + ": \"" + key + "\" is " + v.dump() + ", not a whole number from 0 to 2^53");
+    if (!whole) throw std::runtime_error(what + " is " + v.dump() + ", not a whole number from 0 to 2^53");
     return v.get<std::int64_t>();
+}
+
+std::int64_t shardCount(const Json& j, const char* key, const std::string& where) {
+    return wholeCount(need(j, key, where), where + ": \"" + key + "\"");
 }
 
 /// The number of items a shard's header says it covers.
@@ -88,8 +92,8 @@ EvalReport mergeEval(const std::vector<Json>& shards) {
             if (!captions) continue;
             const Json& counts = need(doc, "caption_counts", tag).at(rule);
             for (int g = 0; g < 4; ++g) {
-                const Json matches = {{"m", counts.at("bleu_matches").at(g)}, {"t", counts.at("bleu_totals").at(g)}};
-                const std::int64_t m = shardCount(matches, "m", where + " BLEU matches"), t = shardCount(matches, "t", where + " BLEU totals");
+                const std::int64_t m = wholeCount(counts.at("bleu_matches").at(g), where + ": a BLEU match count");
+                const std::int64_t t = wholeCount(counts.at("bleu_totals").at(g), where + ": a BLEU n-gram count");
                 if (m > t) throw std::runtime_error(where + ": more BLEU matches than n-grams");
                 bleu[k].matches[g] += m;
                 bleu[k].totals[g] += t;
@@ -128,11 +132,12 @@ std::string mergeCompare(const std::vector<Json>& shards, int indent) {
     std::int64_t images = 0;
     for (const Json& doc : shards) {
         const auto begin = doc["shard"]["begin"].get<std::int64_t>();
-        images += headerItems(doc);
+        const std::int64_t items = headerItems(doc);
+        images += items;
         const std::string tag = shardTag(doc);
         for (const auto& i : need(doc, "sample_vs_deterministic", tag).at("images")) {
-            const std::int64_t at = shardCount({{"image", i}}, "image", tag + " disagreeing image");
-            if (at < begin || at >= begin + headerItems(doc) || (!c.disagree.empty() && at <= c.disagree.back()))
+            const std::int64_t at = wholeCount(i, tag + ": a disagreeing image");
+            if (at < begin || at >= begin + items || (!c.disagree.empty() && at <= c.disagree.back()))
                 throw std::runtime_error(tag + " lists image " + std::to_string(at) + " out of its range or order");
             c.disagree.push_back(at);
         }
