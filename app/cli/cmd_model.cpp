@@ -281,6 +281,15 @@ void addRender(CLI::App& app, int& exitCode) {
         if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("render", t.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
         if (!input) { exitCode = badInput("render", input.error()); return; }
+        RenderOptions sized;
+        sized.scale = a->scale;
+        if (const auto width = traceStripWidth(input->image.width, input->image.height, (*model)->steps(), sized);
+            ext == ".png" && width > kMaxStripWidth) {
+            exitCode = badInput("render", "a strip of " + std::to_string((*model)->steps()) + " steps would be " +
+                                              std::to_string(width) + " px wide (at most " +
+                                              std::to_string(kMaxStripWidth) + "); write a .gif (one frame per step)");
+            return;
+        }
         const std::string rule = a->rule.empty() ? (*model)->deterministicRule() : a->rule;
         auto trace = (*model)->trace(input->image, rule, a->seed, input->id, input->truth);
         if (!trace) { exitCode = badInput("render", trace.error()); return; }
@@ -316,10 +325,6 @@ void addStrip(CLI::App& app, int& exitCode) {
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     cmd->add_option("--out", a->out, "the copy (.pt; its sidecar beside it)")->required();
     cmd->callback([a, &exitCode] {
-        if (std::filesystem::path(a->model).lexically_normal() == std::filesystem::path(a->out).lexically_normal()) {
-            exitCode = badInput("strip", "--out must differ from --model");
-            return;
-        }
         if (auto done = stripOptimizerState(a->model, a->out); !done) {
             exitCode = badInput("strip", done.error());
             return;

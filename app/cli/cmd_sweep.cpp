@@ -33,6 +33,7 @@ struct SweepArgs {
     std::int64_t item = 0;
     std::uint64_t seed = 1;
     bool json = false;
+    std::string patchOnlyGiven;  ///< options given that only a patch or glimpse sweep reads
 };
 
 std::string percent(double v) {
@@ -65,6 +66,9 @@ void printSweep(const SweepResult& r, SweepMetric worstBy, int top) {
 
 // A captioner: a scene object moved across a grid line; captions and the colour word per offset.
 int runCaptionSweep(AttentionModel& m, const SweepArgs& a) {
+    if (!a.patchOnlyGiven.empty())
+        return badInput("sweep", "a captioner's sweep moves one scene object along x and prints its captions; " +
+                                     a.patchOnlyGiven + " (for patch and glimpse models) does not apply");
     CaptionSweepOptions o;
     o.object = a.object == "item" ? "small red circle" : a.object;
     o.side = a.size;
@@ -257,7 +261,12 @@ void addSweepCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the sweep as JSON (schema saccade.sweep)");
     addShardOption(cmd, a->shard);
-    cmd->callback([a, &exitCode] { exitCode = runSweep(*a); });
+    cmd->callback([a, cmd, &exitCode] {
+        for (const char* name : {"--out", "--metric", "--vary", "--values", "--dataset", "--item", "--top", "--dy",
+                                 "--distractors"})
+            if (cmd->count(name) > 0) a->patchOnlyGiven += (a->patchOnlyGiven.empty() ? "" : ", ") + std::string(name);
+        exitCode = runSweep(*a);
+    });
 }
 
 }  // namespace saccade::cli

@@ -5,6 +5,8 @@
 #include <c10/util/Exception.h>
 
 #include "commands.h"
+#include "output_check.h"
+#include "resume_check.h"
 #include "shard_option.h"
 #include "common/result.h"
 #include "common/runtime.h"
@@ -72,7 +74,11 @@ int main(int argc, char** argv) {
     addMergeCommand(app, exitCode);
     addLengthCommand(app, exitCode);
     makeNumbersStrict(app);
-    app.parse_complete_callback([&] { saccade::setComputeThreads(threads); });
+    app.parse_complete_callback([&] {
+        checkOutputsBeforeWork(app);
+        checkResumeAgreesWithCheckpoint(app);
+        saccade::setComputeThreads(threads);
+    });
 
     try {
         app.parse(argc, argv);

@@ -69,6 +69,11 @@ std::string sidecarPath(const std::string& path) {
     return std::filesystem::path(path).replace_extension(".json").string();
 }
 
+std::vector<std::string> checkpointCompanions(const std::string& path) {
+    const auto stem = std::filesystem::path(path).replace_extension("").string();
+    return {sidecarPath(path), stem + ".metrics.csv", stem + ".metrics.json"};
+}
+
 std::string buildGitRevision() { return SACCADE_GIT_REVISION; }
 
 Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::Optimizer* optimizer,
@@ -180,9 +185,12 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
                              " in the file but " + c10::str(c10::IntArrayRef(shape)) + " in the model"};
             }
         }
-        if (optimizer) {
+        if (optimizer) {  // only a resume asks for it
             torch::serialize::InputArchive state;
-            if (archive.try_read("optimizer", state)) optimizer->load(state);
+            if (!archive.try_read("optimizer", state))
+                return Error{"cannot resume '" + path + "': it holds no optimizer state (a stripped copy, made by "
+                             "'saccade-cli strip'), which cannot be resumed; resume the checkpoint it was copied from"};
+            optimizer->load(state);
         }
     } catch (const c10::Error& e) {
         return Error{"checkpoint '" + path + "' does not match the model its sidecar describes "
@@ -198,7 +206,8 @@ Result<Unit> checkOutputPath(const std::string& path) {
     auto target = resolveSaveTarget(path);  // refuses a folder, device or FIFO, naming it
     if (!target) return Error{target.error()};
     // The sidecar and the metrics go beside it and must be writable too.
-    if (auto sidecar = resolveSaveTarget(sidecarPath(path)); !sidecar) return Error{sidecar.error()};
+    for (const auto& companion : checkpointCompanions(path))
+        if (auto target = resolveSaveTarget(companion); !target) return Error{target.error()};
     // Permission bits do not tell everything (root in /proc, a read-only mount): create and
     // remove a file there now rather than fail after hours of training.
     const std::string probe = *target + ".probe-" + std::to_string(::getpid());

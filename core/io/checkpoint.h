@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/atomic_file.h"
 #include "common/result.h"
@@ -40,6 +41,10 @@ Result<std::string> fileCrc32(const std::string& path);
 /// "model.pt" -> "model.json".
 std::string sidecarPath(const std::string& checkpointPath);
 
+/// The files a checkpoint at `path` comes with: its sidecar (.json) and its metrics
+/// (.metrics.csv, .metrics.json), in that order.
+std::vector<std::string> checkpointCompanions(const std::string& path);
+
 /// Writes weights (and the optimizer state when given) and the sidecar, each atomically.
 Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::Optimizer* optimizer,
                             const CheckpointInfo& info, const std::string& path);
@@ -52,7 +57,8 @@ Result<CheckpointInfo> readCheckpointInfo(const std::string& path);
 /// folder exists (the error says which).
 Result<Unit> checkOutputPath(const std::string& path);
 
-/// Loads weights into `model` (and the optimizer when given and present). A truncated or foreign
+/// Loads weights into `model` (and the optimizer when given: a resume; a checkpoint without
+/// optimizer state, a stripped copy, is then an Error). A truncated or foreign
 /// archive, or parameters whose names or shapes differ from the model's, is an Error saying which.
 /// Tensors are mapped to `device` (the model's device; CPU when null).
 Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optimizer* optimizer,

@@ -503,6 +503,13 @@ std::vector<Image> renderTraceFrames(const Image& image, const Trace& trace,
     return frames;
 }
 
+std::int64_t traceStripWidth(int imageWidth, int imageHeight, std::int64_t steps, const RenderOptions& o) {
+    RenderOptions panels = o;
+    panels.caption.clear();
+    const StepLayout l = layoutTraceStep(imageWidth, imageHeight, Trace{}, panels);
+    return steps * (l.panelWidth + kStripGap) + kOutputPanelWidth;
+}
+
 Image renderTraceStrip(const Image& image, const Trace& trace, const RenderOptions& o) {
     toRgbMat(image);  // validates the image even for a trace without steps
     RenderOptions panels = o;  // the strip's caption runs once along its bottom, not per panel

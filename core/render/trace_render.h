@@ -79,6 +79,12 @@ Image renderTraceStep(const Image& image, const Trace& trace, int step,
 /// Throws like renderTraceStep for a bad image. Thread-safety: pure function.
 Image renderTraceStrip(const Image& image, const Trace& trace, const RenderOptions& options = {});
 
+/// The widest strip renderTraceStrip draws (a PNG viewer's and libpng's practical limit).
+constexpr std::int64_t kMaxStripWidth = 100000;
+/// The width renderTraceStrip gives `steps` steps of an image of this size, known before any
+/// trace is run (so a strip that cannot be drawn is refused before the work).
+std::int64_t traceStripWidth(int imageWidth, int imageHeight, std::int64_t steps, const RenderOptions& options = {});
+
 /// One frame per step (renderTraceStep), all of the same size; empty for a trace without steps.
 /// Throws like renderTraceStep for a bad image. Thread-safety: pure function.
 std::vector<Image> renderTraceFrames(const Image& image, const Trace& trace,

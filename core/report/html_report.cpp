@@ -291,6 +291,10 @@ std::string costSection(AttentionModel& model, const ReportOptions& o, const Sec
 Result<std::string> buildHtmlReport(AttentionModel& model, const ReportOptions& o, const Progress& progress) {
     auto dataset = openDataset(model.info().dataset, {"", model.info().seed});
     if (!dataset) return Error{dataset.error()};
+    const std::int64_t testImages = (*dataset)->size(Split::Test);
+    if (o.imageIndex < 0 || o.imageIndex >= testImages)
+        return Error{"--image " + std::to_string(o.imageIndex) + " is outside the test split of " +
+                     model.info().dataset + " (0 to " + std::to_string(testImages - 1) + ")"};
     const std::string title = "Saccade report: " + model.info().modelType + " model on " + model.info().dataset;
     std::ostringstream html;
     html << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << escapeHtml(title)

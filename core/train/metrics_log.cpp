@@ -1,14 +1,16 @@
 #include "train/metrics_log.h"
 
+#include "io/checkpoint.h"
+
 #include <filesystem>
 #include <sstream>
 
 namespace saccade {
 
 MetricsLog::MetricsLog(const std::string& checkpointPath, bool continueExisting) {
-    const auto stem = std::filesystem::path(checkpointPath).replace_extension("").string();
-    m_csv = stem + ".metrics.csv";
-    m_json = stem + ".metrics.json";
+    const auto companions = checkpointCompanions(checkpointPath);
+    m_csv = companions[1];
+    m_json = companions[2];
     if (!continueExisting) return;
     if (auto previous = readFile(m_json, 64u << 20); previous) {
         auto rows = nlohmann::json::parse(*previous, nullptr, false);
