@@ -284,6 +284,8 @@ QString MainWindow::openSessionFile(const QString& path) {
     if (!model) {
         const QString error = QString::fromStdString(model.error());
         statusBar()->showMessage(error);
+        // At start-up (saccade bad.saccade) there is no window for a dialog yet: the banner stays.
+        m_attention->showBanner(tr("Session not opened"), error);
         if (isVisible()) QMessageBox::warning(this, tr("Open session"), error);
         return error;
     }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "common/display_text.h"
 #include "common/parse.h"
 
 namespace saccade::cli {
@@ -42,11 +43,23 @@ CLI::Validator strictFor(const std::string& typeName) {
         "");
 }
 
+/// Typed text that is drawn into a PNG, an SVG or a terminal line: no control characters.
+CLI::Validator displayable() {
+    return CLI::Validator(
+        [](std::string& text) {
+            auto shown = checkDisplayText(text, "the text", 100000);
+            return shown ? std::string() : shown.error();
+        },
+        "");
+}
+
 void strictenOptions(CLI::App& app) {
     for (CLI::Option* option : app.get_options()) {
         const std::string type = option->get_type_name();
         if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0)
             option->check(strictFor(type));
+        const std::string name = option->get_name();
+        if (name == "--text" || name == "--caption" || name == "--object") option->check(displayable());
     }
     for (CLI::App* sub : app.get_subcommands({})) strictenOptions(*sub);
 }

@@ -11,7 +11,8 @@ namespace saccade::cli {
 
 /// Adds a strict check to every integer, unsigned and floating-point option of `app` and its
 /// subcommands: a whole number with no trailing text ("12abc", "1e3", "0x10", "5.9" refused), no
-/// negative value for an unsigned option, and a finite decimal number for a float.
+/// negative value for an unsigned option, and a finite decimal number for a float. Typed text
+/// (--text, --caption, --object) may hold no control or direction-override characters.
 void makeNumbersStrict(CLI::App& app);
 
 /// CLI11 check: a whole number in [lo, hi].

@@ -459,7 +459,7 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
         }
         return r;
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("a damaged adequacy measurement: ") + e.what()};
+        return Error{std::string("a damaged adequacy measurement: ") + firstLine(e.what())};
     }
 }
 

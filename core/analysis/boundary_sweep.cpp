@@ -276,7 +276,7 @@ Result<SweepResult> sweepFromJson(const std::string& text) {
         }
         return r;
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("a damaged sweep: ") + e.what()};
+        return Error{std::string("a damaged sweep: ") + firstLine(e.what())};
     }
 }
 

@@ -158,7 +158,7 @@ Result<CaptionSweep> captionSweepFromJson(const std::string& text) {
         }
         return s;
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("a damaged caption sweep: ") + e.what()};
+        return Error{std::string("a damaged caption sweep: ") + firstLine(e.what())};
     }
 }
 

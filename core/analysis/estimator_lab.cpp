@@ -34,6 +34,9 @@ std::string number(double v) {
 }
 
 std::optional<Error> checkSizes(const EstimatorLabInput& in, std::int64_t categories) {
+    if (categories > kEstimatorLabMaxCategories)
+        return Error{"at most " + std::to_string(kEstimatorLabMaxCategories) + " categories, got " +
+                     std::to_string(categories)};
     if (in.samples < 2) return Error{"need at least 2 samples, got " + std::to_string(in.samples)};
     if (in.samples > kEstimatorLabMaxCells / categories) {
         return Error{"samples x categories must be at most " +

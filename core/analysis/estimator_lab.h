@@ -26,6 +26,9 @@ namespace saccade {
 
 /// Bounds on the work one run may ask for.
 constexpr std::int64_t kEstimatorLabMaxCells = 10'000'000;  ///< samples x categories
+/// The exact figures (covariances, the optimal baseline) grow with the square of the categories:
+/// 1,000 categories at the cell limit take about 10 s on one core; 10,000 took minutes.
+constexpr std::int64_t kEstimatorLabMaxCategories = 1000;
 constexpr std::int64_t kEstimatorLabMaxTrainSteps = 10'000;
 constexpr std::int64_t kEstimatorLabMaxTrainCells =
     100'000'000;  ///< steps x samples/step x categories

@@ -331,7 +331,7 @@ Result<FaithfulnessSums> faithfulnessSumsFromJson(const std::string& text) {
             return Error{"a damaged faithfulness shard: its sums differ in length"};
         return s;
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("a damaged faithfulness shard: ") + e.what()};
+        return Error{std::string("a damaged faithfulness shard: ") + firstLine(e.what())};
     }
 }
 

@@ -13,11 +13,11 @@ struct Error {
     std::string message;
 };
 
-/// The first line of a library's message (LibTorch appends source locations and backtraces).
-inline std::string firstLine(const std::string& text) {
-    const auto end = text.find('\n');
-    return end == std::string::npos ? text : text.substr(0, end);
-}
+/// The first line of a library's message (LibTorch appends source locations and backtraces),
+/// without the library's own bookkeeping: nlohmann's "[json.exception.type_error.302] ", c10's
+/// "[enforce fail at inline_container.cc:129] " and its "(Could this error message be improved?"
+/// appeal. An archive without its "version" record is said in words.
+std::string firstLine(const std::string& text);
 
 template <typename T>
 class Result {

@@ -24,4 +24,14 @@ ItemRange shardRange(const Shard& shard, std::int64_t total, std::int64_t align)
     return {at(shard.index), at(shard.index + 1)};
 }
 
+Result<ItemRange> batchedShardRange(const Shard& shard, std::int64_t total, std::int64_t align) {
+    const std::int64_t blocks = (total + std::max<std::int64_t>(align, 1) - 1) / std::max<std::int64_t>(align, 1);
+    if (shard.count > 1 && shard.count > blocks)
+        return Error{std::to_string(total) + " items in batches of " + std::to_string(align) + " are " +
+                     std::to_string(blocks) + " batch" + (blocks == 1 ? "" : "es") + ": split them into at most " +
+                     std::to_string(std::max<std::int64_t>(blocks, 1)) +
+                     " shards (a shard runs whole batches, so its figures are the unsharded run's)"};
+    return shardRange(shard, total, align);
+}
+
 }  // namespace saccade

@@ -27,6 +27,11 @@ struct ItemRange {
 };
 ItemRange shardRange(const Shard& shard, std::int64_t total, std::int64_t align = 1);
 
+/// A shard of items taken in whole batches of `align`: refused when there are fewer batches than
+/// shards (300 items in batches of 250 are 2 batches; 3 shards would be 0, 250 and 50 items), with
+/// the largest shard count that works.
+Result<ItemRange> batchedShardRange(const Shard& shard, std::int64_t total, std::int64_t align);
+
 /// A sum of doubles that does not depend on the order of its terms: each term is rounded to a
 /// multiple of 2^-32 and added as an integer, so the shards' partial sums add up to exactly the
 /// unsharded sum. The sum must stay within +-2^31 (masses, distances and correlations in [-1, 1]

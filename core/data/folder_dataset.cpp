@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "common/display_text.h"
 #include "data/image_io.h"
 
 namespace saccade {
@@ -94,7 +95,9 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
         if (images.empty())
             return Error{"class folder '" + classDirs[k].string() + "' holds no PNG, JPEG, BMP or TIFF images"};
         std::sort(images.begin(), images.end());
-        auto label = labelOf(classDirs[k].filename().string(), int(k));
+        auto named = checkDisplayText(classDirs[k].filename().string(), "class folder " + std::to_string(k + 1) + "'s name", 200);
+        if (!named) return Error{"image folder '" + folder + "': " + named.error()};
+        auto label = labelOf(*named, int(k));
         if (!label) return Error{label.error()};
         if (classNames.empty()) info.classNames.push_back(classDirs[k].filename().string());
         for (const auto& p : images) {

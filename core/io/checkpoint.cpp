@@ -142,7 +142,7 @@ Result<CheckpointInfo> readCheckpointInfo(const std::string& path) {
         info.baseline = j.contains("baseline") ? numberField(j, "baseline", -1e300, 1e300) : 0.0;
         info.weightsCrc32 = j.contains("weights_crc32") ? stringField(j, "weights_crc32") : "";
     } catch (const nlohmann::json::exception& e) {
-        return Error{"sidecar '" + sidecar + "' is missing a field: " + e.what()};
+        return Error{"sidecar '" + sidecar + "' is missing a field: " + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{"sidecar '" + sidecar + "': " + e.what()};
     }

@@ -53,7 +53,7 @@ Result<Session> sessionFromJson(const std::string& text) {
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("not JSON: ") + e.what()};
+        return Error{std::string("not JSON: ") + firstLine(e.what())};
     }
     try {
         if (!j.is_object()) return Error{"not a session: the file holds no JSON object"};
@@ -116,7 +116,7 @@ Result<Session> sessionFromJson(const std::string& text) {
     } catch (const JsonFieldError& e) {
         return Error{e.what()};
     } catch (const nlohmann::json::exception& e) {
-        return Error{e.what()};
+        return Error{firstLine(e.what())};
     }
 }
 
@@ -136,6 +136,8 @@ Result<Session> loadSession(const std::string& path) {
     const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
     std::vector<std::string*> paths = {&session.modelPath, &session.imageFile};
     if (session.sequences) paths.insert(paths.end(), {&session.sequences->model, &session.sequences->compare});
+    // A dataset that is a folder ("faces/test", "../shots") is a path too; a built-in name has no '/'.
+    if (session.dataset.find('/') != std::string::npos || session.dataset.rfind('.', 0) == 0) paths.push_back(&session.dataset);
     for (std::string* p : paths)
         if (!p->empty() && std::filesystem::path(*p).is_relative()) *p = (folder / *p).lexically_normal().string();
     return session;
@@ -172,7 +174,7 @@ Result<Tour> loadTour(const std::string& path) {
     } catch (const JsonFieldError& e) {
         return Error{"'" + path + "': " + e.what()};
     } catch (const nlohmann::json::exception& e) {
-        return Error{"'" + path + "' is not JSON: " + e.what()};
+        return Error{"'" + path + "' is not JSON: " + firstLine(e.what())};
     }
 }
 

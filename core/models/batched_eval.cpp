@@ -14,7 +14,9 @@ Result<EvalReport> evaluateInBatches(const Dataset& dataset, Split split, const 
                                      const std::string& trainedMode, const PredictBatch& predict,
                                      const Progress& progress, const Shard& shard) {
     const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto range = shardRange(shard, total, batchSize);
+    const auto sharded = batchedShardRange(shard, total, batchSize);
+    if (!sharded) return Error{sharded.error()};
+    const auto range = *sharded;
     const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::int64_t> correct(rules.size(), 0);

@@ -62,7 +62,7 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
         c.cellPositions = j.contains("cell_positions") && boolField(j, "cell_positions");
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("model config: ") + e.what()};
+        return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }

@@ -274,7 +274,9 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
     }
     constexpr std::int64_t kBatch = 100;
     const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto range = shardRange(shard, total, kBatch);
+    const auto sharded = batchedShardRange(shard, total, kBatch);
+    if (!sharded) return Error{sharded.error()};
+    const auto range = *sharded;
     const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     EvalReport report;

@@ -53,7 +53,7 @@ Result<PatchConfig> patchConfigFromJson(const std::string& text) {
         c.mode = stringField(j, "mode");
         c.variant = j.contains("variant") ? stringField(j, "variant") : "dense";
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("model config: ") + e.what()};
+        return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }

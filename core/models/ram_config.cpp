@@ -78,7 +78,7 @@ Result<RamConfig> ramConfigFromJson(const std::string& text) {
         c.locationStd = numberField(j, "location_std", 1e-6, 10);
         c.classes = intField(j, "classes", 2, 100000);
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("model config: ") + e.what()};
+        return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }

@@ -6,9 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/display_text.h"
+
 namespace saccade {
 
 namespace {
+
+/// A class name is a label on a chart, a line in a terminal and a cell in a report: a short phrase.
+constexpr std::size_t kMaxClassNameBytes = 200;
 
 // A setting's value as JSON, from a module attribute of a plain type (int, float, str, list or
 // tuple of them); null when the attribute is of another type.
@@ -89,7 +94,10 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
         if (!j.is_array() || j.empty()) return Error{"class_names must be a non-empty list of strings"};
         for (const auto& name : j) {
             if (!name.is_string()) return Error{"class_names must be a list of strings, not " + j.dump().substr(0, 60)};
-            s.classNames.push_back(name.get<std::string>());
+            auto shown = checkDisplayText(name.get<std::string>(),
+                                          "class name " + std::to_string(s.classNames.size()), kMaxClassNameBytes);
+            if (!shown) return Error{shown.error()};
+            s.classNames.push_back(*shown);
         }
     }
     if (auto j = raw["input_size"]; !j.is_null()) {
@@ -130,7 +138,9 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
     }
     if (auto j = raw["dataset"]; !j.is_null()) {
         if (!j.is_string()) return Error{"dataset must be a string"};
-        s.dataset = j.get<std::string>();
+        auto shown = checkDisplayText(j.get<std::string>(), "dataset", 4096);
+        if (!shown) return Error{shown.error()};
+        s.dataset = *shown;
     }
     return s;
 }

@@ -83,7 +83,7 @@ Result<SeqConfig> seqConfigFromJson(const std::string& text) {
         c.attention = int(intField(j, "attention", 1, 4096));
         c.window = numberField(j, "window", 1, 100);
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("model config: ") + e.what()};
+        return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }

@@ -48,7 +48,7 @@ Result<VitConfig> vitConfigFromJson(const std::string& text) {
         if (!j.contains("dropout") || !j["dropout"].is_number()) throw JsonFieldError("'dropout' must be a number");
         c.dropout = j["dropout"].get<double>();
     } catch (const nlohmann::json::exception& e) {
-        return Error{std::string("model config: ") + e.what()};
+        return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {
         return Error{std::string("model config: ") + e.what()};
     }

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
+#include "common/display_text.h"
 #include "common/result.h"
 
 using namespace saccade;
@@ -57,4 +58,27 @@ TEST(Device, ResolvesSpellingsAndExplainsMissingCuda) {
         EXPECT_TRUE(resolveDevice("auto")->is_cpu());
         EXPECT_NE(resolveDevice("cuda").error().find("CUDA is not available"), std::string::npos);
     }
+}
+
+TEST(DisplayText, RefusesControlsOverridesBadUtf8AndLengthNamingWhere) {
+    EXPECT_EQ(*checkDisplayText("3 March 2001, caf\xc3\xa9 \xe6\x97\xa5 <b>&", "t", 100), "3 March 2001, caf\xc3\xa9 \xe6\x97\xa5 <b>&");
+    const std::pair<std::string, std::string> refused[] = {
+        {"3\x01 March", "the control character U+0001 at byte 1"},
+        {"ab\x1b[31m", "U+001B at byte 2"},
+        {"x\x7f", "U+007F at byte 1"},
+        {"\xc2\x9b", "U+009B at byte 0"},                 // C1 CSI
+        {"ab\xe2\x80\xae", "U+202E at byte 2"},          // right-to-left override
+        {"\xe2\x81\xa6x", "U+2066 at byte 0"},           // left-to-right isolate
+        {"a\nb", "U+000A at byte 1"},
+        {"\xc0\xaf", "not valid UTF-8 (at byte 0)"},     // overlong '/'
+        {"ab\xe6\x97", "not valid UTF-8 (at byte 2)"},   // truncated
+        {"\xed\xa0\x80", "not valid UTF-8 (at byte 0)"}, // a surrogate
+        {std::string(11, 'a'), "is 11 bytes long (at most 10)"},
+    };
+    for (const auto& [text, expected] : refused) {
+        auto r = checkDisplayText(text, "the text", 10);
+        ASSERT_FALSE(r.ok()) << expected;
+        EXPECT_NE(r.error().find(expected), std::string::npos) << r.error();
+    }
+    EXPECT_TRUE(checkDisplayText("a\nb\tc", "t", 10, /*allowNewlines=*/true).ok());
 }

@@ -291,6 +291,12 @@ TEST(Render, StripHoldsEveryStepThenTheOutputPanel) {
     const StepLayout l = layoutTraceStep(60, 60, t);
     EXPECT_EQ(strip.channels, 3);
     EXPECT_EQ(strip.width, 4 * (l.panelWidth + kStripGap) + kOutputPanelWidth);
+    // What render checks before tracing is the width the strip gets, at any scale.
+    EXPECT_EQ(traceStripWidth(60, 60, 4), strip.width);
+    RenderOptions big;
+    big.scale = 16;
+    EXPECT_EQ(traceStripWidth(60, 60, 4, big), renderTraceStrip(img, t, big).width);
+    EXPECT_GT(traceStripWidth(60, 60, 5000), kMaxStripWidth);  // 5,000 steps: refused before tracing
     EXPECT_GE(strip.height, l.panelHeight);
     const Image third = renderTraceStep(img, t, 2);
     for (int y = 0; y < third.height; y += 7)

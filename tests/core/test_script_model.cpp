@@ -288,6 +288,13 @@ TEST(ScriptModel, EveryContractViolationIsNamed) {
          "no size may be 0"},
         {"outside", "    return {'logits': torch.zeros(x.size(0), 3), 'locations': torch.full([x.size(0), 2, 2], 1.5)}\n",
          "outside [-1, 1]"},
+        // Names reach terminals, HTML, SVG and Qt labels: no terminal sequences, overrides or essays.
+        {"escape_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "class name 1 holds the control character U+001B at byte 0", {"cat", "\x1b]0;pwned\x07", "dog"}},
+        {"override_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "class name 2 holds the control character U+202E at byte 3", {"cat", "dog", "abc\u202Edef"}},
+        {"long_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
+         "class name 0 is 100000 bytes long (at most 200)", {std::string(100000, 'x'), "b", "c"}},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);

@@ -43,6 +43,19 @@ TEST(Shards, SlicesTileTheItemsOnBatchBoundaries) {
     EXPECT_EQ(shardRange({1, 4}, 2500, 250).end, 1250);
 }
 
+TEST(Shards, MoreShardsThanBatchesAreRefusedWithTheMostThatWork) {
+    // 300 items in batches of 250 are two batches: three shards would be 0, 250 and 50 items.
+    auto three = batchedShardRange({0, 3, true}, 300, 250);
+    ASSERT_FALSE(three.ok());
+    EXPECT_NE(three.error().find("300 items in batches of 250 are 2 batches: split them into at most 2 shards"),
+              std::string::npos) << three.error();
+    auto second = batchedShardRange({1, 2, true}, 300, 250);
+    ASSERT_TRUE(second.ok());
+    EXPECT_EQ(second->begin, 250);
+    EXPECT_EQ(second->end, 300);
+    EXPECT_TRUE(batchedShardRange({0, 1, true}, 0, 250).ok());  // one shard of nothing is still one run
+}
+
 TEST(Shards, ExactSumsDoNotDependOnOrder) {
     std::vector<double> terms;
     for (int i = 0; i < 1000; ++i) terms.push_back(1.0 / (i + 3) + (i % 7) * 0.1);

@@ -146,11 +146,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_pendingStep.reset();
         m_models->showError(message);
         const auto& card = m_service->card();
-        m_banner->setText(tr("<b>Model not loaded:</b> %1%2 <a href='#close'>Dismiss</a>")
-                              .arg(message.toHtmlEscaped(),
-                                   card ? tr("<br>Still showing %1.").arg(QFileInfo(card->path).fileName().toHtmlEscaped())
-                                        : QString()));
-        m_banner->show();
+        showBanner(tr("Model not loaded"),
+                   message + (card ? tr("\nStill showing %1.").arg(QFileInfo(card->path).fileName()) : QString()));
         showError(tr("Model not loaded: %1").arg(message));
     });
     connect(m_service, &ModelService::companionReady, this, [this](const Trace& t) {
@@ -336,7 +333,11 @@ bool AttentionPage::captureSession(Session& s) const {
     if (!card || !m_trace) return false;
     s.modelPath = QFileInfo(card->path).absoluteFilePath().toStdString();
     s.imageFile = m_inputFile.isEmpty() ? std::string() : QFileInfo(m_inputFile).absoluteFilePath().toStdString();
-    s.dataset = m_inputFile.isEmpty() ? m_inputDataset.toStdString() : std::string();
+    // An image folder is stored as an absolute path (a session is read relative to its own folder).
+    const bool folder = m_inputDataset.contains(QLatin1Char('/')) || m_inputDataset.startsWith(QLatin1Char('.'));
+    s.dataset = !m_inputFile.isEmpty() ? std::string()
+                : folder               ? QFileInfo(m_inputDataset).absoluteFilePath().toStdString()
+                                       : m_inputDataset.toStdString();
     s.sampleIndex = m_inputFile.isEmpty() ? m_inputIndex : -1;
     s.rule = m_toolbar->rule().toStdString();
     s.seed = m_toolbar->seed();
@@ -422,7 +423,10 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         m_stepArmed = true;
         {
             const QSignalBlocker block(m_toolbar);
-            m_toolbar->setRule(m_sessionRule);
+            if (!m_sessionRule.isEmpty() && !m_toolbar->setRule(m_sessionRule))
+                showBanner(tr("Session rule not applied"),
+                           tr("the session's rule '%1' is not one this model offers, or its value is out of range; "
+                              "showing %2").arg(m_sessionRule, m_toolbar->rule()));
         }
         if (!m_inputFile.isEmpty())
             openImageFile(m_inputFile);
@@ -535,6 +539,12 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
                              .arg(QString::fromStdString(trace.imageId), QString::fromStdString(trace.rule),
                                   QString::fromStdString(trace.output.text))
                              .arg(ms, 0, 'f', 1));
+}
+
+void AttentionPage::showBanner(const QString& title, const QString& message) {
+    m_banner->setText(tr("<b>%1:</b> %2 <a href='#close'>Dismiss</a>")
+                          .arg(title.toHtmlEscaped(), message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    m_banner->show();
 }
 
 void AttentionPage::showError(const QString& message) {

@@ -58,8 +58,10 @@ public:
     AttentionCanvas* canvas() const { return m_canvas; }
     StepScrubber* scrubber() const { return m_scrubber; }
     CaptionStrip* captionStrip() const { return m_caption; }
-    /// The error banner above the canvas (visible while a failed model load is reported).
+    /// The error banner above the canvas (visible while a failed model load or session is reported).
     QLabel* errorBanner() const { return m_banner; }
+    /// Shows "<b>title:</b> message" in the banner until it is dismissed or a model is asked for.
+    void showBanner(const QString& title, const QString& message);
     StepInfoPanel* infoPanel() const { return m_info; }
     AttentionToolbar* toolbar() const { return m_toolbar; }
     CompareRunsPanel* runsPanel() const { return m_runs; }

@@ -216,15 +216,26 @@ bool AttentionToolbar::setRule(const QString& rule) {
     const int i = m_rule->findData(base);
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
+    const bool counted = base == QLatin1String("topk") || base == QLatin1String("ksample") ||
+                         base == QLatin1String("beam") || base == QLatin1String("head");
+    const bool tempered = base == QLatin1String("gumbel");
+    if (!param.isEmpty() && !counted && !tempered) return false;  // "argmax:3"
+    // A value outside the box's range is refused, not clamped (ksample:1000000000 is not ksample:1000).
     bool ok = true;
-    m_k->setMinimum(base == QLatin1String("head") ? 0 : 1);  // before the value: head 0 exists
-    if ((base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam") ||
-         base == QLatin1String("head")) &&
-        !param.isEmpty())
-        m_k->setValue(param.toInt(&ok));
-    if (base == QLatin1String("gumbel") && !param.isEmpty()) m_tau->setValue(param.toDouble(&ok));
+    const int minimum = base == QLatin1String("head") ? 0 : 1;  // head 0 exists
+    if (counted && !param.isEmpty()) {
+        const int k = param.toInt(&ok);
+        if (!ok || k < minimum || k > m_k->maximum()) return false;
+    }
+    if (tempered && !param.isEmpty()) {
+        const double tau = param.toDouble(&ok);
+        if (!ok || tau < m_tau->minimum() || tau > m_tau->maximum()) return false;
+    }
+    m_k->setMinimum(minimum);
+    if (counted && !param.isEmpty()) m_k->setValue(param.toInt());
+    if (tempered && !param.isEmpty()) m_tau->setValue(param.toDouble());
     m_rule->setCurrentIndex(i);
-    return ok;
+    return true;
 }
 
 quint64 AttentionToolbar::seed() const { return quint64(m_seed->value()); }

@@ -28,6 +28,7 @@ QString nameOf(const RunSet& set, int label) {
                                                             : QString::number(label);
 }
 
+// The output in the rich-text summary: a caption or class name is escaped, so it shows as typed.
 QString verdict(const RunSet& set, const Trace& t) {
     if (set.outputKind == "caption") {  // the caption, and whether it is a valid one
         QString text = QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(t.output.text).toHtmlEscaped());
@@ -39,7 +40,7 @@ QString verdict(const RunSet& set, const Trace& t) {
     }
     const int label = t.output.label;
     const double p = label >= 0 && label < int(t.output.probs.size()) ? t.output.probs[size_t(label)] : 0;
-    QString text = QStringLiteral("%1 (p %2)").arg(nameOf(set, label)).arg(p, 0, 'f', 2);
+    QString text = QStringLiteral("%1 (p %2)").arg(nameOf(set, label).toHtmlEscaped()).arg(p, 0, 'f', 2);
     if (set.truth) text += label == *set.truth ? QObject::tr(", right") : QObject::tr(", wrong");
     return text;
 }

@@ -21,8 +21,9 @@ QLabel* makeLabel(QWidget* parent, const char* name) {
     return label;
 }
 
+// A class name inside rich text: escaped, so "<unk>" or "a<b" shows as typed.
 QString className(const Trace& t, int k) {
-    return k >= 0 && k < int(t.classNames.size()) ? QString::fromStdString(t.classNames[size_t(k)])
+    return k >= 0 && k < int(t.classNames.size()) ? QString::fromStdString(t.classNames[size_t(k)]).toHtmlEscaped()
                                                    : QStringLiteral("class %1").arg(k);
 }
 

@@ -23,6 +23,7 @@
 #include <QtConcurrent>
 
 #include "common/atomic_file.h"
+#include "common/display_text.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
 #include "render/alignment_render.h"
@@ -399,7 +400,9 @@ void SequencesPage::translate() {
     const auto future = QtConcurrent::run([models, text, rule, seed] {
         TranslateJob job;
         auto run = [&](int i) {
-            auto r = models[i]->translate(text, rule, seed);
+            // A control or direction-override character (U+202E) would reorder the token lines drawn under it.
+            auto shown = checkDisplayText(text, "the input", 100000);
+            auto r = shown ? models[i]->translate(text, rule, seed) : Result<SeqTranslation>(Error{shown.error()});
             if (r) job.result[i] = std::move(r.value());
             else job.error[i] = QString::fromStdString(r.error());
         };
