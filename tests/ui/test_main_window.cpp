@@ -25,6 +25,8 @@
 #include "report_pdf.h"
 #include "common/samples_dir.h"
 #include "data/dataset.h"
+#include "io/checkpoint.h"
+#include "io/session.h"
 #include "attention/step_scrubber.h"
 #include "trace/trace.h"
 #include "labs/scalar_lab_form.h"
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void layoutHoldsStillWhenTheRuleOrTabChanges();
     void exportReportWritesTheHtmlOffTheGuiThread();
     void sessionReopensTheSameTraceAndReportsAChangedModel();
+    void sessionErrorsAndRulesItCannotApplyShowInTheBanner();
     void theDefaultTourPresentsEachSlideWithItsNotes();
 };
 
@@ -263,6 +266,48 @@ void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
     QVERIFY(QFile::remove(model));
     QVERIFY(window.openSessionFile(dir.filePath(QStringLiteral("demo.saccade"))).contains(QStringLiteral("moved or deleted")));
     QCOMPARE(saccade::traceToJson(*page->canvas()->trace()), saved);  // nothing was replaced
+}
+
+void TestMainWindow::sessionErrorsAndRulesItCannotApplyShowInTheBanner() {
+    if (!saccade::openDataset("translated-fashion60").ok()) QSKIP("the Fashion-MNIST files are not installed");
+    QTemporaryDir dir;
+    MainWindow window(/*useSettings=*/false);
+    auto* page = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value(), 60'000);
+    // Malformed JSON: refused, and said where the user looks (before the window shows, too).
+    QFile bad(dir.filePath(QStringLiteral("bad.saccade")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{bad");
+    bad.close();
+    QVERIFY(window.openSessionFile(bad.fileName()).contains(QStringLiteral("not JSON")));
+    QVERIFY(!page->errorBanner()->isHidden());
+    QVERIFY(page->errorBanner()->text().contains(QStringLiteral("Session not opened")));
+    // A rule the toolbar cannot give exactly is reported, not clamped or replaced.
+    const QString model = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/patch-soft-fashion60.pt");
+    const auto crc = saccade::fileCrc32(model.toStdString());
+    QVERIFY(crc.ok());
+    for (const QString rule : {QStringLiteral("ksample:1000000000"), QStringLiteral("bogus"), QStringLiteral("argmax:3")}) {
+        page->errorBanner()->hide();
+        const QString path = dir.filePath(QStringLiteral("rule.saccade"));
+        saccade::Session session;
+        session.modelPath = model.toStdString();
+        session.modelCrc32 = *crc;
+        session.dataset = "translated-fashion60";
+        session.sampleIndex = 3;
+        session.rule = rule.toStdString();
+        session.page = "attention";
+        QVERIFY(saccade::saveSession(session, path.toStdString()).ok());
+        QCOMPARE(window.openSessionFile(path), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
+                                     page->canvas()->trace()->imageId == "translated-fashion60:test:3", 60'000);
+        QVERIFY2(!page->errorBanner()->isHidden(), qPrintable(rule));
+        QVERIFY2(page->errorBanner()->text().contains(QStringLiteral("Session rule not applied")) &&
+                     page->errorBanner()->text().contains(rule),
+                 qPrintable(page->errorBanner()->text()));
+        QVERIFY(page->toolbar()->rule() != rule);
+        page->openSample(QStringLiteral("translated-fashion60"), 0);  // the next session's image differs
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace()->imageId == "translated-fashion60:test:0", 60'000);
+    }
 }
 
 void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
