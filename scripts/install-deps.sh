@@ -18,7 +18,8 @@ packages=(cmake ninja-build g++ pkgconf
           nlohmann-json3-dev libcli11-dev zlib1g-dev libgtest-dev libbenchmark-dev
           dataset-fashion-mnist
           desktop-file-utils appstream  # tests/install validates the .desktop and metainfo files
-          chromium)                     # tests/core/test_report.cpp renders the HTML report headless
+          chromium                      # tests/core/test_report.cpp renders the HTML report headless
+          iproute2)                     # tests/cli/two_hosts.sh: two ranks in two network namespaces
 gui_packages=(qt6-base-dev qt6-charts-dev qt6-svg-dev "${qt_opengl[@]}" libgl-dev libxkbcommon-dev)
 [ "${1:-}" = "--no-gui" ] || packages+=("${gui_packages[@]}")
 

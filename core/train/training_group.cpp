@@ -15,6 +15,7 @@
 
 #include "common/torch_compat.h"
 #include "io/checkpoint.h"
+#include "train/peer_probe.h"
 
 namespace saccade {
 
@@ -56,6 +57,18 @@ Result<std::unique_ptr<TrainingGroup>> TrainingGroup::join(const DistributedSett
     // below says it all, so only fatal log lines stay.
     FLAGS_caffe2_log_level = 3;
     c10::UpdateLoggingLevelsFromFlags();
+    const auto refused = [&](std::string why) {
+        std::string lower = why;
+        for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos)
+            why = "not every rank joined within " + std::to_string(static_cast<long long>(settings.timeoutSeconds)) +
+                  " s (start one process per rank, each with the same --world-size, --master-addr and --master-port)";
+        return Error{"cannot join the training group at " + where + " as " + rankName(settings) + ": " + why};
+    };
+    // A wrong peer on the master port can crash LibTorch's store threads or hang them: ask it first
+    // from a child process (rank 0 serves the store itself).
+    if (settings.rank != 0)
+        if (auto probed = probeGroupPeer(settings); !probed) return refused(withoutSourcePrefix(probed.error()));
     try {
         c10d::TCPStoreOptions store;
         store.port = static_cast<std::uint16_t>(settings.masterPort);
@@ -75,13 +88,7 @@ Result<std::unique_ptr<TrainingGroup>> TrainingGroup::join(const DistributedSett
         group->m_impl->group = c10::make_intrusive<c10d::ProcessGroupGloo>(group->m_impl->store, settings.rank,
                                                                      settings.worldSize, options);
     } catch (const std::exception& e) {
-        std::string why = withoutSourcePrefix(e.what());
-        std::string lower = why;
-        for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos)
-            why = "not every rank joined within " + std::to_string(static_cast<long long>(settings.timeoutSeconds)) +
-                  " s (start one process per rank, each with the same --world-size, --master-addr and --master-port)";
-        return Error{"cannot join the training group at " + where + " as " + rankName(settings) + ": " + why};
+        return refused(withoutSourcePrefix(e.what()));
     }
     return group;
 }
