@@ -20,10 +20,13 @@
 
 namespace saccade::ui {
 
-// Touched only on the worker thread.
+// Touched only on the worker thread, but for the mailbox (its own mutex) and the call clock.
 struct ModelService::WorkerState {
     std::shared_ptr<AttentionModel> model;
     std::map<std::string, std::shared_ptr<const Dataset>> datasets;
+    std::shared_ptr<TraceMailbox> mailbox = std::make_shared<TraceMailbox>();
+    std::atomic<qint64> callStartedMs{0};  ///< when the running call began (0: none runs)
+    std::atomic<int> call{0};              ///< the running call's Call
 
     Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
         if (auto it = datasets.find(name); it != datasets.end()) return it->second;
@@ -38,6 +41,15 @@ struct ModelService::WorkerState {
 namespace {
 
 constexpr int kSamplesPerChunk = 16;
+
+std::atomic<int> g_callsRunning{0};       ///< on every worker, abandoned ones included
+thread_local quint64 t_jobEpoch = 0;      ///< the epoch of the worker running this thread's job
+thread_local bool t_inJob = false;
+
+qint64 nowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 
 ModelCard makeCard(const QString& path, const AttentionModel& model) {
     const auto& info = model.info();
@@ -103,45 +115,111 @@ QString errorText(const std::exception& e) {
 
 ModelService::ModelService(QObject* parent)
     : QObject(parent),
-      m_state(std::make_shared<WorkerState>()),
       m_traceGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_comparisonGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_adequacyGeneration(std::make_shared<std::atomic<quint64>>(0)) {
-    m_thread.setObjectName(QStringLiteral("saccade-model"));
-    m_context = new QObject;
-    m_context->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_context, &QObject::deleteLater);
-    m_thread.start();
+    startWorker(nullptr);
 }
 
+void ModelService::startWorker(std::shared_ptr<AttentionModel> model) {
+    m_state = std::make_shared<WorkerState>();
+    m_state->model = std::move(model);
+    m_thread = new QThread;
+    m_thread->setObjectName(QStringLiteral("saccade-model"));
+    m_context = new QObject;
+    m_context->moveToThread(m_thread);
+    connect(m_thread, &QThread::finished, m_context, &QObject::deleteLater);
+    m_thread->start();
+}
+
+void ModelService::abandonWorker(std::shared_ptr<AttentionModel> keep) {
+    ++m_epoch;
+    // The stuck call may return some day: then its thread ends (quit) and is deleted; until then
+    // it is left alone, never waited for.
+    QThread* old = m_thread;
+    connect(old, &QThread::finished, old, &QObject::deleteLater);
+    old->quit();
+    startWorker(std::move(keep));
+}
+
+void ModelService::cancelModelWork() {
+    if (m_state->callStartedMs.load() == 0) return;
+    const bool hung = m_state->call.load() == int(Call::Trace);
+    const QString what = busyWith();
+    const double seconds = busySeconds();
+    // A stuck load leaves the previous model as it was; a stuck trace means that model hangs.
+    abandonWorker(hung ? nullptr : m_model);
+    if (hung) {
+        m_model.reset();
+        m_card.reset();
+    }
+    m_loading = false;
+    m_tracePending = false;
+    Q_EMIT modelFailed(tr("cancelled after %1 s of %2: the model did not return, and its work was abandoned")
+                           .arg(seconds, 0, 'f', 0).arg(what));
+}
+
+double ModelService::busySeconds() const {
+    const qint64 started = m_state->callStartedMs.load();
+    return started == 0 ? 0.0 : double(nowMs() - started) / 1000.0;
+}
+
+QString ModelService::busyWith() const {
+    switch (Call(m_state->call.load())) {
+        case Call::Load: return tr("loading the model");
+        case Call::Trace: return tr("running the model on the image");
+        case Call::Other: break;
+    }
+    return tr("running the model");
+}
+
+int ModelService::callsRunning() { return g_callsRunning.load(); }
+
 ModelService::~ModelService() {
-    // Queued jobs see a stale generation and return at once; the running one finishes.
+    // Queued jobs see a stale generation and return at once; the running one finishes, unless it
+    // does not return (a looping model): then the thread is left behind and main() ends the process.
     ++*m_traceGeneration;
     ++*m_samplesGeneration;
     ++*m_runsGeneration;
     ++*m_comparisonGeneration;
     ++*m_adequacyGeneration;
-    m_thread.quit();
-    m_thread.wait();
+    ++m_epoch;
+    m_thread->quit();
+    if (m_thread->wait(5000)) delete m_thread;
 }
 
-void ModelService::post(std::function<void(WorkerState&)> job) {
+void ModelService::post(std::function<void(WorkerState&)> job, Call kind) {
     QMetaObject::invokeMethod(
         m_context,
-        [state = m_state, job = std::move(job)] {
+        [state = m_state, epoch = m_epoch, kind, job = std::move(job)] {
+            t_jobEpoch = epoch;
+            t_inJob = true;
+            state->call = int(kind);
+            state->callStartedMs = nowMs();
+            ++g_callsRunning;
             try {
                 job(*state);
             } catch (...) {
                 // Every job catches its own errors and replies; this is the last line.
             }
+            --g_callsRunning;
+            state->callStartedMs = 0;
+            t_inJob = false;
         },
         Qt::QueuedConnection);
 }
 
 void ModelService::reply(std::function<void()> reply) {
-    QMetaObject::invokeMethod(this, std::move(reply), Qt::QueuedConnection);
+    // A reply from an abandoned worker (its call returned after all) is dropped.
+    const quint64 epoch = t_inJob ? t_jobEpoch : m_epoch;
+    QMetaObject::invokeMethod(
+        this,
+        [this, epoch, reply = std::move(reply)] {
+            if (epoch == m_epoch) reply();
+        },
+        Qt::QueuedConnection);
 }
 
 void ModelService::loadModel(const QString& path, const QString& device) {
@@ -150,6 +228,9 @@ void ModelService::loadModel(const QString& path, const QString& device) {
     ++*m_comparisonGeneration;
     ++*m_adequacyGeneration;
     ++*m_samplesGeneration;  // the browser's predictions belong to the old model
+    // A load still running (an imported model that hangs while it is probed) is not waited for:
+    // the model opened next goes first.
+    if (m_state->call.load() == int(Call::Load) && m_state->callStartedMs.load() != 0) abandonWorker(m_model);
     QPointer<ModelService> self(this);
     post([self, path, device, this](WorkerState& state) {
         QString error;
@@ -166,39 +247,40 @@ void ModelService::loadModel(const QString& path, const QString& device) {
             error = errorText(e);
         }
         if (!self) return;
-        reply([this, card, error] {
+        reply([this, card, error, model = card ? state.model : nullptr] {
             m_loading = false;
             if (card) {
+                m_model = model;
                 m_card = card;
                 Q_EMIT modelLoaded(*card);
             } else {
                 Q_EMIT modelFailed(error);
             }
         });
-    });
+    }, Call::Load);
 }
 
 void ModelService::requestTrace(const TraceRequest& request) {
     const quint64 generation = ++*m_traceGeneration;
     m_tracePending = true;
     {
-        const std::lock_guard<std::mutex> lock(m_traceMailbox->mutex);
-        m_traceMailbox->request = request;
-        m_traceMailbox->generation = generation;
+        const std::lock_guard<std::mutex> lock(m_state->mailbox->mutex);
+        m_state->mailbox->request = request;
+        m_state->mailbox->generation = generation;
     }
     QPointer<ModelService> self(this);
     post([self, this](WorkerState& state) {
         if (self) serveTrace(state);
-    });
+    }, Call::Trace);
 }
 
 void ModelService::serveTrace(WorkerState& state) {
     std::optional<TraceRequest> request;
     quint64 generation = 0;
     {
-        const std::lock_guard<std::mutex> lock(m_traceMailbox->mutex);
-        request = std::exchange(m_traceMailbox->request, std::nullopt);
-        generation = m_traceMailbox->generation;
+        const std::lock_guard<std::mutex> lock(state.mailbox->mutex);
+        request = std::exchange(state.mailbox->request, std::nullopt);
+        generation = state.mailbox->generation;
     }
     if (!request || m_traceGeneration->load() != generation) return;  // served already, or superseded
     std::optional<Trace> trace, companion;

@@ -25,6 +25,10 @@
 #include "data/sample.h"
 #include "trace/trace.h"
 
+namespace saccade {
+class AttentionModel;
+}
+
 namespace saccade::ui {
 
 /// What the GUI shows about a loaded model (from its sidecar).
@@ -116,6 +120,18 @@ public:
     void requestAdequacy(const QString& dataset, const AdequacyOptions& options);
     void cancelAdequacy();
 
+    /// Gives up on the model call running now (a load or a trace that does not return: an imported
+    /// model whose forward loops): its thread is left to finish or to end with the process, and a
+    /// fresh worker takes the requests. A stuck load keeps the previous model; a stuck trace drops
+    /// the model that hung. Emits modelFailed saying so. Nothing happens when no call is running.
+    void cancelModelWork();
+    /// Seconds the running model call has taken so far (0 when none runs), and what it is.
+    double busySeconds() const;
+    QString busyWith() const;
+    /// Model calls running now on any worker, abandoned ones included. The GUI's main() ends the
+    /// process at once when some are left after the window closed, instead of waiting on them.
+    static int callsRunning();
+
     bool hasModel() const { return m_card.has_value(); }
     const std::optional<ModelCard>& card() const { return m_card; }
     /// True while a model load or the newest trace request is outstanding.
@@ -146,8 +162,13 @@ Q_SIGNALS:
 
 private:
     struct WorkerState;
+    enum class Call { Load, Trace, Other };
     /// Runs `job` on the worker thread.
-    void post(std::function<void(WorkerState&)> job);
+    void post(std::function<void(WorkerState&)> job, Call kind = Call::Other);
+    /// Starts a worker thread with a fresh state holding `model`.
+    void startWorker(std::shared_ptr<AttentionModel> model);
+    /// Leaves the running worker to itself (its replies are dropped) and starts another.
+    void abandonWorker(std::shared_ptr<AttentionModel> keep);
     /// Runs `reply` on this object's thread (dropped if this object is gone).
     void reply(std::function<void()> reply);
     /// The newest trace request not yet run: the queued job runs it, unless a dataset job ran it
@@ -157,7 +178,8 @@ private:
         std::optional<TraceRequest> request;
         quint64 generation = 0;
     };
-    /// Runs the mailbox's request, if any, on the worker thread and replies with its trace.
+    /// Runs the mailbox's request (the worker's own mailbox), if any, on the worker thread and
+    /// replies with its trace.
     void serveTrace(WorkerState& state);
     /// A job over a dataset on the worker, superseded when `gen` moves on: opens `dataset`, runs
     /// `work` (which returns an error, empty on success) with a progress callback that forwards to
@@ -166,11 +188,12 @@ private:
                         std::function<QString(WorkerState&, const Dataset&, const Progress&)> work,
                         std::function<void(double)> onProgress, std::function<void(const QString&)> done);
 
-    QThread m_thread;
+    QThread* m_thread = nullptr;   ///< left running (and leaked) when abandoned
     QObject* m_context = nullptr;  ///< lives on m_thread; jobs are queued to it
     std::shared_ptr<WorkerState> m_state;
+    quint64 m_epoch = 0;  ///< bumped when a worker is abandoned: its late replies are dropped
+    std::shared_ptr<AttentionModel> m_model;  ///< the loaded model, as the GUI thread last heard of it
     std::shared_ptr<std::atomic<quint64>> m_traceGeneration;
-    std::shared_ptr<TraceMailbox> m_traceMailbox = std::make_shared<TraceMailbox>();
     std::shared_ptr<std::atomic<quint64>> m_samplesGeneration;
     std::shared_ptr<std::atomic<quint64>> m_runsGeneration;
     std::shared_ptr<std::atomic<quint64>> m_comparisonGeneration;

@@ -75,6 +75,12 @@ int main(int argc, char** argv) {
     addLengthCommand(app, exitCode);
     makeNumbersStrict(app);
     app.parse_complete_callback([&] {
+        std::string command = "saccade-cli";
+        for (CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+            sub = sub->get_subcommands().front();
+            command += " " + sub->get_name();
+        }
+        saccade::reportInterruptions(command);  // Ctrl+C says what it stopped
         checkOutputsBeforeWork(app);
         checkResumeAgreesWithCheckpoint(app);
         saccade::setComputeThreads(threads);

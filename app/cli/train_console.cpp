@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "common/runtime.h"
 #include "strict_options.h"
 #include "io/checkpoint.h"
 
@@ -81,7 +82,7 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
         }
         return !g_interrupted.load();
     });
-    std::signal(SIGINT, SIG_DFL);
+    reportInterruptions("saccade-cli " + commandName);  // training's graceful stop is over
     if (!result) return badInput(commandName, result.error());
     if (flags.json) {
         nlohmann::json j{{"schema", "saccade.train"}, {"command", recreate}, {"checkpoint", result->checkpoint},

@@ -18,6 +18,7 @@
 #include "common/runtime.h"
 #include "report_pdf.h"
 #include "main_window.h"
+#include "model_service.h"
 #include "models/seq_model.h"
 #include "sequences/sequences_page.h"
 
@@ -190,5 +191,12 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (screenshot) scheduleScreenshot(&window, parser.value(screenshotOption));
-    return app.exec();
+    const int code = app.exec();
+    // A model call that never returned (an imported model whose forward loops) is not waited for:
+    // the settings are saved (on close), so the process ends here, at once.
+    if (saccade::ui::ModelService::callsRunning() > 0) {
+        std::fflush(nullptr);
+        std::_Exit(code);
+    }
+    return code;
 }

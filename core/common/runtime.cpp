@@ -5,7 +5,10 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -35,6 +38,38 @@ void tuneAllocator() {
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
+}
+
+namespace {
+// Written on the main thread, read in a signal handler: fixed buffers, no allocation there.
+char g_activity[401] = "";
+char g_prefix[201] = "saccade";
+
+void copyInto(char* buffer, std::size_t size, const std::string& text) {
+    const std::size_t n = std::min(text.size(), size - 1);
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+}
+
+extern "C" void onInterruptSignal(int signal) {
+    const auto say = [](const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); };
+    say(g_prefix);
+    say(": interrupted");
+    if (g_activity[0]) {
+        say(" while ");
+        say(g_activity);
+    }
+    say("\n");
+    ::_exit(128 + signal);
+}
+}  // namespace
+
+void setActivity(const std::string& what) { copyInto(g_activity, sizeof g_activity, what); }
+
+void reportInterruptions(const std::string& prefix) {
+    copyInto(g_prefix, sizeof g_prefix, prefix);
+    std::signal(SIGINT, onInterruptSignal);
+    std::signal(SIGTERM, onInterruptSignal);
 }
 
 }  // namespace saccade

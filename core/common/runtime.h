@@ -1,6 +1,8 @@
 #pragma once
 // Process-wide compute settings, callable without LibTorch headers.
 
+#include <string>
+
 namespace saccade {
 
 /// Sets LibTorch's intra-op thread count (n >= 1); 0 leaves the default. Call once, early.
@@ -21,5 +23,15 @@ void ensurePassiveOpenMpWait(char** argv);
 /// mmap'ed fresh on every step, and their page faults measured 3-6x slower batches and training
 /// steps here (saccade-cli bench data). Call once at the start of main, before any tensor.
 void tuneAllocator();
+
+/// What the program is doing now ("loading the model 'x.pt'"), kept for the line an interrupted
+/// program prints (the text is copied; at most 400 bytes are kept).
+void setActivity(const std::string& what);
+
+/// Installs SIGINT and SIGTERM handlers that print "PREFIX: interrupted while ACTIVITY" (or
+/// "PREFIX: interrupted") on stderr and end the process with 128 + the signal, at once: a model
+/// call that never returns cannot hold the program. A handler installed later (training's
+/// graceful stop) takes over for its time.
+void reportInterruptions(const std::string& prefix);
 
 }  // namespace saccade

@@ -9,6 +9,7 @@
 
 #include "attention/selection.h"
 #include "common/parse.h"
+#include "common/runtime.h"
 #include "io/shard_json.h"
 #include "models/caption_eval.h"
 #include "models/caption_model.h"
@@ -178,7 +179,8 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
     return set;
 }
 
-Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device) {
+namespace {
+Result<std::shared_ptr<AttentionModel>> openAttentionModel(const std::string& path, const std::string& device) {
     // A Saccade checkpoint has its sidecar beside it; anything else is opened as TorchScript.
     if (isScriptImport(path)) {
         auto m = ScriptModel::load(path, device);
@@ -212,6 +214,15 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
                      "eval, render --text or the GUI's Sequences page"};
     return Error{"checkpoint '" + path + "' holds a '" + info->modelType +
                  "' model; this version knows patch, ram, caption, vit and seq models"};
+}
+}  // namespace
+
+Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device) {
+    // Said if the program is interrupted: an imported model's forward runs here to check it.
+    setActivity("loading the model '" + path + "'");
+    auto model = openAttentionModel(path, device);
+    setActivity(model ? "running the model '" + path + "'" : std::string());
+    return model;
 }
 
 }  // namespace saccade

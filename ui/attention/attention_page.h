@@ -15,6 +15,7 @@
 #include "trace/trace.h"
 
 class QLabel;
+class QPushButton;
 class QSettings;
 class QSplitter;
 class QTabWidget;
@@ -60,6 +61,9 @@ public:
     CaptionStrip* captionStrip() const { return m_caption; }
     /// The error banner above the canvas (visible while a failed model load or session is reported).
     QLabel* errorBanner() const { return m_banner; }
+    /// The bar that offers Cancel while a model call runs long.
+    QWidget* waitBar() const { return m_waitBar; }
+    QPushButton* waitCancelButton() const { return m_waitCancel; }
     /// Shows "<b>title:</b> message" in the banner until it is dismissed or a model is asked for.
     void showBanner(const QString& title, const QString& message);
     StepInfoPanel* infoPanel() const { return m_info; }
@@ -100,6 +104,7 @@ private:
     void onModelLoaded(const ModelCard& card);
     void onTrace(const Trace& trace, const Image& image, double ms);
     void showError(const QString& message);
+    QWidget* buildWaitBar();
     void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);
     void requestTrace();
     /// Drops the shown run set and its visits (the input or the model changed).
@@ -122,6 +127,10 @@ private:
     StepScrubber* m_scrubber = nullptr;
     CaptionStrip* m_caption = nullptr;
     QLabel* m_banner = nullptr;  ///< a model that failed to open, until the next request
+    QWidget* m_waitBar = nullptr;  ///< a model call running longer than kWaitBarSeconds, with Cancel
+    QLabel* m_waitText = nullptr;
+    QPushButton* m_waitCancel = nullptr;
+    static constexpr double kWaitBarSeconds = 3;
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;

@@ -1,0 +1,104 @@
+// An imported model whose forward never returns: the Attention page offers Cancel after a few
+// seconds, a model opened next does not wait behind it, and the process can still end (this
+// suite's main() ends as the GUI's does, without waiting on the abandoned call).
+
+#include <QLabel>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <torch/script.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "attention/attention_canvas.h"
+#include "attention/attention_page.h"
+#include "model_service.h"
+
+using saccade::ui::AttentionPage;
+using saccade::ui::ModelService;
+
+namespace {
+
+/// A TorchScript classifier of 12x12 images whose forward spins forever (inf > -1).
+QString saveLoopingModel(const QTemporaryDir& dir) {
+    torch::jit::Module m("__torch__.Looping");
+    m.register_attribute("input_size", c10::IntType::get(), std::int64_t(12));
+    m.define(R"(
+def forward(self, x: Tensor) -> Dict[str, Tensor]:
+    s = x.sum()
+    while bool(s > -1.0):
+        s = s + 1.0
+    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
+)");
+    const QString path = dir.filePath(QStringLiteral("looping.pt"));
+    m.save(path.toStdString());
+    return path;
+}
+
+}  // namespace
+
+class TestStuckModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void aHangingLoadCanBeCancelledAndTheNextModelOpens();
+    void aModelOpenedNextDoesNotWaitBehindAHangingLoad();
+
+private:
+    void openBundled();
+    QTemporaryDir m_dir;
+    AttentionPage* m_page = nullptr;
+};
+
+void TestStuckModel::initTestCase() {
+    m_page = new AttentionPage;
+    m_page->resize(1280, 760);
+    m_page->start(nullptr);
+    m_page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_page));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy() && m_page->canvas()->trace().has_value(), 60'000);
+}
+
+void TestStuckModel::openBundled() {
+    const QString soft = m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt");
+    m_page->openModel(soft);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy() && m_page->canvas()->trace().has_value() &&
+                                 m_page->canvas()->trace()->modelId == "patch/soft/translated-fashion60",
+                             60'000);
+}
+
+void TestStuckModel::aHangingLoadCanBeCancelledAndTheNextModelOpens() {
+    m_page->openModel(saveLoopingModel(m_dir));
+    QVERIFY(m_page->waitBar()->isHidden());
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->waitBar()->isVisible(), 20'000);  // after a few seconds, not at once
+    QVERIFY(m_page->isBusy());
+    QTest::mouseClick(m_page->waitCancelButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 5'000);
+    QVERIFY(!m_page->errorBanner()->isHidden());
+    QVERIFY2(m_page->errorBanner()->text().contains(QStringLiteral("loading the model: the model did not return")),
+             qPrintable(m_page->errorBanner()->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->waitBar()->isHidden(), 5'000);
+    QVERIFY(ModelService::callsRunning() >= 1);  // the abandoned call still spins on its own thread
+    openBundled();  // the window answers again, with a fresh worker
+}
+
+void TestStuckModel::aModelOpenedNextDoesNotWaitBehindAHangingLoad() {
+    m_page->openModel(saveLoopingModel(m_dir));
+    QTest::qWait(1000);  // the looping forward is running
+    QVERIFY(m_page->isBusy());
+    openBundled();
+}
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    TestStuckModel suite;
+    const int failures = QTest::qExec(&suite, argc, argv);
+    // As the GUI's main(): the abandoned calls are not waited for.
+    std::fflush(nullptr);
+    std::_Exit(failures);
+}
+
+#include "test_stuck_model.moc"
