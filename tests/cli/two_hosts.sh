@@ -40,8 +40,16 @@ timeout_s=10
 on "$b" "$vb" "${args[@]}" --rank 1 --minutes 5 --eval-every 100000 --group-timeout "$timeout_s" --out long.pt > r1.log 2>&1 &
 on "$a" "$va" "${args[@]}" --rank 0 --minutes 5 --eval-every 100000 --group-timeout "$timeout_s" --out long.pt > r0.log 2>&1 &
 pid0=$!
-sleep 8  # both are training by now (joining takes about a second)
+# Joined: rank 1 holds the store connection and Gloo's pair with rank 0 (2+ connections across the
+# link); then a moment of training. Polled, not slept, so a loaded machine has the time it needs.
+for _ in $(seq 600); do
+  [ "$(ip netns exec "$b" ss -Htn state established "( dst $ip_a )" | grep -c .)" -ge 2 ] && break
+  kill -0 "$pid0" 2>/dev/null || break
+  sleep 0.2
+done
+sleep 2
 kill -0 "$pid0" 2>/dev/null || fail "rank 0 ended before the link went down"
+[ "$(ip netns exec "$b" ss -Htn state established "( dst $ip_a )" | grep -c .)" -ge 2 ] || fail "the ranks never joined"
 ip -n "$b" link set "$vb" down
 down=$SECONDS
 wait "$pid0"; rc=$?
