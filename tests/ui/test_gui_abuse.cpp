@@ -27,6 +27,8 @@
 
 #include "attention/attention_page.h"
 #include "attention/attention_toolbar.h"
+#include "attention/step_info_panel.h"
+#include "trace/trace.h"
 #include "main_window.h"
 
 using saccade::ui::MainWindow;
@@ -56,7 +58,31 @@ class TestGuiAbuse : public QObject {
 
 private Q_SLOTS:
     void survivesRandomUse();
+    void classNamesShowAsTypedInRichText();
 };
+
+void TestGuiAbuse::classNamesShowAsTypedInRichText() {
+    // An imported model's class names are text, not markup: "<script>" must not blank the verdict.
+    using namespace saccade;
+    using saccade::ui::StepInfoPanel;
+    Trace t;
+    t.rule = "argmax";
+    t.classNames = {"cat", "<script>alert(1)</script>", "a&b"};
+    TraceStep step;
+    step.grid = GridDistribution{1, 1, {1.0F}};
+    step.chosenCells = {0};
+    t.steps = {step};
+    t.output.label = 2;
+    t.output.probs = {0.1F, 0.2F, 0.7F};
+    GroundTruth truth;
+    truth.label = 1;
+    t.groundTruth = truth;
+    StepInfoPanel panel;
+    panel.setTrace(t, 1.0);
+    const QString shown = panel.outputText();
+    QVERIFY2(shown.contains(QStringLiteral("wrong: truth is &lt;script&gt;alert(1)&lt;/script&gt;")), qPrintable(shown));
+    QVERIFY2(shown.contains(QStringLiteral("<b>a&amp;b</b>")), qPrintable(shown));
+}
 
 void TestGuiAbuse::survivesRandomUse() {
     QStandardPaths::setTestModeEnabled(true);

@@ -94,6 +94,11 @@ void TestSequencesPage::outsideTheTaskIsSaidNotCrashed() {
     page.waitForIdle();
     QVERIFY(page.outputSummary().contains(QStringLiteral("&lt;unk&gt;")));
     QCOMPARE(page.view(0)->translation()->unknown.size(), size_t(1));
+    // A direction override would reverse the token lines drawn under it: said, not drawn.
+    page.setText(QStringLiteral("3 March \u202E2021"));
+    page.waitForIdle();
+    QVERIFY(!page.view(0)->translation().has_value());
+    QVERIFY2(page.outputSummary().contains(QStringLiteral("U+202E")), qPrintable(page.outputSummary()));
     page.setText(QStringLiteral("   "));
     page.waitForIdle();
     QVERIFY(!page.view(0)->translation().has_value());

@@ -111,6 +111,7 @@ void StepInfoPanel::clear(const QString& message) {
 
 QString StepInfoPanel::runText() const { return m_run->text(); }
 QString StepInfoPanel::stepText() const { return m_step->text(); }
+QString StepInfoPanel::outputText() const { return m_output->text(); }
 
 void StepInfoPanel::refresh() {
     if (!m_trace || m_trace->steps.empty()) return;

@@ -27,6 +27,7 @@ public:
     /// The text of the run and step summaries (for tests).
     QString runText() const;
     QString stepText() const;
+    QString outputText() const;
 
 private:
     void refresh();
