@@ -20,13 +20,23 @@
 
 namespace saccade::ui {
 
+namespace {
+qint64 nowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+}  // namespace
+
 // Touched only on the worker thread, but for the mailbox (its own mutex) and the call clock.
 struct ModelService::WorkerState {
     std::shared_ptr<AttentionModel> model;
     std::map<std::string, std::shared_ptr<const Dataset>> datasets;
     std::shared_ptr<TraceMailbox> mailbox = std::make_shared<TraceMailbox>();
-    std::atomic<qint64> callStartedMs{0};  ///< when the running call began (0: none runs)
-    std::atomic<int> call{0};              ///< the running call's Call
+    /// The running call's last sign of life: its start, then each image or step of a job over a
+    /// dataset (0: none runs). A model that hangs stops giving them.
+    std::atomic<qint64> callStartedMs{0};
+    std::atomic<int> call{0};  ///< the running call's Call
+    void alive() { callStartedMs = nowMs(); }
 
     Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
         if (auto it = datasets.find(name); it != datasets.end()) return it->second;
@@ -46,10 +56,6 @@ std::atomic<int> g_callsRunning{0};       ///< on every worker, abandoned ones i
 thread_local quint64 t_jobEpoch = 0;      ///< the epoch of the worker running this thread's job
 thread_local bool t_inJob = false;
 
-qint64 nowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 ModelCard makeCard(const QString& path, const AttentionModel& model) {
     const auto& info = model.info();
@@ -136,6 +142,11 @@ void ModelService::startWorker(std::shared_ptr<AttentionModel> model) {
 
 void ModelService::abandonWorker(std::shared_ptr<AttentionModel> keep) {
     ++m_epoch;
+    // Its measurements stop at their next step (they may share the kept model with the new worker).
+    ++*m_samplesGeneration;
+    ++*m_runsGeneration;
+    ++*m_comparisonGeneration;
+    ++*m_adequacyGeneration;
     // The stuck call may return some day: then its thread ends (quit) and is deleted; until then
     // it is left alone, never waited for.
     QThread* old = m_thread;
@@ -145,11 +156,11 @@ void ModelService::abandonWorker(std::shared_ptr<AttentionModel> keep) {
 }
 
 void ModelService::cancelModelWork() {
-    if (m_state->callStartedMs.load() == 0) return;
-    const bool hung = m_state->call.load() == int(Call::Trace);
+    if (busySeconds() <= 0) return;
+    const bool hung = m_state->call.load() != int(Call::Load);
     const QString what = busyWith();
     const double seconds = busySeconds();
-    // A stuck load leaves the previous model as it was; a stuck trace means that model hangs.
+    // A stuck load leaves the previous model as it was; any other stuck call means that model hangs.
     abandonWorker(hung ? nullptr : m_model);
     if (hung) {
         m_model.reset();
@@ -172,7 +183,7 @@ QString ModelService::busyWith() const {
         case Call::Trace: return tr("running the model on the image");
         case Call::Other: break;
     }
-    return tr("running the model");
+    return tr("running the model on a dataset's images");
 }
 
 int ModelService::callsRunning() { return g_callsRunning.load(); }
@@ -283,6 +294,18 @@ void ModelService::serveTrace(WorkerState& state) {
         generation = state.mailbox->generation;
     }
     if (!request || m_traceGeneration->load() != generation) return;  // served already, or superseded
+    // Between the steps of a measurement too, a trace is a model call that Cancel may give up on.
+    const int outer = state.call.exchange(int(Call::Trace));
+    const qint64 outerStart = state.callStartedMs.exchange(nowMs());
+    struct Restore {
+        WorkerState& s;
+        int call;
+        qint64 start;
+        ~Restore() {  // the measurement goes on, alive
+            s.call = call;
+            s.callStartedMs = start == 0 ? 0 : nowMs();
+        }
+    } restore{state, outer, outerStart};
     std::optional<Trace> trace, companion;
     QString error;
     const auto start = std::chrono::steady_clock::now();
@@ -334,6 +357,7 @@ void ModelService::requestRuns(const RunsRequest& request) {
         RunSet set;
         for (int first = 0; first < request.runs; first += kChunk) {
             if (gen->load() != generation || !self) return;
+            state.alive();
             QString error;
             try {
                 if (!state.model) {
@@ -395,6 +419,7 @@ void ModelService::postDatasetJob(const QString& dataset, std::shared_ptr<std::a
             } else {
                 auto progress = [&](double fraction) {
                     if (gen->load() != generation || !self) return false;
+                    state.alive();
                     serveTrace(state);  // between two steps of the job: the canvas stays live
                     reply([fraction, generation, gen, onProgress] {
                         if (*gen == generation) onProgress(fraction);
@@ -471,6 +496,7 @@ void ModelService::requestSamples(const QString& dataset, qint64 first, int coun
             QVector<BrowsedSample> chunk;
             for (qint64 i = std::max<qint64>(0, first); i < end; ++i) {
                 if (gen->load() != generation) return;
+                state.alive();
                 const Sample s = (*d)->sample(Split::Test, i);
                 BrowsedSample b;
                 b.index = i;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -96,10 +97,8 @@ Result<Unit> probeGroupPeer(const DistributedSettings& settings) {
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Unit{};
     const std::string check = " (check --master-addr and --master-port)";
     if (WIFEXITED(status) && WEXITSTATUS(status) == kStoreError) {
-        std::string lower = message;
-        for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        const bool timedOut = lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos;
-        if (timedOut && lower.find("connect") != std::string::npos)
+        const bool timedOut = saysTimedOut(message);
+        if (timedOut && message.find("connect") != std::string::npos)
             return Error{message};  // nobody there yet: the caller says that no rank 0 joined in time
         if (timedOut)
             return Error{"the peer at " + where + " accepted the connection but did not answer within " +
@@ -110,6 +109,12 @@ Result<Unit> probeGroupPeer(const DistributedSettings& settings) {
     }
     return Error{"the peer at " + where + " is not a Saccade rank 0: it answered with data a training group cannot read" +
                  check};
+}
+
+bool saysTimedOut(const std::string& message) {
+    std::string lower = message;
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos;
 }
 
 }  // namespace saccade

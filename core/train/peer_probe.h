@@ -19,4 +19,7 @@ namespace saccade {
 /// crash or no answer: an Error that says the peer is not a Saccade training group.
 Result<Unit> probeGroupPeer(const DistributedSettings& settings);
 
+/// True when a c10d or Gloo message says that something timed out ("Socket Timeout", "timed out").
+bool saysTimedOut(const std::string& message);
+
 }  // namespace saccade

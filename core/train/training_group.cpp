@@ -58,9 +58,7 @@ Result<std::unique_ptr<TrainingGroup>> TrainingGroup::join(const DistributedSett
     FLAGS_caffe2_log_level = 3;
     c10::UpdateLoggingLevelsFromFlags();
     const auto refused = [&](std::string why) {
-        std::string lower = why;
-        for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos)
+        if (saysTimedOut(why))
             why = "not every rank joined within " + std::to_string(static_cast<long long>(settings.timeoutSeconds)) +
                   " s (start one process per rank, each with the same --world-size, --master-addr and --master-port)";
         return Error{"cannot join the training group at " + where + " as " + rankName(settings) + ": " + why};

@@ -21,18 +21,19 @@ using saccade::ui::ModelService;
 
 namespace {
 
-/// A TorchScript classifier of 12x12 images whose forward spins forever (inf > -1).
-QString saveLoopingModel(const QTemporaryDir& dir) {
+/// A TorchScript classifier whose forward spins forever (inf > -1) on every image, or only on an
+/// image that is not one flat grey (the load's probe is flat: a real image is not).
+QString saveLoopingModel(const QTemporaryDir& dir, bool onlyOnRealImages = false) {
     torch::jit::Module m("__torch__.Looping");
-    m.register_attribute("input_size", c10::IntType::get(), std::int64_t(12));
-    m.define(R"(
+    m.register_attribute("input_size", c10::IntType::get(), std::int64_t(onlyOnRealImages ? 60 : 12));
+    m.define(std::string(R"(
 def forward(self, x: Tensor) -> Dict[str, Tensor]:
     s = x.sum()
-    while bool(s > -1.0):
+    while bool(s > -1.0) and bool()") + (onlyOnRealImages ? "x.std() > 0.0" : "s == s") + R"():
         s = s + 1.0
-    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
+    return {'logits': torch.zeros(x.size(0), 10), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}
 )");
-    const QString path = dir.filePath(QStringLiteral("looping.pt"));
+    const QString path = dir.filePath(onlyOnRealImages ? QStringLiteral("looping-real.pt") : QStringLiteral("looping.pt"));
     m.save(path.toStdString());
     return path;
 }
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void initTestCase();
     void aHangingLoadCanBeCancelledAndTheNextModelOpens();
     void aModelOpenedNextDoesNotWaitBehindAHangingLoad();
+    void aModelThatHangsOnRealImagesCanBeCancelled();
 
 private:
     void openBundled();
@@ -89,6 +91,19 @@ void TestStuckModel::aModelOpenedNextDoesNotWaitBehindAHangingLoad() {
     m_page->openModel(saveLoopingModel(m_dir));
     QTest::qWait(1000);  // the looping forward is running
     QVERIFY(m_page->isBusy());
+    openBundled();
+}
+
+void TestStuckModel::aModelThatHangsOnRealImagesCanBeCancelled() {
+    // It opens (its probe is a grey image), then hangs on the first real image it is given.
+    m_page->openModel(saveLoopingModel(m_dir, /*onlyOnRealImages=*/true));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->waitBar()->isVisible(), 30'000);
+    QTest::mouseClick(m_page->waitCancelButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 5'000);
+    // Its browser's predictions or its trace hang first: either is "running the model on ...".
+    QVERIFY2(m_page->errorBanner()->text().contains(QStringLiteral("running the model on")) &&
+                 m_page->errorBanner()->text().contains(QStringLiteral("the model did not return")),
+             qPrintable(m_page->errorBanner()->text()));
     openBundled();
 }
 

@@ -93,7 +93,7 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_banner->hide();
     connect(m_banner, &QLabel::linkActivated, m_banner, &QLabel::hide);
     centreLayout->addWidget(m_banner);
-    centreLayout->addWidget(buildWaitBar());
+    buildWaitBar();
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
     centreLayout->addWidget(m_caption);
@@ -544,9 +544,10 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
                              .arg(ms, 0, 'f', 1));
 }
 
-QWidget* AttentionPage::buildWaitBar() {
-    // A model call that takes long (an imported model whose forward loops) says so, with a Cancel.
-    m_waitBar = new QWidget(this);
+void AttentionPage::buildWaitBar() {
+    // A model call that takes long (an imported model whose forward loops) says so, with a Cancel,
+    // over the top of the canvas: the layout does not move when it comes and goes.
+    m_waitBar = new QWidget(m_canvas);
     m_waitBar->setObjectName(QStringLiteral("modelWaitBar"));
     auto* row = new QHBoxLayout(m_waitBar);
     row->setContentsMargins(6, 2, 6, 2);
@@ -556,6 +557,7 @@ QWidget* AttentionPage::buildWaitBar() {
     m_waitCancel->setToolTip(tr("Give up on this model call: its work is abandoned and the window answers again"));
     row->addWidget(m_waitText, 1);
     row->addWidget(m_waitCancel);
+    m_waitBar->setAutoFillBackground(true);
     m_waitBar->setStyleSheet(QStringLiteral("#modelWaitBar { background: #fff4d6; border: 1px solid #e0c060; }"));
     m_waitBar->hide();
     connect(m_waitCancel, &QPushButton::clicked, m_service, &ModelService::cancelModelWork);
@@ -564,13 +566,15 @@ QWidget* AttentionPage::buildWaitBar() {
     connect(poll, &QTimer::timeout, this, [this] {
         const double seconds = m_service->busySeconds();
         const bool show = seconds >= kWaitBarSeconds;
-        if (show)
+        if (show) {
             m_waitText->setText(tr("Still %1 (%2 s). A model that never returns can be cancelled.")
                                     .arg(m_service->busyWith()).arg(seconds, 0, 'f', 0));
+            m_waitBar->setGeometry(0, 0, m_canvas->width(), m_waitBar->sizeHint().height());
+            m_waitBar->raise();
+        }
         if (show != m_waitBar->isVisible()) m_waitBar->setVisible(show);
     });
     poll->start();
-    return m_waitBar;
 }
 
 void AttentionPage::showBanner(const QString& title, const QString& message) {

@@ -104,7 +104,7 @@ private:
     void onModelLoaded(const ModelCard& card);
     void onTrace(const Trace& trace, const Image& image, double ms);
     void showError(const QString& message);
-    QWidget* buildWaitBar();
+    void buildWaitBar();
     void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);
     void requestTrace();
     /// Drops the shown run set and its visits (the input or the model changed).
