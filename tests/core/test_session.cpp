@@ -135,6 +135,15 @@ TEST(Session, SavesAtomicallyAndReportsAMovedOrChangedModel) {
     ASSERT_TRUE(rel.ok()) << rel.error();
     EXPECT_EQ(rel->sequences->model, (dir / "seq.pt").lexically_normal().string());
     EXPECT_TRUE(rel->sequences->compare.empty());
+    // An image folder named relative to the session is read beside it, not beside the current folder;
+    // a built-in dataset name stays a name.
+    Session folder = s;
+    folder.dataset = "../shots";
+    ASSERT_TRUE(saveSession(folder, (dir / "folder.saccade").string()).ok());
+    auto shots = loadSession((dir / "folder.saccade").string());
+    ASSERT_TRUE(shots.ok()) << shots.error();
+    EXPECT_EQ(shots->dataset, (dir / "../shots").lexically_normal().string());
+    EXPECT_EQ(back->dataset, "translated-fashion60");
     ASSERT_TRUE(writeFileAtomic(model.string(), "weights v2").ok());
     const std::string changed = checkSessionModel(*back).error();
     EXPECT_NE(changed.find("changed since the session was saved"), std::string::npos) << changed;
