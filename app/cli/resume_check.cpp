@@ -12,9 +12,11 @@ namespace saccade::cli {
 
 namespace {
 
-/// The checkpoint's value for option `name`, as text; nullopt when it records none.
+/// The checkpoint's value for option `name` (--task: its config's "task"); nullopt when it
+/// records none.
 std::optional<nlohmann::json> recorded(const std::string& name, const CheckpointInfo& info,
                                        const nlohmann::json& config) {
+    if (name.rfind("--", 0) != 0) return std::nullopt;
     if (name == "--dataset") return nlohmann::json(info.dataset);
     if (name == "--seed") return nlohmann::json(info.seed);
     std::string key = name.substr(2);
