@@ -3,8 +3,8 @@
 # network namespaces joined by a veth pair stand in for two machines (10.231.N.1 and .2), each
 # rank bound to its own interface with GLOO_SOCKET_IFNAME. The ranks train together to the same
 # parameters; then, in a longer run, one side's link goes down and the other rank stops with one
-# line within the group timeout. Needs root and iproute2 (as CI runs); otherwise it is skipped
-# (exit 77).
+# line within the group timeout. Needs root, iproute2 and a root that is a mount point (as CI runs);
+# otherwise it is skipped (exit 77), as in scripts/check-debian13.sh's chroot.
 set -u
 cli=$1
 if [ "$(id -u)" -ne 0 ] || ! command -v ip > /dev/null; then echo "skipped: needs root and iproute2"; exit 77; fi
@@ -17,6 +17,8 @@ trap cleanup EXIT
 cd "$dir"
 fail() { echo "FAIL: $*"; for f in *.log; do echo "--- $f"; cat "$f"; done; exit 1; }
 ip netns add "$a" && ip netns add "$b" || { echo "skipped: network namespaces cannot be made here"; exit 77; }
+# In a chroot, / is no mount point and "ip netns exec" cannot enter a namespace.
+ip netns exec "$a" true 2>/dev/null || { echo "skipped: network namespaces cannot be entered here (a chroot?)"; exit 77; }
 ip link add "$va" netns "$a" type veth peer name "$vb" netns "$b" || fail "veth pair"
 ip -n "$a" addr add "$ip_a/24" dev "$va"; ip -n "$b" addr add "$ip_b/24" dev "$vb"
 for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
