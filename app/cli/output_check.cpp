@@ -46,11 +46,12 @@ void checkOutputsBeforeWork(CLI::App& app) {
         const std::string name = opt->get_name();
         for (const std::string& value : opt->results()) {
             if (name == "--out") {
-                if (auto target = resolveSaveTarget(value); !target) throw CLI::ValidationError(target.error());
                 if (!writesCheckpoint) {
                     outputs.push_back({value, "--out"});
                     continue;
                 }
+                // A folder is said as such, before its name is judged as a checkpoint's.
+                if (auto target = resolveSaveTarget(value); !target) throw CLI::ValidationError(target.error());
                 auto set = checkpointOutputs(value, "--out");
                 if (!set) throw CLI::ValidationError(set.error());
                 outputs.insert(outputs.end(), set->begin(), set->end());

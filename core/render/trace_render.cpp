@@ -517,7 +517,7 @@ Image renderTraceStrip(const Image& image, const Trace& trace, const RenderOptio
     const StepLayout l = layoutTraceStep(image.width, image.height, trace, panels);
     const int steps = int(trace.steps.size());
     const int height = std::max(l.panelHeight, 180);
-    const int width = steps * (l.panelWidth + kStripGap) + kOutputPanelWidth;
+    const int width = int(traceStripWidth(image.width, image.height, steps, o));
     const auto footer = wrapCaption(o.caption, width);
     cv::Mat strip(height + footerHeight(footer.size()), width, CV_8UC3, cv::Scalar(16, 16, 16));
     drawFooter(strip, height, footer);
