@@ -16,6 +16,7 @@
 #include <QInputDialog>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QTabWidget>
 #include <QStatusBar>
 #include <optional>
 
@@ -135,6 +136,10 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     setCentralWidget(central);
 
     statusBar()->showMessage(tr("Ready"));
+    m_slideCounter = new QLabel(this);
+    m_slideCounter->setObjectName(QStringLiteral("slideCounter"));
+    statusBar()->addPermanentWidget(m_slideCounter);
+    m_slideCounter->hide();
     // Each page's latest message is kept and shown again when the page comes back.
     auto keepStatus = [this](QWidget* page) {
         return [this, page](const QString& message) {
@@ -269,6 +274,8 @@ QString MainWindow::saveSessionFile(const QString& path) {
     if (!crc) return QString::fromStdString(crc.error());
     session.modelCrc32 = *crc;
     session.page = currentPage().toStdString();
+    if (m_pages->currentWidget() == m_analysis)  // the page's own tab (the cost slide opens Cost)
+        session.pageTab = m_analysis->tabs()->tabText(m_analysis->tabs()->currentIndex()).toLower().toStdString();
     session.notes = m_notes.toStdString();
     session.sequences = m_sequences->captureSession();
     auto saved = saveSession(session, path.toStdString());
@@ -291,6 +298,10 @@ QString MainWindow::openSessionFile(const QString& path) {
     }
     setSessionNotes(QString::fromStdString(session->notes));
     setCurrentPage(QString::fromStdString(session->page)) || setCurrentPage(kAttentionPage);
+    if (m_pages->currentWidget() == m_analysis)
+        for (int i = 0; i < m_analysis->tabs()->count(); ++i)
+            if (m_analysis->tabs()->tabText(i).toLower().toStdString() == session->pageTab)
+                m_analysis->tabs()->setCurrentIndex(i);
     m_attention->openSession(*session);
     if (session->sequences) m_sequences->openSession(*session->sequences);
     if (m_tourIndex < 0 || m_tour.value(m_tourIndex) != path) rememberSession(path);  // a tour's slides are not "recent"
@@ -318,6 +329,10 @@ void MainWindow::setPresentationMode(bool on) {
         if (caption.pointSizeF() > 0) caption.setPointSizeF(caption.pointSizeF() * 1.3);
         m_notesBand->setFont(caption);
         m_attention->canvas()->setLineScale(2.0);
+        m_normalGeometry = geometry();
+        // Shown first: a window made full screen before it was ever shown takes its own size hint
+        // (1,524 px wide at 1,280) where no window manager applies the full-screen state.
+        if (!isVisible()) show();
         // The whole screen, also where no window manager applies the full-screen state.
         if (screen()) setGeometry(screen()->geometry());
         showFullScreen();
@@ -327,9 +342,12 @@ void MainWindow::setPresentationMode(bool on) {
         m_notesBand->setFont(m_normalFont);
         m_attention->canvas()->setLineScale(1.0);
         m_tourTimer->stop();
+        if (!m_tour.isEmpty()) setSessionNotes(QString());  // a tour's caption belongs to its slide
         m_tour.clear();  // leaving the presentation ends its tour
         m_tourIndex = -1;
+        m_slideCounter->hide();
         showNormal();
+        if (m_normalGeometry.isValid()) setGeometry(m_normalGeometry);  // also where no window manager restores it
     }
 }
 
@@ -352,9 +370,15 @@ bool MainWindow::advanceTour(int delta) {
     const int next = m_tourIndex + delta;
     if (m_tour.isEmpty() || next < 0 || next >= m_tour.size()) return false;
     m_tourIndex = next;
+    m_slideCounter->setText(slideCounterText());
+    m_slideCounter->show();
     const QString error = openSessionFile(m_tour[next]);
     if (!error.isEmpty()) setSessionNotes(tr("Slide %1 of %2 not shown: %3").arg(next + 1).arg(m_tour.size()).arg(error));
     return true;
+}
+
+QString MainWindow::slideCounterText() const {
+    return m_tourIndex < 0 ? QString() : tr("Slide %1 of %2").arg(m_tourIndex + 1).arg(m_tour.size());
 }
 
 void MainWindow::rememberSession(const QString& path) {

@@ -2,6 +2,7 @@
 // The Saccade main window: a sidebar of pages (Attention, Training, Scalar lab, Estimator lab, Doctor) and a status bar. Geometry, page and inputs persist with QSettings.
 
 #include <QHash>
+#include <QRect>
 #include <QFont>
 #include <QMainWindow>
 #include <QString>
@@ -80,6 +81,8 @@ public:
     /// Moves `delta` sessions through the tour; false at either end or without a tour.
     bool advanceTour(int delta);
     int tourPosition() const { return m_tourIndex; }
+    /// "Slide N of M" while a tour runs; empty otherwise.
+    QString slideCounterText() const;
 
     /// True while the current page is still computing what it first shows.
     bool isBusy() const;
@@ -113,6 +116,8 @@ private:
     QLabel* m_notesBand = nullptr;
     bool m_presenting = false;
     QFont m_normalFont;
+    QRect m_normalGeometry;  ///< the window before presentation mode, given back after it
+    QLabel* m_slideCounter = nullptr;  ///< "Slide 3 of 7" in the status bar during a tour
     QStringList m_tour;
     int m_tourIndex = -1;
     QTimer* m_tourTimer = nullptr;

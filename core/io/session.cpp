@@ -36,6 +36,7 @@ std::string sessionToJson(const Session& s) {
                      {"page", s.page},
                      {"tab", s.tab},
                      {"notes", s.notes}};
+    if (!s.pageTab.empty()) j["page_tab"] = s.pageTab;
     if (s.sequences) {
         const auto& q = *s.sequences;
         j["sequences"] = {{"model", q.model}, {"compare", q.compare}, {"text", q.text}, {"rule", q.rule},
@@ -92,6 +93,7 @@ Result<Session> sessionFromJson(const std::string& text) {
         s.overlays.grid = boolField(o, "grid");
         s.page = stringField(j, "page");
         s.tab = stringField(j, "tab");
+        s.pageTab = j.contains("page_tab") ? stringField(j, "page_tab") : std::string();  // optional
         s.notes = stringField(j, "notes");
         if (j.contains("sequences")) {  // optional: sessions saved before it have none
             if (!j["sequences"].is_object()) return Error{"sequences must be an object"};

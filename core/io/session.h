@@ -43,6 +43,7 @@ struct Session {
     int runs = 0;                       ///< sampled runs to start on opening (a dataset sample; 0: none)
     SessionOverlays overlays;
     std::string page = "attention", tab;  ///< the page's key and the Attention page's tab
+    std::string pageTab;                  ///< the open page's own tab when it has tabs ("cost"); empty: none
     std::string notes;
     std::optional<SessionSequences> sequences;  ///< when the Sequences page had a model
 };

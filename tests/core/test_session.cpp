@@ -65,6 +65,14 @@ TEST(Session, RoundTripsEveryField) {
     EXPECT_DOUBLE_EQ(back->overlays.heatmapOpacity, 0.3);
     EXPECT_TRUE(back->overlays.grid);
     EXPECT_EQ(back->tab, "runs");
+    EXPECT_TRUE(back->pageTab.empty());  // optional: absent in sessions without one
+    EXPECT_EQ(sessionToJson(s).find("page_tab"), std::string::npos);
+    Session onCost = s;
+    onCost.page = "analysis";
+    onCost.pageTab = "cost";
+    auto cost = sessionFromJson(sessionToJson(onCost));
+    ASSERT_TRUE(cost.ok()) << cost.error();
+    EXPECT_EQ(cost->pageTab, "cost");
     EXPECT_EQ(back->notes, s.notes);
     ASSERT_TRUE(back->sequences.has_value());
     EXPECT_EQ(back->sequences->compare, "/models/seq-dates-additive.pt");

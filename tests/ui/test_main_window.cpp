@@ -11,11 +11,13 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QSplitter>
+#include <QLayout>
 #include <QProgressDialog>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "analysis/analysis_page.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
 #include "attention/attention_toolbar.h"
@@ -52,7 +54,42 @@ private Q_SLOTS:
     void sessionReopensTheSameTraceAndReportsAChangedModel();
     void sessionErrorsAndRulesItCannotApplyShowInTheBanner();
     void theDefaultTourPresentsEachSlideWithItsNotes();
+    void presentationFitsA1280x800ScreenAndLeavesNoTrace();
 };
+
+QSize qSmartMinSize(const QWidget* w);  // QtWidgets' own measure of what a layout gives a widget at least
+
+namespace {
+
+// The deepest widgets whose minimum is wider or taller than `limit`: what keeps a window too large.
+QStringList tooLarge(QWidget* root, QSize limit) {
+    QStringList found;
+    for (auto* child : root->findChildren<QWidget*>(Qt::FindDirectChildrenOnly)) {
+        if (child->isWindow()) continue;
+        const QSize m = child->minimumSizeHint().expandedTo(child->minimumSize());
+        if (m.width() <= limit.width() && m.height() <= limit.height()) continue;
+        const QStringList deeper = tooLarge(child, limit);
+        if (!deeper.isEmpty()) {
+            found << deeper;
+            continue;
+        }
+        QStringList parts;  // what it holds side by side or stacked
+        for (auto* part : child->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (!part->isWindow() && !part->isHidden())
+                parts << QStringLiteral("%1 %2 %3x%4")
+                             .arg(QString::fromLatin1(part->metaObject()->className()), part->objectName())
+                             .arg(qSmartMinSize(part).width())
+                             .arg(qSmartMinSize(part).height());
+        found << QStringLiteral("%1 %2 (%3x%4: %5)")
+                     .arg(QString::fromLatin1(child->metaObject()->className()), child->objectName())
+                     .arg(m.width())
+                     .arg(m.height())
+                     .arg(parts.join(QStringLiteral("; ")));
+    }
+    return found;
+}
+
+}  // namespace
 
 void TestMainWindow::initTestCase() {
     // Keep the user's real settings out of the tests.
@@ -345,6 +382,57 @@ void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
     QCOMPARE(page->canvas()->lineScale(), 1.0);
     QCOMPARE(window.font(), normal);
     QVERIFY(!window.startTour(QStringLiteral("/nonexistent/x.tour")).isEmpty());
+}
+
+void TestMainWindow::presentationFitsA1280x800ScreenAndLeavesNoTrace() {
+    if (!saccade::openDataset("translated-fashion60").ok()) QSKIP("the Fashion-MNIST files are not installed");
+    MainWindow window(/*useSettings=*/false);
+    const QSize screen(1280, 800), before = window.size();
+    const QFont normal = window.font();
+    QHash<QWidget*, qreal> typeBefore;  // what each widget's own type was before presenting
+    for (auto* child : window.findChildren<QWidget*>()) typeBefore[child] = child->font().pointSizeF();
+    // As `saccade story.tour` does: the tour starts before the window is first shown.
+    QCOMPARE(window.startTour(QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/tour/story.tour")),
+             QString());
+    window.show();
+    auto fits = [&](const QString& where) {
+        // The window's minimum (sidebar, notes and page together) must fit the screen.
+        const QSize need = window.minimumSizeHint().expandedTo(window.minimumSize());
+        return need.width() <= screen.width() && need.height() <= screen.height()
+                   ? QString()
+                   : QStringLiteral("%1 needs %2x%3 presenting: %4")
+                         .arg(where).arg(need.width()).arg(need.height())
+                         .arg(tooLarge(&window, QSize(screen.width() - 160, screen.height() - 140)).join(QStringLiteral(", ")));
+    };
+    for (int slide = 0; slide < 7; ++slide) {
+        if (slide > 0) QVERIFY(window.advanceTour(1));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), 60'000);
+        QTest::qWait(200);
+        QCOMPARE(window.slideCounterText(), QStringLiteral("Slide %1 of 7").arg(slide + 1));
+        if (slide == 5) {  // the cost slide opens the Cost tab
+            QCOMPARE(window.currentPage(), QStringLiteral("analysis"));
+            QCOMPARE(window.analysisPage()->tabs()->tabText(window.analysisPage()->tabs()->currentIndex()),
+                     QStringLiteral("Cost"));
+        }
+        const QString problem = fits(QStringLiteral("slide %1 (%2)").arg(slide + 1).arg(window.currentPage()));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+    for (const QString& key : window.pageKeys()) {
+        QVERIFY(window.setCurrentPage(key));
+        const QString problem = fits(key);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+    window.setPresentationMode(false);
+    QCOMPARE(window.font(), normal);
+    QCOMPARE(window.slideCounterText(), QString());
+    QVERIFY(window.notesBand()->isHidden());  // the last slide's caption left with the tour
+    QTRY_COMPARE(window.size(), before);  // back to the size it had, not the screen's
+    for (auto* child : window.findChildren<QWidget*>())  // no widget keeps the large type (the caption's words: new)
+        QVERIFY2(typeBefore.contains(child) ? child->font().pointSizeF() == typeBefore[child]
+                                            : child->font().pointSizeF() <= normal.pointSizeF() * 1.2,
+                 qPrintable(QStringLiteral("%1 %2 keeps %3 pt")
+                                .arg(QString::fromLatin1(child->metaObject()->className()), child->objectName())
+                                .arg(child->font().pointSizeF())));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -144,13 +144,19 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
         w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
         w->setMinimumWidth(60);
     }
+    // The seed box is sized for ten digits and the rule box for its longest name; both may give
+    // up width when the row is short (presentation type at 1,280 pixels), keeping a usable minimum.
+    m_seed->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_seed->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("seed 0000000")) + 24);
+    m_rule->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_rule->setMinimumContentsLength(14);
     runRow->addWidget(m_parameter);
     runRow->addWidget(m_seed);
     runRow->addWidget(m_newSeed);
     runRow->addStretch(1);
     runRow->addWidget(m_export);
     auto* overlayRow = new QHBoxLayout;
-    overlayRow->addWidget(new QLabel(tr("Show:"), this));
+    // No "Show:" label: the toggles name what they show, and the row fits presentation type at 1,280 px.
     overlayRow->addWidget(m_heatmap);
     overlayRow->addWidget(m_opacity);
     overlayRow->addWidget(m_chosen);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
@@ -56,15 +57,12 @@ void CaptionStrip::setTrace(const Trace& trace) {
         b->setAutoRaise(true);
         b->setCheckable(true);
         b->setToolTip(tr("Word %1: click to see where the decoder looked for it").arg(s + 1));
-        QFont f = b->font();
-        f.setPointSizeF(f.pointSizeF() * 1.15);
-        b->setFont(f);
+        b->setFont(wordFont(false));
         connect(b, &QToolButton::clicked, this, [this, s] { Q_EMIT stepRequested(s); });
         m_words->insertWidget(m_words->count() - 1, b);
         m_buttons << b;
     }
-    // Room for the words and, when they do not fit, the scroll bar below them.
-    m_scroll->setFixedHeight(m_buttons.front()->sizeHint().height() + m_scroll->horizontalScrollBar()->sizeHint().height() + 2);
+    fitScrollHeight();
     m_references = trace.groundTruth ? trace.groundTruth->references : std::vector<std::string>{};
     m_caption = trace.output.text;
     const auto& refs = m_references;
@@ -84,11 +82,29 @@ void CaptionStrip::setStep(int step) {
     m_step = step;
     for (int i = 0; i < m_buttons.size(); ++i) {
         m_buttons[i]->setChecked(i == step);
-        QFont f = m_buttons[i]->font();
-        f.setBold(i == step);
-        m_buttons[i]->setFont(f);
+        m_buttons[i]->setFont(wordFont(i == step));
     }
     if (step >= 0 && step < m_buttons.size()) m_scroll->ensureWidgetVisible(m_buttons[step]);
+}
+
+QFont CaptionStrip::wordFont(bool current) const {
+    QFont f = font();
+    if (f.pointSizeF() > 0) f.setPointSizeF(f.pointSizeF() * 1.15);
+    f.setBold(current);
+    return f;
+}
+
+void CaptionStrip::fitScrollHeight() {
+    // Room for the words and, when they do not fit, the scroll bar below them.
+    if (m_buttons.isEmpty()) return;
+    m_scroll->setFixedHeight(m_buttons.front()->sizeHint().height() + m_scroll->horizontalScrollBar()->sizeHint().height() + 2);
+}
+
+void CaptionStrip::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::FontChange) return;
+    for (int i = 0; i < m_buttons.size(); ++i) m_buttons[i]->setFont(wordFont(i == m_step));
+    fitScrollHeight();
 }
 
 QStringList CaptionStrip::words() const {

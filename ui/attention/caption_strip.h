@@ -41,7 +41,14 @@ Q_SIGNALS:
     /// The companion line's "show it": switch to that rule.
     void ruleRequested(const QString& rule);
 
+protected:
+    /// The words follow the strip's type (presentation mode enlarges it and gives it back).
+    void changeEvent(QEvent* event) override;
+
 private:
+    /// The words' type: the strip's, a little larger; bold for the current step.
+    QFont wordFont(bool current) const;
+    void fitScrollHeight();
     QScrollArea* m_scroll = nullptr;
     QHBoxLayout* m_words = nullptr;
     QLabel* m_verdict = nullptr;

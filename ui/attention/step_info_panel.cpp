@@ -68,7 +68,8 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     auto* runBox = new QGroupBox(tr("Run"), this);
     m_run = makeLabel(runBox, "runLabel");
     (new QVBoxLayout(runBox))->addWidget(m_run);
-    auto* stepBox = new QGroupBox(tr("This step (green bar: the true class)"), this);
+    // Short titles: a group box is at least as wide as its title (presentation type at 1280 px).
+    auto* stepBox = new QGroupBox(tr("This step"), this);
     m_stepBox = stepBox;
     m_step = makeLabel(stepBox, "stepLabel");
     m_chart = new ClassProbChart(stepBox);
@@ -187,9 +188,10 @@ void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
 
     // A captioner: each step's chart is its next-word distribution; the output is the caption.
     const bool caption = !step.token.empty();
-    m_stepBox->setTitle(caption         ? tr("Word \"%1\" (bars: its distribution)").arg(QString::fromStdString(step.token))
-                        : probs.isEmpty() ? tr("This step (no class probabilities yet)")
-                                          : tr("This step (green bar: the true class)"));
+    m_stepBox->setTitle(caption ? tr("Word \"%1\"").arg(QString::fromStdString(step.token)) : tr("This step"));
+    m_stepBox->setToolTip(caption           ? tr("The bars: the distribution this word was chosen from")
+                          : probs.isEmpty() ? tr("No class probabilities at this step yet")
+                                            : tr("The bars: class probabilities; green: the true class"));
     m_outBox->setTitle(caption ? tr("Caption") : tr("Output (after the last step)"));
     if (caption) {
         QString verdict;

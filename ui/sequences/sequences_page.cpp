@@ -67,11 +67,11 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     m_model = new QComboBox(this);
     m_model->setObjectName(QStringLiteral("seqModel"));
     m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_model->setMinimumContentsLength(26);
+    m_model->setMinimumContentsLength(14);  // two of them and the rule fit presentation type at 1,280 px
     m_compare = new QComboBox(this);
     m_compare->setObjectName(QStringLiteral("seqCompare"));
     m_compare->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_compare->setMinimumContentsLength(26);
+    m_compare->setMinimumContentsLength(14);
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("seqRule"));
     m_rule->addItem(tr("model's own"), QString());
@@ -85,15 +85,14 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     auto* open = new QPushButton(tr("Open model…"), this);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Model"), this));
-    top->addWidget(m_model);
+    top->addWidget(m_model, 1);  // the model boxes take the row's spare width
     top->addWidget(new QLabel(tr("beside"), this));
-    top->addWidget(m_compare);
+    top->addWidget(m_compare, 1);
     top->addWidget(new QLabel(tr("Rule"), this));
     top->addWidget(m_rule);
     top->addWidget(new QLabel(tr("Seed"), this));
     top->addWidget(m_seed);
     top->addWidget(open);
-    top->addStretch(1);
 
     m_input = new QLineEdit(this);
     m_input->setObjectName(QStringLiteral("seqInput"));
@@ -137,7 +136,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     m_map->setToolTip(tr("Transformers: each layer's and head's cross-, encoder self- and decoder self-attention, their "
                          "means over heads, and attention rollout (Abnar and Zuidema 2020)"));
     m_map->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_map->setMinimumContentsLength(18);
+    m_map->setMinimumContentsLength(14);
     m_mode = new QComboBox(this);
     m_mode->setObjectName(QStringLiteral("seqMode"));
     m_mode->addItems({tr("matrix"), tr("head view")});
