@@ -84,6 +84,7 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
         card.grid = c.grid;
         card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
                       QStringLiteral("topk"),   QStringLiteral("gumbel"), QStringLiteral("ksample")};
+        card.ruleRanges[QStringLiteral("topk")] = {1, c.grid * c.grid};
         card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
     } else if (const auto* captioner = dynamic_cast<const CaptionModel*>(&model)) {
         const auto& c = captioner->config();
@@ -92,14 +93,16 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
         card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
                       QStringLiteral("beam"), QStringLiteral("gumbel"), QStringLiteral("ksample")};
         card.name = QStringLiteral("%1 captioner, %2").arg(card.mode, card.dataset);
-    } else if (dynamic_cast<const VitModel*>(&model)) {
+    } else if (const auto* vit = dynamic_cast<const VitModel*>(&model)) {
         card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
+        card.ruleRanges[QStringLiteral("head")] = {0, vit->config().heads - 1};
         card.name = QStringLiteral("vision transformer, %1").arg(card.dataset);
     } else if (const auto* imported = dynamic_cast<const ScriptModel*>(&model)) {
         const QString form = QString::fromStdString(imported->form());
-        if (form == QLatin1String("transformer"))
+        if (form == QLatin1String("transformer")) {
             card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
-        else if (imported->hasSampledForward())
+            card.ruleRanges[QStringLiteral("head")] = {0, imported->heads() - 1};
+        } else if (imported->hasSampledForward())
             card.rules = {QStringLiteral("forward"), QStringLiteral("sample"), QStringLiteral("ksample")};
         else
             card.rules = {QStringLiteral("forward")};

@@ -5,6 +5,8 @@
 // not started, and results of superseded requests are dropped.
 
 #include <QObject>
+#include <QHash>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QThread>
@@ -43,6 +45,9 @@ struct ModelCard {
     QString summary;      ///< the model's one-line description of its architecture
     QString deterministicRule = QStringLiteral("argmax");  ///< argmax (patch) or mean (RAM)
     QStringList rules;    ///< the rule names it accepts (see AttentionToolbar::setAvailableRules)
+    /// The K a counted rule takes on this model (head: 0 to heads-1; topk: 1 to the cells); a rule
+    /// not listed takes the toolbar's own range.
+    QHash<QString, QPair<int, int>> ruleRanges;
 };
 
 struct TraceRequest {

@@ -312,6 +312,7 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
 }
 
 std::string ScriptModel::form() const { return formName(m_impl->reference.form); }
+int ScriptModel::heads() const { return m_impl->heads; }
 bool ScriptModel::hasSampledForward() const { return m_impl->sampled; }
 bool ScriptModel::hasStochasticRuns() const { return m_impl->sampled && m_impl->reference.form != ScriptForm::Transformer; }
 const CheckpointInfo& ScriptModel::info() const { return m_impl->info; }

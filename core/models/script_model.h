@@ -27,6 +27,7 @@ public:
     /// "grid", "glimpses" or "transformer": the form of attention forward returns.
     std::string form() const;
     bool hasSampledForward() const;  ///< forward_sampled(image, seed) exists
+    int heads() const;  ///< a transformer's attention heads per layer (head:0 to head:heads-1); else 0
     bool hasStochasticRuns() const override;  ///< forward_sampled exists and the form is not a transformer
 
     const CheckpointInfo& info() const override;

@@ -204,6 +204,17 @@ void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {
     QVERIFY(m_page->setRule(QStringLiteral("head:0")));  // heads count from 0
     QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->rule == "head:0", 30'000);
     QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("head:0"));
+    // Its 4 heads bound the box: head 3 is the last, head 4 is refused, and the box offers no more.
+    QCOMPARE(m_page->toolbar()->kRange(QStringLiteral("head")), (QPair<int, int>{0, 3}));
+    auto* k = m_page->toolbar()->findChild<QSpinBox*>(QStringLiteral("ruleK"));
+    QVERIFY(k);
+    QCOMPARE(k->maximum(), 3);
+    QVERIFY(!m_page->setRule(QStringLiteral("head:4")));
+    QVERIFY(m_page->setRule(QStringLiteral("head:3")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->rule == "head:3", 30'000);
+    k->setValue(5);  // typed past the last head: the box holds at 3
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("head:3"));
+    QVERIFY(m_page->errorBanner()->isHidden());
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }

@@ -407,7 +407,7 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
-        m_toolbar->setAvailableRules(card.rules, card.deterministicRule);
+        m_toolbar->setAvailableRules(card.rules, card.deterministicRule, card.ruleRanges);
     }
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
     m_images->setDeterministicRuleName(card.deterministicRule);

@@ -75,6 +75,7 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
                           "reads. Repeated runs against argmax: the comparison panel."));
     m_k = new QSpinBox(this);
+    m_k->setObjectName(QStringLiteral("ruleK"));
     m_k->setRange(1, 1000);
     m_k->setValue(3);
     m_k->setPrefix(QStringLiteral("K = "));
@@ -191,8 +192,18 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     setExportEnabled(false);
 }
 
-void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString& fallback) {
+QPair<int, int> AttentionToolbar::kRange(const QString& base) const {
+    // A head is counted from 0; K of the other rules from 1 (beam widths to 100, draws to 1,000).
+    const QPair<int, int> own = base == QLatin1String("head") ? QPair<int, int>{0, 4095}
+                                : base == QLatin1String("beam") ? QPair<int, int>{1, 100}
+                                                                : QPair<int, int>{1, 1000};
+    return m_ranges.value(base, own);
+}
+
+void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString& fallback,
+                                         const QHash<QString, QPair<int, int>>& ranges) {
     const QString current = m_rule->count() > 0 ? rule() : QString();
+    m_ranges = ranges;
     {
         const QSignalBlocker block(m_rule);
         m_rule->clear();
@@ -228,16 +239,16 @@ bool AttentionToolbar::setRule(const QString& rule) {
     if (!param.isEmpty() && !counted && !tempered) return false;  // "argmax:3"
     // A value outside the box's range is refused, not clamped (ksample:1000000000 is not ksample:1000).
     bool ok = true;
-    const int minimum = base == QLatin1String("head") ? 0 : 1;  // head 0 exists
+    const auto [low, high] = kRange(base);
     if (counted && !param.isEmpty()) {
         const int k = param.toInt(&ok);
-        if (!ok || k < minimum || k > m_k->maximum()) return false;
+        if (!ok || k < low || k > high) return false;
     }
     if (tempered && !param.isEmpty()) {
         const double tau = param.toDouble(&ok);
         if (!ok || tau < m_tau->minimum() || tau > m_tau->maximum()) return false;
     }
-    m_k->setMinimum(minimum);
+    if (counted) m_k->setRange(low, high);
     if (counted && !param.isEmpty()) m_k->setValue(param.toInt());
     if (tempered && !param.isEmpty()) m_tau->setValue(param.toDouble());
     m_rule->setCurrentIndex(i);
@@ -278,8 +289,11 @@ void AttentionToolbar::updateEnabled() {
     const bool head = base == QLatin1String("head");
     const bool k = head || base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam");
     m_parameter->setCurrentIndex(k ? 1 : base == QLatin1String("gumbel") ? 2 : 0);
-    // A head is counted from 0; K of the other rules from 1.
-    m_k->setMinimum(head ? 0 : 1);
+    if (k) {  // the open model's values only (a ViT with 4 heads: head 0 to 3)
+        const QSignalBlocker block(m_k);
+        const auto [low, high] = kRange(base);
+        m_k->setRange(low, high);
+    }
     m_k->setPrefix(head ? tr("head ") : QStringLiteral("K = "));
     const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
                             base == QLatin1String("ksample") || base == QLatin1String("random");

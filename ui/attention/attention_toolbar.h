@@ -2,6 +2,8 @@
 // AttentionToolbar: the controls above the canvas: selection rule and its parameter, seed,
 // overlay toggles and heatmap opacity, zoom (fit, 1:1) and the export menu.
 
+#include <QHash>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -31,7 +33,12 @@ public:
     /// Offers only these rule names (base names: argmax, mean, sample, soft, topk, gumbel,
     /// ksample, random; empty: all). Keeps the current rule if it is offered, else selects
     /// `fallback`; emits runChanged when the rule changed.
-    void setAvailableRules(const QStringList& rules, const QString& fallback);
+    /// `ranges`: the K each counted rule takes on the open model (head: 0 to heads-1); the K box
+    /// offers only those values, and setRule refuses others.
+    void setAvailableRules(const QStringList& rules, const QString& fallback,
+                           const QHash<QString, QPair<int, int>>& ranges = {});
+    /// The K range the box offers for a counted rule's base name (head, topk, ksample, beam).
+    QPair<int, int> kRange(const QString& base) const;
     /// The rule in the engine's spelling: soft, sample, argmax, mean, random, topk:K, ksample:K,
     /// gumbel:TAU.
     QString rule() const;
@@ -58,6 +65,7 @@ private:
 
     QComboBox* m_rule = nullptr;
     QSpinBox* m_k = nullptr;
+    QHash<QString, QPair<int, int>> m_ranges;  ///< the open model's K per counted rule
     QDoubleSpinBox* m_tau = nullptr;
     /// One slot for the rule's parameter (K, tau or nothing): as wide as the widest, always there,
     /// so choosing a rule never moves the rest of the toolbar.
