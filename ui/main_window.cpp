@@ -159,6 +159,10 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
         m_attention->openModel(path);
     });
     connect(m_attention, &AttentionPage::modelOpened, m_analysis, &AnalysisPage::setModel);
+    connect(m_attention, &AttentionPage::sequenceModelRequested, this, [this](const QString& path) {
+        setCurrentPage(kSequencesPage);
+        m_sequences->openModel(path);
+    });
     m_report = new ReportExporter(this);
     connect(m_report, &ReportExporter::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m); });
     connect(m_attention, &AttentionPage::modelOpened, this, [this](const QString& checkpoint) { m_checkpoint = checkpoint; });

@@ -540,6 +540,22 @@ void TestAttentionPage::opensOnTheBundledDefault() {
     QCOMPARE(bundled.filter(QStringLiteral("/patch-")).size(), 3);
     QCOMPARE(bundled.filter(QStringLiteral("/ram-")).size(), 3);
     QCOMPARE(bundled.filter(QStringLiteral("/caption-")).size(), 7);
+    QCOMPARE(bundled.filter(QStringLiteral("/seq-")).size(), 0);  // text models: the Sequences page's list
+    // A captioner's entry says what it is, not "0 steps".
+    auto* list = m_page->modelPanel()->findChild<QListWidget*>(QStringLiteral("bundledModels"));
+    QVERIFY(list);
+    for (int i = 0; i < list->count(); ++i) {
+        QVERIFY2(!list->item(i)->text().contains(QStringLiteral(" 0 steps")), qPrintable(list->item(i)->text()));
+        if (list->item(i)->text().startsWith(QStringLiteral("caption-soft-scenes64")))
+            QVERIFY2(list->item(i)->text().contains(QStringLiteral("captioner, soft attention, up to")),
+                     qPrintable(list->item(i)->text()));
+    }
+    // A sequence model opened here (a file dialog, a drop) is handed to the Sequences page, unloaded.
+    QSignalSpy handed(m_page, &AttentionPage::sequenceModelRequested);
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/seq-dates-additive.pt"));
+    QCOMPARE(handed.size(), 1);
+    QVERIFY(m_page->errorBanner()->isHidden());
+    QVERIFY(!m_page->isBusy());
 }
 
 void TestAttentionPage::steppingChangesTheOverlay() {
@@ -650,8 +666,13 @@ void TestAttentionPage::brokenCheckpointIsReportedInTheWindow() {
     QFile::copy(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.json"), dir.filePath(QStringLiteral("broken.json")));
     QVERIFY(QFile::resize(broken, 5000));  // truncated
     QSignalSpy spy(m_page, &AttentionPage::statusMessage);
+    const int toolbarTop = m_page->toolbar()->mapTo(m_page, QPoint(0, 0)).y();
     m_page->openModel(broken);
     QTRY_VERIFY_WITH_TIMEOUT(m_page->errorBanner()->isVisible(), 30'000);
+    // Said once: the banner floats over the canvas (nothing moves), and the canvas keeps the model shown.
+    QCOMPARE(m_page->toolbar()->mapTo(m_page, QPoint(0, 0)).y(), toolbarTop);
+    QCOMPARE(m_page->errorBanner()->parentWidget(), static_cast<QWidget*>(m_page->canvas()));
+    QCOMPARE(m_page->canvas()->message(), QString());
     const QString banner = m_page->errorBanner()->text();
     QVERIFY2(banner.contains(QStringLiteral("broken.pt")) && banner.contains(QStringLiteral("truncated")), qPrintable(banner));
     QVERIFY2(banner.contains(QStringLiteral("Still showing")), qPrintable(banner));

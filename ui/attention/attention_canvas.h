@@ -31,6 +31,7 @@ public:
     void clearTrace();
     /// Shown centred when there is no image (loading, or an error).
     void setMessage(const QString& message);
+    QString message() const { return m_message; }
     void setStep(int step);
     void setOverlays(const OverlaySettings& overlays);
     /// Where a set of runs looked: per step, the fraction of runs in each cell of a rows x cols

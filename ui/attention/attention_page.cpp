@@ -25,6 +25,7 @@
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
 #include "models/caption_model.h"
+#include "models/seq_model.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
@@ -84,15 +85,20 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     centreLayout->setContentsMargins(0, 0, 0, 0);
     // A model that failed to open stays reported here, above whatever is still shown, until the
     // next model is requested or the banner is clicked away.
-    m_banner = new QLabel(this);
+    // It floats over the canvas's top (as the wait bar does): showing it shifts no control.
+    m_banner = new QLabel(m_canvas);
     m_banner->setObjectName(QStringLiteral("modelErrorBanner"));
     m_banner->setWordWrap(true);
     m_banner->setTextFormat(Qt::RichText);
     m_banner->setStyleSheet(QStringLiteral("QLabel { background: #fbe3e3; color: #8a1010; border: 1px solid #d88; "
                                            "padding: 6px; }"));
     m_banner->hide();
-    connect(m_banner, &QLabel::linkActivated, m_banner, &QLabel::hide);
-    centreLayout->addWidget(m_banner);
+    connect(m_banner, &QLabel::linkActivated, this, [this] {
+        m_banner->hide();
+        // What the banner said is not left behind on an empty canvas.
+        if (!m_trace) m_canvas->setMessage(tr("No model shown: pick one on the Model tab, or open one (Ctrl+O)."));
+    });
+    m_canvas->installEventFilter(this);
     buildWaitBar();
     centreLayout->addWidget(m_toolbar);
     centreLayout->addWidget(m_canvas, 1);
@@ -149,9 +155,12 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
         m_pendingStep.reset();
         m_models->showError(message);
         const auto& card = m_service->card();
+        // Said once, in the banner (and the status bar); the canvas keeps the model still shown.
         showBanner(tr("Model not loaded"),
                    message + (card ? tr("\nStill showing %1.").arg(QFileInfo(card->path).fileName()) : QString()));
-        showError(tr("Model not loaded: %1").arg(message));
+        m_awaitingFirst = false;
+        if (!card) m_canvas->setMessage(tr("No model shown."));
+        Q_EMIT statusMessage(tr("Model not loaded: %1").arg(message));
     });
     connect(m_service, &ModelService::companionReady, this, [this](const Trace& t) {
         m_caption->setCompanion(t.rule.empty() ? std::nullopt : std::optional<Trace>(t));
@@ -388,6 +397,10 @@ void AttentionPage::openModel(const QString& path) {
 }
 
 void AttentionPage::loadModel(const QString& path, const QString& device) {
+    if (isSeqCheckpoint(path.toStdString())) {  // text in, text out: the Sequences page shows it
+        Q_EMIT sequenceModelRequested(path);
+        return;
+    }
     // The service stops measurements of the old model; their panels say so (else they would wait).
     if (m_comparison->isRunning()) m_comparison->showError(tr("Stopped: another model is loading."));
     if (m_adequacy->isRunning()) m_adequacy->showError(tr("Stopped: another model is loading."));
@@ -581,6 +594,19 @@ void AttentionPage::showBanner(const QString& title, const QString& message) {
     m_banner->setText(tr("<b>%1:</b> %2 <a href='#close'>Dismiss</a>")
                           .arg(title.toHtmlEscaped(), message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
     m_banner->show();
+    placeBanner();
+}
+
+void AttentionPage::placeBanner() {
+    if (m_banner->isHidden()) return;
+    const int width = m_canvas->width();
+    m_banner->setGeometry(0, 0, width, m_banner->heightForWidth(width));
+    m_banner->raise();
+}
+
+bool AttentionPage::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_canvas && event->type() == QEvent::Resize) placeBanner();
+    return QWidget::eventFilter(watched, event);
 }
 
 void AttentionPage::showError(const QString& message) {

@@ -99,12 +99,20 @@ Q_SIGNALS:
     /// type ("patch", "ram", "caption", ...).
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                      const QString& deterministicRule, const QString& modelType);
+    /// A sequence model (text in, text out) was asked for: it belongs on the Sequences page.
+    void sequenceModelRequested(const QString& checkpoint);
+
+protected:
+    /// Keeps the floating banner across the canvas's top as the canvas resizes.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void onModelLoaded(const ModelCard& card);
     void onTrace(const Trace& trace, const Image& image, double ms);
     void showError(const QString& message);
     void buildWaitBar();
+    /// The banner floats over the canvas's top edge, so showing it moves nothing.
+    void placeBanner();
     void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);
     void requestTrace();
     /// Drops the shown run set and its visits (the input or the model changed).

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "common/device_list.h"
+#include "models/seq_model.h"
 
 namespace saccade::ui {
 
@@ -26,7 +27,12 @@ QString listEntry(const QString& ptPath) {
     if (sidecar.open(QIODevice::ReadOnly)) {
         const QJsonObject o = QJsonDocument::fromJson(sidecar.readAll()).object();
         const QJsonObject config = o.value(QStringLiteral("config")).toObject();
-        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("vit"))
+        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("caption"))
+            text += QStringLiteral("\n  captioner, %1 attention, up to %2 words, %3")
+                        .arg(config.value(QStringLiteral("mode")).toString())
+                        .arg(config.value(QStringLiteral("max_length")).toInt())
+                        .arg(o.value(QStringLiteral("dataset")).toString());
+        else if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("vit"))
             text += QStringLiteral("\n  ViT, %1 layers x %2 heads, %3")
                         .arg(config.value(QStringLiteral("layers")).toInt())
                         .arg(config.value(QStringLiteral("heads")).toInt())
@@ -134,6 +140,7 @@ void ModelPanel::setBundledFolder(const QString& folder) {
     const QDir dir(folder);
     for (const QString& name : dir.entryList({QStringLiteral("*.pt")}, QDir::Files, QDir::Name)) {
         const QString path = dir.filePath(name);
+        if (isSeqCheckpoint(path.toStdString())) continue;  // text models: the Sequences page lists them
         auto* item = new QListWidgetItem(listEntry(path), m_list);
         item->setData(Qt::UserRole, path);
         item->setToolTip(path);
