@@ -273,7 +273,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 QString MainWindow::saveSessionFile(const QString& path) {
     Session session;
-    if (!m_attention->captureSession(session)) return tr("Nothing to save yet: no model and trace on the Attention page.");
+    if (const QString why = m_attention->captureSession(session); !why.isEmpty()) return why;
     auto crc = fileCrc32(session.modelPath);
     if (!crc) return QString::fromStdString(crc.error());
     session.modelCrc32 = *crc;

@@ -277,6 +277,18 @@ void TestMainWindow::sessionReopensTheSameTraceAndReportsAChangedModel() {
         window.setSessionNotes(QStringLiteral("A sneaker the hard model calls a bag."));
         QCOMPARE(window.saveSessionFile(dir.filePath(QStringLiteral("demo.saccade"))), QString());
         saved = saccade::traceToJson(*page->canvas()->trace());
+        // A probe (a sweep's moved object) is neither a sample nor a file: refused, saying why; nothing written.
+        auto data = saccade::openDataset("translated-fashion60");
+        QVERIFY(data.ok());
+        const saccade::Sample probe = (*data)->sample(saccade::Split::Test, 3);
+        saccade::GroundTruth truth;
+        truth.label = probe.label;
+        truth.boxes = {probe.box};
+        page->openProbe(probe.image, QStringLiteral("probe: shift +4"), truth, 2, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace()->imageId == "probe: shift +4", 60'000);
+        const QString why = window.saveSessionFile(dir.filePath(QStringLiteral("probe.saccade")));
+        QVERIFY2(why.contains(QStringLiteral("probe")) && why.contains(QStringLiteral("probe: shift +4")), qPrintable(why));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("probe.saccade"))));
     }
     MainWindow window(/*useSettings=*/false);
     auto* page = window.attentionPage();

@@ -340,9 +340,13 @@ void AttentionPage::saveSettings(QSettings& s) const {
     s.setValue(key("image_index"), m_inputIndex);
 }
 
-bool AttentionPage::captureSession(Session& s) const {
+QString AttentionPage::captureSession(Session& s) const {
     const auto& card = m_service->card();
-    if (!card || !m_trace) return false;
+    if (!card || !m_trace) return tr("Nothing to save yet: no model and trace on the Attention page.");
+    if (m_inputFile.isEmpty() && m_inputDataset.isEmpty())
+        return tr("The image open is a probe from the Probes & cost page (%1), which a session cannot store: "
+                  "open a dataset sample or an image file, then save.")
+            .arg(m_inputId);
     s.modelPath = QFileInfo(card->path).absoluteFilePath().toStdString();
     s.imageFile = m_inputFile.isEmpty() ? std::string() : QFileInfo(m_inputFile).absoluteFilePath().toStdString();
     // An image folder is stored as an absolute path (a session is read relative to its own folder).
@@ -357,7 +361,7 @@ bool AttentionPage::captureSession(Session& s) const {
     const OverlaySettings o = m_toolbar->overlays();
     s.overlays = {o.heatmap, o.chosen, o.path, o.truth, o.grid, o.heatmapOpacity};
     s.tab = m_tabs->tabText(m_tabs->currentIndex()).toLower().toStdString();
-    return true;
+    return {};
 }
 
 void AttentionPage::openSession(const Session& s) {

@@ -79,8 +79,10 @@ public:
     QString bundledFolder() const { return m_bundledFolder; }
 
     /// What a session file records of this page (model path, image, rule, seed, step, overlays,
-    /// tab); the model's CRC-32 and the page, notes are the caller's. False without a model.
-    bool captureSession(Session& session) const;
+    /// tab); the model's CRC-32 and the page, notes are the caller's.
+    /// Empty on success, else why the page cannot be stored (no trace yet; a probe from the
+    /// Probes page, which is neither a dataset sample nor a file).
+    QString captureSession(Session& session) const;
     /// Reopens a session: rule, seed, overlays and tab at once, then the model, its image and the
     /// step as they arrive (the model must already have passed checkSessionModel).
     void openSession(const Session& session);
