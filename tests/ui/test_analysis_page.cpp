@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QComboBox>
 #include <QStackedWidget>
+#include <QProgressBar>
 #include <QtTest>
 
 #include "analysis/analysis_page.h"
@@ -224,6 +225,11 @@ void TestAnalysisPage::costShowsEveryStageAndRule() {
 void TestAnalysisPage::modelSwitchLeavesNoStaleState() {
     auto* page = m_window->analysisPage();
     QVERIFY(page->sweepPanel()->result() && page->faithfulnessPanel()->report() && page->costPanel()->report());
+    QList<QProgressBar*> bars;  // full after the old model's measurements
+    for (QWidget* panel : {static_cast<QWidget*>(page->sweepPanel()), static_cast<QWidget*>(page->faithfulnessPanel()),
+                           static_cast<QWidget*>(page->costPanel())})
+        bars << panel->findChild<QProgressBar*>();
+    for (auto* bar : bars) QVERIFY(bar && bar->value() == bar->maximum());
     auto* attention = m_window->attentionPage();
     attention->openModel(QDir(attention->bundledFolder()).filePath(QStringLiteral("ram-fashion28.pt")));
     QTRY_VERIFY_WITH_TIMEOUT(page->sweepPanel()->summaryText().contains(QStringLiteral("ram-fashion28.pt")), 60'000);
@@ -240,6 +246,7 @@ void TestAnalysisPage::modelSwitchLeavesNoStaleState() {
     QVERIFY(page->costPanel()->chart()->categories().isEmpty());
     QVERIFY2(page->costPanel()->notesText().contains(QStringLiteral("ram-fashion28.pt")), qPrintable(page->costPanel()->notesText()));
     QVERIFY(!attention->runsPanel()->shownSet());
+    for (auto* bar : bars) QCOMPARE(bar->value(), 0);  // a full bar would claim the new model was measured
 }
 
 QTEST_MAIN(TestAnalysisPage)

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QSlider>
 #include <QTemporaryDir>
+#include <QProgressBar>
+#include <QComboBox>
 #include <QtTest>
 
 #include "sequences/alignment_view.h"
@@ -142,6 +144,20 @@ void TestSequencesPage::stepsExportsAndEvaluation() {
     QVERIFY(done.wait(60000));
     QVERIFY2(page.evaluationText().contains(QStringLiteral("exact match")), qPrintable(page.evaluationText()));
     QVERIFY(page.evaluationText().contains(QStringLiteral("40, soft")));
+    // Another model: the table belonged to the old one, and goes (with its full progress bar).
+    auto* model = page.findChild<QComboBox*>(QStringLiteral("seqModel"));
+    QVERIFY(model && model->count() > 1);
+    model->setCurrentIndex((model->currentIndex() + 1) % model->count());
+    QVERIFY2(!page.evaluationText().contains(QStringLiteral("exact match</td>")), qPrintable(page.evaluationText()));
+    QCOMPARE(page.findChild<QProgressBar*>()->value(), 0);
+    // A switch during an evaluation stops it, and its late result is not shown.
+    page.evaluate(40);
+    QVERIFY(page.evaluating());
+    model->setCurrentIndex((model->currentIndex() + 1) % model->count());
+    QVERIFY(!page.evaluating());
+    QTest::qWait(500);
+    QVERIFY(!page.evaluationText().contains(QStringLiteral("40, soft")));
+    page.waitForIdle();
 }
 
 void TestSequencesPage::aForeignFileIsRefused() {

@@ -99,6 +99,12 @@ bool AnalysisJob::startShown(std::function<QString(const Progress&)> work, std::
     return true;
 }
 
+void AnalysisJob::forget() {
+    if (m_running && m_cancelButton) m_cancelButton->click();  // stops it and frees the Run button
+    else if (m_running) cancel();
+    if (m_progressBar) m_progressBar->setValue(0);
+}
+
 void bindJobControls(AnalysisJob* job, QPushButton* run, QPushButton* cancel, QProgressBar* progress, QLabel* message) {
     job->m_runButton = run;
     job->m_cancelButton = cancel;

@@ -37,6 +37,9 @@ public:
     /// `done` runs.
     bool startShown(std::function<QString(const Progress&)> work, std::function<void()> done, const QString& message);
     void cancel();
+    /// Another model: a running job is cancelled and its controls go idle, with the progress bar
+    /// back at 0 (a full bar would claim a result the new model does not have).
+    void forget();
     bool isRunning() const { return m_running; }
 
 Q_SIGNALS:

@@ -63,7 +63,7 @@ CaptionFaithfulnessPanel::CaptionFaithfulnessPanel(QWidget* parent) : QWidget(pa
 
 void CaptionFaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset) {
     if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
-        if (m_job->isRunning()) m_cancel->click();
+        m_job->forget();  // stops a run, frees Run, and empties the progress bar
         m_report.reset();
         m_deletion->clear();
         m_export->setEnabled(false);

@@ -114,7 +114,7 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
 
 void CaptionSweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
     if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
-        if (m_job->isRunning()) m_cancel->click();
+        m_job->forget();  // stops a run, frees Run, and empties the progress bar
         m_result.reset();
         m_profile->clear();
         m_table->setRowCount(0);

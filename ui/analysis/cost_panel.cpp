@@ -57,7 +57,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
 
 void CostPanel::setModel(const QString& checkpoint) {
     if (checkpoint != m_checkpoint) {  // another model: the shown costs are not its own
-        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
+        m_job->forget();  // stops a run, frees Run, and empties the progress bar
         m_report.reset();
         m_chart->clear();
         m_export->setEnabled(false);

@@ -124,7 +124,7 @@ void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& datas
     m_map->setEnabled(m_map->count() > 1);
     m_map->setCurrentIndex(std::max(0, m_map->findData(shown)));
     if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
-        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
+        m_job->forget();  // stops a run, frees Run, and empties the progress bar
         m_report.reset();
         m_steps->setRowCount(0);
         m_deletion->clear();

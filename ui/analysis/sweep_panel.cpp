@@ -158,7 +158,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
 
 void SweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
     if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
-        if (m_job->isRunning()) m_cancel->click();  // stops it and frees the Run button
+        m_job->forget();  // stops a run, frees Run, and empties the progress bar
         m_result.reset();
         m_series.clear();
         m_map->clear();

@@ -147,7 +147,8 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_flagged, 3);
 
     connect(m_run, &QPushButton::clicked, this, [this] {
-        if (m_dataset->currentText().isEmpty()) return showError(tr("Open a model first."));
+        if (m_dataset->currentText().isEmpty())
+            return showError(tr("No built-in dataset has this model's input size: the signals need a labelled test split."));
         setRunning(true);
         m_progress->setValue(0);
         AdequacyOptions options;
@@ -185,7 +186,8 @@ void AdequacyPanel::setModel(const QStringList& classNames, const QStringList& d
     m_dataset->addItems(datasets);
     const int i = m_dataset->findText(preferred);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
-    clear(tr("Measure the adequacy signals of this model on a test split."));
+    clear(datasets.isEmpty() ? tr("No built-in dataset has this model's input size: the signals need a labelled test split.")
+                             : tr("Measure the adequacy signals of this model on a test split."));
     m_autoMeasure = true;
     if (isVisible()) maybeMeasure();
 }

@@ -453,13 +453,27 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         else
             openSample(m_inputDataset, m_inputIndex);
     } else if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
+        // The image stays; its true class was the old model's (another class list: no longer known).
+        if (m_truth && card.classNames != m_shownClasses) m_truth->label = -1;
+        m_shownClasses = card.classNames;
         requestTrace();
     } else if (!m_inputFile.isEmpty() && !m_input) {
         openImageFile(m_inputFile);
+    } else if (m_images->dataset().isEmpty()) {
+        // A model of a size no built-in dataset has (a 224-px ViT): no error, what to do next.
+        m_input.reset();
+        m_trace.reset();
+        m_awaitingFirst = false;
+        m_canvas->clearTrace();
+        m_info->clear(tr("No image of this model's size yet."));
+        m_canvas->setMessage(tr("%1 reads %2x%2 images, a size no built-in dataset has: open an image file "
+                                "(Ctrl+Shift+O) or an image folder on the Images tab.")
+                                 .arg(QFileInfo(card.path).fileName()).arg(card.imageSize));
     } else {
         const bool savedFits = !m_inputDataset.isEmpty() && m_images->dataset() == m_inputDataset;
         openSample(savedFits ? m_inputDataset : m_images->dataset(), savedFits ? std::max<qint64>(0, m_inputIndex) : 0);
     }
+    m_shownClasses = card.classNames;
 }
 
 void AttentionPage::openSample(const QString& dataset, qint64 index) {

@@ -113,6 +113,7 @@ private:
     void onTrace(const Trace& trace, const Image& image, double ms);
     void showError(const QString& message);
     void buildWaitBar();
+    QStringList m_shownClasses;  ///< the class names of the model the shown image's truth was read for
     /// The banner floats over the canvas's top edge, so showing it moves nothing.
     void placeBanner();
     void setInput(const Image& image, const QString& id, const std::optional<GroundTruth>& truth);

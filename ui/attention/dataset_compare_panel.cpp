@@ -100,7 +100,10 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
                                                        "images of the model's size"));
     connect(m_folderEntry, &ImageFolderEntry::failed, this, &DatasetComparePanel::showError);
     connect(m_run, &QPushButton::clicked, this, [this] {
-        if (dataset().isEmpty()) return showError(tr("Open a model first."));
+        if (dataset().isEmpty())
+            return showError(m_dataset->count() > 1 ? tr("Pick a test split, or an image folder of your own.")
+                                                    : tr("No built-in dataset has this model's input size: pick "
+                                                         "\"Image folder…\" for a folder of your own images."));
         setRunning(true);
         m_progress->setValue(0);
         m_summary->setText(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(dataset()));
@@ -131,7 +134,9 @@ void DatasetComparePanel::setModel(const QStringList& classNames, const QStringL
     const int i = m_dataset->findData(preferred);
     m_dataset->setCurrentIndex(i >= 0 ? i : 0);
     m_folderEntry->append();
-    clear(tr("Compare every rule of this model on a test split."));
+    clear(datasets.isEmpty() ? tr("No built-in dataset has this model's input size: compare the rules on a folder "
+                                  "of your own images (\"Image folder…\" in the list).")
+                             : tr("Compare every rule of this model on a test split."));
 }
 
 QString DatasetComparePanel::addImageFolder(const QString& folder) { return m_folderEntry->addFolder(folder); }

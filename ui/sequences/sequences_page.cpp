@@ -166,8 +166,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     m_results->setObjectName(QStringLiteral("seqResults"));
     m_results->setTextFormat(Qt::RichText);
     m_results->setWordWrap(true);
-    m_results->setText(tr("Exact match, token accuracy, alignment error rate against the gold alignment, attention "
-                          "entropy, and the permutation test (shuffle the weights: does the output change?)."));
+    forgetEvaluation();
     auto* evalLayout = new QVBoxLayout(evalBox);
     auto* evalRow = new QHBoxLayout;
     evalRow->addWidget(m_evaluate);
@@ -194,12 +193,19 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         translate();
     });
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
+        forgetEvaluation();
         refillExamples();
         translate();
     });
-    connect(m_compare, &QComboBox::currentIndexChanged, this, [this] { translate(); });
-    connect(m_rule, &QComboBox::currentIndexChanged, this, [this] { translate(); });
-    connect(m_seed, &QSpinBox::valueChanged, this, [this] { translate(); });
+    for (QComboBox* box : {m_compare, m_rule})
+        connect(box, &QComboBox::currentIndexChanged, this, [this] {
+            forgetEvaluation();
+            translate();
+        });
+    connect(m_seed, &QSpinBox::valueChanged, this, [this] {
+        forgetEvaluation();
+        translate();
+    });
     connect(m_examples, &QComboBox::activated, this, [this](int index) {
         if (index > 0) m_input->setText(m_examples->itemText(index));
         m_examples->setCurrentIndex(0);
@@ -575,8 +581,8 @@ void SequencesPage::evaluate(std::int64_t limit) {
     auto cancel = m_cancelFlag;
     QPointer<SequencesPage> self(this);
     auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher] {
-        finishEvaluation(watcher->result());
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, generation = m_evaluationGeneration] {
+        if (generation == m_evaluationGeneration) finishEvaluation(watcher->result());
         watcher->deleteLater();
     });
     const auto future = QtConcurrent::run([models, limit, rule, seed, cancel, self] {
@@ -632,6 +638,20 @@ void SequencesPage::evaluate(std::int64_t limit) {
     });
     m_evaluateJob = QFuture<void>(future);
     watcher->setFuture(future);
+}
+
+void SequencesPage::forgetEvaluation() {
+    ++m_evaluationGeneration;
+    if (m_evaluating) {
+        if (m_cancelFlag) m_cancelFlag->store(true);
+        m_evaluating = false;
+        Q_EMIT evaluationFinished();
+    }
+    m_evaluate->setEnabled(true);
+    m_cancel->setEnabled(false);
+    m_progress->setValue(0);
+    m_results->setText(tr("Exact match, token accuracy, alignment error rate against the gold alignment, attention "
+                          "entropy, and the permutation test (shuffle the weights: does the output change?)."));
 }
 
 void SequencesPage::finishEvaluation(const QString& html) {

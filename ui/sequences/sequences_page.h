@@ -92,6 +92,9 @@ private:
     void updateStepLabel();
     void exportAs(const QString& kind);
     void finishEvaluation(const QString& html);
+    /// Another model, rule or seed: the table (and a running evaluation) belonged to the old ones.
+    void forgetEvaluation();
+    int m_evaluationGeneration = 0;  ///< bumped by forgetEvaluation; a late result of an older one is dropped
     std::shared_ptr<const SeqModel> modelAt(int slot) const;
     void refreshCombos();
 
