@@ -60,6 +60,7 @@ private Q_SLOTS:
     void kSamplesShowHowOftenEachCellWasDrawn();
     void sameScaleComparesColoursAcrossSteps();
     void gaussianPolicyHasALegend();
+    void runsOverlayLabelsOnlyTheMostVisitedCells();
 };
 
 void TestAttentionCanvas::glimpseBoxesLandOnTheirPixels() {
@@ -239,6 +240,20 @@ void TestAttentionCanvas::gaussianPolicyHasALegend() {
     const QRgb swatch = shot.pixel(10, canvas.height() - 34 - 2 + 2 + 7);
     QVERIFY2(qRed(swatch) > 150 && qGreen(swatch) > 100 && qBlue(swatch) < 80,
              qPrintable(QStringLiteral("%1,%2,%3").arg(qRed(swatch)).arg(qGreen(swatch)).arg(qBlue(swatch))));
+}
+
+void TestAttentionCanvas::runsOverlayLabelsOnlyTheMostVisitedCells() {
+    // A captioner's 100 runs over 64 cells: shares of 0.2% to 5%. Six labels at most, none "0%".
+    std::vector<double> visits(64, 0.002);
+    const double top[] = {0.05, 0.04, 0.04, 0.03, 0.03, 0.03, 0.03, 0.02};
+    for (int i = 0; i < 8; ++i) visits[size_t(i * 7)] = top[i];
+    const auto labelled = saccade::ui::labelledVisits(visits);
+    QCOMPARE(int(std::count(labelled.begin(), labelled.end(), true)), 6);
+    QVERIFY(labelled[0] && labelled[7] && labelled[14] && labelled[35]);  // the largest, ties in order
+    QVERIFY(!labelled[42] && !labelled[49] && !labelled[1]);
+    std::vector<double> faint(64, 0.004);  // nothing reaches 0.5%: nothing labelled
+    const auto none = saccade::ui::labelledVisits(faint);
+    QCOMPARE(int(std::count(none.begin(), none.end(), true)), 0);
 }
 
 #include "test_attention_canvas.moc"

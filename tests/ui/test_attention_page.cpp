@@ -470,6 +470,25 @@ void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
     QCOMPARE(words->item(0, 0)->text(), QString::fromStdString(runStats.wordHits[0].word));
     QCOMPARE(words->item(0, 2)->text().toInt(), uses);
     QCOMPARE(words->item(0, 1)->text(), QStringLiteral("%1%").arg(100 * runStats.wordHits[0].rate(), 0, 'f', 1));
+    // A word the argmax caption uses is never "not used" (unscored words: "used, not scored").
+    const QStringList argmaxWords = QString::fromStdString(runs->shownSet()->deterministic.output.text).split(QLatin1Char(' '));
+    for (int r = 0; r < words->rowCount(); ++r)
+        if (argmaxWords.contains(words->item(r, 0)->text()))
+            QVERIFY2(words->item(r, 3)->text() != QStringLiteral("not used"), qPrintable(words->item(r, 0)->text()));
+    // The summary is as tall as its wrapped text at the column's width: never cut mid-sentence.
+    auto* summary = runs->findChild<QLabel*>(QStringLiteral("runsSummary"));
+    runs->resize(260, runs->height());
+    QTRY_VERIFY(summary->height() >= summary->heightForWidth(summary->width()));
+    // The step chart names "<end>" (its axis reads HTML), and ksample:3 is 3 captions, not "x1 of 1 draws".
+    QVERIFY(m_page->setRule(QStringLiteral("ksample:3")));
+    waitForTrace();
+    QVERIFY2(!m_page->infoPanel()->stepText().contains(QStringLiteral("draws")), qPrintable(m_page->infoPanel()->stepText()));
+    QVERIFY2(m_page->infoPanel()->runText().contains(QStringLiteral("3 sampled captions")), qPrintable(m_page->infoPanel()->runText()));
+    m_page->scrubber()->setCurrentStep(int(m_page->canvas()->trace()->steps.size()) - 1);
+    QVERIFY2(m_page->infoPanel()->chart()->shownCategories().contains(QStringLiteral("&lt;end&gt;")),
+             qPrintable(m_page->infoPanel()->chart()->shownCategories().join(QLatin1Char('|'))));
+    QVERIFY(m_page->setRule(QStringLiteral("argmax")));
+    waitForTrace();
     QTemporaryDir out;
     const QString csv = out.filePath(QStringLiteral("words.csv"));
     QCOMPARE(runs->exportWords(csv), QString());

@@ -1,5 +1,7 @@
 #include "attention/attention_canvas.h"
 
+#include <numeric>
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -88,6 +90,16 @@ void AttentionCanvas::setVisits(const std::vector<std::vector<double>>& perStep,
     update();
 }
 
+std::vector<bool> labelledVisits(const std::vector<double>& visits) {
+    std::vector<int> order(visits.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return visits[size_t(a)] > visits[size_t(b)]; });
+    std::vector<bool> labelled(visits.size(), false);
+    for (std::size_t i = 0; i < order.size() && i < kLabelledVisits; ++i)
+        labelled[size_t(order[i])] = visits[size_t(order[i])] >= 0.005;  // a share that rounds to 0% says nothing
+    return labelled;
+}
+
 void AttentionCanvas::paintVisits(QPainter& p, const QTransform& t) const {
     if (m_visits.empty() || m_step >= int(m_visits.size())) return;
     const auto& visits = m_visits[size_t(m_step)];
@@ -103,13 +115,16 @@ void AttentionCanvas::paintVisits(QPainter& p, const QTransform& t) const {
     QFont font = p.font();
     font.setPixelSize(10);
     p.setFont(font);
+    // Only the most visited cells carry their share: dozens of small labels would cover the map
+    // (a captioner's runs spread over every cell), and a share that rounds to 0% says nothing.
+    const std::vector<bool> labelled = labelledVisits(visits);
     for (int cell = 0; cell < int(visits.size()); ++cell) {
         if (visits[size_t(cell)] <= 0) continue;
         const QRectF r = toDevice.mapRect(cellRect(m_visitRows, m_visitCols, cell)).adjusted(1, 1, -1, -1);
         QPen pen(QColor(255, 255, 255, 230), visits[size_t(cell)] / most > 0.5 ? 2 : 1, Qt::DashLine);
         p.setPen(pen);
         p.drawRect(r);
-        if (r.width() >= 26 && r.height() >= 14) {
+        if (labelled[size_t(cell)] && r.width() >= 26 && r.height() >= 14) {
             const QString text = QStringLiteral("%1%").arg(std::lround(100 * visits[size_t(cell)]));
             const QRectF box(r.right() - 26, r.bottom() - 13, 25, 12);
             p.fillRect(box, QColor(0, 0, 0, 160));

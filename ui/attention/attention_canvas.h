@@ -18,6 +18,12 @@ class QPainter;
 
 namespace saccade::ui {
 
+/// The Runs overlay labels at most this many cells per step (the most visited).
+constexpr std::size_t kLabelledVisits = 6;
+/// Which cells carry their share of runs: the kLabelledVisits most visited (the first on ties),
+/// and only those with at least 0.5% (a share that would round to 0% is not labelled).
+std::vector<bool> labelledVisits(const std::vector<double>& visits);
+
 class AttentionCanvas : public QWidget {
     Q_OBJECT
 

@@ -1,5 +1,7 @@
 #include "attention/compare_runs_panel.h"
 
+#include <QEvent>
+
 #include <QBoxLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -73,6 +75,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setObjectName(QStringLiteral("runsSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->installEventFilter(this);
     m_outputs = new ClassProbChart(this);
     m_outputs->setMinimumHeight(190);
     m_entropy = new BandChart(this);
@@ -152,6 +155,7 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
         setRunning(false);
         m_progress->setValue(0);
         m_summary->setText(tr("Cancelled."));
+        fitSummary();
         Q_EMIT cancelRequested();
     });
     connect(m_paths, &QTableWidget::cellClicked, this, [this](int row, int) {
@@ -199,6 +203,7 @@ void CompareRunsPanel::clear(const QString& message) {
     setRunning(false);
     m_progress->setValue(0);
     m_summary->setText(message);
+    fitSummary();
     m_outputs->clear();
     m_entropy->clear();
     m_paths->setRowCount(0);
@@ -211,6 +216,7 @@ void CompareRunsPanel::clear(const QString& message) {
 void CompareRunsPanel::showError(const QString& message) {
     setRunning(false);
     m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
+    fitSummary();
 }
 
 void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int total) {
@@ -241,6 +247,7 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     if (set.trainedMode == "soft")
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
     m_summary->setText(text);
+    fitSummary();
 
     QVector<double> shares;
     QStringList names;
@@ -276,6 +283,7 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     if (auto* box = qobject_cast<QBoxLayout*>(layout())) box->setStretchFactor(m_paths, stats.wordHits.empty() ? 3 : 1);
     m_words->setHorizontalHeaderItem(3, new QTableWidgetItem(det));
     m_words->setRowCount(int(stats.wordHits.size()));
+    const QStringList detWords = QString::fromStdString(set.deterministic.output.text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
     for (int r = 0; r < int(stats.wordHits.size()); ++r) {
         const auto& w = stats.wordHits[size_t(r)];
         auto* word = new QTableWidgetItem(QString::fromStdString(w.word));
@@ -285,13 +293,27 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
         m_words->setItem(r, 1, new QTableWidgetItem(w.uses ? QStringLiteral("%1%").arg(100 * w.rate(), 0, 'f', 1)
                                                            : QStringLiteral("–")));
         m_words->setItem(r, 2, new QTableWidgetItem(QString::number(w.uses)));
-        auto* detHit = new QTableWidgetItem(w.deterministic < 0 ? tr("not used") : w.deterministic ? tr("hit") : tr("miss"));
+        // A word the deterministic caption has but that names no object is used, though not scored.
+        const bool detUses = detWords.contains(QString::fromStdString(w.word));
+        auto* detHit = new QTableWidgetItem(w.deterministic >= 0 ? (w.deterministic ? tr("hit") : tr("miss"))
+                                            : detUses            ? tr("used, not scored")
+                                                                 : tr("not used"));
         if (w.deterministic >= 0) detHit->setForeground(w.deterministic ? QColor(30, 140, 60) : QColor(200, 50, 50));
         m_words->setItem(r, 3, detHit);
     }
     m_words->resizeColumnsToContents();
     m_runIndex->setRange(0, std::max(0, stats.runs - 1));
     m_loadRun->setEnabled(stats.runs > 0);
+}
+
+void CompareRunsPanel::fitSummary() {
+    const int need = m_summary->heightForWidth(m_summary->width());
+    if (need > 0 && need != m_summary->minimumHeight()) m_summary->setMinimumHeight(need);
+}
+
+bool CompareRunsPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_summary && event->type() == QEvent::Resize) fitSummary();
+    return QWidget::eventFilter(watched, event);
 }
 
 QString CompareRunsPanel::summaryText() const { return m_summary->text(); }

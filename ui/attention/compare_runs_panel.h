@@ -63,7 +63,12 @@ Q_SIGNALS:
     /// Load run `seed` (the sample rule with that seed) on the canvas.
     void runChosen(quint64 seed);
 
+protected:
+    /// The summary keeps the height its wrapped text needs at its width (never cut mid-sentence).
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void fitSummary();
     void setRunning(bool running);
     QString outputsCsv() const;
     QString pathsCsv() const;

@@ -28,7 +28,11 @@ QString className(const Trace& t, int k) {
 }
 
 // What the rule is, in words, so a reader never mistakes one procedure for another.
-QString ruleMeaning(const QString& rule) {
+QString ruleMeaning(const QString& rule, bool caption) {
+    // A captioner's ksample:K samples K whole captions and shows the most frequent one (its first run).
+    if (caption && rule.startsWith(QLatin1String("ksample")))
+        return QObject::tr("%1 sampled captions: the most frequent one, as its first run decoded it")
+            .arg(rule.section(QLatin1Char(':'), 1));
     if (rule == QLatin1String("soft")) return QObject::tr("expected context over all cells (deterministic)");
     if (rule == QLatin1String("argmax")) return QObject::tr("the most probable cell (deterministic)");
     if (rule == QLatin1String("sample")) return QObject::tr("one draw from the distribution at each step");
@@ -120,15 +124,17 @@ void StepInfoPanel::refresh() {
     const int s = std::clamp(m_stepIndex, 0, int(t.steps.size()) - 1);
     const auto& step = t.steps[size_t(s)];
     const QString rule = QString::fromStdString(t.rule);
+    const bool caption = !step.token.empty();
     const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
                             rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
     m_run->setText(tr("<b>%1</b>%2<br>%3<br>model %4 on %5<br>image %6<br>computed in %7 ms")
                        .arg(rule, stochastic ? tr(", seed %1").arg(t.seed) : QString(),
-                            ruleMeaning(rule), QString::fromStdString(t.modelId),
+                            ruleMeaning(rule, caption), QString::fromStdString(t.modelId),
                             QString::fromStdString(t.device), QString::fromStdString(t.imageId))
                        .arg(m_computeMs, 0, 'f', 1));
 
-    const bool kSample = rule.startsWith(QLatin1String("ksample"));
+    // A caption's step is one run's (the shown caption's), not K draws averaged.
+    const bool kSample = rule.startsWith(QLatin1String("ksample")) && !caption;
     if (!step.grid && step.chosenPoint) {
         m_step->setText(glimpseStepText(step, kSample, /*drawn=*/rule != QLatin1String("mean")));
     } else {

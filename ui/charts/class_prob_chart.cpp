@@ -67,7 +67,8 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     m_set->deselectAllBars();
     for (int i = 0; i < order.size(); ++i) {
         const int k = order[i];
-        QString name = k < names.size() ? names[k] : tr("class %1").arg(k);
+        // The axis reads its labels as HTML: "<end>" must be escaped to be seen.
+        QString name = k < names.size() ? names[k].toHtmlEscaped() : tr("class %1").arg(k);
         // On a second line, so a long class name and the note both fit the narrow Runs column.
         if (k == marked && !markNote.isEmpty()) name += QStringLiteral("<br>(%1)").arg(markNote);
         // A true class whose bar is too short to see green is named as such.
