@@ -41,6 +41,7 @@
 #include "common/samples_dir.h"
 #include "attention/attention_canvas.h"
 #include "training/training_panel.h"
+#include "label_lines.h"
 
 namespace saccade::ui {
 
@@ -58,6 +59,7 @@ namespace {
 const QString kOrganisation = QStringLiteral("Saccade");
 const QString kApplication = QStringLiteral("saccade");
 constexpr QSize kDefaultSize(1280, 800);
+constexpr int kNoteLines = 4;  ///< the notes band's most lines
 
 bool isSession(const QString& path) { return path.endsWith(QLatin1String(".saccade"), Qt::CaseInsensitive); }
 bool isCheckpoint(const QString& path) { return path.endsWith(QLatin1String(".pt"), Qt::CaseInsensitive); }
@@ -124,6 +126,7 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     m_notesBand->setStyleSheet(QStringLiteral("QLabel { background: #eef4fb; color: #1b3a5c; "
                                               "border: 1px solid #9bb8d8; padding: 6px; }"));
     m_notesBand->hide();
+    capLines(m_notesBand, kNoteLines);  // long notes are cut (whole in the tooltip), the window keeps its size
     auto* column = new QVBoxLayout;
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(m_notesBand);
@@ -317,6 +320,7 @@ QString MainWindow::openSessionFile(const QString& path) {
 void MainWindow::setSessionNotes(const QString& notes) {
     m_notes = notes;
     m_notesBand->setText(notes.trimmed());
+    m_notesBand->setToolTip(notes.trimmed());
     m_notesBand->setVisible(!notes.trimmed().isEmpty());
 }
 
@@ -332,6 +336,7 @@ void MainWindow::setPresentationMode(bool on) {
         QFont caption = large;  // the notes are the slide's caption: larger still
         if (caption.pointSizeF() > 0) caption.setPointSizeF(caption.pointSizeF() * 1.3);
         m_notesBand->setFont(caption);
+        capLines(m_notesBand, kNoteLines, &caption);
         m_attention->canvas()->setLineScale(2.0);
         m_normalGeometry = geometry();
         // Shown first: a window made full screen before it was ever shown takes its own size hint
@@ -344,6 +349,7 @@ void MainWindow::setPresentationMode(bool on) {
     } else {
         setFont(m_normalFont);
         m_notesBand->setFont(m_normalFont);
+        capLines(m_notesBand, kNoteLines, &m_normalFont);
         m_attention->canvas()->setLineScale(1.0);
         m_tourTimer->stop();
         if (!m_tour.isEmpty()) setSessionNotes(QString());  // a tour's caption belongs to its slide

@@ -1,6 +1,7 @@
 #include "view_export.h"
 
 #include <QBuffer>
+#include <QFontMetrics>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -13,6 +14,9 @@
 #include <QTextDocument>
 #include <QToolButton>
 
+#include <algorithm>
+
+#include "charts/chart_figure.h"
 #include "common/atomic_file.h"
 
 namespace saccade::ui {
@@ -57,7 +61,63 @@ QString tableHtml(const QTableWidget& table) {
     return html + QStringLiteral("</table>");
 }
 
+QFont figureFont(double scale, bool bold) {
+    QFont font;
+    font.setPixelSize(int(13 * scale));
+    font.setBold(bold);
+    return font;
+}
+
+// The title (bold), the view at figure size, the caption (wrapped) below, on white.
+QString exportFigure(QWidget& view, const FigureText& text, const QString& path, bool svg) {
+    const QRect before = view.geometry();
+    const QSize size(std::max(before.width(), kFigureWidth), std::max(before.height(), kFigureHeight));
+    // A chart is laid out anew at the figure's size (its widget keeps its own); another view is
+    // resized for the drawing and given back.
+    const bool isChart = isChartView(view);
+    if (!isChart) view.resize(size);
+    constexpr int pad = 10;
+    const QFont titleFont = figureFont(1.25, true), captionFont = figureFont(1.0, false);
+    const int textWidth = size.width() - 2 * pad;
+    auto height = [&](const QFont& font, const QString& t) {
+        return t.isEmpty() ? 0 : QFontMetrics(font).boundingRect(QRect(0, 0, textWidth, 10000), Qt::TextWordWrap, t).height() + pad;
+    };
+    const int titleHeight = height(titleFont, text.title) + pad, captionHeight = height(captionFont, text.caption);
+    const QSize figure(size.width(), titleHeight + size.height() + captionHeight + pad);
+    auto paint = [&](QPainter& p) {
+        p.fillRect(QRect(QPoint(0, 0), figure), Qt::white);
+        p.setPen(Qt::black);
+        p.setFont(titleFont);
+        p.drawText(QRect(pad, pad, textWidth, titleHeight), Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, text.title);
+        if (!drawChartAt(view, p, QRectF(0, titleHeight, size.width(), size.height())))
+            view.render(&p, QPoint(0, titleHeight));
+        p.setPen(QColor(60, 60, 60));
+        p.setFont(captionFont);
+        p.drawText(QRect(pad, titleHeight + size.height() + pad / 2, textWidth, captionHeight),
+                   Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, text.caption);
+    };
+    QString error;
+    if (svg) {
+        error = saveSvg(figure, text.title, paint, path);
+    } else {
+        QImage image(figure, QImage::Format_ARGB32);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::Antialiasing);
+        paint(p);
+        p.end();
+        error = savePng(image, path);
+    }
+    if (!isChart) view.setGeometry(before);
+    return error;
+}
+
 }  // namespace
+
+QString plainText(const QString& richText) {
+    QTextDocument document;
+    document.setHtml(richText);
+    return document.toPlainText().trimmed();  // its lines kept: a caption draws them as lines
+}
 
 QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
     // core's atomic save: through a symbolic link to its target, never over a device or FIFO.
@@ -65,10 +125,13 @@ QString writeFileAtomically(const QString& path, const QByteArray& bytes) {
     return written ? QString() : QString::fromStdString(written.error());
 }
 
-QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json) {
+QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json,
+                   const FigureText& text) {
     const QString suffix = suffixOf(path);
     if (suffix == QLatin1String("csv")) return writeFileAtomically(path, csv.toUtf8());
     if (suffix == QLatin1String("json") && !json.isEmpty()) return writeFileAtomically(path, json.toUtf8());
+    if (!text.title.isEmpty() && (suffix == QLatin1String("png") || suffix == QLatin1String("svg")))
+        return exportFigure(view, text, path, suffix == QLatin1String("svg"));
     if (suffix == QLatin1String("png")) return savePng(view.grab().toImage(), path);
     if (suffix == QLatin1String("svg"))
         return saveSvg(view.size(), view.objectName(), [&](QPainter& p) { view.render(&p); }, path);

@@ -21,8 +21,20 @@ namespace saccade::ui {
 /// Writes `bytes` to a temporary file renamed over `path`.
 QString writeFileAtomically(const QString& path, const QByteArray& bytes);
 
+/// A chart's figure text: a title above it and a caption below (what was measured, on which model
+/// and data), as the canvas's view exports carry.
+struct FigureText {
+    QString title, caption;
+};
+
 /// .png or .svg: what `view` shows; .csv: `csv`; .json: `json` when given. Other suffixes are refused.
-QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json = {});
+/// With a title, the image is a figure: the title, the view drawn at least kFigureWidth x
+/// kFigureHeight (a chart redraws at that size, axis titles and all), and the caption.
+QString exportView(QWidget& view, const QString& csv, const QString& path, const QString& json = {},
+                   const FigureText& text = {});
+constexpr int kFigureWidth = 800, kFigureHeight = 450;
+/// A label's rich text as plain text (a summary becomes a figure's caption).
+QString plainText(const QString& richText);
 
 /// Paints `paint` into an SVG of `size` (titled `title`) and writes it to `path`.
 QString saveSvg(const QSize& size, const QString& title, const std::function<void(QPainter&)>& paint,

@@ -364,10 +364,20 @@ void TestAttentionPage::runsStreamInAndExport() {
     // Exports: each chart as PNG, SVG and CSV, the paths as CSV, the run set as JSON.
     QTemporaryDir dir;
     const QString d = dir.path() + QLatin1Char('/');
+    const QRect chartBefore = runs->outputChart()->geometry();
     QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.png")), QString());
     QVERIFY(startsWith(d + QStringLiteral("o.png"), QByteArray("\x89PNG")));
+    // A figure, not a bare grab: at least 800x450 for the chart, with a title band above it and a
+    // caption below, and the chart in the panel is back at its own size.
+    const QImage figure(d + QStringLiteral("o.png"));
+    QVERIFY2(figure.width() >= 800 && figure.height() >= 450 + 40, qPrintable(QStringLiteral("%1x%2").arg(figure.width()).arg(figure.height())));
+    QCOMPARE(runs->outputChart()->geometry(), chartBefore);
+    if (qEnvironmentVariableIsSet("SACCADE_KEEP_FIGURE")) figure.save(qEnvironmentVariable("SACCADE_KEEP_FIGURE"));
     QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.svg")), QString());
-    QVERIFY(fileLines(d + QStringLiteral("o.svg")).join(QString()).contains(QStringLiteral("<svg")));
+    const QString svg = fileLines(d + QStringLiteral("o.svg")).join(QString());
+    QVERIFY(svg.contains(QStringLiteral("<svg")));
+    QVERIFY2(svg.contains(QStringLiteral("Outputs of %1 sampled runs").arg(stats.runs)), "the title is in the figure");
+    QVERIFY(svg.contains(QStringLiteral("share of runs")));  // the value axis is named
     QCOMPARE(runs->exportOutputs(d + QStringLiteral("o.csv")), QString());
     const QStringList outputs = fileLines(d + QStringLiteral("o.csv"));
     QCOMPARE(outputs.size(), 1 + int(set.classNames.size()));
@@ -395,10 +405,14 @@ void TestAttentionPage::captionerShowsItsCaptionWordByWord() {
                                                               .startsWith(QStringLiteral("caption/")),
                              60'000);
     waitForTrace();
+    auto* strip = m_page->captionStrip();
+    const int stripHeight = strip->height(), canvasHeight = m_page->canvas()->height();
     QVERIFY(m_page->setRule(QStringLiteral("beam")));  // the captioner's own rule
     waitForTrace();
+    // Another caption and verdict: the strip (and so the canvas and its zoom) keep their size.
+    QCOMPARE(strip->height(), stripHeight);
+    QCOMPARE(m_page->canvas()->height(), canvasHeight);
     QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule).left(5), QStringLiteral("beam:"));
-    auto* strip = m_page->captionStrip();
     // Greedy beside beam (the soft captioner's greedy rule is soft), and beam beside greedy.
     QVERIFY2(strip->companionText().startsWith(QStringLiteral("Beside it, soft:")), qPrintable(strip->companionText()));
     QVERIFY(m_page->setRule(QStringLiteral("argmax")));

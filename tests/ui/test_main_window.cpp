@@ -15,6 +15,8 @@
 #include <QProgressDialog>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QChart>
+#include <QAbstractAxis>
 #include <QtTest>
 
 #include "analysis/analysis_page.h"
@@ -30,6 +32,8 @@
 #include "io/checkpoint.h"
 #include "io/session.h"
 #include "attention/step_scrubber.h"
+#include "attention/step_info_panel.h"
+#include "charts/class_prob_chart.h"
 #include "trace/trace.h"
 #include "labs/scalar_lab_form.h"
 #include "labs/scalar_lab_panel.h"
@@ -484,10 +488,21 @@ void TestMainWindow::layoutHoldsStillWhenTheRuleOrTabChanges() {
         QCOMPARE(page->toolbar()->width(), toolbar);
         QCOMPARE(page->canvas()->width(), canvas);
     };
+    // The side panel's chart starts at the same height under every rule (their texts differ).
+    auto chartTop = [&] { return page->infoPanel()->chart()->mapTo(page, QPoint(0, 0)).y(); };
+    const int top = chartTop();
     for (const char* rule : {"ksample:5", "topk:3", "gumbel:0.5", "sample", "soft", "argmax"}) {
         QVERIFY2(page->setRule(QLatin1String(rule)), rule);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace()->rule == rule, 60'000);
         same(QLatin1String(rule));
+        QVERIFY2(chartTop() == top, qPrintable(QStringLiteral("%1: %2 against %3").arg(QLatin1String(rule)).arg(chartTop()).arg(top)));
+        if (QLatin1String(rule) == QLatin1String("gumbel:0.5")) {  // "τ = 0.50" whole, not "τ = 0.!"
+            auto* tau = page->toolbar()->findChild<QDoubleSpinBox*>();
+            QVERIFY(tau && tau->width() >= tau->fontMetrics().horizontalAdvance(tau->text()) + 20);
+        }
     }
+    // Class names on the step chart are whole ("Pullover", not "Pullover…").
+    QVERIFY(!page->infoPanel()->chart()->chart()->axes(Qt::Vertical).constFirst()->truncateLabels());
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         same(tabs->tabText(i));
@@ -497,6 +512,13 @@ void TestMainWindow::layoutHoldsStillWhenTheRuleOrTabChanges() {
     const QRect last = tabs->tabBar()->tabRect(tabs->count() - 1);
     QVERIFY2(last.right() < tabs->tabBar()->width() && last.left() >= 0,
              qPrintable(QStringLiteral("%1..%2 in %3").arg(last.left()).arg(last.right()).arg(tabs->tabBar()->width())));
+    // Long session notes are cut to a few lines: the window keeps 1280x800, the status bar on screen.
+    window.setSessionNotes(QString(QStringLiteral("A note that goes on and on about what this demo shows. ")).repeated(30));
+    QVERIFY2(window.minimumSizeHint().height() <= 800, qPrintable(QString::number(window.minimumSizeHint().height())));
+    QTest::qWait(50);
+    QCOMPARE(window.size(), QSize(1280, 800));
+    QCOMPARE(page->canvas()->width(), canvas);
+    window.setSessionNotes(QString());
 }
 
 #include "test_main_window.moc"

@@ -139,11 +139,19 @@ void TestSequencesPage::stepsExportsAndEvaluation() {
     QVERIFY(!page.exportFile(dir.filePath(QStringLiteral("m.bmp"))));
 
     QSignalSpy done(&page, &SequencesPage::evaluationFinished);
+    page.resize(1150, 740);  // the page's room in a 1280x800 window
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    auto* matrix = page.findChild<QWidget*>(QStringLiteral("alignmentView0"));
+    const int matrixHeight = matrix->height();
     page.evaluate(40);
     QVERIFY(page.evaluating());
     QVERIFY(done.wait(60000));
     QVERIFY2(page.evaluationText().contains(QStringLiteral("exact match")), qPrintable(page.evaluationText()));
     QVERIFY(page.evaluationText().contains(QStringLiteral("40, soft")));
+    QTest::qWait(50);
+    QCOMPARE(matrix->height(), matrixHeight);  // the table scrolls in its band: the matrices keep their room
+    QVERIFY2(matrixHeight >= 300, qPrintable(QString::number(matrixHeight)));
     // Another model: the table belonged to the old one, and goes (with its full progress bar).
     auto* model = page.findChild<QComboBox*>(QStringLiteral("seqModel"));
     QVERIFY(model && model->count() > 1);

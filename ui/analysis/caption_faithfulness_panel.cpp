@@ -129,7 +129,8 @@ void CaptionFaithfulnessPanel::showReport() {
 
 QString CaptionFaithfulnessPanel::exportDeletion(const QString& path) {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    return exportView(*m_deletion, m_deletion->csv(QStringLiteral("fraction")), path);
+    return exportView(*m_deletion, m_deletion->csv(QStringLiteral("fraction")), path, {},
+                      {tr("Deletion: the caption as the most attended cells are removed"), plainText(m_summary->text())});
 }
 
 QString CaptionFaithfulnessPanel::exportJson(const QString& path) const {

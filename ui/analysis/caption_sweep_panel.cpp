@@ -237,7 +237,8 @@ void CaptionSweepPanel::showResult() {
 
 QString CaptionSweepPanel::exportProfile(const QString& path) {
     if (!m_result) return tr("nothing to export: no sweep yet");
-    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path);
+    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path, {},
+                      {tr("Caption sweep: the object's words as it moves"), plainText(m_summary->text())});
 }
 
 QString CaptionSweepPanel::exportTable(const QString& path) {

@@ -102,7 +102,8 @@ void CostPanel::showReport() {
 
 QString CostPanel::exportChart(const QString& path) {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    return exportView(*m_chart, m_chart->csv(), path);
+    return exportView(*m_chart, m_chart->csv(), path, {},
+                      {tr("What each rule costs per stage of the forward pass"), plainText(m_notes->text())});
 }
 
 QString CostPanel::exportJson(const QString& path) const {

@@ -219,12 +219,14 @@ QString FaithfulnessPanel::exportSteps(const QString& path) const {
 
 QString FaithfulnessPanel::exportDeletion(const QString& path) {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    return exportView(*m_deletion, m_deletion->csv(QStringLiteral("fraction")), path);
+    return exportView(*m_deletion, m_deletion->csv(QStringLiteral("fraction")), path, {},
+                      {tr("Deletion: the output as the most attended cells are removed"), plainText(m_summary->text())});
 }
 
 QString FaithfulnessPanel::exportReliability(const QString& path) {
     if (!m_report) return tr("nothing to export: nothing measured yet");
-    return exportView(*m_reliability, m_reliability->csv(QStringLiteral("mean_attention")), path);
+    return exportView(*m_reliability, m_reliability->csv(QStringLiteral("mean_attention")), path, {},
+                      {tr("Reliability: attention against the effect of occluding"), plainText(m_summary->text())});
 }
 
 QString FaithfulnessPanel::exportJson(const QString& path) const {

@@ -329,17 +329,19 @@ void SweepPanel::choose(int dx, int dy) {
 
 QString SweepPanel::exportMap(const QString& path) {
     if (!m_result) return tr("nothing to export: no sweep yet");
-    return exportView(*m_map, m_map->csv(), path);
+    return exportView(*m_map, m_map->csv(), path, {}, {tr("Boundary sweep: the answer at each offset"), plainText(m_summary->text())});
 }
 
 QString SweepPanel::exportProfile(const QString& path) {
     if (!m_result) return tr("nothing to export: no sweep yet");
-    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path);
+    return exportView(*m_profile, m_profile->csv(QStringLiteral("dx")), path, {},
+                      {tr("Boundary sweep: the profile along the row"), plainText(m_summary->text())});
 }
 
 QString SweepPanel::exportSeries(const QString& path) {
     if (m_series.empty()) return tr("nothing to export: no size or clutter series yet");
-    return exportView(*m_seriesChart, m_seriesChart->csv(m_seriesName), path);
+    return exportView(*m_seriesChart, m_seriesChart->csv(m_seriesName), path, {},
+                      {tr("Boundary sweep: %1").arg(m_seriesName), plainText(m_summary->text())});
 }
 
 QString SweepPanel::exportWorst(const QString& path) const {

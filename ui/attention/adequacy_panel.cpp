@@ -398,7 +398,8 @@ void AdequacyPanel::updateThreshold() {
 
 QString AdequacyPanel::exportCurves(const QString& path) {
     if (!m_report) return tr("nothing to export: no measurement yet");
-    return exportView(*m_chart, m_chart->csv(QStringLiteral("coverage_percent")), path);
+    return exportView(*m_chart, m_chart->csv(QStringLiteral("coverage_percent")), path, {},
+                      {tr("Risk against coverage of the adequacy signals"), plainText(m_summary->text())});
 }
 
 QString AdequacyPanel::exportFlagged(const QString& path) const {

@@ -1,5 +1,8 @@
 #include "attention/attention_toolbar.h"
 
+#include <QEvent>
+#include <QFontMetrics>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -141,10 +144,9 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     // The rows share 1,280 pixels with the side columns: the parameter slot may shrink below its
     // preferred width, and the view controls (fit, 1:1, zoom) sit on the overlay row.
     m_parameter->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-    for (QWidget* w : {static_cast<QWidget*>(m_k), static_cast<QWidget*>(m_tau)}) {
+    for (QWidget* w : {static_cast<QWidget*>(m_k), static_cast<QWidget*>(m_tau)})
         w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
-        w->setMinimumWidth(60);
-    }
+    fitParameterBoxes();
     // The seed box is sized for ten digits and the rule box for its longest name; both may give
     // up width when the row is short (presentation type at 1,280 pixels), keeping a usable minimum.
     m_seed->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
@@ -198,6 +200,18 @@ QPair<int, int> AttentionToolbar::kRange(const QString& base) const {
                                 : base == QLatin1String("beam") ? QPair<int, int>{1, 100}
                                                                 : QPair<int, int>{1, 1000};
     return m_ranges.value(base, own);
+}
+
+void AttentionToolbar::fitParameterBoxes() {
+    // Wide enough for the longest value ("τ = 10.00", "head 4095"): a clipped "τ = 0.!" says nothing.
+    const QFontMetrics metrics(font());
+    m_tau->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("τ = 10.00")) + 34);
+    m_k->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("head 4095")) + 34);
+}
+
+void AttentionToolbar::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fitParameterBoxes();
 }
 
 void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString& fallback,

@@ -60,10 +60,15 @@ Q_SIGNALS:
     void actualSizeRequested();
     void exportRequested(saccade::ui::AttentionToolbar::Export what);
 
+protected:
+    /// The parameter boxes follow the type (presentation mode).
+    void changeEvent(QEvent* event) override;
+
 private:
     void updateEnabled();
 
     QComboBox* m_rule = nullptr;
+    void fitParameterBoxes();
     QSpinBox* m_k = nullptr;
     QHash<QString, QPair<int, int>> m_ranges;  ///< the open model's K per counted rule
     QDoubleSpinBox* m_tau = nullptr;

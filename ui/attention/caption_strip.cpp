@@ -8,7 +8,10 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QToolButton>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include "label_lines.h"
 
 namespace saccade::ui {
 
@@ -40,6 +43,13 @@ CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
     m_companion->setTextFormat(Qt::RichText);
     m_companion->setToolTip(tr("The same image decoded the other way: beam search beside greedy decoding"));
     connect(m_companion, &QLabel::linkActivated, this, &CaptionStrip::ruleRequested);
+    // The strip's height never changes with its text (a verdict that wraps, a companion that comes
+    // and goes): the canvas above keeps its size and zoom. Two lines each; more is in the tooltip.
+    QSizePolicy keep = m_companion->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    m_companion->setSizePolicy(keep);
+    reserveLines(m_verdict, 2, /*exactly=*/true);
+    reserveLines(m_companion, 2, /*exactly=*/true);
     m_companion->hide();
     layout->addWidget(m_companion);
     hide();
@@ -75,6 +85,7 @@ void CaptionStrip::setTrace(const Trace& trace) {
                                  : tr("<span style='color:#c62828'>&#10007; not a valid caption</span>; "
                                       "for example: <i>%1</i>").arg(QString::fromStdString(refs.front()).toHtmlEscaped()));
     }
+    m_verdict->setToolTip(m_verdict->text());  // its two lines may cut a long example
     setStep(m_step < 0 ? 0 : m_step);
 }
 
@@ -105,6 +116,10 @@ void CaptionStrip::changeEvent(QEvent* event) {
     if (event->type() != QEvent::FontChange) return;
     for (int i = 0; i < m_buttons.size(); ++i) m_buttons[i]->setFont(wordFont(i == m_step));
     fitScrollHeight();
+    QTimer::singleShot(0, this, [this] {  // once the labels have the new type too
+        reserveLines(m_verdict, 2, /*exactly=*/true);
+        reserveLines(m_companion, 2, /*exactly=*/true);
+    });
 }
 
 QStringList CaptionStrip::words() const {

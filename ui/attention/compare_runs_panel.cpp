@@ -77,11 +77,13 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->installEventFilter(this);
     m_outputs = new ClassProbChart(this);
-    m_outputs->setMinimumHeight(190);
+    m_outputs->setMinimumHeight(150);  // with the charts below, fits presentation type at 1280x800
     m_entropy = new BandChart(this);
     m_entropy->setObjectName(QStringLiteral("entropyChart"));
+    m_entropy->setMinimumHeight(130);
     m_entropy->setTitles(tr("Entropy per step: mean, \u00b11 sd"), tr("step"), tr("nats"));
     m_outputs->setObjectName(QStringLiteral("outputChart"));
+    m_outputs->setAxisTitles(tr("share of runs"), tr("output"));
     m_outputs->setToolTip(tr("Share of runs per output; click a bar to load the first run with that output"));
     m_paths = new QTableWidget(0, 3, this);
     m_paths->setObjectName(QStringLiteral("pathTable"));
@@ -340,14 +342,15 @@ QString CompareRunsPanel::pathsCsv() const {
 
 QString CompareRunsPanel::exportOutputs(const QString& path) {
     if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
-    return exportView(*m_outputs, outputsCsv(), path);
+    return exportView(*m_outputs, outputsCsv(), path, {},
+                      {tr("Outputs of %1 sampled runs").arg(m_stats.runs), plainText(m_summary->text())});
 }
 
 QString CompareRunsPanel::exportEntropy(const QString& path) {
     if (m_set.runs.empty()) return tr("nothing to export: no runs yet");
     return exportView(*m_entropy, m_entropy->csv(QStringLiteral("step"), QStringLiteral("mean_entropy"),
                                                  QStringLiteral("mean_minus_sd"), QStringLiteral("mean_plus_sd")),
-                      path);
+                      path, {}, {tr("Attention entropy per step over %1 sampled runs").arg(m_stats.runs), plainText(m_summary->text())});
 }
 
 QString CompareRunsPanel::exportPaths(const QString& path) {

@@ -265,7 +265,7 @@ QString DatasetComparePanel::exportKCurve(const QString& path) {
     if (!m_comparison) return tr("nothing to export: no comparison yet");
     return exportView(*m_kChart, m_kChart->csv(QStringLiteral("k"), QStringLiteral("accuracy_percent"),
                                                QStringLiteral("low_percent"), QStringLiteral("high_percent")),
-                      path);
+                      path, {}, {tr("Accuracy against K (ksample:K)"), plainText(m_summary->text())});
 }
 
 QString DatasetComparePanel::exportDisagreements(const QString& path) const {

@@ -8,6 +8,9 @@
 
 #include "charts/class_prob_chart.h"
 
+#include <QEvent>
+#include <QTimer>
+
 namespace saccade::ui {
 
 namespace {
@@ -31,7 +34,7 @@ QString className(const Trace& t, int k) {
 QString ruleMeaning(const QString& rule, bool caption) {
     // A captioner's ksample:K samples K whole captions and shows the most frequent one (its first run).
     if (caption && rule.startsWith(QLatin1String("ksample")))
-        return QObject::tr("%1 sampled captions: the most frequent one, as its first run decoded it")
+        return QObject::tr("%1 sampled captions: the most frequent")
             .arg(rule.section(QLatin1Char(':'), 1));
     if (rule == QLatin1String("soft")) return QObject::tr("expected context over all cells (deterministic)");
     if (rule == QLatin1String("argmax")) return QObject::tr("the most probable cell (deterministic)");
@@ -39,9 +42,9 @@ QString ruleMeaning(const QString& rule, bool caption) {
     if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
     if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
     if (rule.startsWith(QLatin1String("ksample")))
-        return QObject::tr("K sampled runs: the mean distribution, every place they looked, the averaged output");
+        return QObject::tr("K sampled runs averaged: every place they looked");
     if (rule == QLatin1String("mean")) return QObject::tr("the location policy's mean (deterministic)");
-    if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control that ignores the policy)");
+    if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control)");
     return {};
 }
 
@@ -78,8 +81,10 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     m_step = makeLabel(stepBox, "stepLabel");
     m_chart = new ClassProbChart(stepBox);
     auto* stepLayout = new QVBoxLayout(stepBox);
-    stepLayout->addWidget(m_step);
+    // The chart first: the step's text (its length differs by rule) grows below it, not above.
+    m_chart->setMinimumHeight(160);
     stepLayout->addWidget(m_chart, 1);
+    stepLayout->addWidget(m_step);
     auto* outBox = new QGroupBox(tr("Output (after the last step)"), this);
     m_outBox = outBox;
     m_output = makeLabel(outBox, "outputLabel");
@@ -91,7 +96,44 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(stepBox, 1);
     layout->addWidget(outBox);
     setMinimumWidth(230);
+    // The run text differs by rule: it keeps the room of the longest (measured on a hidden twin),
+    // so the chart below starts at the same height under every rule.
+    m_runProbe = makeLabel(this, "runProbe");
+    m_runProbe->hide();
     clear();
+}
+
+void StepInfoPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::FontChange) return;
+    QTimer::singleShot(0, this, [this] { reserveRunHeight(); });  // once the labels have the new type too
+}
+
+void StepInfoPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    reserveRunHeight();
+}
+
+QString StepInfoPanel::runTextFor(const Trace& t, const QString& rule, const QString& meaning, double ms,
+                                  quint64 seed) const {
+    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
+                            rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
+    return tr("<b>%1</b>%2: %3<br>model %4 on %5, %7 ms<br>image %6")
+        .arg(rule, stochastic ? tr(", seed %1").arg(seed) : QString(), meaning, QString::fromStdString(t.modelId),
+             QString::fromStdString(t.device), QString::fromStdString(t.imageId))
+        .arg(ms, 0, 'f', 1);
+}
+
+void StepInfoPanel::reserveRunHeight() {
+    if (!m_trace) return m_run->setMinimumHeight(0);
+    // The longest description any rule has, with a long seed and time, at the label's width.
+    QString longest;
+    for (const char* rule : {"soft", "argmax", "sample", "topk:3", "gumbel:0.5", "ksample:10", "mean", "random"})
+        for (bool caption : {false, true})
+            if (const QString m = ruleMeaning(QLatin1String(rule), caption); m.size() > longest.size()) longest = m;
+    m_runProbe->setText(runTextFor(*m_trace, QStringLiteral("gumbel:10"), longest, 99999.9, 4294967295u));
+    const int width = m_run->width() > 0 ? m_run->width() : m_run->sizeHint().width();
+    m_run->setMinimumHeight(m_runProbe->heightForWidth(width));
 }
 
 void StepInfoPanel::setTrace(const Trace& trace, double computeMs) {
@@ -125,13 +167,8 @@ void StepInfoPanel::refresh() {
     const auto& step = t.steps[size_t(s)];
     const QString rule = QString::fromStdString(t.rule);
     const bool caption = !step.token.empty();
-    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
-                            rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
-    m_run->setText(tr("<b>%1</b>%2<br>%3<br>model %4 on %5<br>image %6<br>computed in %7 ms")
-                       .arg(rule, stochastic ? tr(", seed %1").arg(t.seed) : QString(),
-                            ruleMeaning(rule, caption), QString::fromStdString(t.modelId),
-                            QString::fromStdString(t.device), QString::fromStdString(t.imageId))
-                       .arg(m_computeMs, 0, 'f', 1));
+    m_run->setText(runTextFor(t, rule, ruleMeaning(rule, caption), m_computeMs, t.seed));
+    reserveRunHeight();
 
     // A caption's step is one run's (the shown caption's), not K draws averaged.
     const bool kSample = rule.startsWith(QLatin1String("ksample")) && !caption;

@@ -29,7 +29,15 @@ public:
     QString stepText() const;
     QString outputText() const;
 
+protected:
+    /// The reserved lines follow the type (presentation mode).
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    QString runTextFor(const Trace& t, const QString& rule, const QString& meaning, double ms, quint64 seed) const;
+    void reserveRunHeight();
+    QLabel* m_runProbe = nullptr;  ///< hidden: measures the longest run text at the label's width
     void refresh();
     void setCellStepText(const TraceStep& step, bool kSample);
     void updateOutput(const Trace& trace, const TraceStep& step);

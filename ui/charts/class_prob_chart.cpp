@@ -50,6 +50,11 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     });
 }
 
+void ClassProbChart::setAxisTitles(const QString& value, const QString& categories) {
+    m_axisX->setTitleText(value);
+    m_axisY->setTitleText(categories);
+}
+
 void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStringList& names,
                                       int truth, int maxBars, int marked, const QString& markNote) {
     QVector<int> order(probs.size());
@@ -76,6 +81,10 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
         categories << name;
         m_set->append(std::round(probs[k] * 1000) / 1000);
     }
+    // Class names are shown whole ("Pullover", not "Pullover…"); long captions are cut to fit.
+    bool shortNames = true;
+    for (int k : order) shortNames &= k >= names.size() || names[k].size() <= 16;
+    m_axisY->setTruncateLabels(!shortNames);
     m_set->setSelectedColor(kTruthColour);
     for (int i = 0; i < order.size(); ++i)
         if (order[i] == truth) m_set->selectBar(i);

@@ -26,6 +26,8 @@ public:
     void setProbabilities(const QVector<double>& probs, const QStringList& names, int truth,
                           int maxBars = 10, int marked = -1, const QString& markNote = {});
     void clear();
+    /// Axis titles: what a bar's length is ("share of runs") and what the bars are ("output").
+    void setAxisTitles(const QString& value, const QString& categories);
 
     /// The categories shown, top bar first (each as one line of text), and their values (for tests).
     QStringList shownCategories() const;

@@ -15,6 +15,7 @@
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTimer>
@@ -173,7 +174,14 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     evalRow->addWidget(m_cancel);
     evalRow->addWidget(m_progress, 1);
     evalLayout->addLayout(evalRow);
-    evalLayout->addWidget(m_results);
+    // The table scrolls in a fixed band: evaluating never takes height from the matrices above.
+    auto* resultsArea = new QScrollArea(evalBox);
+    resultsArea->setObjectName(QStringLiteral("seqResultsArea"));
+    resultsArea->setWidget(m_results);
+    resultsArea->setWidgetResizable(true);
+    resultsArea->setFrameShape(QFrame::NoFrame);
+    resultsArea->setFixedHeight(8 * m_results->fontMetrics().lineSpacing());
+    evalLayout->addWidget(resultsArea);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
