@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "file_dialogs.h"
 
 #include <QCloseEvent>
 #include <QHBoxLayout>
@@ -240,6 +241,7 @@ void MainWindow::restoreSettings() {
     m_recentSessions = settings.value(QStringLiteral("window/recent_sessions")).toStringList();
     fillRecentMenu();
     m_scalarLab->restoreSettings(settings);
+    rememberDialogFolder(settings.value(QStringLiteral("window/dialog_folder")).toString());
 }
 
 void MainWindow::saveSettings() const {
@@ -247,6 +249,7 @@ void MainWindow::saveSettings() const {
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/page"), currentPage());
     settings.setValue(QStringLiteral("window/recent_sessions"), m_recentSessions);
+    settings.setValue(QStringLiteral("window/dialog_folder"), lastDialogFolder());
     m_scalarLab->saveSettings(settings);
     m_attention->saveSettings(settings);
 }
@@ -425,14 +428,12 @@ void MainWindow::addMenus() {
                     [this] { m_report->exportReport(m_checkpoint); });
     file->addSeparator();
     file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QDir::homePath(),
-                                                          tr("Saccade sessions (*.saccade)"));
+        const QString path = openFileDialog(this, tr("Open session"), tr("Saccade sessions (*.saccade)"));
         if (!path.isEmpty()) openSessionFile(path);
     });
     file->addAction(tr("Save s&ession…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
-                                                    QDir::home().filePath(QStringLiteral("demo.saccade")),
-                                                    tr("Saccade sessions (*.saccade)"));
+        QString path = saveFileDialog(this, tr("Save session"), QStringLiteral("demo.saccade"),
+                                      tr("Saccade sessions (*.saccade)"));
         if (path.isEmpty()) return;
         if (!path.endsWith(QStringLiteral(".saccade"))) path += QStringLiteral(".saccade");
         const QString error = saveSessionFile(path);
@@ -449,8 +450,7 @@ void MainWindow::addMenus() {
     fillRecentMenu();
     file->addSeparator();
     file->addAction(tr("Start a &tour…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Start a tour"), QDir::homePath(),
-                                                          tr("Tours and sessions (*.tour *.saccade)"));
+        const QString path = openFileDialog(this, tr("Start a tour"), tr("Tours and sessions (*.tour *.saccade)"));
         if (path.isEmpty()) return;
         // A .saccade picked from a tour folder starts the whole folder.
         const QString error = startTour(path.endsWith(QStringLiteral(".saccade")) ? QFileInfo(path).absolutePath() : path);
@@ -482,7 +482,7 @@ void MainWindow::addMenus() {
             this, tr("Saccade: keys and pages"),
             tr("<b>Keys</b><br>Ctrl+O open a model · Ctrl+Shift+O open an image · Ctrl+S export the view as "
                "PNG · Ctrl+Shift+S save a session · F11 presentation mode (Page Down / Page Up move through a tour, "
-               "Esc leaves) · Ctrl+R export a self-contained HTML report of the model · Ctrl+Q quit · F1 this help<br>On the Attention page: Left/Right step, Space plays, the wheel "
+               "Esc leaves) · Ctrl+R export a self-contained HTML report of the model · Ctrl+Q quit · F1 this help<br>On the Attention and Sequences pages: Left/Right step, Home/End go to the first and last step. On the Attention page: Space plays, the wheel "
                "zooms, dragging pans, double-click fits.<br><br><b>Pages</b><br>Attention: where a model looks; the "
                "Runs tab samples again, the Dataset tab compares every rule, the Adequacy tab flags inadequate "
                "observations.<br>Probes &amp; cost: boundary sweeps, faithfulness, cost per stage.<br>Training, "

@@ -1,4 +1,5 @@
 #include "report_export.h"
+#include "file_dialogs.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -34,15 +35,11 @@ void ReportExporter::exportReport(const QString& checkpoint) {
         Q_EMIT statusMessage(tr("A report is already being made."));
         return;
     }
-    if (m_folder.isEmpty()) m_folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    if (m_folder.isEmpty() || !QDir(m_folder).exists()) m_folder = QDir::homePath();
-    const QString suggested = QDir(m_folder).filePath(QFileInfo(checkpoint).completeBaseName() + QStringLiteral("-report.html"));
-    QString path = QFileDialog::getSaveFileName(m_parent, tr("Export report"), suggested,
-                                                tr("HTML report (*.html);;PDF (*.pdf)"));
+    QString path = saveFileDialog(m_parent, tr("Export report"), QFileInfo(checkpoint).completeBaseName() + QStringLiteral("-report.html"),
+                                  tr("HTML report (*.html);;PDF (*.pdf)"));
     if (path.isEmpty()) return;
     if (!path.endsWith(QStringLiteral(".html"), Qt::CaseInsensitive) && !path.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive))
         path += QStringLiteral(".html");
-    m_folder = QFileInfo(path).absolutePath();
     ReportOptions options;
     options.modelPath = checkpoint.toStdString();
     start(options, path);

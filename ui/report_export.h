@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "report/html_report.h"
+#include "file_dialogs.h"
 
 class QProgressDialog;
 class QWidget;
@@ -40,7 +41,6 @@ private:
     QWidget* m_parent;
     AnalysisJob* m_job;
     QProgressDialog* m_dialog = nullptr;
-    QString m_folder;
 };
 
 }  // namespace saccade::ui

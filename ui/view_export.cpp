@@ -1,4 +1,5 @@
 #include "view_export.h"
+#include "file_dialogs.h"
 
 #include <QBuffer>
 #include <QFontMetrics>
@@ -207,7 +208,7 @@ QToolButton* makeExportButton(QWidget* parent, const QList<ExportItem>& items) {
     auto* menu = new QMenu(button);
     for (const auto& item : items) {
         menu->addAction(item.title + QStringLiteral("…"), parent, [parent, item] {
-            const QString path = QFileDialog::getSaveFileName(parent, item.title, item.fileName, item.filters);
+            const QString path = saveFileDialog(parent, item.title, item.fileName, item.filters);
             if (path.isEmpty()) return;
             const QString error = item.write(path);
             if (!error.isEmpty()) QMessageBox::warning(parent, item.title, error);

@@ -29,7 +29,7 @@ namespace {
 
 struct SweepArgs {
     std::string model, device = "auto", object = "item", dataset, dx, dy, out, metric, vary, values, shard;
-    int size = 0, runs = 20, distractors = 0, top = 10;
+    int size = 0, runs = kSweepRuns, distractors = 0, top = 10;
     std::int64_t item = 0;
     std::uint64_t seed = 1;
     bool json = false;

@@ -27,9 +27,13 @@ int defaultProbeSize(int cell, ProbeObject object);
 /// that the object stays on the canvas; uses canvas, cellSize, origins and objectSize.
 void setDefaultSweepRanges(ProbeOptions& probe);
 
+/// Sampled runs per sweep position, one default for the CLI's sweep, the report and the GUI's
+/// sweep panel (a report and the GUI then agree on the same share of failures).
+constexpr int kSweepRuns = 20;
+
 struct SweepOptions {
     ProbeOptions probe;  ///< canvas: the model's input size; offsets relative to the anchor line
-    int runs = 20;       ///< stochastic runs per position (0: the deterministic rule only)
+    int runs = kSweepRuns;  ///< stochastic runs per position (0: the deterministic rule only)
     std::uint64_t seed = 1;
     Shard shard;         ///< only this slice of the positions (each position's figures are independent)
 };

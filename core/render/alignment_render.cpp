@@ -151,7 +151,8 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
             cv::rectangle(m, cv::Rect(l.x0() + c * l.cell + 2, yBase - h, l.cell - 4, std::max(1, h)), cv::Scalar(rgb[0], rgb[1], rgb[2]), cv::FILLED);
         }
         cv::line(m, {l.x0(), yBase}, {l.x0() + l.cols * l.cell, yBase}, kAlignText, 1);
-        const std::string label = "step " + std::to_string(o.highlight) + ": '" + t.tokens[size_t(o.highlight)] + "'";
+        // Counted from 1, as every page counts steps.
+        const std::string label = "step " + std::to_string(o.highlight + 1) + ": '" + t.tokens[size_t(o.highlight)] + "'";
         cv::putText(m, label, {4, yBase - 4}, kAlignFont, fs * 0.9, kAlignText, 1, cv::LINE_AA);
     }
     if (!o.caption.empty())

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "analysis/boundary_sweep.h"
 #include "common/progress.h"
 #include "common/result.h"
 
@@ -21,7 +22,7 @@ struct ReportOptions {
     std::int64_t limit = 500;       ///< test images for accuracy per rule
     std::int64_t imageIndex = 0;    ///< the test image of the runs section
     int runs = 200;                 ///< sampled runs of that image
-    int sweepRuns = 10;             ///< sampled runs per sweep position
+    int sweepRuns = kSweepRuns;     ///< sampled runs per sweep position (the GUI's and the CLI's default)
     std::int64_t faithfulnessImages = 100;
     int costRepeats = 3;            ///< timed repetitions per stage (median)
     std::uint64_t seed = 1;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/boundary_sweep.h"
 #include "common/base64.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
@@ -179,4 +180,11 @@ TEST(HtmlReport, RendersInAHeadlessBrowser) {
     EXPECT_GT(double(dark) / (png->width * png->height), 0.03);
     EXPECT_GT(blue, 2000);
     fs::remove_all(dir);
+}
+
+TEST(Report, SweepsWithTheSameRunsPerOffsetAsTheCliAndTheGui) {
+    // One default: a report that sampled 10 runs per offset where the GUI samples 20 said 0% where
+    // the GUI said 5%.
+    EXPECT_EQ(saccade::ReportOptions{}.sweepRuns, saccade::kSweepRuns);
+    EXPECT_EQ(saccade::SweepOptions{}.runs, saccade::kSweepRuns);
 }

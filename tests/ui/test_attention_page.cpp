@@ -604,6 +604,10 @@ void TestAttentionPage::steppingChangesTheOverlay() {
             m_page->canvas()->trace()->steps[0].grid->probs != m_page->canvas()->trace()->steps[1].grid->probs);
     QTest::keyClick(m_page->canvas(), Qt::Key_Left);
     QCOMPARE(m_page->canvas()->step(), 0);
+    QTest::keyClick(m_page->canvas(), Qt::Key_End);  // to the last step, and back to the first
+    QCOMPARE(m_page->canvas()->step(), m_page->scrubber()->stepCount() - 1);
+    QTest::keyClick(m_page->canvas(), Qt::Key_Home);
+    QCOMPARE(m_page->canvas()->step(), 0);
 }
 
 void TestAttentionPage::chosenCellIsDrawnOnItsPixels() {

@@ -24,6 +24,7 @@
 #include "attention/attention_page.h"
 #include "attention/attention_toolbar.h"
 #include "doctor/doctor_panel.h"
+#include "file_dialogs.h"
 #include "main_window.h"
 #include "report_export.h"
 #include "report_pdf.h"
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void sessionErrorsAndRulesItCannotApplyShowInTheBanner();
     void theDefaultTourPresentsEachSlideWithItsNotes();
     void presentationFitsA1280x800ScreenAndLeavesNoTrace();
+    void fileDialogsStartInTheLastFolder();
 };
 
 QSize qSmartMinSize(const QWidget* w);  // QtWidgets' own measure of what a layout gives a widget at least
@@ -449,6 +451,32 @@ void TestMainWindow::presentationFitsA1280x800ScreenAndLeavesNoTrace() {
                  qPrintable(QStringLiteral("%1 %2 keeps %3 pt")
                                 .arg(QString::fromLatin1(child->metaObject()->className()), child->objectName())
                                 .arg(child->font().pointSizeF())));
+}
+
+void TestMainWindow::fileDialogsStartInTheLastFolder() {
+    using namespace saccade::ui;
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("shots")));
+    const QString shots = dir.filePath(QStringLiteral("shots"));
+    rememberDialogFolder(shots + QStringLiteral("/view.png"));  // a file chosen there
+    QCOMPARE(lastDialogFolder(), shots);
+    QCOMPARE(dialogStart(), shots);
+    QCOMPARE(dialogStart(QStringLiteral("report.html")), shots + QStringLiteral("/report.html"));
+    QCOMPARE(dialogStart(QStringLiteral("/elsewhere/m.pt")), QStringLiteral("/elsewhere/m.pt"));  // a path as given
+    rememberDialogFolder(dir.path());  // a folder chosen itself
+    QCOMPARE(lastDialogFolder(), dir.path());
+    {
+        MainWindow window(/*useSettings=*/true);
+        rememberDialogFolder(shots);
+        window.close();  // saves the settings
+    }
+    rememberDialogFolder(dir.path());
+    {
+        MainWindow window(/*useSettings=*/true);  // the next run starts where the last one was
+        QCOMPARE(lastDialogFolder(), shots);
+    }
+    rememberDialogFolder(dir.filePath(QStringLiteral("gone/x.png")));  // a folder that is gone: home
+    QCOMPARE(lastDialogFolder(), QDir::homePath());
 }
 
 QTEST_MAIN(TestMainWindow)

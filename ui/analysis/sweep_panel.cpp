@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "analysis/analysis_job.h"
+#include "analysis/boundary_sweep.h"
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
 #include "data/dataset.h"
@@ -52,7 +53,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_distractors->setSuffix(tr(" clutter"));
     m_runs = new QSpinBox(this);
     m_runs->setRange(0, 1000);
-    m_runs->setValue(20);
+    m_runs->setValue(kSweepRuns);  // the CLI's and the report's default too
     m_runs->setSuffix(tr(" runs each"));
     m_metric = new QComboBox(this);
     for (auto [m, label] : {std::pair{SweepMetric::SampleAccuracy, tr("sampled runs right")},

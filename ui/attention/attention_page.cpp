@@ -1,4 +1,5 @@
 #include "attention/attention_page.h"
+#include "file_dialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -119,7 +120,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
 
-    // Arrow keys step, Space plays, anywhere on the page (text fields keep their own keys).
+    // Arrow keys step, Home and End go to the ends, Space plays, anywhere on the page (text fields
+    // keep their own keys).
     auto shortcut = [this](QKeySequence keys, auto slot) {
         auto* s = new QShortcut(keys, this, slot);
         s->setContext(Qt::WidgetWithChildrenShortcut);
@@ -127,6 +129,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     shortcut(QKeySequence(Qt::Key_Left), [this] { m_scrubber->step(-1); });
     shortcut(QKeySequence(Qt::Key_Right), [this] { m_scrubber->step(+1); });
     shortcut(QKeySequence(Qt::Key_Space), [this] { m_scrubber->togglePlay(); });
+    shortcut(QKeySequence(Qt::Key_Home), [this] { m_scrubber->setCurrentStep(0); });
+    shortcut(QKeySequence(Qt::Key_End), [this] { m_scrubber->setCurrentStep(std::max(0, m_scrubber->stepCount() - 1)); });
 
     connect(m_scrubber, &StepScrubber::stepChanged, this, [this](int step) {
         m_canvas->setStep(step);
@@ -654,10 +658,6 @@ void AttentionPage::exportAs(int what) {
                             QString::fromStdString(m_trace->rule))
                        .arg(m_trace->seed);
     base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    if (m_exportFolder.isEmpty()) {
-        m_exportFolder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-        if (m_exportFolder.isEmpty() || !QDir(m_exportFolder).exists()) m_exportFolder = QDir::homePath();
-    }
     // Image exports first ask for a size and a caption (for slides).
     const bool picture = kind == E::ViewPng || kind == E::ViewSvg || kind == E::StripPng || kind == E::Gif;
     ImageExportOptions options;
@@ -679,10 +679,8 @@ void AttentionPage::exportAs(int what) {
         m_exportScale = options.scale;
         m_exportCaptionOn = !options.caption.isEmpty();
     }
-    const QString suggested = QDir(m_exportFolder).filePath(base + QLatin1String(choice.suffix));
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, tr(choice.filter));
+    const QString path = saveFileDialog(this, tr("Export"), base + QLatin1String(choice.suffix), tr(choice.filter));
     if (path.isEmpty()) return;
-    m_exportFolder = QFileInfo(path).absolutePath();
     QString error;
     switch (kind) {
     case E::ViewPng: error = exportViewPng(*m_canvas, path, options); break;

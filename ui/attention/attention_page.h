@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "analysis/adequacy.h"
+#include "file_dialogs.h"
 #include "data/image.h"
 #include "io/session.h"
 #include "trace/trace.h"
@@ -148,7 +149,6 @@ private:
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     QString m_bundledFolder;
-    QString m_exportFolder;  ///< where the last export went (the next one starts there)
     int m_exportScale = 0;   ///< the last image export's scale (0: auto) and caption choice
     bool m_exportCaptionOn = true;
 

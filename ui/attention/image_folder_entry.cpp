@@ -1,4 +1,5 @@
 #include "attention/image_folder_entry.h"
+#include "file_dialogs.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -28,8 +29,7 @@ ImageFolderEntry::ImageFolderEntry(QComboBox* combo, QString tooltip)
     combo->installEventFilter(this);
     connect(combo, &QComboBox::activated, this, [this](int index) {
         if (!isEntry(index)) return;
-        const QString folder = QFileDialog::getExistingDirectory(m_combo->parentWidget(),
-                                                                 tr("A folder of class folders of images"));
+        const QString folder = folderDialog(m_combo->parentWidget(), tr("A folder of class folders of images"));
         {
             const QSignalBlocker block(m_combo);  // back to what was shown, without reloading it
             m_combo->setCurrentIndex(m_last);

@@ -1,4 +1,5 @@
 #include "attention/image_panel.h"
+#include "file_dialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -255,8 +256,8 @@ void ImagePanel::applyFilter() {
 }
 
 void ImagePanel::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open an image"), QString(), tr("Images (*.png *.jpg *.jpeg *.bmp *.tif *.tiff);;All files (*)"));
+    const QString path =
+        openFileDialog(this, tr("Open an image"), tr("Images (*.png *.jpg *.jpeg *.bmp *.tif *.tiff);;All files (*)"));
     if (!path.isEmpty()) Q_EMIT fileChosen(path);
 }
 

@@ -1,4 +1,5 @@
 #include "attention/model_panel.h"
+#include "file_dialogs.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -180,7 +181,7 @@ void ModelPanel::showError(const QString& message) {
 }
 
 void ModelPanel::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a model"), QString(),
+    const QString path = openFileDialog(this, tr("Open a model"),
                                                       tr("Checkpoints and TorchScript models (*.pt *.pth *.ts);;All files (*)"));
     if (!path.isEmpty()) Q_EMIT modelRequested(path, device());
 }

@@ -1,4 +1,5 @@
 #include "sequences/sequences_page.h"
+#include "file_dialogs.h"
 
 #include <future>
 
@@ -16,6 +17,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
+#include <functional>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTimer>
@@ -193,7 +196,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(evalBox);
 
     connect(open, &QPushButton::clicked, this, [this] {
-        const auto path = QFileDialog::getOpenFileName(this, tr("Open a sequence model"), QString(), tr("Checkpoints (*.pt)"));
+        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints (*.pt)"));
         if (!path.isEmpty()) openModel(path);
     });
     connect(m_input, &QLineEdit::textChanged, this, [this] {
@@ -241,6 +244,16 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
             m_stepSlider->setValue(m_stepSlider->value() + 1);
         }
     });
+    // The Attention page's keys: arrows step, Home and End go to the ends (the input keeps its own).
+    const std::pair<QKeySequence, std::function<void()>> keys[] = {
+        {QKeySequence(Qt::Key_Left), [this] { m_stepSlider->setValue(m_stepSlider->value() - 1); }},
+        {QKeySequence(Qt::Key_Right), [this] { m_stepSlider->setValue(m_stepSlider->value() + 1); }},
+        {QKeySequence(Qt::Key_Home), [this] { m_stepSlider->setValue(m_stepSlider->minimum()); }},
+        {QKeySequence(Qt::Key_End), [this] { m_stepSlider->setValue(m_stepSlider->maximum()); }}};
+    for (const auto& [key, act] : keys) {
+        auto* s = new QShortcut(key, this, act);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+    }
     connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         if (m_cancelFlag) m_cancelFlag->store(true);
@@ -529,7 +542,7 @@ void SequencesPage::updateStepLabel() {
     }
     const auto& t = *m_results2[0];
     QString s = tr("Step %1 of %2: '%3'   entropy %4 nats   likeliest words:")
-                    .arg(step)
+                    .arg(step + 1)  // counted from 1, as on every page
                     .arg(t.tokens.size())
                     .arg(QString::fromStdString(t.tokens[size_t(step)]))
                     .arg(t.entropy[size_t(step)], 0, 'f', 2);
@@ -542,7 +555,7 @@ QString SequencesPage::outputSummary() const { return m_output->text(); }
 QString SequencesPage::evaluationText() const { return m_results->text(); }
 
 void SequencesPage::exportAs(const QString& kind) {
-    const auto path = QFileDialog::getSaveFileName(this, tr("Export"), QStringLiteral("alignment.") + kind,
+    const auto path = saveFileDialog(this, tr("Export"), QStringLiteral("alignment.") + kind,
                                                    kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')'));
     if (!path.isEmpty()) exportFile(path);
 }

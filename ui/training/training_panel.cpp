@@ -1,4 +1,5 @@
 #include "training/training_panel.h"
+#include "file_dialogs.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -221,8 +222,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     });
     updateOut();
     connect(m_browse, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save the model as"), m_out->text(),
-                                                          tr("Checkpoints (*.pt)"));
+        const QString path = saveFileDialog(this, tr("Save the model as"), m_out->text(), tr("Checkpoints (*.pt)"));
         if (!path.isEmpty()) m_out->setText(path);
     });
     connect(m_train, &QPushButton::clicked, this, &TrainingPanel::startTraining);
