@@ -17,9 +17,12 @@ constexpr int kAlignFont = cv::FONT_HERSHEY_SIMPLEX;
 /// Where everything sits; shared by the PNG and the SVG.
 struct Layout {
     bool upright;  ///< column labels of one or two characters stand upright; longer ones are turned
-    int cell, labelW, headerH, barsH, captionH, width, height, rows, cols;
+    int cell, labelW, headerH, barsH, captionH, width, height, rows, cols, scaleW;
     int x0() const { return labelW; }
     int y0() const { return headerH; }
+    /// The colour scale: a bar right of the matrix, weight 1 at the top and 0 at the bottom.
+    int scaleX() const { return labelW + cols * cell + cell / 2; }
+    int scaleBarW() const { return std::max(8, cell / 2); }
 };
 
 double fontScale(int cell) { return std::clamp(cell / 55.0, 0.3, 1.2); }
@@ -45,7 +48,8 @@ Layout layoutOf(const SeqTranslation& t, const AlignmentRenderOptions& o) {
     l.headerH = l.upright ? l.cell + 4 : std::max(l.cell, colLabel + 10);
     l.barsH = o.highlight >= 0 ? 3 * l.cell : 0;
     l.captionH = o.caption.empty() ? 0 : l.cell + 8;
-    l.width = std::max(l.labelW + l.cols * l.cell + 8, o.caption.empty() ? 0 : textWidth(o.caption, l.cell) + 16);
+    l.scaleW = l.cell / 2 + std::max(8, l.cell / 2) + textWidth("0.5", l.cell) + 10;
+    l.width = std::max(l.labelW + l.cols * l.cell + l.scaleW + 8, o.caption.empty() ? 0 : textWidth(o.caption, l.cell) + 16);
     l.height = l.headerH + l.rows * l.cell + l.barsH + l.captionH + 8;
     return l;
 }
@@ -72,6 +76,19 @@ void drawDashedRect(cv::Mat& m, cv::Rect r, cv::Scalar c) {
         cv::line(m, {r.x, y}, {r.x, std::min(y + dash, r.y + r.height - 1)}, c, 1);
         cv::line(m, {r.x + r.width - 1, y}, {r.x + r.width - 1, std::min(y + dash, r.y + r.height - 1)}, c, 1);
     }
+}
+
+// The colour scale beside the matrix: inferno from weight 0 (bottom) to 1 (top), with 0, 0.5, 1.
+void drawColourScale(cv::Mat& m, const Layout& l, double fs, int textH) {
+    const int top = l.y0(), height = std::max(1, l.rows * l.cell), x = l.scaleX(), w = l.scaleBarW();
+    for (int y = 0; y < height; ++y) {
+        const auto rgb = infernoColour(1.0 - double(y) / std::max(1, height - 1));
+        cv::line(m, {x, top + y}, {x + w - 1, top + y}, cv::Scalar(rgb[0], rgb[1], rgb[2]), 1);
+    }
+    cv::rectangle(m, cv::Rect(x, top, w, height), kAlignText, 1);
+    for (const auto& [label, at] : {std::pair{"1", 0.0}, {"0.5", 0.5}, {"0", 1.0}})
+        cv::putText(m, label, {x + w + 3, top + int(at * (height - 1)) + textH / 2}, kAlignFont, fs * 0.85, kAlignText, 1,
+                    cv::LINE_AA);
 }
 
 Image toImage(const cv::Mat& m) {
@@ -141,6 +158,7 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
             cv::line(m, {x, l.y0() + r * l.cell + 1}, {x, l.y0() + r * l.cell + l.cell / 3}, kCentre, 2);
         }
     }
+    drawColourScale(m, l, fs, textH);
     if (o.highlight >= 0 && o.highlight < l.rows) {
         cv::rectangle(m, cv::Rect(l.x0() - 2, l.y0() + o.highlight * l.cell - 2, l.cols * l.cell + 4, l.cell + 4), cv::Scalar(0, 120, 255), 2);
         const int yBase = l.y0() + l.rows * l.cell + l.barsH - 4;
@@ -161,47 +179,73 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
 }
 
 Image renderHeadView(const SeqTranslation& t, const AlignmentRenderOptions& o) {
+    // As readers know it from bertviz: output tokens left, input tokens right, a line between two
+    // tokens as strong (thick, saturated) as its weight. Every step's lines are drawn faintly and
+    // the current step's at full strength; the type is larger than the matrix's, so the figure
+    // reads at the page's size.
     const int cell = std::clamp(o.cell, 8, 96);
-    const double fs = fontScale(cell);
+    const double fs = fontScale(cell) * 1.6;
+    auto width = [&](const std::string& s) {
+        int base = 0;
+        return cv::getTextSize(s, kAlignFont, fs, 1, &base).width;
+    };
     int left = 0, right = 0;
-    for (const auto& s : t.tokens) left = std::max(left, textWidth(s, cell));
-    for (const auto& s : t.source) right = std::max(right, textWidth(s == " " ? "_" : s, cell));
-    const int gap = std::max(160, 8 * cell);
+    for (const auto& s : t.tokens) left = std::max(left, width(s));
+    for (const auto& s : t.source) right = std::max(right, width(s == " " ? "_" : s));
+    const int gap = std::max(200, 12 * cell), legendH = cell + 10;
     const int rows = int(t.tokens.size()), cols = int(t.source.size());
-    const int height = std::max(rows, cols) * cell + 16 + (o.caption.empty() ? 0 : cell + 8);
-    const int width = std::max(left + gap + right + 32, o.caption.empty() ? 0 : textWidth(o.caption, cell) + 16);
-    cv::Mat m(height, width, CV_8UC3, cv::Scalar(255, 255, 255));
+    const int height = std::max(rows, cols) * cell + 16 + legendH + (o.caption.empty() ? 0 : cell + 8);
+    const int figureWidth = std::max(left + gap + right + 32, o.caption.empty() ? 0 : textWidth(o.caption, cell) + 16);
+    cv::Mat m(height, std::max(figureWidth, 3 * gap / 2 + 40), CV_8UC3, cv::Scalar(255, 255, 255));
     int base = 0;
     const int textH = cv::getTextSize("Ag", kAlignFont, fs, 1, &base).height;
     const int xl = left + 12, xr = left + 12 + gap;
     auto yOf = [&](int i) { return 8 + i * cell + cell / 2; };
+    // A weight's line: white to blue (30, 120, 240) and 1 to 5 px; `strength` fades other steps.
+    auto drawLine = [&](cv::Point a, cv::Point b, double w, double strength) {
+        const double k = std::clamp(w, 0.0, 1.0) * strength;
+        const cv::Scalar colour(255 - k * 225, 255 - k * 135, 255 - k * 15);
+        cv::line(m, a, b, colour, 1 + int(std::lround(4 * k)), cv::LINE_AA);
+    };
     struct Line {
-        double w;
+        double w, strength;
         int r, c;
     };
     std::vector<Line> lines;
     for (int r = 0; r < rows; ++r)
-        if (o.highlight < 0 || o.highlight == r)
-            for (int c = 0; c < cols; ++c) lines.push_back({t.alignment[size_t(r)][size_t(c)], r, c});
-    std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.w < b.w; });
-    for (const auto& l : lines) {
-        const double w = std::clamp(l.w, 0.0, 1.0);
-        if (w < 0.01) continue;
-        const cv::Scalar colour(255 - w * 225, 255 - w * 135, 255 - w * 15);  // white to (30, 120, 240)
-        cv::line(m, {xl + 4, yOf(l.r)}, {xr - 4, yOf(l.c)}, colour, w > 0.5 ? 2 : 1, cv::LINE_AA);
-    }
+        for (int c = 0; c < cols; ++c) {
+            const double w = t.alignment[size_t(r)][size_t(c)];
+            const bool current = o.highlight < 0 || o.highlight == r;
+            if (w >= (current ? 0.02 : 0.1)) lines.push_back({w, current ? 1.0 : 0.3, r, c});
+        }
+    std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.w * a.strength < b.w * b.strength; });
+    for (const auto& l : lines) drawLine({xl + 4, yOf(l.r)}, {xr - 4, yOf(l.c)}, l.w, l.strength);
     for (int r = 0; r < rows; ++r) {
         const int v = rowVerdict(t, r);
         const auto colour = v > 0 ? kRight : v < 0 ? kWrong : kAlignText;
-        cv::putText(m, t.tokens[size_t(r)], {xl - 4 - textWidth(t.tokens[size_t(r)], cell), yOf(r) + textH / 2}, kAlignFont, fs,
-                    o.highlight == r ? cv::Scalar(0, 90, 220) : colour, o.highlight == r ? 2 : 1, cv::LINE_AA);
+        const bool current = o.highlight == r;
+        if (current) cv::rectangle(m, cv::Rect(xl - 8 - left, yOf(r) - cell / 2, left + 8, cell), cv::Scalar(215, 235, 255), cv::FILLED);
+        cv::putText(m, t.tokens[size_t(r)], {xl - 4 - width(t.tokens[size_t(r)]), yOf(r) + textH / 2}, kAlignFont, fs,
+                    current ? cv::Scalar(0, 90, 220) : colour, current ? 2 : 1, cv::LINE_AA);
     }
     for (int c = 0; c < cols; ++c) {
         const auto& s = t.source[size_t(c)];
         cv::putText(m, s == " " ? "_" : s, {xr + 4, yOf(c) + textH / 2}, kAlignFont, fs, s == " " ? cv::Scalar(170, 170, 170) : kAlignText, 1,
                     cv::LINE_AA);
     }
-    if (!o.caption.empty()) cv::putText(m, o.caption, {8, height - 8}, kAlignFont, fs, kAlignText, 1, cv::LINE_AA);
+    // The legend: what a line's strength means.
+    const int ly = 8 + std::max(rows, cols) * cell + 8 + legendH / 2;
+    int lx = 8;
+    cv::putText(m, "weight", {lx, ly + textH / 2}, kAlignFont, fs * 0.8, kAlignText, 1, cv::LINE_AA);
+    lx += width("weight") + 8;
+    for (double w : {0.1, 0.5, 1.0}) {
+        drawLine({lx, ly}, {lx + gap / 6, ly}, w, 1.0);
+        char label[8];
+        std::snprintf(label, sizeof label, "%g", w);
+        cv::putText(m, label, {lx + gap / 6 + 4, ly + textH / 2}, kAlignFont, fs * 0.8, kAlignText, 1, cv::LINE_AA);
+        lx += gap / 6 + 12 + width(label);
+    }
+    if (!o.caption.empty()) cv::putText(m, o.caption, {8, height - 8}, kAlignFont, fontScale(cell), kAlignText, 1, cv::LINE_AA);
     return toImage(m);
 }
 
@@ -220,6 +264,22 @@ std::string hex(const std::array<std::uint8_t, 3>& c) {
     char buf[8];
     std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c[0], c[1], c[2]);
     return buf;
+}
+}  // namespace
+
+namespace {
+// The PNG's colour scale as SVG: a vertical gradient of inferno stops, labelled 1, 0.5 and 0.
+std::string colourScaleSvg(const Layout& l, int fontPx) {
+    const int top = l.y0(), height = std::max(1, l.rows * l.cell), x = l.scaleX(), w = l.scaleBarW();
+    std::string s = "<defs><linearGradient id=\"weightScale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+    for (int k = 0; k <= 10; ++k)
+        s += "<stop offset=\"" + std::to_string(k * 10) + "%\" stop-color=\"" + hex(infernoColour(k / 10.0)) + "\"/>";
+    s += "</linearGradient></defs>\n<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(top) + "\" width=\"" +
+         std::to_string(w) + "\" height=\"" + std::to_string(height) + "\" fill=\"url(#weightScale)\" stroke=\"#1e1e1e\"/>\n";
+    for (const auto& [label, at] : {std::pair{"1", 0.0}, {"0.5", 0.5}, {"0", 1.0}})
+        s += "<text x=\"" + std::to_string(x + w + 3) + "\" y=\"" + std::to_string(top + int(at * (height - 1)) + fontPx / 3) +
+             "\">" + label + "</text>\n";
+    return s;
 }
 }  // namespace
 
@@ -261,6 +321,7 @@ std::string alignmentSvg(const SeqTranslation& t, const AlignmentRenderOptions& 
                      std::to_string(std::max(2, l.cell / 6)) + "\" fill=\"white\"/>\n";
         }
     }
+    s += colourScaleSvg(l, fontPx);
     if (!o.caption.empty())
         s += "<text x=\"8\" y=\"" + std::to_string(l.height - 10) + "\">" + escapeXml(o.caption) + "</text>\n";
     return s + "</svg>\n";

@@ -170,6 +170,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     m_results->setObjectName(QStringLiteral("seqResults"));
     m_results->setTextFormat(Qt::RichText);
     m_results->setWordWrap(true);
+    m_results->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     forgetEvaluation();
     auto* evalLayout = new QVBoxLayout(evalBox);
     auto* evalRow = new QHBoxLayout;
