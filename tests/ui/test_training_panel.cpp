@@ -8,6 +8,12 @@
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QPushButton>
+#include <QDir>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QChart>
+#include <QFontMetrics>
 #include <QtTest>
 
 #include "charts/training_chart.h"
@@ -70,14 +76,47 @@ void TestTrainingPanel::stopSavesAndLeavesThePanelUsable() {
     QVERIFY2(panel.statusText().startsWith(QStringLiteral("Stopped after")), qPrintable(panel.statusText()));
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("stopped.pt"))));
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("stopped.json"))));
+    auto* open = panel.findChild<QPushButton*>(QStringLiteral("openModelButton"));
+    QVERIFY(open && open->isEnabled());
+
+    // A run at the same path, discarded: the model saved there before is untouched, no staged
+    // file stays, and "Open in Attention" is off while it trains (it is not that run's model).
+    auto bytes = [&](const QString& name) {
+        QFile f(dir.filePath(name));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray weights = bytes(QStringLiteral("stopped.pt")), sidecar = bytes(QStringLiteral("stopped.json"));
+    panel.startTraining();
+    QVERIFY(panel.isRunning());
+    QVERIFY(!open->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->lossPointCount() >= 2, 60'000);
+    panel.findChild<QPushButton*>(QStringLiteral("discardButton"))->click();
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 60'000);
+    QVERIFY2(panel.statusText().contains(QStringLiteral("discarded the run")), qPrintable(panel.statusText()));
+    QCOMPARE(bytes(QStringLiteral("stopped.pt")), weights);
+    QCOMPARE(bytes(QStringLiteral("stopped.json")), sidecar);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).filter(QStringLiteral("unsaved")), QStringList());
+    // The legend names every series whole: a column on the right as wide as its longest name.
+    panel.resize(1150, 740);  // the page's room in a 1280x800 window
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(100);
+    auto* legend = panel.chart()->chart()->legend();
+    QCOMPARE(legend->alignment(), Qt::AlignRight);
+    int widest = 0;
+    for (auto* marker : legend->markers())
+        if (marker->isVisible()) widest = std::max(widest, QFontMetrics(legend->font()).horizontalAdvance(marker->label()));
+    QVERIFY2(legend->geometry().width() >= widest, qPrintable(QStringLiteral("%1 < %2").arg(legend->geometry().width()).arg(widest)));
 
     // The next job runs to its end.
     o.iterations = 3;
     o.out = dir.filePath(QStringLiteral("short.pt")).toStdString();
     panel.setOptions(o);
     panel.startTraining();
-    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 120'000);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 120'000);
     QVERIFY2(panel.statusText().startsWith(QStringLiteral("Finished 3 iterations")), qPrintable(panel.statusText()));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("short.pt"))));  // kept: moved over the chosen path
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral(".short.unsaved.pt"))));
     QVERIFY(panel.chart()->evalPointCount() >= 1);  // the final evaluation
 }
 

@@ -30,7 +30,9 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     setObjectName(QStringLiteral("trainingChart"));
     auto* chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // On the right, one name per line: along the bottom eight names did not fit and were cut
+    // ("eval argm…"); a column gives each its whole width.
+    chart->legend()->setAlignment(Qt::AlignRight);
     m_x = new QValueAxis;
     m_x->setTitleText(tr("iteration"));
     m_left = new QValueAxis;

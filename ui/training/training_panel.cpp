@@ -1,4 +1,5 @@
 #include "training/training_panel.h"
+#include "io/checkpoint_staging.h"
 #include "file_dialogs.h"
 
 #include <QComboBox>
@@ -7,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -159,7 +161,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_train->setObjectName(QStringLiteral("trainButton"));
     m_stop = new QPushButton(tr("Stop and save"), this);
     m_stop->setObjectName(QStringLiteral("stopButton"));
+    m_discard = new QPushButton(tr("Stop, discard"), this);
+    m_discard->setObjectName(QStringLiteral("discardButton"));
+    m_discard->setToolTip(tr("Stop this run and keep nothing of it: a model saved at the same path before stays"));
     m_openModel = new QPushButton(tr("Open in Attention"), this);
+    m_openModel->setObjectName(QStringLiteral("openModelButton"));
     m_progress = new QProgressBar(this);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_status = new QLabel(tr("Choose the options and press Train."), this);
@@ -184,10 +190,11 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     outRow->addWidget(m_out, 1);
     outRow->addWidget(m_browse);
     form->addRow(tr("Save to:"), outRow);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_train);
-    buttons->addWidget(m_stop);
-    buttons->addWidget(m_openModel);
+    auto* buttons = new QGridLayout;
+    buttons->addWidget(m_train, 0, 0);
+    buttons->addWidget(m_openModel, 0, 1);
+    buttons->addWidget(m_stop, 1, 0);
+    buttons->addWidget(m_discard, 1, 1);
     auto* optionsBox = new QGroupBox(tr("Train a model"), this);
     auto* optionsLayout = new QVBoxLayout(optionsBox);
     optionsLayout->addLayout(form);
@@ -227,21 +234,25 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(m_train, &QPushButton::clicked, this, &TrainingPanel::startTraining);
     connect(m_stop, &QPushButton::clicked, this, &TrainingPanel::stopTraining);
+    connect(m_discard, &QPushButton::clicked, this, [this] {
+        if (!isRunning()) return;
+        m_discarding = true;
+        m_job->cancel();
+        m_stop->setEnabled(false);
+        m_discard->setEnabled(false);
+        m_status->setText(tr("Stopping after this iteration; nothing of this run will be kept…"));
+    });
     connect(m_openModel, &QPushButton::clicked, this, [this] { Q_EMIT openModelRequested(m_lastCheckpoint); });
     connect(m_job, &TrainingJob::progress, this, &TrainingPanel::onProgress);
     connect(m_job, &TrainingJob::finished, this, [this](const TrainSummary& s) {
         setRunning(false);
-        m_lastCheckpoint = QString::fromStdString(s.checkpoint);
-        m_openModel->setEnabled(true);
-        m_status->setText((s.cancelled ? tr("Stopped after %1 iterations and saved %2 (%3 images/s).")
-                                       : tr("Finished %1 iterations and saved %2 (%3 images/s)."))
-                              .arg(s.iterations).arg(m_lastCheckpoint).arg(s.imagesPerSecond, 0, 'f', 0) +
-                          (m_lastEval.isEmpty() ? QString() : QLatin1Char('\n') + m_lastEval));
+        m_status->setText(settleStagedRun(s) + (m_lastEval.isEmpty() ? QString() : QLatin1Char('\n') + m_lastEval));
         Q_EMIT statusMessage(m_status->text());
         Q_EMIT jobEnded();
     });
     connect(m_job, &TrainingJob::failed, this, [this](const QString& error) {
         setRunning(false);
+        discardCheckpoint(m_stagedOut.toStdString());
         m_status->setText(tr("Training failed: %1").arg(error));
         Q_EMIT statusMessage(m_status->text());
         Q_EMIT jobEnded();
@@ -250,7 +261,31 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     m_openModel->setEnabled(false);
 }
 
-TrainingPanel::~TrainingPanel() = default;  // m_job's destructor stops and saves a running job
+TrainingPanel::~TrainingPanel() {
+    // Closing while a run trains stops it and keeps what it learnt (as "Stop and save" does).
+    if (!isRunning()) return;
+    const bool discard = m_discarding;
+    delete m_job;  // stops the run and waits for it to save
+    m_job = nullptr;
+    if (discard)
+        discardCheckpoint(m_stagedOut.toStdString());
+    else
+        (void)promoteCheckpoint(m_stagedOut.toStdString(), m_finalOut.toStdString());
+}
+
+QString TrainingPanel::settleStagedRun(const TrainSummary& s) {
+    if (m_discarding) {
+        discardCheckpoint(m_stagedOut.toStdString());
+        return tr("Stopped after %1 iterations and discarded the run: nothing was saved to %2.").arg(s.iterations).arg(m_finalOut);
+    }
+    if (auto kept = promoteCheckpoint(m_stagedOut.toStdString(), m_finalOut.toStdString()); !kept)
+        return tr("Training ended, but the model could not be saved: %1").arg(QString::fromStdString(kept.error()));
+    m_lastCheckpoint = m_finalOut;
+    m_openModel->setEnabled(true);
+    return (s.cancelled ? tr("Stopped after %1 iterations and saved %2 (%3 images/s).")
+                        : tr("Finished %1 iterations and saved %2 (%3 images/s)."))
+        .arg(s.iterations).arg(m_lastCheckpoint).arg(s.imagesPerSecond, 0, 'f', 0);
+}
 
 QString TrainingPanel::family() const { return m_family->currentData().toString(); }
 
@@ -328,7 +363,8 @@ void TrainingPanel::enableFamilyOptions() {
 }
 
 TrainingJob::Trainer TrainingPanel::trainer() const {
-    const PatchTrainOptions p = options();
+    PatchTrainOptions p = options();
+    if (!m_stagedOut.isEmpty()) p.out = m_stagedOut.toStdString();  // staged: kept or discarded when it ends
     const QString f = family();
     if (f == QLatin1String("ram")) {
         RamTrainOptions o;
@@ -451,7 +487,11 @@ void TrainingPanel::startTraining() {
     m_chart->clear(m_mode->currentData().toString(), family());
     m_lastEval.clear();
     m_progress->setRange(0, 0);  // busy until the warm-up fixes the iteration count
+    m_finalOut = QFileInfo(m_out->text()).absoluteFilePath();
+    m_stagedOut = QString::fromStdString(stagedCheckpointPath(m_finalOut.toStdString()));
+    m_discarding = false;
     if (!m_job->start(trainer())) return;
+    m_openModel->setEnabled(false);  // the last model stays on disk, but this run is not it yet
     setRunning(true);
     m_status->setText(tr("Starting: loading the data and timing the first iterations…"));
     Q_EMIT statusMessage(tr("Training %1").arg(m_out->text()));
@@ -507,6 +547,7 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
 void TrainingPanel::setRunning(bool running) {
     m_train->setEnabled(!running);
     m_stop->setEnabled(running);
+    m_discard->setEnabled(running);
     for (QWidget* w : std::initializer_list<QWidget*>{m_family, m_dataset, m_mode, m_scorer, m_variant, m_steps, m_grid,
                                                       m_batch, m_minutes, m_iterations, m_lr, m_sharpen, m_seed, m_out,
                                                       m_browse})

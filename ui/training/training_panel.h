@@ -82,12 +82,19 @@ private:
     QPushButton* m_browse = nullptr;
     QPushButton* m_train = nullptr;
     QPushButton* m_stop = nullptr;
+    QPushButton* m_discard = nullptr;  ///< stops the run and keeps nothing of it
     QPushButton* m_openModel = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     TrainingChart* m_chart = nullptr;
     TrainingJob* m_job = nullptr;
     QString m_lastCheckpoint;
+    // The run trains into a staged checkpoint beside the chosen file; it replaces that file only
+    // when kept (finished, or stopped and saved), and goes when discarded.
+    QString m_stagedOut, m_finalOut;
+    bool m_discarding = false;
+    /// The run ended: its staged files become the chosen checkpoint, or go; what happened, in words.
+    QString settleStagedRun(const TrainSummary& summary);
     QString m_lastEval;
 };
 
