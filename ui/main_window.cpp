@@ -342,9 +342,7 @@ void MainWindow::setPresentationMode(bool on) {
         capLines(m_notesBand, kNoteLines, &caption);
         m_attention->canvas()->setLineScale(2.0);
         m_normalGeometry = geometry();
-        // Shown first: a window made full screen before it was ever shown takes its own size hint
-        // (1,524 px wide at 1,280) where no window manager applies the full-screen state.
-        if (!isVisible()) show();
+        m_wasMaximized = isMaximized();
         // The whole screen, also where no window manager applies the full-screen state.
         if (screen()) setGeometry(screen()->geometry());
         showFullScreen();
@@ -361,6 +359,7 @@ void MainWindow::setPresentationMode(bool on) {
         m_slideCounter->hide();
         showNormal();
         if (m_normalGeometry.isValid()) setGeometry(m_normalGeometry);  // also where no window manager restores it
+        if (m_wasMaximized) showMaximized();
     }
 }
 

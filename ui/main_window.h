@@ -117,6 +117,7 @@ private:
     bool m_presenting = false;
     QFont m_normalFont;
     QRect m_normalGeometry;  ///< the window before presentation mode, given back after it
+    bool m_wasMaximized = false;
     QLabel* m_slideCounter = nullptr;  ///< "Slide 3 of 7" in the status bar during a tour
     QStringList m_tour;
     int m_tourIndex = -1;

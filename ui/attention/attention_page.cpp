@@ -459,7 +459,6 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     } else if (m_input && m_input->width == card.imageSize && m_input->channels == card.channels) {
         // The image stays; its true class was the old model's (another class list: no longer known).
         if (m_truth && card.classNames != m_shownClasses) m_truth->label = -1;
-        m_shownClasses = card.classNames;
         requestTrace();
     } else if (!m_inputFile.isEmpty() && !m_input) {
         openImageFile(m_inputFile);
