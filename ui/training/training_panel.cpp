@@ -262,11 +262,13 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 TrainingPanel::~TrainingPanel() {
-    // Closing while a run trains stops it and keeps what it learnt (as "Stop and save" does).
-    if (!isRunning()) return;
+    // Closing while a run trains (or before its end was handled) stops it and keeps what it learnt,
+    // as "Stop and save" does; a run being discarded goes.
+    if (m_stagedOut.isEmpty()) return;
     const bool discard = m_discarding;
-    delete m_job;  // stops the run and waits for it to save
+    delete m_job;  // stops a running job and waits for it to save
     m_job = nullptr;
+    if (!QFileInfo::exists(m_stagedOut)) return;  // already kept or discarded
     if (discard)
         discardCheckpoint(m_stagedOut.toStdString());
     else
