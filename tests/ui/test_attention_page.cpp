@@ -206,6 +206,12 @@ void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {
     QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("head:0"));
     // Its 4 heads bound the box: head 3 is the last, head 4 is refused, and the box offers no more.
     QCOMPARE(m_page->toolbar()->kRange(QStringLiteral("head")), (QPair<int, int>{0, 3}));
+    // Every rule's name is shown whole in the rule box (none elided).
+    auto* ruleBox = m_page->toolbar()->findChild<QComboBox*>(QStringLiteral("ruleCombo"));
+    QVERIFY(ruleBox);
+    for (int i = 0; i < ruleBox->count(); ++i)
+        QVERIFY2(ruleBox->fontMetrics().horizontalAdvance(ruleBox->itemText(i)) <= ruleBox->minimumSizeHint().width() - 20,
+                 qPrintable(ruleBox->itemText(i)));
     auto* k = m_page->toolbar()->findChild<QSpinBox*>(QStringLiteral("ruleK"));
     QVERIFY(k);
     QCOMPARE(k->maximum(), 3);

@@ -56,12 +56,12 @@ const RuleEntry kRules[] = {
                                            "training-time deterministic attention")},
     {"forward", QT_TRANSLATE_NOOP("AttentionToolbar", "forward"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Imported models: what the model's forward returns, deterministic")},
-    {"attention", QT_TRANSLATE_NOOP("AttentionToolbar", "attention (mean of heads)"),
+    {"attention", QT_TRANSLATE_NOOP("AttentionToolbar", "mean of heads"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, the CLS token's attention over the patches, "
                                            "averaged over the heads")},
     {"head", QT_TRANSLATE_NOOP("AttentionToolbar", "one head"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, head K's attention (K from 0)")},
-    {"rollout", QT_TRANSLATE_NOOP("AttentionToolbar", "attention rollout"),
+    {"rollout", QT_TRANSLATE_NOOP("AttentionToolbar", "rollout"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: attention rollout (Abnar and Zuidema 2020), the residual "
                                            "path mixed in and multiplied through the layers so far")},
     {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
@@ -152,7 +152,7 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_seed->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     m_seed->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("seed 0000000")) + 24);
     m_rule->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_rule->setMinimumContentsLength(14);
+    m_rule->setMinimumContentsLength(15);  // the longest name, "random glimpses", whole
     runRow->addWidget(m_parameter);
     runRow->addWidget(m_seed);
     runRow->addWidget(m_newSeed);
@@ -203,10 +203,12 @@ QPair<int, int> AttentionToolbar::kRange(const QString& base) const {
 }
 
 void AttentionToolbar::fitParameterBoxes() {
-    // Wide enough for the longest value ("τ = 10.00", "head 4095"): a clipped "τ = 0.!" says nothing.
+    // Wide enough for the longest value ("τ = 10.00", "K = 1000", "head 999") and the arrows: a
+    // clipped "τ = 0.!" says nothing.
     const QFontMetrics metrics(font());
-    m_tau->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("τ = 10.00")) + 34);
-    m_k->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("head 4095")) + 34);
+    const int arrows = 24 + metrics.averageCharWidth();  // the up/down buttons and the frame
+    m_tau->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("τ = 10.00")) + arrows);
+    m_k->setMinimumWidth(metrics.horizontalAdvance(QStringLiteral("K = 1000")) + arrows);
 }
 
 void AttentionToolbar::changeEvent(QEvent* event) {

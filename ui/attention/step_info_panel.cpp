@@ -83,6 +83,7 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     auto* stepLayout = new QVBoxLayout(stepBox);
     // The chart first: the step's text (its length differs by rule) grows below it, not above.
     m_chart->setMinimumHeight(160);
+    m_chart->setWholeShortNames(true);
     stepLayout->addWidget(m_chart, 1);
     stepLayout->addWidget(m_step);
     auto* outBox = new QGroupBox(tr("Output (after the last step)"), this);

@@ -84,7 +84,7 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
     // Class names are shown whole ("Pullover", not "Pullover…"); long captions are cut to fit.
     bool shortNames = true;
     for (int k : order) shortNames &= k >= names.size() || names[k].size() <= 16;
-    m_axisY->setTruncateLabels(!shortNames);
+    m_axisY->setTruncateLabels(!(m_wholeShortNames && shortNames));
     m_set->setSelectedColor(kTruthColour);
     for (int i = 0; i < order.size(); ++i)
         if (order[i] == truth) m_set->selectBar(i);

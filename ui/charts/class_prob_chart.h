@@ -28,6 +28,9 @@ public:
     void clear();
     /// Axis titles: what a bar's length is ("share of runs") and what the bars are ("output").
     void setAxisTitles(const QString& value, const QString& categories);
+    /// Class names of at most 16 characters are shown whole, never "Pullover…" (the side panel's
+    /// chart); off, every label may be cut to fit a narrow column (the Runs tab's).
+    void setWholeShortNames(bool whole) { m_wholeShortNames = whole; }
 
     /// The categories shown, top bar first (each as one line of text), and their values (for tests).
     QStringList shownCategories() const;
@@ -45,6 +48,7 @@ private:
     QBarSet* m_set = nullptr;
     QBarCategoryAxis* m_axisY = nullptr;
     QValueAxis* m_axisX = nullptr;
+    bool m_wholeShortNames = false;
     QVector<int> m_order;
 };
 
