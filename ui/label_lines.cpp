@@ -5,19 +5,17 @@
 
 namespace saccade::ui {
 
-void reserveLines(QLabel* label, int lines, bool exactly) {
+namespace {
+
+int linesHeight(const QLabel* label, int lines, const QFont* font) {
     const QMargins m = label->contentsMargins();
-    const int height = lines * QFontMetrics(label->font()).lineSpacing() + m.top() + m.bottom() + 2 * label->margin() + 2;
-    if (exactly)
-        label->setFixedHeight(height);
-    else
-        label->setMinimumHeight(height);
+    return lines * QFontMetrics(font ? *font : label->font()).lineSpacing() + m.top() + m.bottom() + 2 * label->margin() + 2;
 }
 
-void capLines(QLabel* label, int lines, const QFont* font) {
-    const QMargins m = label->contentsMargins();
-    label->setMaximumHeight(lines * QFontMetrics(font ? *font : label->font()).lineSpacing() + m.top() + m.bottom() +
-                            2 * label->margin() + 2);
-}
+}  // namespace
+
+void holdLines(QLabel* label, int lines, const QFont* font) { label->setFixedHeight(linesHeight(label, lines, font)); }
+
+void capLines(QLabel* label, int lines, const QFont* font) { label->setMaximumHeight(linesHeight(label, lines, font)); }
 
 }  // namespace saccade::ui

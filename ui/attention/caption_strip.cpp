@@ -8,7 +8,6 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QToolButton>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include "label_lines.h"
@@ -48,8 +47,8 @@ CaptionStrip::CaptionStrip(QWidget* parent) : QWidget(parent) {
     QSizePolicy keep = m_companion->sizePolicy();
     keep.setRetainSizeWhenHidden(true);
     m_companion->setSizePolicy(keep);
-    reserveLines(m_verdict, 2, /*exactly=*/true);
-    reserveLines(m_companion, 2, /*exactly=*/true);
+    holdLines(m_verdict, 2);
+    holdLines(m_companion, 2);
     m_companion->hide();
     layout->addWidget(m_companion);
     hide();
@@ -116,10 +115,9 @@ void CaptionStrip::changeEvent(QEvent* event) {
     if (event->type() != QEvent::FontChange) return;
     for (int i = 0; i < m_buttons.size(); ++i) m_buttons[i]->setFont(wordFont(i == m_step));
     fitScrollHeight();
-    QTimer::singleShot(0, this, [this] {  // once the labels have the new type too
-        reserveLines(m_verdict, 2, /*exactly=*/true);
-        reserveLines(m_companion, 2, /*exactly=*/true);
-    });
+    const QFont type = font();  // the labels take it after this event
+    holdLines(m_verdict, 2, &type);
+    holdLines(m_companion, 2, &type);
 }
 
 QStringList CaptionStrip::words() const {

@@ -45,6 +45,11 @@ QString ruleMeaning(const QString& rule, bool caption) {
         return QObject::tr("K sampled runs averaged: every place they looked");
     if (rule == QLatin1String("mean")) return QObject::tr("the location policy's mean (deterministic)");
     if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control)");
+    if (rule == QLatin1String("attention")) return QObject::tr("the CLS token's attention, mean of heads");
+    if (rule.startsWith(QLatin1String("head"))) return QObject::tr("one head's attention, per layer");
+    if (rule == QLatin1String("rollout")) return QObject::tr("attention rolled out through the layers");
+    if (rule == QLatin1String("forward")) return QObject::tr("what the model's forward returns");
+    if (rule.startsWith(QLatin1String("beam"))) return QObject::tr("beam search over whole captions");
     return {};
 }
 
@@ -119,8 +124,9 @@ QString StepInfoPanel::runTextFor(const Trace& t, const QString& rule, const QSt
                                   quint64 seed) const {
     const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
                             rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
-    return tr("<b>%1</b>%2: %3<br>model %4 on %5, %7 ms<br>image %6")
-        .arg(rule, stochastic ? tr(", seed %1").arg(seed) : QString(), meaning, QString::fromStdString(t.modelId),
+    return tr("<b>%1</b>%2%3<br>model %4 on %5, %7 ms<br>image %6")
+        .arg(rule, stochastic ? tr(", seed %1").arg(seed) : QString(), meaning.isEmpty() ? QString() : QStringLiteral(": ") + meaning,
+             QString::fromStdString(t.modelId),
              QString::fromStdString(t.device), QString::fromStdString(t.imageId))
         .arg(ms, 0, 'f', 1);
 }
@@ -128,10 +134,14 @@ QString StepInfoPanel::runTextFor(const Trace& t, const QString& rule, const QSt
 void StepInfoPanel::reserveRunHeight() {
     if (!m_trace) return m_run->setMinimumHeight(0);
     // The longest description any rule has, with a long seed and time, at the label's width.
-    QString longest;
-    for (const char* rule : {"soft", "argmax", "sample", "topk:3", "gumbel:0.5", "ksample:10", "mean", "random"})
-        for (bool caption : {false, true})
-            if (const QString m = ruleMeaning(QLatin1String(rule), caption); m.size() > longest.size()) longest = m;
+    static const QString longest = [] {
+        QString found;
+        for (const char* rule : {"soft", "argmax", "sample", "topk:3", "gumbel:0.5", "ksample:10", "mean", "random",
+                                 "attention", "head:0", "rollout", "forward", "beam:3"})
+            for (bool caption : {false, true})
+                if (const QString m = ruleMeaning(QLatin1String(rule), caption); m.size() > found.size()) found = m;
+        return found;
+    }();
     m_runProbe->setText(runTextFor(*m_trace, QStringLiteral("gumbel:10"), longest, 99999.9, 4294967295u));
     const int width = m_run->width() > 0 ? m_run->width() : m_run->sizeHint().width();
     m_run->setMinimumHeight(m_runProbe->heightForWidth(width));
@@ -142,6 +152,7 @@ void StepInfoPanel::setTrace(const Trace& trace, double computeMs) {
     m_computeMs = computeMs;
     m_stepIndex = std::clamp(m_stepIndex, 0, std::max(0, int(trace.steps.size()) - 1));
     refresh();
+    reserveRunHeight();  // the run text changes with the trace, not with the step
 }
 
 void StepInfoPanel::setStep(int step) {
@@ -169,7 +180,6 @@ void StepInfoPanel::refresh() {
     const QString rule = QString::fromStdString(t.rule);
     const bool caption = !step.token.empty();
     m_run->setText(runTextFor(t, rule, ruleMeaning(rule, caption), m_computeMs, t.seed));
-    reserveRunHeight();
 
     // A caption's step is one run's (the shown caption's), not K draws averaged.
     const bool kSample = rule.startsWith(QLatin1String("ksample")) && !caption;
