@@ -17,7 +17,8 @@ import json, sys
 entries, root = json.load(open(sys.argv[1])), sys.argv[2]
 # Plain sources under core/ and app/cli/, and the unity batches that include them.
 core = [e for e in entries if e["file"].startswith((root + "/core/", root + "/app/cli/"))
-        or "/saccade_core.dir/" in e["file"] or "/saccade-cli.dir/" in e["file"]]
+        or "/saccade_core.dir/" in e["file"] or "/saccade-cli.dir/" in e["file"]
+        or "/saccade_cli_commands.dir/" in e["file"]]
 bad = [e["file"] for e in core if "qt6" in e.get("command", " ".join(e.get("arguments", []))).lower()]
 if bad or not core:
     print("QT " + " ".join(bad) if bad else "NONE")

@@ -29,6 +29,8 @@ echo "== build: core, saccade-cli, the GUI and the tests =="
 scripts/build.sh build
 echo "== core and saccade-cli stand without Qt =="
 scripts/check-no-qt.sh build
+echo "== every include goes down a floor =="
+scripts/check-floors.sh
 echo "== tests =="
 (cd build && ctest -j "$jobs" --output-on-failure)
 echo "saccade: all tests passed in $(( $(date +%s) - start )) s"

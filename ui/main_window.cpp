@@ -27,7 +27,7 @@
 #include <QMimeData>
 
 #include "analysis/analysis_page.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 #include "sequences/sequences_page.h"
 #include "length/length_page.h"
 #include "attention/attention_page.h"

@@ -13,10 +13,10 @@
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "data/folder_dataset.h"
-#include "models/caption_model.h"
-#include "models/patch_model.h"
-#include "models/script_model.h"
-#include "models/vit_model.h"
+#include "models/caption/caption_model.h"
+#include "models/patch/patch_model.h"
+#include "models/script/script_model.h"
+#include "models/vit/vit_model.h"
 
 namespace saccade::ui {
 
@@ -62,6 +62,7 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     ModelCard card;
     card.path = path;
     card.type = QString::fromStdString(info.modelType);
+    card.outputKind = QString::fromStdString(model.outputKind());
     card.mode = QString::fromStdString(model.trainedMode());
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());

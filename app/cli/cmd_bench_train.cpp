@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "models/model_family.h"
 #include "commands.h"
 #include "common/parse.h"
 #include "strict_options.h"
@@ -61,7 +62,7 @@ Result<nlohmann::json> runGroup(const BenchTrainArgs& a, int world, const std::f
                                       "--out", (dir / ("world" + std::to_string(world) + ".pt")).string(), "--json",
                                       "--world-size", std::to_string(world), "--rank", std::to_string(r),
                                       "--master-port", std::to_string(port), "--group-timeout", "300"};
-        if (!a.dataset.empty()) argv.insert(argv.end(), {"--dataset", a.dataset});
+        if (!a.dataset.empty()) argv.insert(argv.end(), {"--" + findFamily(a.family)->datasetKey, a.dataset});
         auto child = startChild(argv, env, r == 0 ? ChildOutput::Capture : ChildOutput::Discard,
                                 r == 0 ? ChildOutput::Inherit : ChildOutput::Discard);
         if (!child) {
@@ -90,8 +91,13 @@ void addBenchTrain(CLI::App& bench, int& exitCode) {
     auto* cmd = bench.add_subcommand(
         "train", "training images/s with 1, 2, ... data-parallel processes (one thread each) on this machine");
     cmd->add_option("--world-size", a->worldSizes, "process counts to time, e.g. 1,2")->capture_default_str();
-    cmd->add_option("--family", a->family, "patch, ram or caption")->capture_default_str()
-        ->check(CLI::IsMember({"patch", "ram", "caption"}));
+    std::vector<std::string> trainable;  // every registered family Saccade trains
+    for (const ModelFamily* f : modelFamilies())
+        if (f->train) trainable.push_back(f->name);
+    std::string names;
+    for (const auto& name : trainable) names += (names.empty() ? "" : ", ") + name;
+    cmd->add_option("--family", a->family, "the family to train: " + names)->capture_default_str()
+        ->check(CLI::IsMember(trainable));
     cmd->add_option("--dataset", a->dataset, "default: the family's training default");
     cmd->add_option("--iterations", a->iterations, "training iterations per run")->capture_default_str()
         ->check(wholeNumberIn(5, 1000000));

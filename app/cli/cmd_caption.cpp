@@ -10,98 +10,13 @@
 #include "commands.h"
 #include "strict_options.h"
 #include "io/checkpoint.h"
-#include "models/caption_bench.h"
+#include "models/caption/caption_bench.h"
 #include "reference_runner.h"
-#include "train/caption_trainer.h"
-#include "train_console.h"
+#include "models/caption/caption_trainer.h"
 
 namespace saccade::cli {
 
 namespace {
-
-void addTrainCaption(CLI::App& train, int& exitCode) {
-    auto o = std::make_shared<CaptionTrainOptions>();
-    auto* cmd = train.add_subcommand(
-        "caption", "The Show-Attend-Tell captioner on captioned scenes: a CNN grid of annotations, an LSTM "
-                   "that looks once per word (soft, hard REINFORCE or gumbel attention) and a deep output layer.");
-    cmd->add_option("--dataset", o->dataset, "scenes64 or scenes96")->capture_default_str();
-    cmd->add_option("--mode", o->model.mode, "soft, hard or gumbel")->capture_default_str();
-    cmd->add_option("--grid", o->model.grid, "annotation cells per side (image size / grid: 1, 2, 4 or 8)")
-        ->capture_default_str();
-    cmd->add_option("--feature-dim", o->model.featureDim, "D: annotation vector size")->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--hidden", o->model.hidden, "LSTM state size")->capture_default_str()->check(wholeNumberIn(1, 8192));
-    cmd->add_option("--embed", o->model.embed, "word embedding size")->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--attn-hidden", o->model.attnHidden, "additive scorer width")->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
-    cmd->add_option("--encoder", o->model.encoder,
-                    "local: a cell sees 14 px, so naming an object needs attention on it; "
-                    "wide: about 40 px, so a word can be read beside its object")
-        ->capture_default_str();
-    cmd->add_flag("--cell-positions", o->model.cellPositions,
-                  "add a learned vector per cell to its features, so a context read from one cell says where it was");
-    cmd->add_option("--dropout", o->model.dropout, "before the deep output layer")->capture_default_str()->check(numberIn(0, 0.99));
-    cmd->add_option("--max-length", o->model.maxLength,
-                    "longest caption in tokens with <start> and <end> (0: the dataset's longest)")->capture_default_str()->check(wholeNumberIn(1, 64));
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--batch", o->batch, "captions per batch")->capture_default_str();
-    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
-    cmd->add_option("--dsr-lambda", o->dsrLambda, "soft: doubly stochastic regulariser weight")->capture_default_str();
-    cmd->add_option("--attention-entropy", o->attentionEntropy,
-                    "soft: weight of the attention's entropy per word in the loss (0: the paper's soft attention; "
-                    "more sharpens each word's attention)")
-        ->capture_default_str()->check(numberIn(0, 100));
-    cmd->add_option("--attention-entropy-warmup", o->attentionEntropyWarmup,
-                    "soft: iterations over which the attention entropy weight ramps up from 0 (0: none)")
-        ->capture_default_str()->check(wholeNumberIn(0, 1000000000));
-    cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
-    cmd->add_option("--expectation-mix", o->expectationMix,
-                    "hard: probability of using the expected context for a caption")->capture_default_str()->check(numberIn(0, 1));
-    cmd->add_option("--gumbel-rate", o->gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")->capture_default_str();
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--eval-images", o->evalImages, "held-out scenes per evaluation")->capture_default_str()->check(wholeNumberIn(1, 1000000));
-    cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
-    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
-    cmd->add_option("--init-from", o->initFrom,
-                    "start from this captioner's weights (same architecture, any mode) with a fresh optimizer: "
-                    "e.g. fine-tune a soft captioner with REINFORCE")->excludes("--resume");
-    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<TrainConsoleFlags>();
-    addTrainConsoleOptions(cmd, *flags);
-    cmd->callback([o, flags, &exitCode] {
-        std::ostringstream command;
-        command << "saccade-cli train caption --dataset " << o->dataset << " --mode " << o->model.mode << " --grid "
-                << o->model.grid << " --feature-dim " << o->model.featureDim << " --hidden " << o->model.hidden
-                << " --embed " << o->model.embed << " --attn-hidden " << o->model.attnHidden << " --scorer "
-                << o->model.scorer << " --encoder " << o->model.encoder
-                << (o->model.cellPositions ? " --cell-positions" : "") << " --dropout " << o->model.dropout
-                << " --batch " << o->batch << " --lr "
-                << o->lr << " --seed " << o->seed;
-        if (o->model.maxLength > 0) command << " --max-length " << o->model.maxLength;
-        if (o->model.mode == "soft") command << " --dsr-lambda " << o->dsrLambda;
-        if (o->model.mode == "soft" && o->attentionEntropy > 0) command << " --attention-entropy " << o->attentionEntropy;
-        if (o->model.mode == "soft" && o->attentionEntropyWarmup > 0)
-            command << " --attention-entropy-warmup " << o->attentionEntropyWarmup;
-        if (o->model.mode == "hard")
-            command << " --entropy-bonus " << o->entropyBonus << " --expectation-mix " << o->expectationMix;
-        if (o->model.mode == "gumbel") command << " --gumbel-rate " << o->gumbelRate;
-        if (!o->initFrom.empty()) command << " --init-from " << o->initFrom;
-        o->command = command.str();
-        exitCode = runTrainingInConsole(
-            "train caption", *flags, *o,
-            [o](const ProgressCallback& progress) { return trainCaptionModel(*o, progress); },
-            [o](std::ostream& os, const TrainProgress& p) {
-                if (o->model.mode == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
-                if (o->model.mode == "gumbel") os << "  tau " << p.temperature;
-                os << "  H " << p.entropy << "  word acc " << p.trainAccuracy;
-            },
-            [](std::ostream& os, const TrainProgress& p) {
-                os << " exact soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample
-                   << "  BLEU-4 " << p.evalBleu4 << "  mass on object " << p.evalAttention;
-            });
-    });
-}
 
 void addBenchCaption(CLI::App& bench, int& exitCode) {
     auto o = std::make_shared<CaptionBenchOptions>();
@@ -159,8 +74,7 @@ void addBenchCaption(CLI::App& bench, int& exitCode) {
 
 }  // namespace
 
-void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode) {
-    addTrainCaption(train, exitCode);
+void addCaptionCommands(CLI::App& bench, int& exitCode) {
     addBenchCaption(bench, exitCode);
 }
 

@@ -12,7 +12,7 @@
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "data/probes.h"
-#include "models/patch_bench.h"
+#include "models/patch/patch_bench.h"
 
 namespace saccade::cli {
 

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "analysis/length_fidelity.h"
-#include "models/model_attention_inputs.h"
+#include "analysis/model_attention_inputs.h"
 #include "analysis/length_view.h"
 #include "render/length_render.h"
 #include "train/length_task.h"

@@ -1,4 +1,4 @@
-// saccade-cli train patch / eval / trace: the patch-attention classifier from the command line.
+// saccade-cli eval / trace / render / strip: any model from the command line.
 #include <atomic>
 #include <csignal>
 #include <filesystem>
@@ -11,88 +11,19 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "data/image_io.h"
 #include "models/model_loading.h"
-#include "models/patch_model.h"
+#include "models/patch/patch_model.h"
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
-#include "train/patch_trainer.h"
 #include "run_input.h"
-#include "train_console.h"
 
 namespace saccade::cli {
 
 namespace {
-
-void addTrain(CLI::App& app, int& exitCode) {
-    auto* train = app.add_subcommand("train", "Train a model.");
-    train->require_subcommand(1);
-    auto o = std::make_shared<PatchTrainOptions>();
-    auto* cmd = train->add_subcommand(
-        "patch", "The patch-attention classifier: soft, hard (REINFORCE) or gumbel attention over "
-                 "a grid of CNN cell features, read by an LSTM for --steps steps.");
-    cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
-    cmd->add_option("--mode", o->model.mode, "soft, hard or gumbel")->capture_default_str();
-    cmd->add_option("--steps", o->model.steps, "attention steps T")->capture_default_str()->check(wholeNumberIn(1, 64));
-    cmd->add_option("--grid", o->model.grid, "cells per side (image size / grid / 2 must be whole)")
-        ->capture_default_str();
-    cmd->add_option("--scorer", o->model.scorer, "additive, general, dot or scaled-dot")->capture_default_str();
-    cmd->add_option("--variant", o->model.variant,
-                    "dense (every cell's features computed, then selected) or select (a cheap "
-                    "low-resolution pass scores the cells; the patch network runs on the chosen "
-                    "cell only)")->capture_default_str();
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
-    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
-    cmd->add_option("--entropy-bonus", o->entropyBonus, "hard: entropy bonus")->capture_default_str();
-    cmd->add_option("--dsr-lambda", o->dsrLambda,
-                    "soft: doubly stochastic regulariser weight (off by default: with T steps over "
-                    "L >> T cells it pulls attention toward uniform)")->capture_default_str();
-    cmd->add_option("--gumbel-rate", o->gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")->capture_default_str();
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
-    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
-    cmd->add_option("--init-from", o->initFrom,
-                    "start from this checkpoint's weights (same architecture, any mode), with a "
-                    "fresh optimizer and schedule: e.g. fine-tune a soft model with REINFORCE")
-        ->excludes("--resume");
-    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<TrainConsoleFlags>();
-    addTrainConsoleOptions(cmd, *flags);
-    cmd->callback([o, flags, &exitCode] {
-        o->command = "saccade-cli train patch --dataset " + o->dataset + " --mode " + o->model.mode +
-                     " --steps " + std::to_string(o->model.steps) + " --grid " + std::to_string(o->model.grid) +
-                     " --scorer " + o->model.scorer + " --variant " + o->model.variant + " --batch " + std::to_string(o->batch) +
-                     " --seed " + std::to_string(o->seed);
-        if (!o->initFrom.empty()) o->command += " --init-from " + o->initFrom;
-        if (o->model.mode == "hard") {
-            std::ostringstream bonus;
-            bonus << o->entropyBonus;
-            o->command += " --entropy-bonus " + bonus.str();
-        }
-        if (o->lr != PatchTrainOptions{}.lr) {
-            std::ostringstream lr;
-            lr << o->lr;
-            o->command += " --lr " + lr.str();
-        }
-        exitCode = runTrainingInConsole(
-            "train patch", *flags, *o,
-            [o](const ProgressCallback& progress) { return trainPatchModel(*o, progress); },
-            [o](std::ostream& os, const TrainProgress& p) {
-                if (o->model.mode == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
-                if (o->model.mode == "gumbel") os << "  tau " << p.temperature;
-                os << "  H " << p.entropy << "  acc " << p.trainAccuracy;
-            },
-            [](std::ostream& os, const TrainProgress& p) {
-                os << " soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample;
-            });
-    });
-}
 
 void addEval(CLI::App& app, int& exitCode) {
     struct Args {
@@ -335,7 +266,6 @@ void addStrip(CLI::App& app, int& exitCode) {
 
 void addModelCommands(CLI::App& app, int& exitCode) {
     addStrip(app, exitCode);
-    addTrain(app, exitCode);
     addEval(app, exitCode);
     addTrace(app, exitCode);
     addRender(app, exitCode);

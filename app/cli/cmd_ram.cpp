@@ -13,11 +13,10 @@
 
 #include "commands.h"
 #include "strict_options.h"
-#include "models/ram_bench.h"
+#include "models/ram/ram_bench.h"
 #include "io/checkpoint.h"
-#include "train/ram_trainer.h"
+#include "models/ram/ram_trainer.h"
 #include "reference_runner.h"
-#include "train_console.h"
 
 namespace saccade::cli {
 
@@ -29,59 +28,6 @@ nlohmann::json runReference(const std::string& script, const std::string& args, 
     std::istringstream in(args);
     for (std::string word; in >> word;) argv.push_back(word);
     return runReferenceScript("bench ram", script, argv, threads);
-}
-
-void addTrainRam(CLI::App& train, int& exitCode) {
-    auto o = std::make_shared<RamTrainOptions>();
-    auto* cmd = train.add_subcommand(
-        "ram", "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE "
-               "and a learned baseline, classifier by cross-entropy (the hybrid loss).");
-    cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
-    cmd->add_option("--glimpses", o->model.glimpses, "glimpses T")->capture_default_str()->check(wholeNumberIn(1, 64));
-    cmd->add_option("--glimpse-size", o->model.glimpseSize, "g (default: 8 for 28x28, 12 for 60 and 100)")->check(wholeNumberIn(2, 512));
-    cmd->add_option("--scales", o->model.scales, "k patches per glimpse (default: 1 for 28x28, 3 for 60, 4 for 100)")->check(wholeNumberIn(1, 8));
-    cmd->add_option("--scale-factor", o->model.scaleFactor, "s: each patch s times wider")->capture_default_str()->check(wholeNumberIn(1, 4));
-    cmd->add_option("--core", o->model.core, "rnn (ReLU) or lstm")->capture_default_str();
-    cmd->add_option("--std", o->model.locationStd, "standard deviation of the location policy ([-1, 1] units)")
-        ->capture_default_str()->check(numberIn(1e-4, 2));
-    cmd->add_option("--hidden", o->model.hidden, "core state size")->capture_default_str()->check(wholeNumberIn(1, 8192));
-    cmd->add_option("--replicas", o->replicas, "M: Monte-Carlo replicas of each image per batch")->capture_default_str()->check(wholeNumberIn(1, 1024));
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--batch", o->batch, "images per batch (before replication)")->capture_default_str()->check(wholeNumberIn(1, 65536));
-    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str();
-    auto* fixed = cmd->add_flag("--fixed-canvases", "every pass sees the same canvases (default: each pass places "
-                                                    "the items anew, with new distractors)");
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str();
-    cmd->add_option("--seed", o->seed, "seed of initialisation, order and draws")->capture_default_str();
-    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
-    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<TrainConsoleFlags>();
-    addTrainConsoleOptions(cmd, *flags);
-    cmd->callback([o, flags, fixed, &exitCode] {
-        o->freshCanvases = fixed->count() == 0;
-        o->model.glimpseDim = o->model.hidden;
-        std::ostringstream command;
-        command << "saccade-cli train ram --dataset " << o->dataset << " --glimpses " << o->model.glimpses
-                << " --core " << o->model.core << " --std " << o->model.locationStd << " --hidden "
-                << o->model.hidden << " --replicas " << o->replicas << " --batch " << o->batch << " --lr "
-                << o->lr << " --seed " << o->seed;
-        if (o->model.glimpseSize > 0) command << " --glimpse-size " << o->model.glimpseSize;
-        if (o->model.scales > 0) command << " --scales " << o->model.scales;
-        command << " --scale-factor " << o->model.scaleFactor;
-        if (!o->freshCanvases) command << " --fixed-canvases";
-        o->command = command.str();
-        exitCode = runTrainingInConsole(
-            "train ram", *flags, *o,
-            [o](const ProgressCallback& progress) { return trainRamModel(*o, progress); },
-            [](std::ostream& os, const TrainProgress& p) {
-                os << "  reward " << p.reward << "  baseline " << p.baseline;
-            },
-            [](std::ostream& os, const TrainProgress& p) {
-                os << " mean " << p.evalArgmax << "  sample " << p.evalSample << "  random glimpses " << p.evalSoft;
-            });
-    });
 }
 
 void addBenchRam(CLI::App& bench, int& exitCode) {
@@ -138,8 +84,7 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
 
 }  // namespace
 
-void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode) {
-    addTrainRam(train, exitCode);
+void addRamCommands(CLI::App& bench, int& exitCode) {
     addBenchRam(bench, exitCode);
 }
 

@@ -14,92 +14,16 @@
 #include "data/seq_task.h"
 #include "render/alignment_render.h"
 #include "render/gif_writer.h"
-#include "models/seq_bench.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_bench.h"
+#include "models/seq/seq_model.h"
 #include "reference_runner.h"
 #include "strict_options.h"
-#include "train/seq_trainer.h"
-#include "train_console.h"
+#include "models/seq/seq_trainer.h"
 #include "trace/seq_trace_json.h"
 
 namespace saccade::cli {
 
 namespace {
-
-std::string taskList() {
-    std::string s;
-    for (const auto& name : seqTaskNames()) {
-        auto task = openSeqTask(name);
-        s += "\n  " + name + ": " + (*task)->description();
-    }
-    return s;
-}
-
-void addTrainSeq(CLI::App& train, int& exitCode) {
-    auto o = std::make_shared<SeqTrainOptions>();
-    auto* cmd = train.add_subcommand(
-        "seq", "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
-               "decoder) on a task whose true alignment is known. Tasks:" + taskList());
-    cmd->add_option("--task", o->model.task, "dates, reverse, sort or toy-translation")->capture_default_str();
-    cmd->add_option("--architecture", o->model.architecture,
-                    "rnn (bidirectional encoder, attentive decoder) or transformer (pre-norm encoder-decoder whose "
-                    "self- and cross-attention are recorded per layer and head)")
-        ->capture_default_str();
-    cmd->add_option("--cell", o->model.cell, "rnn: gru or lstm (encoder and decoder)")->capture_default_str();
-    cmd->add_option("--scorer", o->model.scorer,
-                    "additive (Bahdanau), dot, general (Luong global), scaled-dot, or local-p (Luong's predicted "
-                    "position with a Gaussian window)")
-        ->capture_default_str();
-    cmd->add_option("--alignment", o->model.alignment, "soft (expected context) or hard (one sampled source token, REINFORCE)")
-        ->capture_default_str();
-    cmd->add_option("--window", o->model.window, "local-p: the window's half-width D (sigma = D / 2)")
-        ->capture_default_str()->check(numberIn(1, 100));
-    cmd->add_option("--embed", o->model.embed, "token embedding width")->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--encoder-hidden", o->model.encoderHidden, "encoder state per direction")
-        ->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--decoder-hidden", o->model.decoderHidden, "decoder state (dot and scaled-dot: 2 x --encoder-hidden)")
-        ->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--attention", o->model.attention, "additive scorer and local-p predictor width")
-        ->capture_default_str()->check(wholeNumberIn(1, 4096));
-    cmd->add_option("--layers", o->model.layers, "transformer: layers of the encoder and of the decoder")
-        ->capture_default_str()->check(wholeNumberIn(1, 12));
-    cmd->add_option("--heads", o->model.heads, "transformer: attention heads per layer")->capture_default_str()->check(wholeNumberIn(1, 16));
-    cmd->add_option("--dim", o->model.dim, "transformer: model width (a multiple of --heads)")->capture_default_str()->check(wholeNumberIn(1, 2048));
-    cmd->add_option("--ff", o->model.ff, "transformer: feed-forward width")->capture_default_str()->check(wholeNumberIn(1, 8192));
-    cmd->add_option("--entropy-bonus", o->entropyBonus, "hard alignment: entropy bonus")->capture_default_str()->check(numberIn(0, 10));
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--batch", o->batch, "sentences per batch")->capture_default_str()->check(wholeNumberIn(1, 65536));
-    cmd->add_option("--lr", o->lr, "Adam learning rate (cosine schedule)")->capture_default_str()->check(numberIn(1e-9, 10));
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--eval-sentences", o->evalImages, "test sentences per evaluation")
-        ->capture_default_str()->check(wholeNumberIn(1, SeqTask::kTestSize));
-    cmd->add_option("--seed", o->seed, "seed of initialisation, sentences and draws")->capture_default_str();
-    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
-    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<TrainConsoleFlags>();
-    addTrainConsoleOptions(cmd, *flags);
-    cmd->callback([o, flags, &exitCode] {
-        if (auto task = openSeqTask(o->model.task); !task) { exitCode = badInput("train seq", task.error()); return; }
-        std::ostringstream c;
-        c << "saccade-cli train seq --task " << o->model.task << " --cell " << o->model.cell << " --scorer " << o->model.scorer
-          << " --alignment " << o->model.alignment << " --embed " << o->model.embed << " --encoder-hidden "
-          << o->model.encoderHidden << " --decoder-hidden " << o->model.decoderHidden << " --attention " << o->model.attention
-          << " --window " << o->model.window << " --batch " << o->batch << " --lr " << o->lr << " --seed " << o->seed;
-        if (o->model.transformer()) {
-            c.str("");
-            c << "saccade-cli train seq --task " << o->model.task << " --architecture transformer --layers " << o->model.layers
-              << " --heads " << o->model.heads << " --dim " << o->model.dim << " --ff " << o->model.ff << " --batch " << o->batch
-              << " --lr " << o->lr << " --seed " << o->seed;
-        }
-        o->command = c.str();
-        exitCode = runTrainingInConsole(
-            "train seq", *flags, *o, [o](const ProgressCallback& progress) { return trainSeqModel(*o, progress); },
-            [](std::ostream& os, const TrainProgress& p) { os << "  token acc " << p.trainAccuracy; },
-            [](std::ostream& os, const TrainProgress& p) { os << " exact match " << p.evalSoft; });
-    });
-}
 
 void printTranslation(const SeqModel& model, const SeqTranslation& t) {
     const auto& task = model.task();
@@ -314,8 +238,7 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
     return 0;
 }
 
-void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCode) {
-    addTrainSeq(train, exitCode);
+void addSeqCommands(CLI::App& app, CLI::App& bench, int& exitCode) {
     addTranslate(app, exitCode);
     addBenchSeq(bench, exitCode);
 }

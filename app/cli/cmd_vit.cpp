@@ -8,11 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "models/vit_bench.h"
+#include "models/vit/vit_bench.h"
 #include "reference_runner.h"
 #include "strict_options.h"
-#include "train/vit_trainer.h"
-#include "train_console.h"
+#include "models/vit/vit_trainer.h"
 
 namespace saccade::cli {
 
@@ -25,48 +24,6 @@ void addVitSizes(CLI::App* cmd, VitConfig& c) {
     cmd->add_option("--layers", c.layers, "transformer layers")->capture_default_str()->check(wholeNumberIn(1, 48));
     cmd->add_option("--heads", c.heads, "attention heads per layer")->capture_default_str()->check(wholeNumberIn(1, 64));
     cmd->add_option("--mlp", c.mlp, "hidden width of each layer's MLP")->capture_default_str()->check(wholeNumberIn(1, 16384));
-}
-
-void addTrainVit(CLI::App& train, int& exitCode) {
-    auto o = std::make_shared<VitTrainOptions>();
-    auto* cmd = train.add_subcommand(
-        "vit", "A Vision Transformer: patches + CLS token, pre-norm self-attention layers; its traces show "
-               "each layer's CLS attention per head, the mean over heads, and attention rollout.");
-    cmd->add_option("--dataset", o->dataset, "training data (see 'data list')")->capture_default_str();
-    addVitSizes(cmd, o->model);
-    cmd->add_option("--dropout", o->model.dropout, "dropout after attention and MLP")->capture_default_str()->check(numberIn(0, 0.99));
-    cmd->add_option("--weight-decay", o->weightDecay, "AdamW decoupled weight decay")->capture_default_str()->check(numberIn(0, 10));
-    cmd->add_option("--label-smoothing", o->labelSmoothing, "share of the target spread over all classes")
-        ->capture_default_str()->check(numberIn(0, 0.99));
-    cmd->add_flag("--shift", o->shift,
-                  "shift each training image by a random offset that keeps its object on the canvas (new positions "
-                  "every epoch)");
-    cmd->add_option("--minutes", o->minutes, "time budget; fixes the iteration count after a warm-up")->check(numberIn(1e-3, 1e6));
-    cmd->add_option("--iterations", o->iterations, "exact iteration count (reproducible)")->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--batch", o->batch, "batch size")->capture_default_str()->check(wholeNumberIn(1, 65536));
-    cmd->add_option("--lr", o->lr, "AdamW learning rate (cosine schedule)")->capture_default_str()->check(numberIn(1e-9, 10));
-    cmd->add_option("--eval-every", o->evalEvery, "iterations between evaluations")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
-    cmd->add_option("--seed", o->seed, "seed of initialisation and order")->capture_default_str();
-    cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--resume", o->resume, "continue from this checkpoint");
-    cmd->add_option("--out", o->out, "checkpoint to write (.pt; sidecar .json and metrics beside it)")->required();
-    auto flags = std::make_shared<TrainConsoleFlags>();
-    addTrainConsoleOptions(cmd, *flags);
-    cmd->callback([o, flags, &exitCode] {
-        std::ostringstream c;
-        c << "saccade-cli train vit --dataset " << o->dataset << " --patch " << o->model.patch << " --dim " << o->model.dim
-          << " --layers " << o->model.layers << " --heads " << o->model.heads << " --mlp " << o->model.mlp << " --batch "
-          << o->batch << " --lr " << o->lr << " --seed " << o->seed;
-        if (o->model.dropout != VitConfig{}.dropout) c << " --dropout " << o->model.dropout;
-        if (o->weightDecay != VitTrainOptions{}.weightDecay) c << " --weight-decay " << o->weightDecay;
-        if (o->labelSmoothing != VitTrainOptions{}.labelSmoothing) c << " --label-smoothing " << o->labelSmoothing;
-        if (o->shift) c << " --shift";
-        o->command = c.str();
-        exitCode = runTrainingInConsole(
-            "train vit", *flags, *o, [o](const ProgressCallback& progress) { return trainVitModel(*o, progress); },
-            [](std::ostream& os, const TrainProgress& p) { os << "  acc " << p.trainAccuracy; },
-            [](std::ostream& os, const TrainProgress& p) { os << " accuracy " << p.evalSoft; });
-    });
 }
 
 void addBenchVit(CLI::App& bench, int& exitCode) {
@@ -127,8 +84,7 @@ void addBenchVit(CLI::App& bench, int& exitCode) {
 
 }  // namespace
 
-void addVitCommands(CLI::App& train, CLI::App& bench, int& exitCode) {
-    addTrainVit(train, exitCode);
+void addVitCommands(CLI::App& bench, int& exitCode) {
     addBenchVit(bench, exitCode);
 }
 

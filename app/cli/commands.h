@@ -21,20 +21,22 @@ void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);
 /// bench train: training images/s with 1, 2, ... data-parallel processes.
 void addBenchTrain(CLI::App& bench, int& exitCode);
-void addModelCommands(CLI::App& app, int& exitCode);  // train, eval, trace, render
+/// train NAME for every registered model family (models/model_family.h).
+void addTrainCommands(CLI::App& app, int& exitCode);
+void addModelCommands(CLI::App& app, int& exitCode);  // eval, trace, render, strip
 /// bench attention: every attention variant's time, memory and error as the input grows.
 void addBenchAttention(CLI::App& bench, int& exitCode);
 /// length fidelity and length view: what the efficient variants give up, and one variant's figure.
 void addLengthCommand(CLI::App& app, int& exitCode);
-/// train ram and bench ram, on the train and bench subcommands.
-void addRamCommands(CLI::App& train, CLI::App& bench, int& exitCode);
-/// train caption and bench caption.
-void addCaptionCommands(CLI::App& train, CLI::App& bench, int& exitCode);
-/// train vit and bench vit.
-void addVitCommands(CLI::App& train, CLI::App& bench, int& exitCode);
+/// bench ram.
+void addRamCommands(CLI::App& bench, int& exitCode);
+/// bench caption.
+void addCaptionCommands(CLI::App& bench, int& exitCode);
+/// bench vit.
+void addVitCommands(CLI::App& bench, int& exitCode);
 
 /// train seq, bench seq and translate: sequence models with attention over the source.
-void addSeqCommands(CLI::App& app, CLI::App& train, CLI::App& bench, int& exitCode);
+void addSeqCommands(CLI::App& app, CLI::App& bench, int& exitCode);
 /// eval of a sequence model (eval dispatches here when the sidecar says "seq"); returns the exit code.
 int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
                std::uint64_t seed, bool json);

@@ -7,7 +7,7 @@
 #include "data/dataset.h"
 #include "common/parse.h"
 #include "data/image_io.h"
-#include "models/caption_model.h"
+#include "models/caption/caption_model.h"
 
 namespace saccade::cli {
 

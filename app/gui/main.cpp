@@ -19,7 +19,7 @@
 #include "report_pdf.h"
 #include "main_window.h"
 #include "model_service.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 #include "sequences/sequences_page.h"
 
 namespace {

@@ -12,10 +12,10 @@
 
 #include "io/shard_json.h"
 
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "analysis/dataset_comparison.h"
 #include "io/json_fields.h"
-#include "models/caption_model.h"
+#include "models/caption/caption_model.h"
 #include "models/model_input.h"
 
 namespace saccade {

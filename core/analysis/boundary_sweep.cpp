@@ -10,7 +10,7 @@
 
 #include "io/shard_json.h"
 
-#include "analysis/attention_regions.h"
+#include "metrics/attention_regions.h"
 
 namespace saccade {
 

@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/attention_regions.h"
-#include "analysis/caption_metrics.h"
+#include "metrics/attention_regions.h"
+#include "metrics/caption_metrics.h"
 #include "analysis/faithfulness.h"
 #include "common/seed_mix.h"
 #include "io/shard_json.h"
-#include "models/caption_model.h"
+#include "models/caption/caption_model.h"
 
 namespace saccade {
 

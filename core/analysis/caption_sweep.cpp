@@ -8,8 +8,8 @@
 
 #include "io/shard_json.h"
 
-#include "analysis/attention_regions.h"
-#include "analysis/caption_metrics.h"
+#include "metrics/attention_regions.h"
+#include "metrics/caption_metrics.h"
 #include "data/procedural_scenes.h"
 
 namespace saccade {

@@ -12,7 +12,7 @@
 #include "common/seed_mix.h"
 #include "io/shard_json.h"
 
-#include "analysis/attention_regions.h"
+#include "metrics/attention_regions.h"
 
 namespace saccade {
 

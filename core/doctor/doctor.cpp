@@ -15,10 +15,10 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "common/c10d_backends.h"
 #include "common/matmul_rate.h"
 #include "common/samples_dir.h"
 #include "data/idx_reader.h"
-#include "train/training_group.h"
 
 namespace saccade {
 

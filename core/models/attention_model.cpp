@@ -11,26 +11,10 @@
 #include "common/parse.h"
 #include "common/runtime.h"
 #include "io/shard_json.h"
-#include "models/caption_eval.h"
-#include "models/caption_model.h"
-#include "models/patch_model.h"
-#include "models/ram_model.h"
-#include "models/script_model.h"
-#include "models/vit_model.h"
+#include "models/model_family.h"
+#include "models/model_loading.h"
 
 namespace saccade {
-
-RuleAccuracy wilsonAccuracy(const std::string& rule, std::int64_t correct, std::int64_t n) {
-    RuleAccuracy r{rule, correct, n};
-    if (n == 0) return r;
-    const double z = 1.96, p = double(correct) / n, z2n = z * z / n;
-    const double centre = (p + z2n / 2) / (1 + z2n);
-    const double half = z * std::sqrt(p * (1 - p) / n + z2n / (4.0 * n)) / (1 + z2n);
-    r.accuracy = p;
-    r.low = centre - half;
-    r.high = centre + half;
-    return r;
-}
 
 Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
     std::vector<std::string> rules;
@@ -180,40 +164,28 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
 }
 
 namespace {
+// "patch, ram, caption, seq and vit models".
+std::string knownFamilies() {
+    const auto families = modelFamilies();
+    std::string list;
+    for (std::size_t i = 0; i < families.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == families.size() ? " and " : ", ") + families[i]->name;
+    return list + " models";
+}
+
 Result<std::shared_ptr<AttentionModel>> openAttentionModel(const std::string& path, const std::string& device) {
     // A Saccade checkpoint has its sidecar beside it; anything else is opened as TorchScript.
     if (isScriptImport(path)) {
-        auto m = ScriptModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
+        for (const ModelFamily* f : modelFamilies())
+            if (f->opensImports) return f->open(path, device);
+        return Error{"'" + path + "' has no Saccade sidecar, and this build opens no imported models"};
     }
     auto info = readCheckpointInfo(path);
     if (!info) return Error{info.error()};
-    if (info->modelType == "patch") {
-        auto m = PatchModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    }
-    if (info->modelType == "caption") {
-        auto m = CaptionModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    }
-    if (info->modelType == "ram") {
-        auto m = RamModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    }
-    if (info->modelType == "vit") {
-        auto m = VitModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    }
-    if (info->modelType == "seq")
-        return Error{"checkpoint '" + path + "' holds a sequence model, which reads text, not images: use translate, "
-                     "eval, render --text or the GUI's Sequences page"};
-    return Error{"checkpoint '" + path + "' holds a '" + info->modelType +
-                 "' model; this version knows patch, ram, caption, vit and seq models"};
+    const ModelFamily* family = findFamily(info->modelType);
+    if (!family) return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model; this version knows " + knownFamilies()};
+    if (!family->open) return Error{"checkpoint '" + path + "' holds " + family->noun + ", which " + family->openElsewhere};
+    return family->open(path, device);
 }
 }  // namespace
 

@@ -13,22 +13,16 @@
 #include "common/progress.h"
 #include "common/result.h"
 #include "common/shard.h"
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "data/dataset.h"
 #include "data/image.h"
 #include "io/checkpoint.h"
 #include "trace/trace.h"
+#include "metrics/accuracy.h"
 
 namespace saccade {
 
-/// Accuracy of one evaluation rule on n images, with a 95% Wilson interval.
-struct RuleAccuracy {
-    std::string rule;
-    std::int64_t correct = 0, n = 0;
-    double accuracy = 0, low = 0, high = 0;
-};
-
-/// A captioner's figures under one rule (see models/caption_eval.h for their definitions).
+/// A captioner's figures under one rule (see models/caption/caption_eval.h for their definitions).
 struct CaptionRuleReport {
     std::string rule;
     double bleu[4] = {0, 0, 0, 0};
@@ -68,9 +62,6 @@ struct EvalReport {
     std::int64_t begin = 0, total = 0;
     std::string fingerprint;
 };
-
-/// The Wilson score interval (95%) of correct out of n.
-RuleAccuracy wilsonAccuracy(const std::string& rule, std::int64_t correct, std::int64_t n);
 
 /// The seed image `index` of a split is evaluated with under every stochastic rule: its figure
 /// under sample (or gumbel:TAU) is exactly trace(image, rule, evaluationSeed(seed, index)), so a
@@ -144,7 +135,7 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
                            const std::string& softRule, const RunChunk& chunk, const Progress& progress);
 
 /// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N");
-/// a file without a Saccade sidecar is opened as a TorchScript model (models/script_model.h).
+/// a file without a Saccade sidecar is opened as a TorchScript model (models/script/script_model.h).
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path,
                                                            const std::string& device = "auto");
 

@@ -1,13 +1,13 @@
 #include "models/model_loading.h"
 
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "common/atomic_file.h"
 #include "common/device.h"
-#include "models/caption_network.h"
-#include "models/patch_classifier.h"
-#include "models/ram_network.h"
-#include "models/seq_net.h"
-#include "models/vit_network.h"
+#include "models/model_family.h"
 #include "models/model_input.h"
 
 namespace saccade {
@@ -40,36 +40,33 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
     if (!info) return Error{info.error()};
     if (auto checked = checkOutputPath(out); !checked) return Error{checked.error()};
     const torch::Device cpu(torch::kCPU);
+    const ModelFamily* family = findFamily(info->modelType);
+    if (!family || !family->network)
+        return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
     std::shared_ptr<torch::nn::Module> net;
     try {
-        if (info->modelType == "patch") {
-            auto c = patchConfigFromJson(info->configJson);
-            if (!c) return configError(path, c.error());
-            net = PatchClassifier(*c).ptr();
-        } else if (info->modelType == "ram") {
-            auto c = ramConfigFromJson(info->configJson);
-            if (!c) return configError(path, c.error());
-            net = RamNetwork(*c).ptr();
-        } else if (info->modelType == "caption") {
-            auto c = captionConfigFromJson(info->configJson);
-            if (!c) return configError(path, c.error());
-            net = CaptionNetwork(*c).ptr();
-        } else if (info->modelType == "vit") {
-            auto c = vitConfigFromJson(info->configJson);
-            if (!c) return configError(path, c.error());
-            net = VitNetwork(*c).ptr();
-        } else if (info->modelType == "seq") {
-            auto c = seqConfigFromJson(info->configJson);
-            if (!c) return configError(path, c.error());
-            net = makeSeqNet(*c);
-        } else {
-            return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version cannot copy"};
-        }
+        auto built = family->network(info->configJson);
+        if (!built) return configError(path, built.error());
+        net = *built;
     } catch (const c10::Error& e) {
         return configError(path, e.what_without_backtrace());
     }
     if (auto loaded = loadCheckpointWeights(*net, nullptr, path, &cpu); !loaded) return Error{loaded.error()};
     return saveCheckpoint(*net, nullptr, *info, out);
+}
+
+bool isScriptImport(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(sidecarPath(path), ec)) return true;
+    // A JSON object of the same name that does not say it is Saccade's (the user's own notes)
+    // does not make the model a checkpoint. Anything else there is a sidecar, damaged or not, and
+    // the checkpoint loader says what is wrong with it.
+    auto text = readFile(sidecarPath(path), 16u << 20);
+    if (!text) return false;
+    const auto j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return false;
+    const auto format = j.find("format");
+    return format == j.end() || !format->is_string() || format->get<std::string>().rfind("saccade", 0) != 0;
 }
 
 Error configError(const std::string& path, const std::string& message) {

@@ -31,6 +31,11 @@ Result<CheckpointHeader> openCheckpoint(const std::string& path, const std::stri
 /// Moves `net` to the header's device, loads the weights of `path` into it and sets eval mode.
 Result<Unit> loadNetWeights(torch::nn::Module& net, const std::string& path, const CheckpointHeader& header);
 
+/// Whether `path` should be opened as a TorchScript import rather than as a Saccade checkpoint:
+/// true when no `NAME.json` lies beside it, or that file is a JSON object whose "format" does not
+/// name Saccade (the user's own notes). A damaged sidecar still makes it a checkpoint.
+bool isScriptImport(const std::string& path);
+
 /// Copies checkpoint `path` to `out` without its optimizer state (about a third of the size): the
 /// weights and the sidecar, unchanged, for bundling. Any family; errors name the file.
 Result<Unit> stripOptimizerState(const std::string& path, const std::string& out);

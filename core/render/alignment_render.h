@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "data/image.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 
 namespace saccade {
 

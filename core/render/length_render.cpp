@@ -11,7 +11,7 @@
 namespace saccade {
 namespace {
 
-const Rgb kInk{30, 30, 30}, kGrid{225, 225, 225}, kAxis{120, 120, 120};
+const Rgb kInk{30, 30, 30}, kGrid{225, 225, 225}, kAxisColour{120, 120, 120};
 const Rgb kVariant{31, 119, 180}, kFull{214, 39, 40};
 
 struct Panel {
@@ -44,7 +44,7 @@ void drawPattern(FigureCanvas& c, const LengthView& v, const Panel& b) {
             const double d = v.pattern[std::size_t(r) * v.patternCols + col];
             if (d > 0) c.fill(b.x + col * cw, b.y + r * ch, cw + 0.5, ch + 0.5, patternColour(d));
         }
-    c.outline(b.x, b.y, side, side, kAxis);
+    c.outline(b.x, b.y, side, side, kAxisColour);
     c.text(b.x, b.y + side + 16, "0", 11, kInk);
     c.text(b.x + side, b.y + side + 16, thousands(v.request.n), 11, kInk, TextAnchor::End);
     c.text(b.x + side / 2, b.y + side + 30, "key position", 12, kInk, TextAnchor::Middle);
@@ -54,7 +54,7 @@ void drawPattern(FigureCanvas& c, const LengthView& v, const Panel& b) {
         const int steps = 10;
         for (int i = 0; i < steps; ++i)
             c.fill(b.x + side * 0.25 + i * side * 0.05, legendY, side * 0.05 + 0.5, 10, patternColour((i + 0.5) / steps));
-        c.outline(b.x + side * 0.25, legendY, side * 0.5, 10, kAxis);
+        c.outline(b.x + side * 0.25, legendY, side * 0.5, 10, kAxisColour);
         c.text(b.x + side * 0.25 - 4, legendY + 9, "none", 10, kInk, TextAnchor::End);
         c.text(b.x + side * 0.75 + 4, legendY + 9, "all", 10, kInk);
         c.fittedText(b.x + side / 2, legendY + 24, "share of a cell's (query, key) pairs attended", 10, side, kInk,
@@ -70,7 +70,7 @@ void drawPattern(FigureCanvas& c, const LengthView& v, const Panel& b) {
 
 void drawRowError(FigureCanvas& c, const LengthView& v, const Panel& b) {
     // Total variation lies in [0, 1]: a fixed axis, so two variants' maps compare by eye.
-    c.outline(b.x, b.y, b.w, b.h, kAxis);
+    c.outline(b.x, b.y, b.w, b.h, kAxisColour);
     for (int i = 1; i < 4; ++i) {
         c.line(b.x, b.y + b.h * i / 4, b.x + b.w, b.y + b.h * i / 4, kGrid);
         c.text(b.x - 4, b.y + b.h * i / 4 + 4, fmt("%.2f", 1.0 - i / 4.0), 10, kInk, TextAnchor::End);
@@ -119,7 +119,7 @@ void drawLogPlot(FigureCanvas& c, const LengthView& v, const Panel& b, bool memo
                 lo = std::min(lo, *y), hi = std::max(hi, *y);
                 nlo = std::min(nlo, double(p.n)), nhi = std::max(nhi, double(p.n));
             }
-    c.outline(b.x, b.y, b.w, b.h, kAxis);
+    c.outline(b.x, b.y, b.w, b.h, kAxisColour);
     const std::string what = memory ? "peak MB" : "forward ms";
     if (hi <= 0) {
         c.text(b.x + b.w / 2, b.y + b.h / 2, what + ": not measured on this device", 11, kInk, TextAnchor::Middle);

@@ -13,7 +13,7 @@
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "models/attention_model.h"
-#include "models/caption_model.h"
+#include "models/caption/caption_model.h"
 #include "models/cost_profile.h"
 #include "render/sweep_render.h"
 #include "render/trace_render.h"

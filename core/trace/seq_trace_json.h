@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "models/seq_model.h"
+#include "trace/seq_translation.h"
 
 namespace saccade {
 

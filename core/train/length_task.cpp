@@ -10,7 +10,7 @@
 #include <torch/torch.h>
 
 #include "common/memory_meter.h"
-#include "models/attention_model.h"
+#include "metrics/accuracy.h"
 
 namespace saccade {
 namespace {

@@ -13,25 +13,13 @@
 #include <c10/util/Logging.h>
 #include <torch/torch.h>
 
+#include "common/c10d_backends.h"
 #include "common/torch_compat.h"
 #include "io/checkpoint.h"
 #include "train/peer_probe.h"
 
 namespace saccade {
 
-namespace {
-
-/// Gloo prefixes its messages with "[./gloo/transport/tcp/pair.cc:589] ": the user needs the rest.
-std::string withoutSourcePrefix(const std::string& text) {
-    std::string line = firstLine(text);
-    if (!line.empty() && line.front() == '[') {
-        const auto close = line.find("] ");
-        if (close != std::string::npos && line.find(':') < close) line = line.substr(close + 2);
-    }
-    return line;
-}
-
-}  // namespace
 
 struct TrainingGroup::Impl {
     c10::intrusive_ptr<c10d::Store> store;
@@ -223,31 +211,6 @@ TrainingGroup::Scope::~Scope() { t_current = m_previous; }
 double sumOverRanks(double value) {
     TrainingGroup* group = TrainingGroup::current();
     return group ? group->sum({value}).front() : value;
-}
-
-std::vector<TrainingBackend> checkTrainingBackends() {
-    std::vector<TrainingBackend> backends;
-    TrainingBackend gloo{"gloo", false, ""};
-    try {
-        auto store = c10::make_intrusive<c10d::HashStore>();
-        auto options = c10d::ProcessGroupGloo::Options::create(std::chrono::seconds(10));
-        options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-        options->threads = 1;
-        auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, 0, 1, options);
-        std::vector<at::Tensor> tensors{torch::tensor({1.0, 2.0, 3.0}, torch::kDouble)};
-        group->allreduce(tensors)->wait();
-        gloo.available = tensors[0].sum().item<double>() == 6.0;
-        gloo.detail = gloo.available ? "works (an all-reduce on a one-rank group; gradients on any device go through the CPU)"
-                                     : "an all-reduce on a one-rank group gave a wrong sum";
-    } catch (const std::exception& e) {
-        gloo.detail = "fails: " + withoutSourcePrefix(e.what());
-    }
-    backends.push_back(gloo);
-    backends.push_back({"nccl", false,
-                        torch::cuda::is_available()
-                            ? "not used: Saccade's groups run on Gloo, CUDA gradients staged through the CPU"
-                            : "not in this LibTorch (CPU-only); needs a CUDA build of LibTorch with NCCL"});
-    return backends;
 }
 
 std::string parametersCrc32(torch::nn::Module& net) {

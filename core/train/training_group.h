@@ -14,6 +14,7 @@
 
 #include <torch/nn/module.h>
 
+#include "common/c10d_backends.h"
 #include "common/result.h"
 #include "train/distributed_settings.h"
 
@@ -76,15 +77,6 @@ private:
     DistributedSettings m_settings;
     std::unique_ptr<Impl> m_impl;
 };
-
-/// A c10d backend data-parallel training could use here, checked for real where it is built in.
-struct TrainingBackend {
-    std::string name;  ///< "gloo", "nccl"
-    bool available = false;
-    std::string detail;
-};
-/// Gloo: an all-reduce on a one-rank group; NCCL: whether this LibTorch could offer it.
-std::vector<TrainingBackend> checkTrainingBackends();
 
 /// `value` summed over the ranks of the current group (`value` itself outside a group). A
 /// collective: every rank's step must call it the same number of times.

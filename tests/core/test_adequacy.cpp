@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/adequacy.h"
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "test_device.h"

@@ -10,7 +10,7 @@
 
 #include "data/image_io.h"
 
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 #include "render/alignment_render.h"
 #include "render/trace_render.h"
 

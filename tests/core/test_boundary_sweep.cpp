@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/attention_regions.h"
+#include "metrics/attention_regions.h"
 #include "analysis/boundary_sweep.h"
 #include "fixed_cell_model.h"
 #include "render/sweep_render.h"

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 
 using namespace saccade;
 

@@ -12,13 +12,13 @@
 #include "data/dataset.h"
 #include "io/checkpoint.h"
 #include "data/procedural_scenes.h"
-#include "models/caption_data.h"
-#include "models/caption_eval.h"
-#include "models/caption_model.h"
-#include "models/caption_network.h"
+#include "models/caption/caption_data.h"
+#include "models/caption/caption_eval.h"
+#include "models/caption/caption_model.h"
+#include "models/caption/caption_network.h"
 #include "temp_dir.h"
 #include "trace/run_set.h"
-#include "train/caption_trainer.h"
+#include "models/caption/caption_trainer.h"
 #include "test_device.h"
 
 using namespace saccade;

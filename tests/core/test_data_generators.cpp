@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "common/atomic_file.h"
 #include "data/image_io.h"
 #include "data/procedural_digits.h"

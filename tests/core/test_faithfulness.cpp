@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/attention_regions.h"
+#include "metrics/attention_regions.h"
 #include "analysis/faithfulness.h"
 #include "data/dataset.h"
 #include "fixed_cell_model.h"

@@ -16,7 +16,7 @@
 #include "attention/additive_scores.h"
 #include "attention/batched_products.h"
 #include "common/fast_math.h"
-#include "models/gru_encoder.h"
+#include "models/seq/gru_encoder.h"
 #include "models/rnn_gates.h"
 
 namespace saccade {

@@ -7,7 +7,7 @@
 
 #include "analysis/length_bench.h"
 #include "analysis/length_fidelity.h"
-#include "models/model_attention_inputs.h"
+#include "analysis/model_attention_inputs.h"
 #include "analysis/length_view.h"
 #include "attention/qkv_capture.h"
 #include "common/memory_meter.h"

@@ -9,12 +9,12 @@
 #include "attention/reinforce.h"
 #include "common/atomic_file.h"
 #include "data/dataset.h"
-#include "models/patch_classifier.h"
-#include "models/patch_model.h"
+#include "models/patch/patch_classifier.h"
+#include "models/patch/patch_model.h"
 #include "temp_dir.h"
 #include "tiny_patch.h"
 #include "io/checkpoint.h"
-#include "train/patch_trainer.h"
+#include "models/patch/patch_trainer.h"
 #include "test_device.h"
 
 using namespace saccade;

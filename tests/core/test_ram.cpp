@@ -6,13 +6,13 @@
 
 #include "data/dataset.h"
 #include "models/attention_model.h"
-#include "models/glimpse_sensor.h"
-#include "models/ram_model.h"
-#include "models/ram_network.h"
+#include "models/ram/glimpse_sensor.h"
+#include "models/ram/ram_model.h"
+#include "models/ram/ram_network.h"
 #include "temp_dir.h"
 #include "tiny_ram.h"
 #include "io/checkpoint.h"
-#include "train/ram_trainer.h"
+#include "models/ram/ram_trainer.h"
 #include "test_device.h"
 
 using namespace saccade;

@@ -25,7 +25,7 @@
 #include "io/checkpoint.h"
 #include "io/zip_check.h"
 #include "models/attention_model.h"
-#include "models/patch_classifier.h"
+#include "models/patch/patch_classifier.h"
 #include "temp_dir.h"
 #include "tiny_patch.h"
 #include "test_device.h"

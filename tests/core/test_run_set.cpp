@@ -10,7 +10,7 @@
 #include "common/rng.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
-#include "models/ram_network.h"
+#include "models/ram/ram_network.h"
 #include "temp_dir.h"
 #include "tiny_ram.h"
 #include "io/checkpoint.h"

@@ -7,15 +7,15 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "analysis/alignment_error.h"
+#include "metrics/alignment_error.h"
 #include "data/seq_task.h"
-#include "models/seq_batch.h"
-#include "models/seq_model.h"
-#include "models/seq_net.h"
-#include "models/seq_network.h"
+#include "models/seq/seq_batch.h"
+#include "models/seq/seq_model.h"
+#include "models/seq/seq_net.h"
+#include "models/seq/seq_network.h"
 #include "temp_dir.h"
 #include "trace/seq_trace_json.h"
-#include "train/seq_trainer.h"
+#include "models/seq/seq_trainer.h"
 #include "test_device.h"
 
 namespace saccade {

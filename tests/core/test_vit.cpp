@@ -10,8 +10,8 @@
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "models/transformer_maps.h"
-#include "models/vit_network.h"
-#include "train/vit_trainer.h"
+#include "models/vit/vit_network.h"
+#include "models/vit/vit_trainer.h"
 #include "temp_dir.h"
 #include "test_device.h"
 

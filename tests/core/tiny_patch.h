@@ -8,8 +8,8 @@
 #include <torch/torch.h>
 
 #include "io/checkpoint.h"
-#include "models/patch_classifier.h"
-#include "models/patch_config.h"
+#include "models/patch/patch_classifier.h"
+#include "models/patch/patch_config.h"
 #include "temp_dir.h"
 
 namespace saccade::test {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "models/ram_config.h"
-#include "models/ram_network.h"
+#include "models/ram/ram_config.h"
+#include "models/ram/ram_network.h"
 #include "io/checkpoint.h"
 
 namespace saccade::test {

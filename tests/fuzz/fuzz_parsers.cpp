@@ -15,7 +15,7 @@
 #include "data/probes.h"
 #include "fuzz_support.h"
 #include "models/attention_model.h"
-#include "models/caption_eval.h"
+#include "models/caption/caption_eval.h"
 
 namespace {
 

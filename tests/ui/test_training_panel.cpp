@@ -17,7 +17,7 @@
 #include <QtTest>
 
 #include "charts/training_chart.h"
-#include "models/vit_config.h"
+#include "models/vit/vit_config.h"
 #include "training/training_panel.h"
 
 using namespace saccade::ui;
@@ -31,42 +31,57 @@ private Q_SLOTS:
     void everyFamilyTrainsHere();
 };
 
+// A patch run's form, as a request (the settings the form does not show keep their defaults).
+saccade::FamilyTrainRequest patchRequest(const TrainingPanel& panel, const char* dataset, const char* mode, int steps) {
+    saccade::FamilyTrainRequest r = panel.request();
+    r.dataset = dataset;
+    r.settings["mode"] = mode;
+    r.settings["steps"] = std::to_string(steps);
+    return r;
+}
+
 void TestTrainingPanel::formRoundTrip() {
     TrainingPanel panel;
-    saccade::PatchTrainOptions o;
-    o.dataset = "cluttered-digits60";
-    o.model.mode = "hard";
-    o.model.steps = 3;
-    o.model.grid = 6;
-    o.batch = 16;
-    o.iterations = 42;
-    o.seed = 9;
-    o.out = "/tmp/x.pt";
-    panel.setOptions(o);
-    const auto back = panel.options();
+    QCOMPARE(panel.family(), QStringLiteral("patch"));
+    saccade::FamilyTrainRequest o = patchRequest(panel, "cluttered-digits60", "hard", 3);
+    o.settings["grid"] = "6";
+    o.common.batch = 16;
+    o.common.iterations = 42;
+    o.common.seed = 9;
+    o.common.out = "/tmp/x.pt";
+    panel.setRequest(o);
+    const auto back = panel.request();
     QCOMPARE(QString::fromStdString(back.dataset), QStringLiteral("cluttered-digits60"));
-    QCOMPARE(QString::fromStdString(back.model.mode), QStringLiteral("hard"));
-    QCOMPARE(back.model.steps, 3);
-    QCOMPARE(back.model.grid, 6);
-    QCOMPARE(back.batch, 16);
-    QCOMPARE(back.iterations, 42);
-    QCOMPARE(back.seed, 9u);
-    QCOMPARE(QString::fromStdString(back.out), QStringLiteral("/tmp/x.pt"));
-    QVERIFY(QString::fromStdString(back.command).contains(QStringLiteral("--mode hard")));
+    QCOMPARE(QString::fromStdString(back.settings.at("mode")), QStringLiteral("hard"));
+    QCOMPARE(QString::fromStdString(back.settings.at("steps")), QStringLiteral("3"));
+    QCOMPARE(QString::fromStdString(back.settings.at("grid")), QStringLiteral("6"));
+    QCOMPARE(back.common.batch, 16);
+    QCOMPARE(back.common.iterations, 42);
+    QCOMPARE(back.common.seed, 9u);
+    QCOMPARE(QString::fromStdString(back.common.out), QStringLiteral("/tmp/x.pt"));
+    // The command that re-creates the run: the family's fields that apply (the entropy bonus only
+    // under hard attention), the batch and the seed.
+    QCOMPARE(QString::fromStdString(back.common.command),
+             QStringLiteral("saccade-cli train patch --dataset cluttered-digits60 --mode hard --scorer additive "
+                            "--variant dense --steps 3 --grid 6 --entropy-bonus 0.01 --batch 16 --seed 9"));
+    // The form is built from the family's fields: a field the patch family does not declare is
+    // not there, and a value out of its range is refused.
+    QVERIFY(!panel.setField(QStringLiteral("glimpses"), QStringLiteral("3")));
+    QVERIFY(!panel.setField(QStringLiteral("steps"), QStringLiteral("65")));
+    QVERIFY(!panel.setField(QStringLiteral("mode"), QStringLiteral("greedy")));
+    QVERIFY(panel.setField(QStringLiteral("mode"), QStringLiteral("gumbel")));
+    QVERIFY(QString::fromStdString(panel.request().common.command).contains(QStringLiteral("--gumbel-rate 0.0002")));
 }
 
 void TestTrainingPanel::stopSavesAndLeavesThePanelUsable() {
     QTemporaryDir dir;
     TrainingPanel panel;
     QSignalSpy ended(&panel, &TrainingPanel::jobEnded);
-    saccade::PatchTrainOptions o;
-    o.dataset = "translated-digits60";  // procedural: no dataset package needed
-    o.model.mode = "hard";
-    o.model.steps = 2;
-    o.batch = 4;
-    o.iterations = 1'000'000;  // would run for hours: only Stop ends it
-    o.out = dir.filePath(QStringLiteral("stopped.pt")).toStdString();
-    panel.setOptions(o);
+    saccade::FamilyTrainRequest o = patchRequest(panel, "translated-digits60", "hard", 2);  // procedural data
+    o.common.batch = 4;
+    o.common.iterations = 1'000'000;  // would run for hours: only Stop ends it
+    o.common.out = dir.filePath(QStringLiteral("stopped.pt")).toStdString();
+    panel.setRequest(o);
     panel.startTraining();
     QVERIFY(panel.isRunning());
     QTRY_VERIFY_WITH_TIMEOUT(panel.chart()->lossPointCount() >= 2, 60'000);
@@ -109,9 +124,9 @@ void TestTrainingPanel::stopSavesAndLeavesThePanelUsable() {
     QVERIFY2(legend->geometry().width() >= widest, qPrintable(QStringLiteral("%1 < %2").arg(legend->geometry().width()).arg(widest)));
 
     // The next job runs to its end.
-    o.iterations = 3;
-    o.out = dir.filePath(QStringLiteral("short.pt")).toStdString();
-    panel.setOptions(o);
+    o.common.iterations = 3;
+    o.common.out = dir.filePath(QStringLiteral("short.pt")).toStdString();
+    panel.setRequest(o);
     panel.startTraining();
     QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 120'000);
     QVERIFY2(panel.statusText().startsWith(QStringLiteral("Finished 3 iterations")), qPrintable(panel.statusText()));
@@ -132,26 +147,30 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         const char* evalText;
     } cases[] = {{"ram", "translated-digits60", "ram", "random glimpses"},
                  {"caption", "scenes64", "caption", "BLEU-4"},
-                 {"seq", "reverse", "seq", "held-out sentences): exact match"},
-                 {"vit", "translated-digits60", "vit", "test images): accuracy"}};
+                 {"seq", "reverse", "seq", "held-out data): exact match"},
+                 {"vit", "translated-digits60", "vit", "held-out data): accuracy"}};
     int jobs = 0;
     for (const auto& c : cases) {
         QVERIFY(panel.setFamily(QString::fromLatin1(c.family)));
         QCOMPARE(panel.family(), QString::fromLatin1(c.family));
-        saccade::PatchTrainOptions o = panel.options();
+        saccade::FamilyTrainRequest o = panel.request();
         o.dataset = c.dataset;
-        o.model.steps = 2;
-        o.batch = 4;
-        o.iterations = 2;
-        o.out = dir.filePath(QStringLiteral("%1.pt").arg(QString::fromLatin1(c.family))).toStdString();
-        panel.setOptions(o);
-        QCOMPARE(QString::fromStdString(panel.options().dataset), QString::fromLatin1(c.dataset));
-        // Sharpening is the soft captioner's option only.
-        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("sharpenSpin"));
-        QVERIFY(sharpen);
+        o.common.batch = 4;
+        o.common.iterations = 2;
+        o.common.out = dir.filePath(QStringLiteral("%1.pt").arg(QString::fromLatin1(c.family))).toStdString();
+        panel.setRequest(o);
+        panel.setField(QStringLiteral("glimpses"), QStringLiteral("2"));
+        panel.setField(QStringLiteral("layers"), QStringLiteral("2"));
+        QCOMPARE(QString::fromStdString(panel.request().dataset), QString::fromLatin1(c.dataset));
+        // Sharpening is the soft captioner's option only: the form has it for no other family.
+        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("field-attention-entropy"));
         const bool caption = QString::fromLatin1(c.family) == QLatin1String("caption");
-        QCOMPARE(sharpen->isEnabled(), caption);
-        if (caption) sharpen->setValue(0.05);
+        QCOMPARE(sharpen != nullptr, caption);
+        if (caption) {
+            QVERIFY(sharpen->isEnabled());
+            sharpen->setValue(0.05);
+            QVERIFY(panel.setField(QStringLiteral("dsr-lambda"), QStringLiteral("0")));
+        }
         panel.startTraining();
         ++jobs;
         if (!QTest::qWaitFor([&] { return ended.count() == jobs; }, 180'000)) QFAIL(qPrintable(panel.statusText()));
@@ -173,39 +192,37 @@ void TestTrainingPanel::everyFamilyTrainsHere() {
         auto* datasets = panel.findChild<QComboBox*>(QStringLiteral("datasetCombo"));
         QVERIFY(datasets);
         datasets->setCurrentIndex(datasets->findData(QStringLiteral("translated-fashion60")));
-        QCOMPARE(panel.options().model.grid, 10);
-        QCOMPARE(panel.options().model.steps, saccade::VitConfig{}.layers);
+        QCOMPARE(panel.request().settings.at("patch"), std::string("10"));
+        QCOMPARE(panel.request().settings.at("layers"), std::to_string(saccade::VitConfig{}.layers));
         datasets->setCurrentIndex(datasets->findData(QStringLiteral("fashion28")));
-        QCOMPARE(panel.options().model.grid, 7);
+        QCOMPARE(panel.request().settings.at("patch"), std::string("7"));
         QVERIFY(datasets->findData(QStringLiteral("scenes64")) < 0);
     }
     // A sequence model trains on its tasks, not on images.
     QVERIFY(panel.setFamily(QStringLiteral("seq")));
     {
-        saccade::PatchTrainOptions seq = panel.options();
+        saccade::FamilyTrainRequest seq = panel.request();
         seq.dataset = "translated-digits60";
-        panel.setOptions(seq);
-        QVERIFY(QString::fromStdString(panel.options().dataset) != QStringLiteral("translated-digits60"));
+        panel.setRequest(seq);
+        QVERIFY(QString::fromStdString(panel.request().dataset) != QStringLiteral("translated-digits60"));
     }
     // A hard captioner has no entropy weight to set.
     QVERIFY(panel.setFamily(QStringLiteral("caption")));
     {
-        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("sharpenSpin"));
-        QVERIFY(sharpen->isEnabled());
-        saccade::PatchTrainOptions hard = panel.options();
-        hard.model.mode = "hard";
-        panel.setOptions(hard);
+        auto* sharpen = panel.findChild<QDoubleSpinBox*>(QStringLiteral("field-attention-entropy"));
+        QVERIFY(sharpen && sharpen->isEnabled());
+        QVERIFY(panel.setField(QStringLiteral("mode"), QStringLiteral("hard")));
         QVERIFY(!sharpen->isEnabled());
-        hard.model.mode = "soft";
-        panel.setOptions(hard);
+        QVERIFY(!QString::fromStdString(panel.request().common.command).contains(QStringLiteral("--attention-entropy")));
+        QVERIFY(panel.setField(QStringLiteral("mode"), QStringLiteral("soft")));
         QVERIFY(sharpen->isEnabled());
     }
     // The captioner reads only scene datasets; the patch family only greyscale ones.
     QVERIFY(panel.setFamily(QStringLiteral("patch")));
-    saccade::PatchTrainOptions o = panel.options();
+    saccade::FamilyTrainRequest o = panel.request();
     o.dataset = "scenes64";
-    panel.setOptions(o);
-    QVERIFY(QString::fromStdString(panel.options().dataset) != QStringLiteral("scenes64"));
+    panel.setRequest(o);
+    QVERIFY(QString::fromStdString(panel.request().dataset) != QStringLiteral("scenes64"));
 }
 
 QTEST_MAIN(TestTrainingPanel)

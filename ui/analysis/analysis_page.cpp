@@ -41,7 +41,7 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 }
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                            const QString& deterministicRule, const QString& modelType) {
+                            const QString& deterministicRule, const QString& outputKind) {
     // Every panel first, while its tab is enabled: each stops a job of the previous model.
     m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
                          .arg(QFileInfo(checkpoint).fileName(), dataset));
@@ -52,7 +52,7 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_cost->setModel(checkpoint);
     // A captioner sweeps an object under its words and measures faithfulness word by word; the
     // classifiers' sweep scores one answer per image, which a caption is not.
-    const bool caption = modelType == QLatin1String("caption");
+    const bool caption = outputKind == QLatin1String("caption");
     m_faithfulnessStack->setCurrentWidget(caption ? static_cast<QWidget*>(m_captionFaithfulness) : m_faithfulness);
     const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep") : QString();
     QWidget* shown = m_tabs->currentWidget();  // disabling it would move the tabs on by themselves

@@ -27,9 +27,10 @@ class AnalysisPage : public QWidget {
 public:
     explicit AnalysisPage(QWidget* parent = nullptr);
 
-    /// The model to analyse: its checkpoint and dataset.
+    /// The model to analyse: its checkpoint and dataset, its rules and what its runs output
+    /// ("class" or "caption": a captioner has its own sweep and faithfulness tabs).
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
-                  const QString& deterministicRule = {}, const QString& modelType = {});
+                  const QString& deterministicRule = {}, const QString& outputKind = {});
 
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }

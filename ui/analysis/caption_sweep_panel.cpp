@@ -13,7 +13,7 @@
 #include <algorithm>
 
 #include "analysis/analysis_job.h"
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "charts/series_chart.h"
 #include "data/procedural_scenes.h"
 #include "models/attention_model.h"

@@ -25,8 +25,8 @@
 #include "attention/attention_canvas.h"
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
-#include "models/caption_model.h"
-#include "models/seq_model.h"
+#include "models/caption/caption_model.h"
+#include "models/seq/seq_model.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
@@ -436,7 +436,7 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
     m_service->cancelAdequacy();
     m_adequacy->setModel(card.classNames, m_images->datasets(), card.dataset);
-    Q_EMIT modelOpened(card.path, card.dataset, card.rules, card.deterministicRule, card.type);
+    Q_EMIT modelOpened(card.path, card.dataset, card.rules, card.deterministicRule, card.outputKind);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // A session names its image; else keep the current input when it fits the new model; else
     // the saved or the first sample.
@@ -546,7 +546,7 @@ void AttentionPage::requestTrace() {
     request.imageId = m_inputId.toStdString();
     request.truth = m_truth;
     // A captioner's beam caption beside its greedy one, and the greedy one beside a beam.
-    if (const auto& card = m_service->card(); card && card->type == QLatin1String("caption"))
+    if (const auto& card = m_service->card(); card && card->outputKind == QLatin1String("caption"))
         request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
                                                                    : "beam:3";
     m_service->requestTrace(request);

@@ -99,9 +99,9 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     /// A model was loaded: its checkpoint and dataset.
     /// A model opened: its file, dataset, rule names (ModelCard::rules), deterministic rule and
-    /// type ("patch", "ram", "caption", ...).
+    /// what its runs output ("class" or "caption").
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                     const QString& deterministicRule, const QString& modelType);
+                     const QString& deterministicRule, const QString& outputKind);
     /// A sequence model (text in, text out) was asked for: it belongs on the Sequences page.
     void sequenceModelRequested(const QString& checkpoint);
 

@@ -14,7 +14,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "analysis/caption_metrics.h"
+#include "metrics/caption_metrics.h"
 #include "charts/band_chart.h"
 #include "charts/class_prob_chart.h"
 #include "view_export.h"

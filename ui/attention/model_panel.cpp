@@ -14,42 +14,25 @@
 #include <QVBoxLayout>
 
 #include "common/device_list.h"
-#include "models/seq_model.h"
+#include "io/checkpoint.h"
+#include "models/model_family.h"
+#include "models/model_loading.h"
+#include "models/seq/seq_model.h"
 
 namespace saccade::ui {
 
 namespace {
 
-// The sidecar's one-line description of a bundled checkpoint for the list.
+// The checkpoint's name and, under it, its family's one-line description from the sidecar.
 QString listEntry(const QString& ptPath) {
-    const QFileInfo info(ptPath);
-    QFile sidecar(info.path() + QLatin1Char('/') + info.completeBaseName() + QStringLiteral(".json"));
-    QString text = info.completeBaseName();
-    if (sidecar.open(QIODevice::ReadOnly)) {
-        const QJsonObject o = QJsonDocument::fromJson(sidecar.readAll()).object();
-        const QJsonObject config = o.value(QStringLiteral("config")).toObject();
-        if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("caption"))
-            text += QStringLiteral("\n  captioner, %1 attention, up to %2 words, %3")
-                        .arg(config.value(QStringLiteral("mode")).toString())
-                        .arg(config.value(QStringLiteral("max_length")).toInt())
-                        .arg(o.value(QStringLiteral("dataset")).toString());
-        else if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("vit"))
-            text += QStringLiteral("\n  ViT, %1 layers x %2 heads, %3")
-                        .arg(config.value(QStringLiteral("layers")).toInt())
-                        .arg(config.value(QStringLiteral("heads")).toInt())
-                        .arg(o.value(QStringLiteral("dataset")).toString());
-        else if (o.value(QStringLiteral("model_type")).toString() == QLatin1String("ram"))
-            text += QStringLiteral("\n  RAM, %1 glimpses, %2")
-                        .arg(config.value(QStringLiteral("glimpses")).toInt())
-                        .arg(o.value(QStringLiteral("dataset")).toString());
-        else
-            text += QStringLiteral("\n  %1 attention, %2 steps, %3")
-                        .arg(config.value(QStringLiteral("mode")).toString())
-                        .arg(config.value(QStringLiteral("steps")).toInt())
-                        .arg(o.value(QStringLiteral("dataset")).toString());
-    } else {
-        text += QObject::tr("\n  TorchScript (no sidecar)");
-    }
+    const QFileInfo file(ptPath);
+    QString text = file.completeBaseName();
+    const std::string path = ptPath.toStdString();
+    if (isScriptImport(path)) return text + QObject::tr("\n  TorchScript (no sidecar)");
+    const auto info = readCheckpointInfo(path);
+    const ModelFamily* family = info ? findFamily(info->modelType) : nullptr;
+    if (family && family->listLine)
+        text += QStringLiteral("\n  ") + QString::fromStdString(family->listLine(info->configJson, info->dataset));
     return text;
 }
 

@@ -57,31 +57,30 @@ TrainingChart::TrainingChart(QWidget* parent) : QChartView(parent) {
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(260);
-    clear(QStringLiteral("soft"));
+    clear();
 }
 
-void TrainingChart::clear(const QString& mode, const QString& family) {
+void TrainingChart::clear(const FamilyProgressNames& names, bool hard) {
     for (auto* s : {static_cast<QXYSeries*>(m_ce), static_cast<QXYSeries*>(m_reward),
                     static_cast<QXYSeries*>(m_baseline), static_cast<QXYSeries*>(m_entropy),
                     static_cast<QXYSeries*>(m_trainAcc), static_cast<QXYSeries*>(m_evalSoft),
                     static_cast<QXYSeries*>(m_evalArgmax), static_cast<QXYSeries*>(m_evalSample),
                     static_cast<QXYSeries*>(m_bleu), static_cast<QXYSeries*>(m_mass)})
         s->clear();
-    const bool caption = family == QLatin1String("caption"), ram = family == QLatin1String("ram"),
-               vit = family == QLatin1String("vit");  // one deterministic rule: one accuracy
-    m_bleu->setVisible(caption);
-    m_mass->setVisible(caption);
-    m_evalArgmax->setVisible(!vit);
-    m_evalSample->setVisible(!vit);
-    m_entropy->setVisible(!vit);  // no attention entropy in its loss
-    m_evalSoft->setName(caption ? tr("exact soft") : ram ? tr("eval random glimpses") : vit ? tr("eval accuracy") : tr("eval soft"));
-    m_evalArgmax->setName(caption ? tr("exact argmax") : ram ? tr("eval mean") : tr("eval argmax"));
-    m_evalSample->setName(caption ? tr("exact sample") : tr("eval sample"));
-    m_trainAcc->setName(caption ? tr("word acc.") : tr("batch acc."));
-    m_right->setTitleText(caption ? tr("exact match, BLEU-4, mass") : tr("accuracy"));
-    const bool hard = mode == QLatin1String("hard") || ram;
-    m_reward->setVisible(hard);
-    m_baseline->setVisible(hard);
+    auto name = [](QXYSeries* s, const std::string& text) {  // a family without the figure hides it
+        s->setName(QString::fromStdString(text));
+        s->setVisible(!text.empty());
+    };
+    m_bleu->setVisible(names.bleuAndMass);
+    m_mass->setVisible(names.bleuAndMass);
+    m_entropy->setVisible(names.entropy);
+    name(m_evalSoft, names.evalSoft);
+    name(m_evalArgmax, names.evalArgmax);
+    name(m_evalSample, names.evalSample);
+    name(m_trainAcc, names.trainAccuracy);
+    m_right->setTitleText(QString::fromStdString(names.accuracyAxis));
+    m_reward->setVisible(hard || names.reward);
+    m_baseline->setVisible(hard || names.reward);
     setRoundTicks(m_x, 0, 10, 6, /*integers=*/true);
     m_leftMin = 0;
     m_leftMax = 1;

@@ -4,7 +4,7 @@
 
 #include <QChartView>
 
-#include "train/patch_trainer.h"
+#include "models/model_family.h"
 
 class QLineSeries;
 class QScatterSeries;
@@ -21,7 +21,8 @@ public:
     /// Clears the curves for a new run. `family`: "patch", "ram" or "caption" (names the
     /// evaluation series: the RAM's are mean, sample and random glimpses; the captioner's are exact
     /// match under soft, argmax and sample, with held-out BLEU-4 and attention mass beside them).
-    void clear(const QString& mode, const QString& family = QStringLiteral("patch"));
+    /// Empties the chart and names its series as the family reads them (`hard`: a REINFORCE run).
+    void clear(const FamilyProgressNames& names = {}, bool hard = false);
     void add(const TrainProgress& progress);
     /// Points in the cross-entropy curve and in the evaluation series (for tests).
     int lossPointCount() const;

@@ -9,7 +9,7 @@
 #include <QImage>
 #include <QWidget>
 
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 
 class QLabel;
 

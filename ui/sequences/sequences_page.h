@@ -19,7 +19,7 @@
 #include <QWidget>
 
 #include "io/session.h"
-#include "models/seq_model.h"
+#include "models/seq/seq_model.h"
 
 class QComboBox;
 class QLabel;

@@ -21,12 +21,6 @@ TrainingJob::~TrainingJob() {
     }
 }
 
-bool TrainingJob::start(const PatchTrainOptions& options) {
-    return start([options](const std::function<bool(const TrainProgress&)>& progress) {
-        return trainPatchModel(options, progress);
-    });
-}
-
 bool TrainingJob::start(const Trainer& train) {
     if (m_running) return false;
     if (m_thread) {

@@ -12,7 +12,7 @@
 #include <functional>
 
 #include "common/result.h"
-#include "train/patch_trainer.h"
+#include "train/train_progress.h"
 
 namespace saccade::ui {
 
@@ -28,7 +28,6 @@ public:
     using Trainer = std::function<Result<TrainSummary>(const std::function<bool(const TrainProgress&)>&)>;
     /// Starts training; false when a job is already running.
     bool start(const Trainer& train);
-    bool start(const PatchTrainOptions& options);
     /// Asks the running job to stop after its current iteration (it saves, then finishes).
     void cancel();
     bool isRunning() const { return m_running; }

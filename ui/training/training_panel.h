@@ -1,18 +1,21 @@
 #pragma once
-// TrainingPanel: train any model family from the GUI (patch classifier, RAM, captioner, sequence
-// model, Vision Transformer): the options of `saccade-cli train patch|ram|caption|seq|vit`, live
-// curves (the captioner's with held-out BLEU-4 and attention mass), a progress bar with ETA, and
-// Stop (which saves). Training runs on a thread of its own; the window stays responsive. A
-// finished model can be opened at once.
+// TrainingPanel: train any registered model family from the GUI (models/model_family.h): the
+// family's own form, built from the fields it declares (the options of `saccade-cli train NAME`
+// that it shows on the form), the budget, schedule, seed and file every family takes, live curves
+// named as the family reads them, a progress bar with ETA, and Stop (which saves). Training runs
+// on a thread of its own; the window stays responsive. A finished model can be opened at once.
+
+#include <map>
 
 #include <QString>
 #include <QWidget>
 
-#include "train/patch_trainer.h"
+#include "models/model_family.h"
 #include "training/training_job.h"
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -31,13 +34,17 @@ public:
     explicit TrainingPanel(QWidget* parent = nullptr);
     ~TrainingPanel() override;
 
-    /// The options the form describes, in the patch trainer's terms (steps are the RAM's glimpses).
-    PatchTrainOptions options() const;
-    /// "patch", "ram", "caption", "seq" or "vit".
+    /// The run the form describes: the family's data, every one of its fields (the form's values,
+    /// defaults for those it does not show), the shared options and the re-create command.
+    FamilyTrainRequest request() const;
+    /// The chosen family's name ("patch", "ram", ...).
     QString family() const;
     bool setFamily(const QString& family);
-    /// Sets the form (tests, and a later "train again").
-    void setOptions(const PatchTrainOptions& options);
+    /// Sets the form from `request` (tests, and a later "train again"): the dataset when the family
+    /// trains on it, each field the form shows, and the budget, batch, learning rate, seed and file.
+    void setRequest(const FamilyTrainRequest& request);
+    /// Sets one field of the form; false when the form has no such field or refuses the value.
+    bool setField(const QString& key, const QString& value);
     bool isRunning() const;
     void startTraining();
     void stopTraining();
@@ -53,30 +60,30 @@ Q_SIGNALS:
     void jobEnded();
 
 private:
+    void buildWidgets();
+    QWidget* buildOptionsBox();
+    void connectSignals();
     void onProgress(const TrainProgress& p);
     void setRunning(bool running);
-    /// Refills datasets and modes for the chosen family and enables only its options.
+    /// Refills the datasets and rebuilds the field form for the chosen family, at its defaults.
     void applyFamily();
-    /// Enables the options the chosen family reads, when no job runs.
+    /// Enables the fields that apply under the form's values, when no job runs.
     void enableFamilyOptions();
-    /// The chosen family's trainer with the form's options.
-    TrainingJob::Trainer trainer() const;
+    /// The dataset changed: the family may move settings that cannot hold for it.
+    void fitToDataset();
+    void updateOut();
+    const ModelFamily& currentFamily() const;
+    /// The form's value of field `key`, as text.
+    QString fieldValue(const FamilyField& f) const;
 
     QComboBox* m_family = nullptr;
-    QWidget* m_stepsLabel = nullptr;
-    QWidget* m_gridLabel = nullptr;
-
     QComboBox* m_dataset = nullptr;
-    QComboBox* m_mode = nullptr;
-    QComboBox* m_scorer = nullptr;
-    QComboBox* m_variant = nullptr;
-    QSpinBox* m_steps = nullptr;
-    QSpinBox* m_grid = nullptr;
+    QFormLayout* m_fieldForm = nullptr;  ///< the chosen family's fields
+    std::map<std::string, QWidget*> m_fields;  ///< field key -> its editor
     QSpinBox* m_batch = nullptr;
     QDoubleSpinBox* m_minutes = nullptr;
     QSpinBox* m_iterations = nullptr;
     QDoubleSpinBox* m_lr = nullptr;
-    QDoubleSpinBox* m_sharpen = nullptr;  ///< the soft captioner's attention entropy weight
     QSpinBox* m_seed = nullptr;
     QLineEdit* m_out = nullptr;
     QPushButton* m_browse = nullptr;
@@ -96,6 +103,7 @@ private:
     /// The run ended: its staged files become the chosen checkpoint, or go; what happened, in words.
     QString settleStagedRun(const TrainSummary& summary);
     QString m_lastEval;
+    FamilySettings m_runSettings;  ///< the running job's settings (its progress lines read them)
 };
 
 }  // namespace saccade::ui

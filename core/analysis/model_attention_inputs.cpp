@@ -1,0 +1,71 @@
+#include "analysis/model_attention_inputs.h"
+
+#include <map>
+
+#include <torch/torch.h>
+
+#include "attention/qkv_capture.h"
+#include "data/dataset.h"
+#include "models/attention_model.h"
+#include "models/seq/seq_model.h"
+
+namespace saccade {
+namespace {
+
+/// Groups captured layers by name, concatenating their batches; batches padded to different
+/// lengths are padded again to the longest (zero rows, masked keys), so no sentence is dropped.
+std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& layers, const std::string& prefix) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const QkvCapture::Layer*>> byName;
+    for (const auto& l : layers) {
+        if (!byName.count(l.name)) order.push_back(l.name);
+        byName[l.name].push_back(&l);
+    }
+    std::vector<FidelitySource> out;
+    for (const auto& name : order) {
+        std::int64_t n = 0;
+        for (const auto* l : byName[name]) n = std::max(n, l->q.size(2));
+        const auto pad = [n](const torch::Tensor& x) { return torch::constant_pad_nd(x, {0, 0, 0, n - x.size(2)}, 0); };
+        std::vector<torch::Tensor> q, k, v, keep;
+        for (const auto* l : byName[name]) {
+            q.push_back(pad(l->q));
+            k.push_back(pad(l->k));
+            v.push_back(pad(l->v));
+            const auto kept = l->keep.defined() ? l->keep : torch::ones({l->q.size(0), l->q.size(2)}, torch::kBool);
+            keep.push_back(torch::constant_pad_nd(kept, {0, n - kept.size(1)}, 0));
+        }
+        out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu()});
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count) {
+    const auto file = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    if (isSeqCheckpoint(path)) {
+        auto model = SeqModel::open(path, "cpu");
+        if (!model) return Error{model.error()};
+        if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
+        QkvCapture capture;
+        SeqEvalOptions eval;
+        eval.limit = count;
+        eval.permutation = false;
+        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
+        return groupLayers(capture.layers(), file);
+    }
+    auto model = loadAttentionModel(path, "cpu");
+    if (!model) return Error{model.error()};
+    if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
+    auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
+    if (!dataset) return Error{dataset.error()};
+    QkvCapture capture;
+    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
+        const auto sample = (*dataset)->sample(Split::Test, i);
+        if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
+            return Error{t.error()};
+    }
+    return groupLayers(capture.layers(), file);
+}
+
+}  // namespace saccade

@@ -1,0 +1,89 @@
+#include "metrics/caption_metrics.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdlib>
+
+namespace saccade {
+
+CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
+                            std::int64_t exact, const AttentionCorrectness& correctness) {
+    CaptionScores s;
+    s.rule = rule;
+    s.bleu = bleuFromCounts(bleuCounts);
+    s.images = images;
+    s.exact = exact;
+    s.exactMatch = images ? double(exact) / double(images) : 0;
+    s.correctness = correctness;
+    return s;
+}
+
+std::vector<std::string> objectWordClasses() { return {"size", "colour", "shape"}; }
+
+std::string wordClassName(WordClass wordClass) {
+    switch (wordClass) {
+        case WordClass::Size:
+            return "size";
+        case WordClass::Colour:
+            return "colour";
+        case WordClass::Shape:
+            return "shape";
+        case WordClass::Relation:
+            return "relation";
+        case WordClass::Other:
+            break;
+    }
+    return "other";
+}
+
+WordClass sceneWordClass(const std::string& word) {
+    static const std::map<std::string, WordClass> classes = {
+        {"small", WordClass::Size},     {"large", WordClass::Size},
+        {"red", WordClass::Colour},     {"green", WordClass::Colour},
+        {"blue", WordClass::Colour},    {"yellow", WordClass::Colour},
+        {"white", WordClass::Colour},   {"purple", WordClass::Colour},
+        {"circle", WordClass::Shape},   {"square", WordClass::Shape},
+        {"triangle", WordClass::Shape}, {"cross", WordClass::Shape},
+        {"left", WordClass::Relation},  {"right", WordClass::Relation},
+        {"of", WordClass::Relation},    {"above", WordClass::Relation},
+        {"below", WordClass::Relation},
+    };
+    const auto it = classes.find(word);
+    return it == classes.end() ? WordClass::Other : it->second;
+}
+
+void AttentionCorrectness::add(const std::string& wordClass, double mass, bool hit) {
+    Entry& entry = byClass[wordClass];
+    entry.massSum.add(mass);
+    entry.hits += hit ? 1 : 0;
+    entry.words += 1;
+}
+
+double AttentionCorrectness::mass(const std::string& wordClass) const {
+    const auto it = byClass.find(wordClass);
+    if (it == byClass.end() || it->second.words == 0) return 0.0;
+    return it->second.massSum.value() / double(it->second.words);
+}
+
+double AttentionCorrectness::hitRate(const std::string& wordClass) const {
+    const auto it = byClass.find(wordClass);
+    if (it == byClass.end() || it->second.words == 0) return 0.0;
+    return double(it->second.hits) / double(it->second.words);
+}
+
+AttentionCorrectness::Entry AttentionCorrectness::total(
+    const std::vector<std::string>& classes) const {
+    Entry sum;
+    for (const auto& name : classes) {
+        const auto it = byClass.find(name);
+        if (it == byClass.end()) continue;
+        sum.massSum.add(it->second.massSum);
+        sum.hits += it->second.hits;
+        sum.words += it->second.words;
+    }
+    return sum;
+}
+
+
+}  // namespace saccade

@@ -1,0 +1,149 @@
+// The Show-Attend-Tell captioner's registration: its training fields, trainer, network, loading
+// and list line (models/model_family.h).
+#include <sstream>
+
+#include "data/dataset.h"
+#include "models/caption/caption_model.h"
+#include "models/caption/caption_network.h"
+#include "models/caption/caption_trainer.h"
+#include "models/model_family.h"
+#include "models/caption/caption_cost.h"
+
+namespace saccade {
+
+namespace {
+
+std::vector<std::string> captionDatasets() {
+    std::vector<std::string> out;
+    for (const auto& [name, description] : datasetNames())
+        if (name.rfind("scenes", 0) == 0 && datasetShape(name)) out.push_back(name);
+    return out;
+}
+
+std::vector<FamilyField> captionFields() {
+    const CaptionTrainOptions d;
+    const CaptionConfig c;
+    return {
+        choiceField("mode", "Mode:", {"soft", "hard", "gumbel"}, c.mode,
+                    "soft: backprop through the expected context; hard: REINFORCE with a baseline; gumbel: "
+                    "straight-through Gumbel-softmax"),
+        choiceField("scorer", "Scorer:", {"additive", "general", "dot", "scaled-dot"}, c.scorer,
+                    "how an annotation is scored against the LSTM state"),
+        integerField("grid", "Grid g:", 1, 64, c.grid, "annotation cells per side (image size / grid: 1, 2, 4 or 8)"),
+        cliOnly(integerField("feature-dim", "Features:", 1, 4096, c.featureDim, "D: annotation vector size")),
+        cliOnly(integerField("hidden", "Hidden:", 1, 8192, c.hidden, "LSTM state size")),
+        cliOnly(integerField("embed", "Embedding:", 1, 4096, c.embed, "word embedding size")),
+        cliOnly(integerField("attn-hidden", "Scorer width:", 1, 4096, c.attnHidden, "additive scorer width")),
+        cliOnly(choiceField("encoder", "Encoder:", {"local", "wide"}, c.encoder,
+                            "local: a cell sees 14 px, so naming an object needs attention on it; wide: about 40 px, "
+                            "so a word can be read beside its object")),
+        cliOnly(flagField("cell-positions", "Cell positions:",
+                          "add a learned vector per cell to its features, so a context read from one cell says where "
+                          "it was")),
+        cliOnly(realField("dropout", "Dropout:", 0, 0.99, c.dropout, "before the deep output layer")),
+        cliOnly(integerField("max-length", "Longest caption:", 0, 64, d.model.maxLength,
+                             "longest caption in tokens with <start> and <end> (0: the dataset's longest)")),
+        only(realField("dsr-lambda", "DSR lambda:", 0, 100, d.dsrLambda,
+                       "soft: doubly stochastic regulariser weight (0 with Sharpen: it pulls words off their objects)"),
+             "mode", {"soft"}),
+        only(realField("attention-entropy", "Sharpen:", 0, 100, d.attentionEntropy,
+                       "soft: weight of each word's attention entropy in the loss (0: the paper's soft attention). "
+                       "0.02 with DSR lambda 0 puts two thirds of a word's attention on the object it names"),
+             "mode", {"soft"}),
+        only(cliOnly(integerField("attention-entropy-warmup", "Sharpen warm-up:", 0, 1000000000,
+                                  d.attentionEntropyWarmup,
+                                  "soft: iterations over which the attention entropy weight ramps up from 0 (0: none)")),
+             "mode", {"soft"}),
+        only(cliOnly(realField("entropy-bonus", "Entropy bonus:", 0, 10, d.entropyBonus, "hard: entropy bonus")),
+             "mode", {"hard"}),
+        only(cliOnly(realField("expectation-mix", "Expectation mix:", 0, 1, d.expectationMix,
+                               "hard: probability of using the expected context for a caption")),
+             "mode", {"hard"}),
+        only(cliOnly(realField("gumbel-rate", "Gumbel rate:", 0, 1, d.gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")),
+             "mode", {"gumbel"}),
+        cliOnly(textField("init-from", "Start from:",
+                          "start from this captioner's weights (same architecture, any mode) with a fresh optimizer: "
+                          "e.g. fine-tune a soft captioner with REINFORCE")),
+    };
+}
+
+Result<TrainSummary> trainCaption(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+    CaptionTrainOptions o;
+    static_cast<TrainCommonOptions&>(o) = r.common;
+    o.dataset = r.dataset;
+    const auto& s = r.settings;
+    o.model.mode = textSetting(s, "mode");
+    o.model.scorer = textSetting(s, "scorer");
+    o.model.grid = int(intSetting(s, "grid"));
+    o.model.featureDim = int(intSetting(s, "feature-dim"));
+    o.model.hidden = int(intSetting(s, "hidden"));
+    o.model.embed = int(intSetting(s, "embed"));
+    o.model.attnHidden = int(intSetting(s, "attn-hidden"));
+    o.model.encoder = textSetting(s, "encoder");
+    o.model.cellPositions = flagSetting(s, "cell-positions");
+    o.model.dropout = realSetting(s, "dropout");
+    o.model.maxLength = int(intSetting(s, "max-length"));
+    o.dsrLambda = realSetting(s, "dsr-lambda");
+    o.attentionEntropy = realSetting(s, "attention-entropy");
+    o.attentionEntropyWarmup = intSetting(s, "attention-entropy-warmup");
+    o.entropyBonus = realSetting(s, "entropy-bonus");
+    o.expectationMix = realSetting(s, "expectation-mix");
+    o.gumbelRate = realSetting(s, "gumbel-rate");
+    o.initFrom = textSetting(s, "init-from");
+    return trainCaptionModel(o, progress);
+}
+
+}  // namespace
+
+ModelFamily captionFamily() {
+    ModelFamily f;
+    f.name = "caption";
+    f.title = "Show-Attend-Tell captioner";
+    f.noun = "a captioner";
+    f.description = "The Show-Attend-Tell captioner on captioned scenes: a CNN grid of annotations, an LSTM that looks "
+                    "once per word (soft, hard REINFORCE or gumbel attention) and a deep output layer.";
+    f.datasets = captionDatasets;
+    f.defaultDataset = CaptionTrainOptions{}.dataset;
+    f.defaults = CaptionTrainOptions{};
+    f.fields = captionFields();
+    f.progress.evalSoft = "exact soft";
+    f.progress.evalArgmax = "exact argmax";
+    f.progress.evalSample = "exact sample";
+    f.progress.trainAccuracy = "word acc.";
+    f.progress.accuracyAxis = "exact match, BLEU-4, mass";
+    f.progress.bleuAndMass = true;
+    f.train = trainCaption;
+    f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
+        std::ostringstream os;
+        if (textSetting(s, "mode") == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
+        if (textSetting(s, "mode") == "gumbel") os << "  tau " << p.temperature;
+        os << "  H " << p.entropy << "  word acc " << p.trainAccuracy;
+        return os.str();
+    };
+    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
+        std::ostringstream os;
+        os << " exact soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample << "  BLEU-4 "
+           << p.evalBleu4 << "  mass on object " << p.evalAttention;
+        return os.str();
+    };
+    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
+        auto c = captionConfigFromJson(config);
+        if (!c) return Error{c.error()};
+        return std::shared_ptr<torch::nn::Module>(CaptionNetwork(*c).ptr());
+    };
+    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
+        auto m = CaptionModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    };
+    f.cost = captionCost;
+    f.costTimedRules = 3;  // 3 rules
+    f.listLine = [](const std::string& config, const std::string& dataset) {
+        const auto c = captionConfigFromJson(config);
+        return c ? "captioner, " + c->mode + " attention, up to " + std::to_string(c->maxLength) + " words, " + dataset
+                 : dataset;
+    };
+    return f;
+}
+
+}  // namespace saccade

@@ -1,0 +1,148 @@
+#pragma once
+// The family registry: everything Saccade knows about one kind of model, in one registration.
+// A family declares its name (the sidecar's model type), what it trains on, the fields its
+// training takes (the GUI builds its form from them and the CLI its `train NAME` options), how to
+// train, build, open and describe it, and what its evaluation figures mean. Every place that used
+// to branch on the model type asks the registry instead. The built-in families live in
+// core/models/<family>/ and are listed once in models/builtin_families.cpp; a test or a plug-in
+// registers its own with registerFamily().
+// Engine header: includes LibTorch.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/nn/module.h>
+
+#include "common/result.h"
+#include "models/cost_profile.h"
+#include "train/train_options.h"
+#include "train/train_progress.h"
+
+namespace saccade {
+
+class AttentionModel;
+class CostRun;
+
+/// One field of a family's training form and of its `train NAME` command (`--key`).
+struct FamilyField {
+    enum class Kind { Integer, Real, Choice, Flag, Text };
+    std::string key;    ///< the option's name without dashes ("entropy-bonus"); the settings key
+    std::string label;  ///< the form's label ("Entropy bonus:")
+    Kind kind = Kind::Integer;
+    double min = 0, max = 0;           ///< Integer and Real: the accepted range
+    std::vector<std::string> choices;  ///< Choice: the accepted values
+    std::string value;                 ///< the default, as text ("" for none: a Text field left out)
+    std::string help;                  ///< the option's help and the form's tooltip
+    /// Applies only while field `whenKey` holds one of `whenValues` (e.g. mode = hard); the form
+    /// disables it otherwise and the re-create command leaves it out.
+    std::string whenKey;
+    std::vector<std::string> whenValues;
+    bool inForm = true;     ///< shown on the Training page (false: the CLI only, e.g. widths)
+    bool recorded = true;   ///< part of the re-create command when it applies
+    bool optional = false;  ///< may be left empty ("" = the family decides)
+};
+
+/// A family's settings: field key -> value as text (flags "true" or "false").
+using FamilySettings = std::map<std::string, std::string>;
+
+/// What one training run takes: the options every trainer shares, the data and the family's own.
+struct FamilyTrainRequest {
+    TrainCommonOptions common;
+    std::string dataset;
+    FamilySettings settings;  ///< every field of the family, defaults filled in
+};
+
+using TrainProgressCallback = std::function<bool(const TrainProgress&)>;
+
+/// How a family's TrainProgress reads: the names of its three held-out figures ("" when unused),
+/// of its training accuracy and its right axis, and whether it has BLEU, mass and entropy.
+struct FamilyProgressNames {
+    std::string evalSoft = "eval soft", evalArgmax = "eval argmax", evalSample = "eval sample";
+    std::string trainAccuracy = "batch acc.", accuracyAxis = "accuracy";
+    bool bleuAndMass = false;  ///< evalBleu4 and evalAttention are set
+    bool entropy = true;       ///< the attention entropy is part of its loss
+    bool reward = false;       ///< always REINFORCE (else only under mode = hard)
+};
+
+struct ModelFamily {
+    std::string name;           ///< the sidecar's model type and `train NAME`: "patch"
+    std::string title;          ///< "patch-attention classifier" (the Training page's list)
+    std::string noun;           ///< "a patch classifier" (errors)
+    std::string description;    ///< the help of `train NAME`
+    bool readsText = false;     ///< sequence models: opened on the Sequences page, not Attention
+    bool opensImports = false;  ///< opens files without a Saccade sidecar (TorchScript); trains nothing
+    std::string datasetKey = "dataset";  ///< the CLI option that names the data ("task" for seq)
+    std::string evalCountKey = "eval-images";  ///< the CLI option for TrainCommonOptions::evalImages
+    std::function<std::vector<std::string>()> datasets;  ///< what it trains on, in the form's order
+    std::string defaultDataset;
+    TrainCommonOptions defaults;        ///< its batch, learning rate and evaluation cadence
+    std::vector<FamilyField> fields;
+    FamilyProgressNames progress;
+    /// Trains from a complete request (checkSettings passed).
+    std::function<Result<TrainSummary>(const FamilyTrainRequest&, const TrainProgressCallback&)> train;
+    /// The console's per-iteration and per-evaluation figures.
+    std::function<std::string(const TrainProgress&, const FamilySettings&)> progressLine, evaluationLine;
+    /// The network a sidecar's config (JSON text) describes, weights not loaded.
+    std::function<Result<std::shared_ptr<torch::nn::Module>>(const std::string& configJson)> network;
+    /// Moves settings that cannot hold for `dataset` to ones that do (a ViT's patch must divide
+    /// the image side); the Training page calls it when the dataset changes. May be empty.
+    std::function<void(FamilySettings&, const std::string& dataset)> fitToDataset;
+    /// Opens a checkpoint as an image model; empty for families that are not (readsText), with
+    /// `openElsewhere` saying where they open instead.
+    std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device)> open;
+    std::string openElsewhere;
+    /// What each rule costs per stage of the forward pass (models/cost_stages.h); empty for families
+    /// whose stages the cost view does not know. `costTimedRules` timed rules, each `repeats` times.
+    std::function<Result<std::vector<RuleCost>>(const std::string& configJson, CostRun& run)> cost;
+    int costTimedRules = 0;
+    /// One line under the file name in a model list, from the sidecar's config (JSON text) and dataset.
+    std::function<std::string(const std::string& configJson, const std::string& dataset)> listLine;
+};
+
+/// Field builders (C++17 has no designated initialisers).
+FamilyField integerField(std::string key, std::string label, double min, double max, std::int64_t value, std::string help);
+FamilyField realField(std::string key, std::string label, double min, double max, double value, std::string help);
+FamilyField choiceField(std::string key, std::string label, std::vector<std::string> choices, std::string value,
+                        std::string help);
+FamilyField flagField(std::string key, std::string label, std::string help);
+/// A Text field, or an Integer with no default ("" = the family decides, e.g. from the dataset).
+FamilyField textField(std::string key, std::string label, std::string help);
+FamilyField optionalIntegerField(std::string key, std::string label, double min, double max, std::string help);
+/// `f`, applying only while field `key` holds one of `values`.
+FamilyField only(FamilyField f, std::string key, std::vector<std::string> values);
+/// `f`, on the command line only (not on the Training page's form).
+FamilyField cliOnly(FamilyField f);
+/// A number as the shortest text that reads back to it ("0.002", "1e-05", "64").
+std::string numberText(double value);
+
+/// Adds `family` (or replaces the one of the same name). The built-in families are registered
+/// before the first lookup.
+void registerFamily(ModelFamily family);
+/// The family named `name`, or null.
+const ModelFamily* findFamily(const std::string& name);
+/// Every registered family: the built-in ones first, in registration order.
+std::vector<const ModelFamily*> modelFamilies();
+
+/// `given` checked against the family's fields (an unknown key, a value out of range or not a
+/// choice is an Error naming the option) with every missing field at its default.
+Result<FamilySettings> checkSettings(const ModelFamily& family, const FamilySettings& given);
+/// True when field `f` applies under `settings` (its whenKey condition holds).
+bool fieldApplies(const FamilyField& f, const FamilySettings& settings);
+/// "saccade-cli train NAME --dataset D --field V ... --batch B --seed S [--lr X]": what re-creates
+/// a run (every recorded field that applies; Text fields only when set, flags only when true).
+std::string recreateCommand(const ModelFamily& family, const FamilyTrainRequest& request);
+/// The settings' values as the types fields hold (for a family's own train function).
+std::int64_t intSetting(const FamilySettings& s, const std::string& key);
+double realSetting(const FamilySettings& s, const std::string& key);
+bool flagSetting(const FamilySettings& s, const std::string& key);
+const std::string& textSetting(const FamilySettings& s, const std::string& key);
+
+/// Defined by models/builtin_families.cpp: every family this build ships, in the GUI's order.
+std::vector<ModelFamily> builtinFamilies();
+
+}  // namespace saccade

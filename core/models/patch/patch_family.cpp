@@ -1,0 +1,117 @@
+// The patch-attention classifier's registration: its training fields, trainer, network, loading
+// and list line (models/model_family.h).
+#include <sstream>
+
+#include "data/dataset.h"
+#include "models/model_family.h"
+#include "models/patch/patch_cost.h"
+#include "models/patch/patch_classifier.h"
+#include "models/patch/patch_model.h"
+#include "models/patch/patch_trainer.h"
+
+namespace saccade {
+
+namespace {
+
+// Greyscale sets whose side the encoder can halve twice.
+std::vector<std::string> patchDatasets() {
+    std::vector<std::string> out;
+    for (const auto& [name, description] : datasetNames()) {
+        const auto shape = datasetShape(name);
+        if (shape && shape->channels == 1 && shape->width % 4 == 0 && name.rfind("scenes", 0) != 0) out.push_back(name);
+    }
+    return out;
+}
+
+std::vector<FamilyField> patchFields() {
+    const PatchTrainOptions d;
+    const std::vector<std::string> modes{"soft", "hard", "gumbel"};
+    return {
+        choiceField("mode", "Mode:", modes, d.model.mode,
+                    "soft: backprop through the expected context; hard: REINFORCE with a baseline; gumbel: "
+                    "straight-through Gumbel-softmax"),
+        choiceField("scorer", "Scorer:", {"additive", "general", "dot", "scaled-dot"}, d.model.scorer,
+                    "how a cell is scored against the LSTM state"),
+        choiceField("variant", "Variant:", {"dense", "select"}, d.model.variant,
+                    "dense (every cell's features computed, then selected) or select (a cheap low-resolution pass "
+                    "scores the cells; the patch network runs on the chosen cell only)"),
+        integerField("steps", "Steps T:", 1, 64, d.model.steps, "attention steps T"),
+        integerField("grid", "Grid g:", 2, 64, d.model.grid, "cells per side (image size / grid / 2 must be whole)"),
+        only(cliOnly(realField("entropy-bonus", "Entropy bonus:", 0, 10, d.entropyBonus, "hard: entropy bonus")),
+             "mode", {"hard"}),
+        only(cliOnly(realField("dsr-lambda", "DSR lambda:", 0, 100, d.dsrLambda,
+                               "soft: doubly stochastic regulariser weight (off by default: with T steps over L >> T "
+                               "cells it pulls attention toward uniform)")),
+             "mode", {"soft"}),
+        only(cliOnly(realField("gumbel-rate", "Gumbel rate:", 0, 1, d.gumbelRate,
+                               "gumbel: r in tau = max(0.5, exp(-r t))")),
+             "mode", {"gumbel"}),
+        cliOnly(textField("init-from", "Start from:",
+                          "start from this checkpoint's weights (same architecture, any mode), with a fresh optimizer "
+                          "and schedule: e.g. fine-tune a soft model with REINFORCE")),
+    };
+}
+
+Result<TrainSummary> trainPatch(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+    PatchTrainOptions o;
+    static_cast<TrainCommonOptions&>(o) = r.common;
+    o.dataset = r.dataset;
+    const auto& s = r.settings;
+    o.model.mode = textSetting(s, "mode");
+    o.model.scorer = textSetting(s, "scorer");
+    o.model.variant = textSetting(s, "variant");
+    o.model.steps = int(intSetting(s, "steps"));
+    o.model.grid = int(intSetting(s, "grid"));
+    o.entropyBonus = realSetting(s, "entropy-bonus");
+    o.dsrLambda = realSetting(s, "dsr-lambda");
+    o.gumbelRate = realSetting(s, "gumbel-rate");
+    o.initFrom = textSetting(s, "init-from");
+    return trainPatchModel(o, progress);
+}
+
+}  // namespace
+
+ModelFamily patchFamily() {
+    ModelFamily f;
+    f.name = "patch";
+    f.title = "patch-attention classifier";
+    f.noun = "a patch classifier";
+    f.description = "The patch-attention classifier: soft, hard (REINFORCE) or gumbel attention over a grid of CNN "
+                    "cell features, read by an LSTM for --steps steps.";
+    f.datasets = patchDatasets;
+    f.defaultDataset = PatchTrainOptions{}.dataset;
+    f.defaults = PatchTrainOptions{};
+    f.fields = patchFields();
+    f.train = trainPatch;
+    f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
+        std::ostringstream os;
+        if (textSetting(s, "mode") == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
+        if (textSetting(s, "mode") == "gumbel") os << "  tau " << p.temperature;
+        os << "  H " << p.entropy << "  acc " << p.trainAccuracy;
+        return os.str();
+    };
+    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
+        std::ostringstream os;
+        os << " soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample;
+        return os.str();
+    };
+    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
+        auto c = patchConfigFromJson(config);
+        if (!c) return Error{c.error()};
+        return std::shared_ptr<torch::nn::Module>(PatchClassifier(*c).ptr());
+    };
+    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
+        auto m = PatchModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    };
+    f.cost = patchCost;
+    f.costTimedRules = 8;  // 2 variants x 4 rules
+    f.listLine = [](const std::string& config, const std::string& dataset) {
+        const auto c = patchConfigFromJson(config);
+        return c ? c->mode + " attention, " + std::to_string(c->steps) + " steps, " + dataset : dataset;
+    };
+    return f;
+}
+
+}  // namespace saccade

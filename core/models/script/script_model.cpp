@@ -1,0 +1,532 @@
+#include "models/script/script_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <nlohmann/json.hpp>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "common/torch_compat.h"
+#include "common/device.h"
+#include "data/dataset.h"
+#include "data/batch.h"
+#include "io/zip_check.h"
+#include "models/batched_eval.h"
+#include "models/model_input.h"
+#include "models/script/script_outputs.h"
+#include "models/script/script_settings.h"
+#include "models/transformer_maps.h"
+
+namespace saccade {
+
+namespace {
+
+/// What a model's forward raised, in its own words. The interpreter's text begins "The following
+/// operation failed in the TorchScript interpreter" and ends with the model's exception
+/// ("builtins.ValueError: this model wants 7 channels"), which is the line a user needs.
+std::string modelsOwnMessage(const std::exception& e) {
+    const auto* c10 = dynamic_cast<const c10::Error*>(&e);
+    const std::string text = c10 ? c10->what_without_backtrace() : e.what();
+    if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
+    const auto end = text.find_last_not_of(" \t\n");
+    if (end == std::string::npos) return firstLine(text);
+    const auto start = text.rfind('\n', end);
+    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
+    return line;
+}
+
+constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
+constexpr const char* kForwardMethod = "forward";
+constexpr const char* kSampledMethod = "forward_sampled";
+
+std::string formName(ScriptForm f) {
+    switch (f) {
+        case ScriptForm::Grid: return "grid";
+        case ScriptForm::Glimpses: return "glimpses";
+        case ScriptForm::Transformer: return "transformer";
+    }
+    return "";
+}
+
+}  // namespace
+
+struct ScriptModel::Impl {
+    std::string path;
+    torch::jit::Module module;
+    torch::Device device{torch::kCPU};
+    CheckpointInfo info;
+    ScriptSettings settings;
+    std::vector<std::string> classNames;
+    int size = 0, channels = 1;
+    torch::Tensor mean, std;  // [1, C, 1, 1] or undefined
+    ScriptOutputs reference;  // what the probe returned (sizes every later call must keep)
+    bool sampled = false;
+    TokenGrid grid;
+    int layers = 0, heads = 0;
+
+    bool lastCallRaised = false;  // the last call's error came from the model raising, not the contract
+
+    // One checked call of forward (sampled: forward_sampled with `seed`) on images in [0, 1].
+    // forward_sampled seeds the process-wide generator (torch.manual_seed): its state is put back
+    // afterwards, so the call leaves other users of that generator as they were.
+    Result<ScriptOutputs> call(const torch::Tensor& images, bool useSampled, std::uint64_t seed) {
+        const std::string method = useSampled ? kSampledMethod : kForwardMethod;
+        lastCallRaised = false;
+        c10::IValue out;
+        auto generator = at::detail::getDefaultCPUGenerator();
+        torch::Tensor saved;
+        try {
+            torch::NoGradGuard noGrad;
+            auto x = images;
+            if (mean.defined()) x = (x - mean) / std;
+            if (useSampled) {
+                {
+                    std::lock_guard<std::mutex> lock(generator.mutex());
+                    saved = generator.get_state();
+                }
+                out = module.get_method(method)({x, static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL)});
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            } else {
+                out = module.get_method(method)({x});
+            }
+        } catch (const std::exception& e) {
+            if (saved.defined()) {
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            }
+            lastCallRaised = true;
+            return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
+        }
+        Result<ScriptOutputs> read = Error{""};
+        try {
+            read = readScriptOutputs(out, images.size(0), method);
+        } catch (const c10::Error& e) {
+            return Error{"model '" + path + "': " + method + "'s outputs cannot be read: " + firstLine(e.what_without_backtrace())};
+        }
+        if (!read) return Error{"model '" + path + "': " + read.error()};
+        if (reference.logits.defined()) {
+            if (auto same = sameScriptShapes(reference, *read, method); !same)
+                return Error{"model '" + path + "': " + same.error()};
+        }
+        return read;
+    }
+
+    Trace header(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId) const {
+        Trace t;
+        t.modelId = "torchscript/" + std::filesystem::path(path).filename().string();
+        t.imageId = imageId;
+        t.rule = rule;
+        t.seed = seed;
+        t.device = device.str();
+        t.imageWidth = image.width;
+        t.imageHeight = image.height;
+        t.classNames = classNames;
+        return t;
+    }
+
+    // The steps of run `i` of `o` (grid or glimpses).
+    std::vector<TraceStep> steps(const ScriptOutputs& o, std::int64_t i) const {
+        std::vector<TraceStep> out;
+        const auto logits = o.logits[i].to(torch::kCPU);
+        const double w = size, h = size;
+        for (std::int64_t s = 0; s < o.steps(); ++s) {
+            TraceStep step;
+            if (o.form == ScriptForm::Grid) {
+                const auto p = o.attention[i][s].to(torch::kCPU);
+                step.grid = GridDistribution{int(p.size(0)), int(p.size(1)), toFloatVector(p.flatten())};
+                step.entropy = entropyNats(step.grid->probs);
+                if (o.chosen.defined()) {
+                    const int cell = int(o.chosen[i][s].item<std::int64_t>());
+                    step.chosenCells.push_back(cell);
+                    step.logProb = std::log(std::max(1e-30, double(step.grid->probs[size_t(cell)])));
+                }
+            } else {
+                const auto l = o.locations[i][s].to(torch::kCPU);
+                const double x = (l[0].item<double>() + 1) / 2 * w, y = (l[1].item<double>() + 1) / 2 * h;
+                step.chosenPoint = std::array<double, 2>{x, y};
+                if (o.locationStd.defined()) {
+                    const auto sd = o.locationStd[i][s].to(torch::kCPU);
+                    const auto mu = o.locationMean.defined() ? o.locationMean[i][s].to(torch::kCPU) : l;
+                    const double sx = sd[0].item<double>() * w / 2, sy = sd[1].item<double>() * h / 2;
+                    step.gaussian = GaussianPolicy{(mu[0].item<double>() + 1) / 2 * w, (mu[1].item<double>() + 1) / 2 * h, sx, sy};
+                    step.entropy = std::log(2 * M_PI * M_E * sx * sy);
+                }
+                if (o.glimpseSize.defined()) {
+                    const double side = o.glimpseSize[i][s].item<double>() * w;
+                    step.glimpses.push_back(GlimpseBox{0, Box{x - side / 2, y - side / 2, side, side}});
+                }
+            }
+            if (o.perStepLogits) step.outputProbs = toFloatVector(torch::softmax(logits[s], -1));
+            out.push_back(std::move(step));
+        }
+        return out;
+    }
+};
+
+ScriptModel::ScriptModel() : m_impl(std::make_unique<Impl>()) {}
+ScriptModel::~ScriptModel() = default;
+
+Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return Error{"model '" + path + "' does not exist"};
+    if (std::filesystem::is_directory(path, ec)) return Error{"'" + path + "' is a folder; give a model file (.pt)"};
+    auto dev = resolveDevice(device);
+    if (!dev) return Error{dev.error()};
+    auto bytes = readFile(path, kMaxScriptBytes);
+    if (!bytes) return Error{"model '" + path + "': " + bytes.error()};
+    const std::string notModel = "'" + path + "' is not a TorchScript model, and no Saccade sidecar '" +
+                                 sidecarPath(path) + "' lies beside it";
+    if (auto zip = verifyZipArchive(*bytes, "the file"); !zip) return Error{notModel + ": " + zip.error()};
+
+    std::shared_ptr<ScriptModel> model(new ScriptModel());
+    auto& m = *model->m_impl;
+    m.path = path;
+    m.device = *dev;
+    torch::jit::ExtraFilesMap extra{{"saccade.json", ""}};
+    compat::runTorchScriptUnfused();
+    try {
+        m.module = torch::jit::load(path, m.device, extra);
+    } catch (const c10::Error& e) {
+        return Error{notModel + ": " + firstLine(e.what_without_backtrace())};
+    } catch (const std::exception& e) {
+        return Error{notModel + ": " + firstLine(e.what())};
+    }
+    if (!m.module.find_method(kForwardMethod))
+        return Error{notModel + ": it has no forward method (a Saccade checkpoint needs its sidecar)"};
+    m.module.eval();
+    m.sampled = m.module.find_method(kSampledMethod).has_value();
+
+    auto settings = readScriptSettings(m.module, extra["saccade.json"]);
+    if (!settings) return Error{"model '" + path + "': " + settings.error()};
+    m.settings = *settings;
+    const auto& st = m.settings;
+    if (!st.mean.empty()) {
+        const auto c = std::int64_t(st.mean.size());
+        m.mean = torch::tensor(st.mean, torch::kFloat32).view({1, c, 1, 1}).to(m.device);
+        m.std = torch::tensor(st.std, torch::kFloat32).view({1, c, 1, 1}).to(m.device);
+    }
+
+    // The probe: a grey image of the declared size, or of each size Saccade's datasets have.
+    std::vector<std::pair<int, int>> candidates;  // channels, side
+    if (st.inputSize > 0) {
+        if (st.inputChannels > 0) candidates.push_back({st.inputChannels, st.inputSize});
+        else for (int c : {1, 3}) candidates.push_back({c, st.inputSize});
+    } else {
+        for (int side : kScriptProbeSizes)
+            for (int c : {1, 3})
+                if (st.inputChannels <= 0 || st.inputChannels == c) candidates.push_back({c, side});
+    }
+    if (!st.mean.empty())
+        candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                        [&](const auto& cs) { return std::size_t(cs.first) != st.mean.size() && st.mean.size() != 1; }),
+                         candidates.end());
+    std::string lastError;
+    if (candidates.empty())
+        return Error{"model '" + path + "': mean and std have " + std::to_string(st.mean.size()) +
+                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
+    const auto declaredMean = m.mean, declaredStd = m.std;
+    for (const auto& [c, side] : candidates) {
+        // A single mean and std apply to every channel of this try.
+        if (declaredMean.defined()) {
+            m.mean = declaredMean.expand({1, c, 1, 1}).contiguous();
+            m.std = declaredStd.expand({1, c, 1, 1}).contiguous();
+        }
+        auto probe = m.call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(m.device)), false, 0);
+        if (probe) {
+            m.reference = *probe;
+            m.size = side;
+            m.channels = c;
+            break;
+        }
+        // A forward that ran but broke the contract is the answer; one that raised on the input
+        // may just want another size.
+        if (!m.lastCallRaised) return Error{probe.error()};
+        lastError = probe.error();
+    }
+    if (!m.reference.logits.defined()) {
+        if (candidates.size() == 1) return Error{lastError};
+        return Error{lastError + " (tried " + std::to_string(candidates.size()) +
+                     " input shapes; declare input_size, see docs/model-contract.md)"};
+    }
+    const auto& ref = m.reference;
+    const auto classes = ref.classes();
+    if (!st.classNames.empty() && std::int64_t(st.classNames.size()) != classes)
+        return Error{"model '" + path + "': class_names has " + std::to_string(st.classNames.size()) +
+                     " names but 'logits' has " + std::to_string(classes) + " classes"};
+    if (!st.dataset.empty() && !datasetShape(st.dataset))
+        return Error{"model '" + path + "': its dataset '" + st.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
+    m.classNames = st.classNames;
+    if (m.classNames.empty() && !st.dataset.empty()) {
+        auto names = datasetClassNames(st.dataset);
+        if (std::int64_t(names.size()) == classes) m.classNames = names;
+    }
+    for (std::int64_t k = std::int64_t(m.classNames.size()); k < classes; ++k) m.classNames.push_back("class " + std::to_string(k));
+    if (ref.form == ScriptForm::Transformer) {
+        auto g = tokenGrid(ref.attentions.size(3), st.patchGrid);
+        if (!g) return Error{"model '" + path + "': " + g.error()};
+        m.grid = *g;
+        m.layers = int(ref.attentions.size(1));
+        m.heads = int(ref.attentions.size(2));
+    }
+    if (m.sampled) {
+        auto probe = m.call(torch::full({1, m.channels, m.size, m.size}, 0.5, torch::TensorOptions().device(m.device)), true, 1);
+        if (!probe) return Error{probe.error()};
+    }
+
+    auto& info = m.info;
+    info.modelType = "torchscript";
+    info.dataset = st.dataset;
+    info.weightsCrc32 = crc32Hex(*bytes);
+    info.configJson = nlohmann::json{{"file", std::filesystem::path(path).filename().string()},
+                                     {"form", formName(ref.form)},
+                                     {"input_size", m.size},
+                                     {"channels", m.channels},
+                                     {"classes", classes},
+                                     {"steps", ref.steps()},
+                                     {"forward_sampled", m.sampled}}
+                          .dump();
+    info.command = "imported TorchScript (" + std::filesystem::path(path).filename().string() + ")";
+    return model;
+}
+
+std::string ScriptModel::form() const { return formName(m_impl->reference.form); }
+int ScriptModel::heads() const { return m_impl->heads; }
+bool ScriptModel::hasSampledForward() const { return m_impl->sampled; }
+bool ScriptModel::hasStochasticRuns() const { return m_impl->sampled && m_impl->reference.form != ScriptForm::Transformer; }
+const CheckpointInfo& ScriptModel::info() const { return m_impl->info; }
+std::string ScriptModel::deviceName() const { return m_impl->device.str(); }
+std::vector<std::string> ScriptModel::classNames() const { return m_impl->classNames; }
+int ScriptModel::imageSize() const { return m_impl->size; }
+int ScriptModel::channels() const { return m_impl->channels; }
+int ScriptModel::steps() const { return int(m_impl->reference.steps()); }
+
+std::string ScriptModel::deterministicRule() const {
+    return m_impl->reference.form == ScriptForm::Transformer ? "attention" : "forward";
+}
+
+std::vector<std::string> ScriptModel::evaluationRules() const {
+    if (m_impl->reference.form == ScriptForm::Transformer) return {"attention"};
+    if (m_impl->sampled) return {"forward", "sample", "ksample:10"};
+    return {"forward"};
+}
+
+std::string ScriptModel::summary() const {
+    const auto& m = *m_impl;
+    const auto& r = m.reference;
+    std::string s = "imported TorchScript " + std::filesystem::path(m.path).filename().string() + ": " +
+                    std::to_string(m.size) + "x" + std::to_string(m.size) + "x" + std::to_string(m.channels) + " input, " +
+                    std::to_string(r.classes()) + " classes, ";
+    switch (r.form) {
+        case ScriptForm::Grid:
+            s += std::to_string(r.steps()) + " steps over a " + std::to_string(r.attention.size(2)) + "x" +
+                 std::to_string(r.attention.size(3)) + " grid";
+            break;
+        case ScriptForm::Glimpses: s += std::to_string(r.steps()) + " glimpses"; break;
+        case ScriptForm::Transformer:
+            s += "transformer, " + std::to_string(m.layers) + " layers x " + std::to_string(m.heads) + " heads over " +
+                 std::to_string(m.grid.rows) + "x" + std::to_string(m.grid.cols) + " patches" + (m.grid.cls ? " + CLS" : "");
+            break;
+    }
+    return s + (m.sampled ? ", forward_sampled" : "");
+}
+
+namespace {
+
+std::string sampledRulesText(bool sampled) {
+    return sampled ? "forward, sample or ksample:K" : "forward (it has no forward_sampled for sampled rules)";
+}
+
+// ksample:K, K in 1..10000; 0 when `rule` is not a ksample rule.
+Result<int> kSampleOf(const std::string& rule) {
+    if (rule.rfind("ksample:", 0) != 0) return 0;
+    auto k = parseInteger(rule.substr(8), "K", 1, 10000);
+    if (!k) return Error{"'" + rule + "': " + k.error()};
+    return int(*k);
+}
+
+}  // namespace
+
+Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, std::uint64_t seed,
+                                 const std::string& imageId, const std::optional<GroundTruth>& truth) {
+    auto& m = *m_impl;
+    auto input = modelInput(image, m.size, m.channels, m.device);
+    if (!input) return Error{input.error()};
+    try {
+        if (m.reference.form == ScriptForm::Transformer) {
+            auto parsed = parseTransformerRule(rule, m.heads);
+            if (!parsed) return Error{parsed.error()};
+            auto out = m.call(*input, false, 0);
+            if (!out) return Error{out.error()};
+            Trace t = m.header(image, parsed->spec, seed, imageId);
+            t.steps = transformerSteps(out->attentions[0], m.grid, *parsed);
+            t.output = classOutput(out->logits[0][-1], m.classNames);
+            t.steps.back().outputProbs = t.output.probs;  // the answer, read after the last layer
+            t.groundTruth = truth;
+            return validateTrace(t);
+        }
+        auto k = kSampleOf(rule);
+        if (!k) return Error{k.error()};
+        const bool sample = rule == "sample" || *k > 0;
+        if (rule != "forward" && !sample)
+            return Error{"'" + rule + "' is not a rule of this imported model (use " + sampledRulesText(m.sampled) + ")"};
+        if (sample && !m.sampled)
+            return Error{"'" + rule + "' needs forward_sampled(image, seed), which this model lacks (see docs/model-contract.md)"};
+        Trace t = m.header(image, rule, seed, imageId);
+        if (*k == 0) {
+            auto out = m.call(*input, sample, seed);
+            if (!out) return Error{out.error()};
+            t.steps = m.steps(*out, 0);
+            t.output = classOutput(out->logits[0][-1], m.classNames);
+        } else {
+            // K runs with seeds runSeed(seed, k): the mean map and output, every run's cell.
+            std::vector<std::vector<TraceStep>> runs;
+            torch::Tensor probs;
+            for (int r = 0; r < *k; ++r) {
+                auto out = m.call(*input, true, runSeed(seed, size_t(r)));
+                if (!out) return Error{out.error()};
+                runs.push_back(m.steps(*out, 0));
+                auto p = torch::softmax(out->logits[0][-1], -1).to(torch::kCPU);
+                probs = probs.defined() ? probs + p : p;
+            }
+            t.steps = runs.front();
+            for (std::size_t s = 0; s < t.steps.size(); ++s) {
+                auto& step = t.steps[s];
+                step.chosenCells.clear();
+                std::map<int, int> counts;
+                double logProb = 0, entropy = 0, px = 0, py = 0;
+                for (const auto& run : runs) {
+                    const auto& rs = run[s];
+                    for (int c : rs.chosenCells) ++counts[c];
+                    logProb += rs.logProb;
+                    entropy += rs.entropy;
+                    if (rs.chosenPoint) { px += (*rs.chosenPoint)[0]; py += (*rs.chosenPoint)[1]; }
+                    if (&run != &runs.front() && rs.grid)
+                        for (std::size_t c = 0; c < rs.grid->probs.size(); ++c) step.grid->probs[c] += rs.grid->probs[c];
+                }
+                if (step.grid)
+                    for (auto& p : step.grid->probs) p /= float(*k);
+                // The mean of K runs' per-step outputs; one run's Gaussian and box would mislead.
+                if (!step.outputProbs.empty()) {
+                    for (std::size_t j = 0; j < step.outputProbs.size(); ++j) {
+                        double sum = 0;
+                        for (const auto& run : runs) sum += run[s].outputProbs[j];
+                        step.outputProbs[j] = float(sum / *k);
+                    }
+                }
+                step.gaussian.reset();
+                step.glimpses.clear();
+                std::vector<std::pair<int, int>> byCount(counts.begin(), counts.end());
+                std::stable_sort(byCount.begin(), byCount.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+                for (const auto& [cell, n] : byCount) step.chosenCells.insert(step.chosenCells.end(), size_t(n), cell);
+                step.logProb = logProb / *k;
+                step.entropy = entropy / *k;
+                if (step.chosenPoint) step.chosenPoint = std::array<double, 2>{px / *k, py / *k};
+            }
+            t.output = classOutput((probs / double(*k)).log(), m.classNames);
+        }
+        t.groundTruth = truth;
+        return validateTrace(t);
+    } catch (const c10::Error& e) {
+        return Error{std::string("trace failed: ") + firstLine(e.what_without_backtrace())};
+    }
+}
+
+Result<RunSet> ScriptModel::sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                                       const std::optional<GroundTruth>& truth, int kSample, const Progress& progress) {
+    auto& m = *m_impl;
+    if (!m.sampled)
+        return Error{"this imported model has no forward_sampled(image, seed): stochastic runs need one (see docs/model-contract.md)"};
+    auto input = modelInput(image, m.size, m.channels, m.device);
+    if (!input) return Error{input.error()};
+    auto chunk = [&](std::uint64_t firstSeed, int count) -> Result<std::vector<RunRecord>> {
+        std::vector<RunRecord> records;
+        for (const auto s : runSeeds(firstSeed, count)) {
+            auto out = m.call(*input, true, s);
+            if (!out) return Error{out.error()};
+            const auto probs = toFloatVector(torch::softmax(out->logits[0][-1], -1));
+            RunRecord r;
+            r.seed = s;
+            r.label = int(std::max_element(probs.begin(), probs.end()) - probs.begin());
+            r.confidence = probs[size_t(r.label)];
+            r.probs = probs;
+            for (const auto& step : m.steps(*out, 0)) {
+                if (step.grid) {
+                    // The cell the run chose, or (no `chosen` output) its map's most attended cell.
+                    const auto& p = step.grid->probs;
+                    r.cells.push_back(step.chosenCells.empty() ? int(std::max_element(p.begin(), p.end()) - p.begin())
+                                                               : step.chosenCells.front());
+                }
+                if (step.chosenPoint) r.points.push_back({float((*step.chosenPoint)[0]), float((*step.chosenPoint)[1])});
+                r.entropy.push_back(float(step.entropy));
+                r.logProb += step.logProb;
+            }
+            records.push_back(std::move(r));
+        }
+        return records;
+    };
+    return collectRuns(*this, image, runs, seed, imageId, truth, kSample, "", chunk, progress);
+}
+
+Result<EvalReport> ScriptModel::evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
+                                         std::int64_t limit, std::uint64_t seed, const Progress& progress,
+                                         const Shard& shard) {
+    auto& m = *m_impl;
+    const auto& info = dataset.info();
+    if (auto fits = checkDatasetFits(info, m.size, m.channels); !fits) return Error{fits.error()};
+    const bool transformer = m.reference.form == ScriptForm::Transformer;
+    std::vector<int> kOf;
+    for (const auto& rule : rules) {
+        auto k = kSampleOf(rule);
+        if (!k) return Error{k.error()};
+        const bool sample = rule == "sample" || *k > 0;
+        if (transformer && sample)
+            return Error{"'" + rule + "': a transformer's attention is not sampled; stochastic rules need the grid or "
+                         "locations form with forward_sampled (docs/model-contract.md)"};
+        if (transformer && rule != "attention")
+            return Error{"'" + rule + "': a transformer's answer does not depend on the rule (rollout and head:K change "
+                         "only the map); evaluate with 'attention'"};
+        if (!transformer && rule != "forward" && !sample)
+            return Error{"'" + rule + "' is not an evaluation rule of this imported model (use " + sampledRulesText(m.sampled) + ")"};
+        if (sample && !m.sampled) return Error{"'" + rule + "' needs forward_sampled(image, seed), which this model lacks"};
+        kOf.push_back(rule == "sample" ? 1 : *k);
+    }
+    auto predict = [&](const Batch& batch, const std::vector<std::int64_t>& idx) -> Result<std::vector<torch::Tensor>> {
+        std::vector<torch::Tensor> predicted;
+        for (std::size_t r = 0; r < rules.size(); ++r) {
+            if (kOf[r] == 0) {
+                auto out = m.call(batch.images, false, 0);
+                if (!out) return Error{out.error()};
+                predicted.push_back(out->logits.select(1, -1).argmax(-1));
+                continue;
+            }
+            // Image i draws with evaluationSeed(seed, i), as its own trace does.
+            std::vector<std::int64_t> labels;
+            for (std::size_t j = 0; j < idx.size(); ++j) {
+                const auto image = batch.images.narrow(0, std::int64_t(j), 1);
+                torch::Tensor sum;
+                for (int k = 0; k < kOf[r]; ++k) {
+                    const auto s = rules[r] == "sample" ? evaluationSeed(seed, idx[j])
+                                                        : runSeed(evaluationSeed(seed, idx[j]), size_t(k));
+                    auto out = m.call(image, true, s);
+                    if (!out) return Error{out.error()};
+                    auto p = torch::softmax(out->logits[0][-1], -1);
+                    sum = sum.defined() ? sum + p : p;
+                }
+                labels.push_back(sum.argmax().item<std::int64_t>());
+            }
+            predicted.push_back(torch::tensor(labels, torch::kInt64));
+        }
+        return predicted;
+    };
+    return evaluateInBatches(dataset, split, rules, limit, 100, m.device, "imported", predict, progress, shard);
+}
+
+}  // namespace saccade

@@ -1,0 +1,65 @@
+#pragma once
+// ScriptModel: a user's own TorchScript model (torch.jit.script or torch.jit.trace, saved with
+// torch.jit.save) behind the model interface, as docs/model-contract.md describes it. Its forward
+// returns `logits` and one form of attention (a grid per step, glimpse locations, or a
+// transformer's attention weights); an optional forward_sampled(image, seed) gives the sampled
+// rules and the Runs tab. Everything about the file is checked on load and on the first forward
+// (a probe on a grey image), and every forward after that is checked again.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/attention_model.h"
+
+namespace saccade {
+
+class ScriptModel : public AttentionModel {
+public:
+    ~ScriptModel() override;
+    /// Loads `path` onto `device`. Errors name the file and the exact problem: not a TorchScript
+    /// archive, no forward, a missing key, a wrong rank or dtype, sizes that do not fit,
+    /// distributions that do not sum to 1, NaN or inf, class names that disagree with the logits.
+    static Result<std::shared_ptr<ScriptModel>> load(const std::string& path, const std::string& device = "auto");
+
+    /// "grid", "glimpses" or "transformer": the form of attention forward returns.
+    std::string form() const;
+    bool hasSampledForward() const;  ///< forward_sampled(image, seed) exists
+    int heads() const;  ///< a transformer's attention heads per layer (head:0 to head:heads-1); else 0
+    bool hasStochasticRuns() const override;  ///< forward_sampled exists and the form is not a transformer
+
+    const CheckpointInfo& info() const override;
+    std::string deviceName() const override;
+    std::vector<std::string> classNames() const override;
+    int imageSize() const override;
+    int channels() const override;
+    int steps() const override;  ///< attention steps, or a transformer's layers
+    std::string trainedMode() const override { return "imported"; }
+    /// "forward" (what forward returns), or "attention" for transformers (the mean over heads).
+    std::string deterministicRule() const override;
+    std::string summary() const override;
+    /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
+    std::vector<std::string> evaluationRules() const override;
+
+    /// Rules: forward; with forward_sampled, sample (forward_sampled(image, seed)) and ksample:K
+    /// (K such runs, seeds runSeed(seed, k), averaged). Transformers: attention, rollout, head:K
+    /// (models/transformer_maps.h), one step per layer.
+    Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId,
+                        const std::optional<GroundTruth>& truth = std::nullopt) override;
+    Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
+                              const std::optional<GroundTruth>& truth, int kSample = 10,
+                              const Progress& progress = {}) override;
+    Result<EvalReport> evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
+                                std::int64_t limit, std::uint64_t seed, const Progress& progress = {},
+                                const Shard& shard = {}) override;
+
+private:
+    ScriptModel();
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+
+}  // namespace saccade

@@ -1,0 +1,127 @@
+// The Vision Transformer's registration: its training fields, trainer, network, loading and list
+// line (models/model_family.h).
+#include <cstdlib>
+#include <sstream>
+
+#include "data/dataset.h"
+#include "models/model_family.h"
+#include "models/vit/vit_model.h"
+#include "models/vit/vit_network.h"
+#include "models/vit/vit_trainer.h"
+
+namespace saccade {
+
+namespace {
+
+constexpr int kMaxFormPatch = 30;
+
+std::vector<std::string> vitDatasets() {
+    std::vector<std::string> out;
+    for (const auto& [name, description] : datasetNames()) {
+        const auto shape = datasetShape(name);
+        if (shape && shape->channels == 1 && name.rfind("scenes", 0) != 0) out.push_back(name);
+    }
+    return out;
+}
+
+/// The form's patch side for an image side: 10 where it divides the side (6 x 6 patches on 60 px),
+/// else the current one if it divides it and fits the form (at most kMaxFormPatch), else the
+/// divisor nearest 8.
+int fittingPatch(int side, int current) {
+    if (side % 10 == 0) return 10;
+    if (current > 0 && current <= std::min(side, kMaxFormPatch) && side % current == 0) return current;
+    int best = 1;
+    for (int d = 2; d <= std::min(side, kMaxFormPatch); ++d)
+        if (side % d == 0 && std::abs(d - 8) < std::abs(best - 8)) best = d;
+    return best;
+}
+
+std::vector<FamilyField> vitFields() {
+    const VitTrainOptions d;
+    const VitConfig c;
+    return {
+        integerField("patch", "Patch:", 1, 1024, c.patch,
+                     "patch side in pixels (the image side must be a multiple; 10 gives 6 x 6 patches on 60 px)"),
+        integerField("layers", "Layers:", 1, 48, c.layers,
+                     "transformer layers: each is a step on the canvas (the CLS token's attention)"),
+        cliOnly(integerField("dim", "Width:", 1, 4096, c.dim, "token width (a multiple of --heads)")),
+        cliOnly(integerField("heads", "Heads:", 1, 64, c.heads, "attention heads per layer")),
+        cliOnly(integerField("mlp", "MLP width:", 1, 16384, c.mlp, "hidden width of each layer's MLP")),
+        cliOnly(realField("dropout", "Dropout:", 0, 0.99, c.dropout, "dropout after attention and MLP")),
+        cliOnly(realField("weight-decay", "Weight decay:", 0, 10, d.weightDecay, "AdamW decoupled weight decay")),
+        cliOnly(realField("label-smoothing", "Label smoothing:", 0, 0.99, d.labelSmoothing,
+                          "share of the target spread over all classes")),
+        cliOnly(flagField("shift", "Shift:",
+                          "shift each training image by a random offset that keeps its object on the canvas (new "
+                          "positions every epoch)")),
+    };
+}
+
+Result<TrainSummary> trainVit(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+    VitTrainOptions o;
+    static_cast<TrainCommonOptions&>(o) = r.common;
+    o.dataset = r.dataset;
+    const auto& s = r.settings;
+    o.model.patch = int(intSetting(s, "patch"));
+    o.model.layers = int(intSetting(s, "layers"));
+    o.model.dim = int(intSetting(s, "dim"));
+    o.model.heads = int(intSetting(s, "heads"));
+    o.model.mlp = int(intSetting(s, "mlp"));
+    o.model.dropout = realSetting(s, "dropout");
+    o.weightDecay = realSetting(s, "weight-decay");
+    o.labelSmoothing = realSetting(s, "label-smoothing");
+    o.shift = flagSetting(s, "shift");
+    return trainVitModel(o, progress);
+}
+
+}  // namespace
+
+ModelFamily vitFamily() {
+    ModelFamily f;
+    f.name = "vit";
+    f.title = "Vision Transformer (self-attention)";
+    f.noun = "a vision transformer";
+    f.description = "A Vision Transformer: patches + CLS token, pre-norm self-attention layers; its traces show each "
+                    "layer's CLS attention per head, the mean over heads, and attention rollout.";
+    f.datasets = vitDatasets;
+    f.defaultDataset = VitTrainOptions{}.dataset;
+    f.defaults = VitTrainOptions{};
+    f.fields = vitFields();
+    f.progress.evalSoft = "eval accuracy";
+    f.progress.evalArgmax.clear();
+    f.progress.evalSample.clear();
+    f.progress.entropy = false;
+    f.train = trainVit;
+    f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
+        std::ostringstream os;
+        os << "  acc " << p.trainAccuracy;
+        return os.str();
+    };
+    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
+        std::ostringstream os;
+        os << " accuracy " << p.evalSoft;
+        return os.str();
+    };
+    f.fitToDataset = [](FamilySettings& s, const std::string& dataset) {
+        if (const auto shape = datasetShape(dataset))
+            s["patch"] = std::to_string(fittingPatch(shape->width, int(intSetting(s, "patch"))));
+    };
+    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
+        auto c = vitConfigFromJson(config);
+        if (!c) return Error{c.error()};
+        return std::shared_ptr<torch::nn::Module>(VitNetwork(*c).ptr());
+    };
+    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
+        auto m = VitModel::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    };
+    f.listLine = [](const std::string& config, const std::string& dataset) {
+        const auto c = vitConfigFromJson(config);
+        return c ? "ViT, " + std::to_string(c->layers) + " layers x " + std::to_string(c->heads) + " heads, " + dataset
+                 : dataset;
+    };
+    return f;
+}
+
+}  // namespace saccade

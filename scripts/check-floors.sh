@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Proves that every include in the sources goes down a floor, never up or sideways (the floors are
+# drawn in docs/architecture.md). Bottom to top:
+#   core: common | data io | trace | metrics attention | train | models | analysis | render doctor | report
+#   then ui (includes core), then app (includes ui and core).
+# Within core/models, the shared base (files directly in core/models/) includes no family folder,
+# and a family folder (core/models/<family>/) includes no other family's.
+# Usage: scripts/check-floors.sh [SOURCE_ROOT]   (prints each include that goes up; exit 1 if any)
+set -euo pipefail
+root=${1:-$(dirname "$0")/..}
+cd "$root"
+
+declare -A floor=(
+  [common]=0 [data]=1 [io]=1 [trace]=2 [metrics]=3 [attention]=3 [train]=4 [models]=5
+  [analysis]=6 [render]=7 [doctor]=7 [report]=8
+)
+bad=0
+say() { echo "saccade: $1:$2 includes \"$3\": $4" >&2; bad=$((bad + 1)); }
+
+checked=0
+while IFS= read -r file; do
+  rel=${file#./}
+  layer=${rel%%/*}          # core, ui or app
+  rest=${rel#*/}
+  dir=${rest%%/*}           # core's folder (common, models, ...)
+  while IFS=: read -r line target; do
+    checked=$((checked + 1))
+    tdir=${target%%/*}
+    case "$layer" in
+      core)
+        if [ -z "${floor[$tdir]+x}" ]; then
+          say "$rel" "$line" "$target" "core includes only core's own floors"; continue
+        fi
+        from=${floor[$dir]:-}
+        [ -n "$from" ] || { say "$rel" "$line" "$target" "core/$dir has no floor in scripts/check-floors.sh"; continue; }
+        to=${floor[$tdir]}
+        if [ "$tdir" != "$dir" ] && [ "$to" -ge "$from" ]; then
+          say "$rel" "$line" "$target" "$dir (floor $from) may include only floors below it, not $tdir (floor $to)"
+        fi
+        if [ "$dir" = models ] && [ "$tdir" = models ]; then
+          sub=${rest#models/}; tsub=${target#models/}
+          fam=""; [[ "$sub" == */* ]] && fam=${sub%%/*}
+          tfam=""; [[ "$tsub" == */* ]] && tfam=${tsub%%/*}
+          if [ -z "$fam" ] && [ -n "$tfam" ]; then
+            say "$rel" "$line" "$target" "the models base includes no family (ask the registry, models/model_family.h)"
+          elif [ -n "$fam" ] && [ -n "$tfam" ] && [ "$fam" != "$tfam" ]; then
+            say "$rel" "$line" "$target" "family '$fam' includes no other family ('$tfam')"
+          fi
+        fi ;;
+      ui)
+        case "$tdir" in app) say "$rel" "$line" "$target" "ui includes no program" ;; esac ;;
+    esac
+  done < <(grep -noE '^#include "[a-z0-9_]+/[a-z0-9_/]+\.h"' "$file" | sed -E 's/^([0-9]+):#include "(.*)"$/\1:\2/')
+done < <(find ./core ./ui -name '*.h' -o -name '*.cpp' | sort)
+
+if [ "$bad" -gt 0 ]; then
+  echo "saccade: $bad includes go up a floor (see docs/architecture.md)" >&2
+  exit 1
+fi
+echo "floors: $checked includes in core and ui, every one going down a floor"
