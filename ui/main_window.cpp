@@ -76,7 +76,27 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     : QMainWindow(parent), m_useSettings(useSettings) {
     setWindowTitle(QStringLiteral("Saccade"));
     setObjectName(QStringLiteral("mainWindow"));
+    buildSidebar();
+    m_pages = new QStackedWidget(this);
+    connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    buildPages();
+    addMenus();
+    buildCentralWidget();
+    buildStatusBar();
+    connectPages();
+    resize(kDefaultSize);
+    setAcceptDrops(true);
+    m_sidebar->setCurrentRow(0);
+    std::optional<QSettings> settings;
+    if (m_useSettings) {
+        settings.emplace(kOrganisation, kApplication);
+        restoreSettings();
+    }
+    m_scalarLab->recompute();
+    m_attention->start(settings ? &*settings : nullptr);
+}
 
+void MainWindow::buildSidebar() {
     m_sidebar = new QListWidget(this);
     m_sidebar->setObjectName(QStringLiteral("pageList"));
     m_sidebar->setFixedWidth(130);
@@ -84,10 +104,10 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     QFont sidebarFont = m_sidebar->font();
     if (sidebarFont.pointSizeF() > 0) sidebarFont.setPointSizeF(sidebarFont.pointSizeF() * 1.15);
     m_sidebar->setFont(sidebarFont);
+}
 
-    m_pages = new QStackedWidget(this);
-    connect(m_sidebar, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
-
+// Every page, in the sidebar's order.
+void MainWindow::buildPages() {
     m_attention = new AttentionPage(this);
     m_training = new TrainingPanel(this);
     m_scalarLab = new ScalarLabPanel(this);
@@ -113,8 +133,10 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     addPage(kEstimatorPage, tr("Estimator lab"), m_estimatorLab,
             tr("Score-function (REINFORCE) gradients with and without baselines against straight-through Gumbel"));
     addPage(kDoctorPage, tr("Doctor"), m_doctor, tr("This machine: BLAS, speed, threads, devices, data"));
-    addMenus();
+}
 
+// The sidebar beside the session notes band over the pages.
+void MainWindow::buildCentralWidget() {
     auto* central = new QWidget(this);
     auto* layout = new QHBoxLayout(central);
     layout->setContentsMargins(6, 6, 6, 6);
@@ -138,12 +160,18 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
         if (!advanceTour(1)) m_tourTimer->stop();
     });
     setCentralWidget(central);
+}
 
+void MainWindow::buildStatusBar() {
     statusBar()->showMessage(tr("Ready"));
     m_slideCounter = new QLabel(this);
     m_slideCounter->setObjectName(QStringLiteral("slideCounter"));
     statusBar()->addPermanentWidget(m_slideCounter);
     m_slideCounter->hide();
+}
+
+// The pages' status messages, and what one page asks of another.
+void MainWindow::connectPages() {
     // Each page's latest message is kept and shown again when the page comes back.
     auto keepStatus = [this](QWidget* page) {
         return [this, page](const QString& message) {
@@ -181,17 +209,6 @@ MainWindow::MainWindow(bool useSettings, QWidget* parent)
     connect(m_sequences, &SequencesPage::statusMessage, this, keepStatus(m_sequences));
     connect(m_sidebar, &QListWidget::currentRowChanged, this,
             [this] { statusBar()->showMessage(m_lastStatus.value(m_pages->currentWidget())); });
-
-    resize(kDefaultSize);
-    setAcceptDrops(true);
-    m_sidebar->setCurrentRow(0);
-    std::optional<QSettings> settings;
-    if (m_useSettings) {
-        settings.emplace(kOrganisation, kApplication);
-        restoreSettings();
-    }
-    m_scalarLab->recompute();
-    m_attention->start(settings ? &*settings : nullptr);
 }
 
 MainWindow::~MainWindow() = default;

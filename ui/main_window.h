@@ -95,6 +95,11 @@ protected:
 
 private:
     /// File and Help menus with their shortcuts (Ctrl+O, Ctrl+Shift+O, Ctrl+S, Ctrl+Q, F1).
+    void buildSidebar();
+    void buildPages();
+    void buildCentralWidget();
+    void buildStatusBar();
+    void connectPages();
     void addMenus();
     void addPage(const QString& key, const QString& title, QWidget* page, const QString& tip);
     void restoreSettings();

@@ -74,17 +74,108 @@ void scheduleScreenshot(saccade::ui::MainWindow* window, const QString& file) {
     timer->start();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    saccade::ensurePassiveOpenMpWait(argv);
-    // Converting a report to PDF needs no screen: Qt draws it offscreen, and its own start-up
-    // warnings (no XDG_RUNTIME_DIR, ...) stay out of the one line this mode prints.
+// Converting a report to PDF needs no screen: Qt draws it offscreen, and its own start-up
+// warnings (no XDG_RUNTIME_DIR, ...) stay out of the one line this mode prints.
+void quietForReportPdf(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--report-pdf") == 0) {
             setenv("QT_QPA_PLATFORM", "offscreen", 1);
             qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString&) {});
         }
+}
+
+void setApplicationInfo() {
+    QApplication::setOrganizationName(QStringLiteral("Saccade"));
+    QApplication::setApplicationName(QStringLiteral("saccade"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Saccade"));
+    QApplication::setApplicationVersion(QStringLiteral(SACCADE_VERSION));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/saccade.png")));
+    // Wayland compositors match the window to the installed menu entry and icon by this name.
+    QApplication::setDesktopFileName(QStringLiteral("io.github.saccade.Saccade"));
+}
+
+// The options besides help, version and the file.
+struct GuiOptions {
+    QCommandLineOption page{QStringLiteral("page"),
+                            QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, length, training, scalar, estimators or doctor."),
+                            QStringLiteral("page")};
+    QCommandLineOption screenshot{
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a PNG of the window to <file> once its first results are drawn, "
+                       "then exit. Ignores saved settings."),
+        QStringLiteral("file")};
+    QCommandLineOption reportPdf{
+        QStringLiteral("report-pdf"),
+        QStringLiteral("Write the report <html> (from saccade-cli report) as PDF to --pdf-out, then exit; "
+                       "needs no display."),
+        QStringLiteral("html")};
+    QCommandLineOption pdfOut{QStringLiteral("pdf-out"), QStringLiteral("The PDF --report-pdf writes."),
+                              QStringLiteral("pdf")};
+};
+
+void addOptions(QCommandLineParser& parser, const GuiOptions& options) {
+    parser.setApplicationDescription(
+        QStringLiteral("Saccade: a lab for hard and soft visual attention."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOption(options.reportPdf);
+    parser.addOption(options.pdfOut);
+    parser.addOption(options.page);
+    parser.addOption(options.screenshot);
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default, "
+                                                "a session (.saccade) to reopen exactly, or a tour (.tour) to present."),
+                                 QStringLiteral("[file]"));
+}
+
+// --report-pdf: writes the PDF and says so; the exit code.
+int writePdfReport(const QCommandLineParser& parser, const GuiOptions& options) {
+    const QString out = parser.value(options.pdfOut);
+    if (!out.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
+        std::fprintf(stderr, "saccade: --report-pdf needs --pdf-out FILE.pdf\n");
+        return kExitUsage;
+    }
+    if (!QFileInfo(QFileInfo(out).absolutePath()).isDir()) {
+        std::fprintf(stderr, "saccade: the folder '%s' of --pdf-out does not exist\n",
+                     qPrintable(QFileInfo(out).absolutePath()));
+        return kExitUsage;
+    }
+    auto html = saccade::readFile(parser.value(options.reportPdf).toStdString(), std::size_t{256} << 20);
+    if (!html) {
+        std::fprintf(stderr, "saccade: %s\n", html.error().c_str());
+        return kExitUsage;
+    }
+    const QString error = saccade::ui::writeReportPdf(QString::fromStdString(*html), out);
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::printf("wrote %s\n", qPrintable(out));
+    return 0;
+}
+
+// The file given on the command line: a tour, a session, a sequence model or an image model.
+void openFile(saccade::ui::MainWindow& window, const QString& file) {
+    if (file.endsWith(QStringLiteral(".tour"), Qt::CaseInsensitive)) {
+        const QString error = window.startTour(file);
+        if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+    } else if (file.endsWith(QStringLiteral(".saccade"), Qt::CaseInsensitive)) {
+        // A moved or changed model is reported on stderr as well as in the window.
+        const QString error = window.openSessionFile(file);
+        if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
+    } else if (saccade::isSeqCheckpoint(file.toStdString())) {
+        window.sequencesPage()->openModel(file);
+        window.setCurrentPage(saccade::ui::MainWindow::kSequencesPage);
+    } else {
+        window.attentionPage()->openModel(file);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    saccade::ensurePassiveOpenMpWait(argv);
+    quietForReportPdf(argc, argv);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,
                      "saccade: no display found (DISPLAY is not set). Run the headless demo "
@@ -97,100 +188,31 @@ int main(int argc, char** argv) {
     // any thread allocates.
     saccade::memory::installCpuMemoryMeter();
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("Saccade"));
-    QApplication::setApplicationName(QStringLiteral("saccade"));
-    QApplication::setApplicationDisplayName(QStringLiteral("Saccade"));
-    QApplication::setApplicationVersion(QStringLiteral(SACCADE_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/saccade.png")));
-    // Wayland compositors match the window to the installed menu entry and icon by this name.
-    QApplication::setDesktopFileName(QStringLiteral("io.github.saccade.Saccade"));
+    setApplicationInfo();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Saccade: a lab for hard and soft visual attention."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption pageOption(QStringLiteral("page"),
-                                        QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, length, training, scalar, estimators or doctor."),
-                                        QStringLiteral("page"));
-    const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"),
-        QStringLiteral("Save a PNG of the window to <file> once its first results are drawn, "
-                       "then exit. Ignores saved settings."),
-        QStringLiteral("file"));
-    const QCommandLineOption reportPdfOption(
-        QStringLiteral("report-pdf"),
-        QStringLiteral("Write the report <html> (from saccade-cli report) as PDF to --pdf-out, then exit; "
-                       "needs no display."),
-        QStringLiteral("html"));
-    const QCommandLineOption pdfOutOption(QStringLiteral("pdf-out"), QStringLiteral("The PDF --report-pdf writes."),
-                                          QStringLiteral("pdf"));
-    parser.addOption(reportPdfOption);
-    parser.addOption(pdfOutOption);
-    parser.addOption(pageOption);
-    parser.addOption(screenshotOption);
-    parser.addPositionalArgument(QStringLiteral("file"),
-                                 QStringLiteral("A model checkpoint (.pt) to open instead of the bundled default, "
-                                                "a session (.saccade) to reopen exactly, or a tour (.tour) to present."),
-                                 QStringLiteral("[file]"));
+    const GuiOptions options;
+    addOptions(parser, options);
     parser.process(app);
 
-    if (parser.isSet(pdfOutOption) && !parser.isSet(reportPdfOption)) {
+    if (parser.isSet(options.pdfOut) && !parser.isSet(options.reportPdf)) {
         std::fprintf(stderr, "saccade: --pdf-out goes with --report-pdf FILE.html\n");
         return kExitUsage;
     }
-    if (parser.isSet(reportPdfOption)) {
-        const QString out = parser.value(pdfOutOption);
-        if (!out.endsWith(QStringLiteral(".pdf"), Qt::CaseInsensitive)) {
-            std::fprintf(stderr, "saccade: --report-pdf needs --pdf-out FILE.pdf\n");
-            return kExitUsage;
-        }
-        if (!QFileInfo(QFileInfo(out).absolutePath()).isDir()) {
-            std::fprintf(stderr, "saccade: the folder '%s' of --pdf-out does not exist\n",
-                         qPrintable(QFileInfo(out).absolutePath()));
-            return kExitUsage;
-        }
-        auto html = saccade::readFile(parser.value(reportPdfOption).toStdString(), std::size_t{256} << 20);
-        if (!html) {
-            std::fprintf(stderr, "saccade: %s\n", html.error().c_str());
-            return kExitUsage;
-        }
-        const QString error = saccade::ui::writeReportPdf(QString::fromStdString(*html), out);
-        if (!error.isEmpty()) {
-            std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
-            return 1;
-        }
-        std::printf("wrote %s\n", qPrintable(out));
-        return 0;
-    }
-    const bool screenshot = parser.isSet(screenshotOption);
+    if (parser.isSet(options.reportPdf)) return writePdfReport(parser, options);
+    const bool screenshot = parser.isSet(options.screenshot);
     saccade::ui::MainWindow window(/*useSettings=*/!screenshot);
-    if (parser.isSet(pageOption)) {
-        const QString page = parser.value(pageOption);
+    if (parser.isSet(options.page)) {
+        const QString page = parser.value(options.page);
         if (!window.setCurrentPage(page)) {
             std::fprintf(stderr, "saccade: unknown page \"%s\"; use one of: %s\n", qPrintable(page),
                          qPrintable(window.pageKeys().join(QStringLiteral(", "))));
             return kExitUsage;
         }
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        const QString file = parser.positionalArguments().constFirst();
-        if (file.endsWith(QStringLiteral(".tour"), Qt::CaseInsensitive)) {
-            const QString error = window.startTour(file);
-            if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
-        } else if (file.endsWith(QStringLiteral(".saccade"), Qt::CaseInsensitive)) {
-            // A moved or changed model is reported on stderr as well as in the window.
-            const QString error = window.openSessionFile(file);
-            if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
-        } else if (saccade::isSeqCheckpoint(file.toStdString())) {
-            window.sequencesPage()->openModel(file);
-            window.setCurrentPage(saccade::ui::MainWindow::kSequencesPage);
-        } else {
-            window.attentionPage()->openModel(file);
-        }
-    }
+    if (!parser.positionalArguments().isEmpty()) openFile(window, parser.positionalArguments().constFirst());
     window.show();
-    if (screenshot) scheduleScreenshot(&window, parser.value(screenshotOption));
+    if (screenshot) scheduleScreenshot(&window, parser.value(options.screenshot));
     const int code = app.exec();
     // A model call that never returned (an imported model whose forward loops) is not waited for:
     // the settings are saved (on close), so the process ends here, at once.

@@ -15,23 +15,16 @@
 
 namespace saccade::ui {
 
-CaptionFaithfulnessPanel::CaptionFaithfulnessPanel(QWidget* parent) : QWidget(parent) {
+CaptionFaithfulnessPanel::CaptionFaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("captionFaithfulnessPanel"));
-    m_job = new AnalysisJob(this);
     m_scenes = new QSpinBox(this);
     m_scenes->setRange(1, 10000);
     m_scenes->setValue(50);
     m_scenes->setSuffix(tr(" scenes"));
     m_scenes->setToolTip(tr("The first test scenes; each object word is occluded and decoded again (about 0.3 s a scene)"));
-    m_run = new QPushButton(tr("Measure"), this);
-    m_run->setObjectName(QStringLiteral("captionFaithfulnessButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
+    buildJobControls(tr("Measure"), QStringLiteral("captionFaithfulnessButton"));
     auto* caveat = makeAttentionCaveat(this);
-    m_summary = new QLabel(this);
-    m_summary->setWordWrap(true);
+    m_summary = statusLabel();
     m_summary->setTextFormat(Qt::RichText);
     m_deletion = new SeriesChart(this);
     m_deletion->setObjectName(QStringLiteral("captionDeletionChart"));
@@ -46,44 +39,39 @@ CaptionFaithfulnessPanel::CaptionFaithfulnessPanel(QWidget* parent) : QWidget(pa
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_scenes);
-    controls->addWidget(m_run);
-    controls->addWidget(m_cancel);
+    controls->addWidget(runButton());
+    controls->addWidget(cancelButton());
     controls->addWidget(m_export);
-    controls->addWidget(m_progress, 1);
+    controls->addWidget(progressBar(), 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(caveat);
     layout->addWidget(m_summary);
     layout->addWidget(m_deletion, 1);
 
-    connect(m_run, &QPushButton::clicked, this, &CaptionFaithfulnessPanel::run);
-    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
     m_summary->setText(tr("Open a captioner on the Attention page, then measure."));
 }
 
 void CaptionFaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset) {
-    if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
-        m_job->forget();  // stops a run, frees Run, and empties the progress bar
-        m_report.reset();
-        m_deletion->clear();
-        m_export->setEnabled(false);
-    }
-    m_checkpoint = checkpoint;
-    m_dataset = dataset;
+    adoptModel(checkpoint, dataset);
     m_summary->setText(tr("Model: %1. For each word that names an object: is its attention on the object, and does "
                           "the word survive losing the cells it looked at?")
-                           .arg(checkpoint.section(QLatin1Char('/'), -1)));
+                           .arg(modelName()));
+}
+
+void CaptionFaithfulnessPanel::clearResult() {
+    m_report.reset();
+    m_deletion->clear();
+    m_export->setEnabled(false);
 }
 
 void CaptionFaithfulnessPanel::setScenes(int scenes) { m_scenes->setValue(scenes); }
-bool CaptionFaithfulnessPanel::isRunning() const { return m_job->isRunning(); }
-QString CaptionFaithfulnessPanel::summaryText() const { return m_summary->text(); }
 
 void CaptionFaithfulnessPanel::run() {
-    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a captioner on the Attention page first."));
+    if (modelCheckpoint().isEmpty()) return m_summary->setText(tr("Open a captioner on the Attention page first."));
     CaptionFaithfulnessOptions o;
     o.limit = m_scenes->value();
-    const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
+    const std::string checkpoint = modelCheckpoint().toStdString(), dataset = modelDataset().toStdString();
     auto report = std::make_shared<CaptionFaithfulness>();
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");
@@ -95,7 +83,7 @@ void CaptionFaithfulnessPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    m_job->startShown(work, [this, report] {
+    startJob(work, [this, report] {
         m_report = report;
         showReport();
     }, tr("Occluding each object word's cells on %1 scenes…").arg(o.limit));

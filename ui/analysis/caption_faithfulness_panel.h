@@ -5,22 +5,20 @@
 // there?). The CLI twin is `saccade-cli faithfulness --model CAPTIONER`.
 
 #include <QString>
-#include <QWidget>
 #include <memory>
 
 #include "analysis/caption_faithfulness.h"
 
+#include "job_panel.h"
+
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 
 namespace saccade::ui {
 
-class AnalysisJob;
 class SeriesChart;
 
-class CaptionFaithfulnessPanel : public QWidget {
+class CaptionFaithfulnessPanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -28,28 +26,22 @@ public:
 
     void setModel(const QString& checkpoint, const QString& dataset);
     void setScenes(int scenes);
-    void run();
-    bool isRunning() const;
+    void run() override;
 
     const CaptionFaithfulness* report() const { return m_report.get(); }
     SeriesChart* deletionChart() const { return m_deletion; }
-    QString summaryText() const;
 
     QString exportDeletion(const QString& path);
     QString exportJson(const QString& path) const;
 
 private:
     void showReport();
+    void clearResult() override;
 
     QSpinBox* m_scenes = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
     QWidget* m_export = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     SeriesChart* m_deletion = nullptr;
-    AnalysisJob* m_job = nullptr;
-    QString m_checkpoint, m_dataset;
     std::shared_ptr<const CaptionFaithfulness> m_report;
 };
 

@@ -45,9 +45,8 @@ QStringList sceneObjects() {
 
 }  // namespace
 
-CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
+CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("captionSweepPanel"));
-    m_job = new AnalysisJob(this);
     m_object = new QComboBox(this);
     m_object->setObjectName(QStringLiteral("captionSweepObject"));
     m_object->addItems(sceneObjects());
@@ -57,14 +56,8 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
     m_runs->setValue(20);
     m_runs->setSuffix(tr(" sampled captions each"));
     m_runs->setToolTip(tr("Sampled captions per offset (0: the deterministic rule only)"));
-    m_run = new QPushButton(tr("Sweep"), this);
-    m_run->setObjectName(QStringLiteral("captionSweepButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_summary = new QLabel(this);
-    m_summary->setWordWrap(true);
+    buildJobControls(tr("Sweep"), QStringLiteral("captionSweepButton"));
+    m_summary = statusLabel();
     m_summary->setTextFormat(Qt::RichText);
     m_profile = new SeriesChart(this);
     m_profile->setObjectName(QStringLiteral("captionSweepProfile"));
@@ -93,10 +86,10 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_object, 2);
     controls->addWidget(m_runs, 2);
-    controls->addWidget(m_run);
-    controls->addWidget(m_cancel);
+    controls->addWidget(runButton());
+    controls->addWidget(cancelButton());
     controls->addWidget(m_export);
-    controls->addWidget(m_progress, 2);
+    controls->addWidget(progressBar(), 2);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_profile);
     split->addWidget(m_table);
@@ -107,23 +100,19 @@ CaptionSweepPanel::CaptionSweepPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_summary);
     layout->addWidget(split, 1);
 
-    connect(m_run, &QPushButton::clicked, this, &CaptionSweepPanel::run);
-    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
     m_summary->setText(tr("Open a captioner on the Attention page, then sweep an object across a grid line."));
 }
 
 void CaptionSweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
-    if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
-        m_job->forget();  // stops a run, frees Run, and empties the progress bar
-        m_result.reset();
-        m_profile->clear();
-        m_table->setRowCount(0);
-        m_export->setEnabled(false);
-    }
-    m_checkpoint = checkpoint;
-    m_dataset = dataset;
-    m_summary->setText(tr("Model: %1. Move an object across a grid line: where does its colour word fail?")
-                           .arg(checkpoint.section(QLatin1Char('/'), -1)));
+    adoptModel(checkpoint, dataset);
+    m_summary->setText(tr("Model: %1. Move an object across a grid line: where does its colour word fail?").arg(modelName()));
+}
+
+void CaptionSweepPanel::clearResult() {
+    m_result.reset();
+    m_profile->clear();
+    m_table->setRowCount(0);
+    m_export->setEnabled(false);
 }
 
 void CaptionSweepPanel::setObject(const QString& object) {
@@ -131,16 +120,14 @@ void CaptionSweepPanel::setObject(const QString& object) {
     if (i >= 0) m_object->setCurrentIndex(i);
 }
 void CaptionSweepPanel::setRuns(int runs) { m_runs->setValue(runs); }
-bool CaptionSweepPanel::isRunning() const { return m_job->isRunning(); }
-QString CaptionSweepPanel::summaryText() const { return m_summary->text(); }
 
 void CaptionSweepPanel::run() {
-    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a captioner on the Attention page first."));
+    if (modelCheckpoint().isEmpty()) return m_summary->setText(tr("Open a captioner on the Attention page first."));
     CaptionSweepOptions o;
     o.object = m_object->currentText().toStdString();
     o.runs = m_runs->value();
-    o.textured = m_dataset == QLatin1String("scenes96");  // as `saccade-cli sweep` does
-    const std::string checkpoint = m_checkpoint.toStdString();
+    o.textured = modelDataset() == QLatin1String("scenes96");  // as `saccade-cli sweep` does
+    const std::string checkpoint = modelCheckpoint().toStdString();
     auto sweep = std::make_shared<CaptionSweep>();
     auto size = std::make_shared<int>(0);
     auto work = [=](const Progress& progress) -> QString {
@@ -152,7 +139,7 @@ void CaptionSweepPanel::run() {
         *sweep = std::move(r).value();
         return {};
     };
-    m_job->startShown(work, [this, sweep, size, o] {
+    startJob(work, [this, sweep, size, o] {
         m_result = sweep;
         m_resultOptions = o;
         m_resultSize = *size;

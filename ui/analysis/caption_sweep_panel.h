@@ -8,26 +8,24 @@
 // `saccade-cli sweep --model CAPTIONER --object ...`.
 
 #include <QString>
-#include <QWidget>
 #include <memory>
 
 #include "analysis/caption_sweep.h"
 #include "data/image.h"
 #include "trace/trace.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
 namespace saccade::ui {
 
-class AnalysisJob;
 class SeriesChart;
 
-class CaptionSweepPanel : public QWidget {
+class CaptionSweepPanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -37,13 +35,11 @@ public:
     void setModel(const QString& checkpoint, const QString& dataset);
     void setObject(const QString& object);
     void setRuns(int runs);
-    void run();
-    bool isRunning() const;
+    void run() override;
 
     const CaptionSweep* result() const { return m_result.get(); }
     SeriesChart* profile() const { return m_profile; }
     QTableWidget* table() const { return m_table; }
-    QString summaryText() const;
 
     QString exportProfile(const QString& path);
     QString exportTable(const QString& path);
@@ -59,18 +55,14 @@ Q_SIGNALS:
 
 private:
     void showResult();
+    void clearResult() override;
 
     QComboBox* m_object = nullptr;
     QSpinBox* m_runs = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
     QWidget* m_export = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     SeriesChart* m_profile = nullptr;
     QTableWidget* m_table = nullptr;
-    AnalysisJob* m_job = nullptr;
-    QString m_checkpoint, m_dataset;
     std::shared_ptr<const CaptionSweep> m_result;
     CaptionSweepOptions m_resultOptions;  ///< what m_result was swept with (to render a point again)
     int m_resultSize = 0;                 ///< the model's image side at that time

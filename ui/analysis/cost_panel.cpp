@@ -14,16 +14,14 @@
 
 namespace saccade::ui {
 
-CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
+CostPanel::CostPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("costPanel"));
-    m_job = new AnalysisJob(this);
-    m_run = new QPushButton(tr("Measure the cost"), this);
-    m_run->setObjectName(QStringLiteral("costButton"));
+    buildJobControls(tr("Measure the cost"), QStringLiteral("costButton"));
     m_unit = new QComboBox(this);
     m_unit->addItem(tr("time per image (measured)"));
     m_unit->addItem(tr("FLOPs per image (counted)"));
-    m_notes = new QLabel(tr("Open a model on the Attention page, then measure what each rule costs per stage."), this);
-    m_notes->setWordWrap(true);
+    m_notes = statusLabel();
+    m_notes->setText(tr("Open a model on the Attention page, then measure what each rule costs per stage."));
     m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_chart = new CostChart(this);
     m_export = makeExportButton(
@@ -31,48 +29,43 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& p) { return exportChart(p); }},
                {tr("Export the cost report"), QStringLiteral("cost.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
     m_export->setEnabled(false);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
+    setTabOrder(m_export, cancelButton());  // Cancel after the unit and the export, as before
     auto* top = new QHBoxLayout;
-    top->addWidget(m_run);
+    top->addWidget(runButton());
     top->addWidget(m_unit);
     top->addWidget(m_export);
     top->addStretch();
     auto* progress = new QHBoxLayout;
-    progress->addWidget(m_progress, 1);
-    progress->addWidget(m_cancel);
+    progress->addWidget(progressBar(), 1);
+    progress->addWidget(cancelButton());
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(progress);
     layout->addWidget(m_chart, 3);
     layout->addWidget(m_notes, 1);
-    connect(m_run, &QPushButton::clicked, this, &CostPanel::run);
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         if (m_report) m_chart->setReport(*m_report, m_unit->currentIndex() == 1);
     });
-    bindJobControls(m_job, m_run, m_cancel, m_progress, m_notes);
 }
 
 void CostPanel::setModel(const QString& checkpoint) {
-    if (checkpoint != m_checkpoint) {  // another model: the shown costs are not its own
-        m_job->forget();  // stops a run, frees Run, and empties the progress bar
-        m_report.reset();
-        m_chart->clear();
-        m_export->setEnabled(false);
-    }
-    m_checkpoint = checkpoint;
-    m_notes->setText(tr("Model: %1. Measure what each rule costs per stage.").arg(checkpoint.section(QLatin1Char('/'), -1)));
+    adoptModel(checkpoint);
+    m_notes->setText(tr("Model: %1. Measure what each rule costs per stage.").arg(modelName()));
 }
-bool CostPanel::isRunning() const { return m_job->isRunning(); }
+
+void CostPanel::clearResult() {
+    m_report.reset();
+    m_chart->clear();
+    m_export->setEnabled(false);
+}
+
 QString CostPanel::notesText() const { return m_notes->text(); }
 void CostPanel::showFlops(bool flops) { m_unit->setCurrentIndex(flops ? 1 : 0); }
 
 void CostPanel::run() {
-    if (m_checkpoint.isEmpty()) return m_notes->setText(tr("Open a model on the Attention page first."));
+    if (modelCheckpoint().isEmpty()) return m_notes->setText(tr("Open a model on the Attention page first."));
     CostOptions o;
-    o.model = m_checkpoint.toStdString();
+    o.model = modelCheckpoint().toStdString();
     auto report = std::make_shared<CostReport>();
     auto work = [o, report](const Progress& progress) -> QString {
         auto r = profileCost(o, progress);
@@ -80,7 +73,7 @@ void CostPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    m_job->startShown(work, [this, report] {
+    startJob(work, [this, report] {
         m_report = report;
         showReport();
     }, tr("Measuring every stage (batch %1, median of %2 passes)…").arg(o.batch).arg(o.repeats));

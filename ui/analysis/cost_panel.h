@@ -4,30 +4,27 @@
 // per rule saying what selection saved (nothing, when every feature was computed before it).
 
 #include <QString>
-#include <QWidget>
 #include <memory>
 
 #include "models/cost_profile.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 
 namespace saccade::ui {
 
-class AnalysisJob;
 class CostChart;
 
-class CostPanel : public QWidget {
+class CostPanel : public JobPanel {
     Q_OBJECT
 
 public:
     explicit CostPanel(QWidget* parent = nullptr);
 
     void setModel(const QString& checkpoint);
-    void run();
-    bool isRunning() const;
+    void run() override;
     /// Show FLOPs (true) or milliseconds.
     void showFlops(bool flops);
 
@@ -40,16 +37,12 @@ public:
 
 private:
     void showReport();
+    void clearResult() override;
 
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
     QComboBox* m_unit = nullptr;
-    QLabel* m_notes = nullptr;
+    QLabel* m_notes = nullptr;  ///< the status label
     CostChart* m_chart = nullptr;
     QWidget* m_export = nullptr;
-    AnalysisJob* m_job = nullptr;
-    QString m_checkpoint;
     std::shared_ptr<CostReport> m_report;
 };
 

@@ -27,9 +27,8 @@ QLabel* makeAttentionCaveat(QWidget* parent) {
     return caveat;
 }
 
-FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
+FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("faithfulnessPanel"));
-    m_job = new AnalysisJob(this);
     m_images = new QSpinBox(this);
     m_images->setRange(10, 10000);
     m_images->setValue(100);
@@ -46,15 +45,9 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or for a transformer its raw "
                          "attention (the CLS token's, mean over heads) or its rollout. Measure both and compare: "
                          "they agree at the first layer and part after it."));
-    m_run = new QPushButton(tr("Measure"), this);
-    m_run->setObjectName(QStringLiteral("measureButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
+    buildJobControls(tr("Measure"), QStringLiteral("measureButton"));
     m_caveat = makeAttentionCaveat(this);
-    m_summary = new QLabel(this);
-    m_summary->setWordWrap(true);
+    m_summary = statusLabel();
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_steps = new QTableWidget(0, 3, this);
     m_steps->setObjectName(QStringLiteral("faithfulnessSteps"));
@@ -87,10 +80,10 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(m_images);
     controls->addWidget(m_saliency);
     controls->addWidget(m_map);
-    controls->addWidget(m_run);
-    controls->addWidget(m_cancel);
+    controls->addWidget(runButton());
+    controls->addWidget(cancelButton());
     controls->addWidget(m_export);
-    controls->addWidget(m_progress, 1);
+    controls->addWidget(progressBar(), 1);
     auto* grid = new QGridLayout;
     grid->addWidget(m_summary, 0, 0);
     grid->addWidget(m_steps, 1, 0);
@@ -105,8 +98,6 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_caveat);
     layout->addLayout(grid, 1);
 
-    connect(m_run, &QPushButton::clicked, this, &FaithfulnessPanel::run);
-    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
     m_summary->setText(tr("Open a model on the Attention page, then measure."));
 }
 
@@ -123,18 +114,16 @@ void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& datas
     }
     m_map->setEnabled(m_map->count() > 1);
     m_map->setCurrentIndex(std::max(0, m_map->findData(shown)));
-    if (checkpoint != m_checkpoint) {  // another model: the shown figures are not its own
-        m_job->forget();  // stops a run, frees Run, and empties the progress bar
-        m_report.reset();
-        m_steps->setRowCount(0);
-        m_deletion->clear();
-        m_reliability->clear();
-        m_export->setEnabled(false);
-    }
-    m_checkpoint = checkpoint;
-    m_dataset = dataset;
-    m_summary->setText(tr("Model: %1. Measure how faithful its attention is on %2.")
-                           .arg(checkpoint.section(QLatin1Char('/'), -1), dataset));
+    adoptModel(checkpoint, dataset);
+    m_summary->setText(tr("Model: %1. Measure how faithful its attention is on %2.").arg(modelName(), dataset));
+}
+
+void FaithfulnessPanel::clearResult() {
+    m_report.reset();
+    m_steps->setRowCount(0);
+    m_deletion->clear();
+    m_reliability->clear();
+    m_export->setEnabled(false);
 }
 
 void FaithfulnessPanel::setImages(int images, int saliencyImages) {
@@ -147,17 +136,15 @@ void FaithfulnessPanel::setMapRule(const QString& rule) {
     if (i >= 0) m_map->setCurrentIndex(i);
 }
 
-bool FaithfulnessPanel::isRunning() const { return m_job->isRunning(); }
-QString FaithfulnessPanel::summaryText() const { return m_summary->text(); }
 QString FaithfulnessPanel::caveatText() const { return m_caveat->text(); }
 
 void FaithfulnessPanel::run() {
-    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
+    if (modelCheckpoint().isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
     FaithfulnessOptions o;
     o.limit = m_images->value();
     o.saliencyImages = m_saliency->value();
     o.rule = m_map->currentData().toString().toStdString();
-    const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
+    const std::string checkpoint = modelCheckpoint().toStdString(), dataset = modelDataset().toStdString();
     auto report = std::make_shared<FaithfulnessReport>();
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");
@@ -169,7 +156,7 @@ void FaithfulnessPanel::run() {
         *report = std::move(r).value();
         return {};
     };
-    m_job->startShown(work, [this, report] {
+    startJob(work, [this, report] {
         m_report = report;
         showReport();
     }, tr("Measuring on %1 images…").arg(o.limit));

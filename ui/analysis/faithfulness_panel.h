@@ -7,15 +7,14 @@
 
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <memory>
 
 #include "analysis/faithfulness.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
@@ -25,10 +24,9 @@ namespace saccade::ui {
 /// as a highlighted label.
 QLabel* makeAttentionCaveat(QWidget* parent);
 
-class AnalysisJob;
 class SeriesChart;
 
-class FaithfulnessPanel : public QWidget {
+class FaithfulnessPanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -39,14 +37,12 @@ public:
     void setImages(int images, int saliencyImages);
     /// Whose maps to measure: "" (the model's deterministic rule) or "rollout" (transformers).
     void setMapRule(const QString& rule);
-    void run();
-    bool isRunning() const;
+    void run() override;
 
     const FaithfulnessReport* report() const { return m_report.get(); }
     QTableWidget* stepTable() const { return m_steps; }
     SeriesChart* deletionChart() const { return m_deletion; }
     SeriesChart* reliabilityChart() const { return m_reliability; }
-    QString summaryText() const;
     QString caveatText() const;
 
     QString exportSteps(const QString& path) const;
@@ -56,21 +52,17 @@ public:
 
 private:
     void showReport();
+    void clearResult() override;
 
     QSpinBox* m_images = nullptr;
     QSpinBox* m_saliency = nullptr;
     QComboBox* m_map = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
     QLabel* m_caveat = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     QTableWidget* m_steps = nullptr;
     SeriesChart* m_deletion = nullptr;
     SeriesChart* m_reliability = nullptr;
     QWidget* m_export = nullptr;
-    AnalysisJob* m_job = nullptr;
-    QString m_checkpoint, m_dataset;
     std::shared_ptr<FaithfulnessReport> m_report;
 };
 

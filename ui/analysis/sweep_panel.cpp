@@ -33,9 +33,20 @@ constexpr int kWorstRows = 15;
 
 }  // namespace
 
-SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
+SweepPanel::SweepPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("sweepPanel"));
-    m_job = new AnalysisJob(this);
+    buildOptions();
+    buildJobControls(tr("Sweep"), QStringLiteral("sweepButton"));
+    m_summary = statusLabel();
+    m_summary->setText(tr("Open a model on the Attention page, then sweep a probe across its cells."));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buildResultViews();
+    buildLayout();
+    connectSignals();
+}
+
+// The probe, the runs, the metric the map shows, and a series to repeat the sweep over.
+void SweepPanel::buildOptions() {
     m_object = new QComboBox(this);
     m_object->addItem(tr("test item"), QStringLiteral("item"));
     m_object->addItem(tr("blob (no class)"), QStringLiteral("blob"));
@@ -71,15 +82,10 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     m_values = new QLineEdit(QStringLiteral("8,12,16,20,28"), this);
     m_values->setToolTip(tr("The sizes (px) or clutter counts of the series, comma-separated"));
     m_values->setEnabled(false);
-    m_run = new QPushButton(tr("Sweep"), this);
-    m_run->setObjectName(QStringLiteral("sweepButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_summary = new QLabel(tr("Open a model on the Attention page, then sweep a probe across its cells."), this);
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+}
+
+// The failure map, the profile and series charts, the worst positions and the exports.
+void SweepPanel::buildResultViews() {
     m_map = new SweepMapView(this);
     m_profile = new SeriesChart(this);
     m_profile->setObjectName(QStringLiteral("sweepProfile"));
@@ -106,7 +112,10 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& p) { return exportWorst(p); }},
                {tr("Export the sweep"), QStringLiteral("sweep.json"), tr("JSON (*.json)"), [this](const QString& p) { return exportJson(p); }}});
     m_export->setEnabled(false);
+}
 
+// The options, buttons and worst positions on the left; the map over the charts on the right.
+void SweepPanel::buildLayout() {
     auto* form = new QFormLayout;
     form->addRow(tr("Object"), m_object);
     form->addRow(QString(), m_item);
@@ -119,14 +128,14 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     series->addWidget(m_values, 1);
     form->addRow(tr("Repeat"), series);
     auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_cancel);
+    buttons->addWidget(runButton());
+    buttons->addWidget(cancelButton());
     buttons->addWidget(m_export);
     auto* controls = new QWidget(this);
     auto* left = new QVBoxLayout(controls);
     left->addLayout(form);
     left->addLayout(buttons);
-    left->addWidget(m_progress);
+    left->addWidget(progressBar());
     left->addWidget(m_summary);
     left->addWidget(m_worst, 1);
     auto* right = new QSplitter(Qt::Vertical, this);
@@ -137,9 +146,9 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(controls, 2);
     layout->addWidget(right, 3);
+}
 
-    connect(m_run, &QPushButton::clicked, this, &SweepPanel::run);
-    bindJobControls(m_job, m_run, m_cancel, m_progress, m_summary);
+void SweepPanel::connectSignals() {
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this] {
         m_map->setMetric(metric());
         if (m_result) showResult();
@@ -158,25 +167,22 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
 }
 
 void SweepPanel::setModel(const QString& checkpoint, const QString& dataset) {
-    if (checkpoint != m_checkpoint) {  // another model: the shown sweep is not its own
-        m_job->forget();  // stops a run, frees Run, and empties the progress bar
-        m_result.reset();
-        m_series.clear();
-        m_map->clear();
-        m_profile->clear();
-        m_seriesChart->clear();
-        m_worst->setRowCount(0);
-        m_export->setEnabled(false);
-    }
-    m_checkpoint = checkpoint;
-    m_dataset = dataset;
-    m_summary->setText(tr("Model: %1. Sweep a probe across its cells.").arg(checkpoint.section(QLatin1Char('/'), -1)));
+    adoptModel(checkpoint, dataset);
+    m_summary->setText(tr("Model: %1. Sweep a probe across its cells.").arg(modelName()));
+}
+
+void SweepPanel::clearResult() {
+    m_result.reset();
+    m_series.clear();
+    m_map->clear();
+    m_profile->clear();
+    m_seriesChart->clear();
+    m_worst->setRowCount(0);
+    m_export->setEnabled(false);
 }
 
 void SweepPanel::setRuns(int runs) { m_runs->setValue(runs); }
 void SweepPanel::setObject(const QString& object) { m_object->setCurrentIndex(m_object->findData(object)); }
-bool SweepPanel::isRunning() const { return m_job->isRunning(); }
-QString SweepPanel::summaryText() const { return m_summary->text(); }
 SweepMetric SweepPanel::metric() const { return *parseSweepMetric(m_metric->currentData().toString().toStdString()); }
 
 void SweepPanel::setSeries(const QString& vary, const QString& values) {
@@ -185,8 +191,8 @@ void SweepPanel::setSeries(const QString& vary, const QString& values) {
 }
 
 void SweepPanel::run() {
-    if (m_checkpoint.isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
-    const std::string checkpoint = m_checkpoint.toStdString(), dataset = m_dataset.toStdString();
+    if (modelCheckpoint().isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
+    const std::string checkpoint = modelCheckpoint().toStdString(), dataset = modelDataset().toStdString();
     const bool item = m_object->currentData() == QStringLiteral("item");
     const int size = m_size->value(), distractors = m_distractors->value(), runs = m_runs->value();
     const std::int64_t itemIndex = m_item->value();
@@ -236,7 +242,7 @@ void SweepPanel::run() {
         }
         return {};
     };
-    m_job->startShown(work, [this, result, summaries, vary, dataset] {
+    startJob(work, [this, result, summaries, vary, dataset] {
         m_result = result;
         m_resultDataset = QString::fromStdString(dataset);
         m_series = vary.isEmpty() ? std::vector<SweepSummary>{} : *summaries;

@@ -6,7 +6,6 @@
 // positions; clicking a position or a row opens that case on the Attention page with its runs.
 
 #include <QString>
-#include <QWidget>
 #include <memory>
 #include <vector>
 
@@ -14,22 +13,21 @@
 #include "data/image.h"
 #include "trace/trace.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTabWidget;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
 namespace saccade::ui {
 
-class AnalysisJob;
 class SeriesChart;
 class SweepMapView;
 
-class SweepPanel : public QWidget {
+class SweepPanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -38,12 +36,11 @@ public:
     /// The model to sweep (a checkpoint) and the dataset its items and clutter come from.
     void setModel(const QString& checkpoint, const QString& dataset);
     /// Starts a sweep with the panel's settings (what Run does).
-    void run();
+    void run() override;
     void setRuns(int runs);
     void setObject(const QString& object);  ///< "item" or "blob"
     /// Repeat the sweep for each value of "size" or "distractors" (empty: one sweep).
     void setSeries(const QString& vary, const QString& values);
-    bool isRunning() const;
 
     const SweepResult* result() const { return m_result.get(); }
     SweepMapView* map() const { return m_map; }
@@ -52,7 +49,6 @@ public:
     SeriesChart* seriesChart() const { return m_seriesChart; }
     const std::vector<SweepSummary>& series() const { return m_series; }
     QTableWidget* worstTable() const { return m_worst; }
-    QString summaryText() const;
     /// Selects the row dy of the profile chart.
     void showProfile(int dy);
 
@@ -68,6 +64,11 @@ Q_SIGNALS:
                     quint64 seed);
 
 private:
+    void buildOptions();
+    void buildResultViews();
+    void buildLayout();
+    void connectSignals();
+    void clearResult() override;
     void showResult();
     void choose(int dx, int dy);
     SweepMetric metric() const;
@@ -84,16 +85,11 @@ private:
     SeriesChart* m_seriesChart = nullptr;
     std::vector<SweepSummary> m_series;
     QString m_seriesName;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     SweepMapView* m_map = nullptr;
     SeriesChart* m_profile = nullptr;
     QTableWidget* m_worst = nullptr;
     QWidget* m_export = nullptr;
-    AnalysisJob* m_job = nullptr;
-    QString m_checkpoint, m_dataset;
     std::shared_ptr<SweepResult> m_result;
     QString m_resultDataset;  ///< the dataset the shown sweep's items and clutter came from
     int m_profileRow = 0;

@@ -40,8 +40,23 @@ QString comparison(AdequacySignal signal) { return signalInfo(signal).higherIsAd
 
 }  // namespace
 
-AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
+AdequacyPanel::AdequacyPanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("adequacyPanel"));
+    buildOptions();
+    buildJobControls(tr("Measure"), QStringLiteral("measureButton"));
+    setJobInputs({m_dataset, m_limit, m_runs});
+    m_summary = statusLabel();
+    m_summary->setObjectName(QStringLiteral("adequacySummary"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buildResultViews();
+    buildLayout();
+    connectSignals();
+    clear(tr("Measure which test images are inadequate observations: signals from N sampled runs per image "
+             "that need no ground truth, and how well each sorts right answers from wrong ones."));
+}
+
+// The test split, its first N images and the sampled runs per image.
+void AdequacyPanel::buildOptions() {
     m_dataset = new QComboBox(this);
     m_dataset->setToolTip(tr("The test split to measure the signals on"));
     m_dataset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -59,15 +74,11 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     m_runs->setValue(50);
     m_runs->setSuffix(tr(" runs"));
     m_runs->setToolTip(tr("Sampled runs per image; every image uses the toolbar's seed s and runs s..s+N-1"));
-    m_run = new QPushButton(tr("Measure"), this);
-    m_run->setObjectName(QStringLiteral("measureButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("adequacySummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+}
+
+// The risk-coverage chart, the signal table (its legend), the signal and target accuracy of the
+// threshold, the images it flags, and the exports.
+void AdequacyPanel::buildResultViews() {
     m_chart = new SeriesChart(this);
     m_chart->setObjectName(QStringLiteral("riskCoverageChart"));
     m_chart->setTitles(tr("Risk against coverage"), tr("coverage (%)"), tr("risk (%)"));
@@ -115,7 +126,9 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& path) { return exportFlagged(path); }},
                {tr("Export the measurement"), QStringLiteral("adequacy.json"), tr("JSON (*.json)"),
                 [this](const QString& path) { return exportJson(path); }}});
+}
 
+void AdequacyPanel::buildLayout() {
     // Narrow rows: the left column shares 1,280 pixels with the canvas and the step panel, and
     // spin boxes may shrink below their preferred width.
     for (QAbstractSpinBox* spin : {static_cast<QAbstractSpinBox*>(m_limit), static_cast<QAbstractSpinBox*>(m_runs),
@@ -123,14 +136,14 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
         spin->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     auto* top = new QHBoxLayout;
     top->addWidget(m_dataset, 1);
-    top->addWidget(m_run);
+    top->addWidget(runButton());
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_limit, 1);
     buttons->addWidget(m_runs, 1);
     buttons->addWidget(m_export);
     auto* progress = new QHBoxLayout;
-    progress->addWidget(m_progress, 1);
-    progress->addWidget(m_cancel);
+    progress->addWidget(progressBar(), 1);
+    progress->addWidget(cancelButton());
     auto* chooser = new QHBoxLayout;
     chooser->addWidget(m_signal, 1);
     chooser->addWidget(m_target, 1);
@@ -145,26 +158,9 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(chooser);
     layout->addWidget(m_threshold);
     layout->addWidget(m_flagged, 3);
+}
 
-    connect(m_run, &QPushButton::clicked, this, [this] {
-        if (m_dataset->currentText().isEmpty())
-            return showError(tr("No built-in dataset has this model's input size: the signals need a labelled test split."));
-        setRunning(true);
-        m_progress->setValue(0);
-        AdequacyOptions options;
-        options.limit = m_limit->value();
-        options.runs = m_runs->value();
-        options.targets = {0.95, 0.99};
-        m_summary->setText(tr("Measuring %1 images of %2, %3 sampled runs each…")
-                               .arg(options.limit).arg(m_dataset->currentText()).arg(options.runs));
-        Q_EMIT measureRequested(m_dataset->currentText(), options);
-    });
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        setRunning(false);
-        m_progress->setValue(0);
-        m_summary->setText(tr("Cancelled."));
-        Q_EMIT cancelRequested();
-    });
+void AdequacyPanel::connectSignals() {
     connect(m_signal, &QComboBox::currentIndexChanged, this, [this] { updateThreshold(); });
     connect(m_target, &QDoubleSpinBox::valueChanged, this, [this] { updateThreshold(); });
     connect(m_signals, &QTableWidget::cellClicked, this, [this](int row, int) {
@@ -176,8 +172,18 @@ AdequacyPanel::AdequacyPanel(QWidget* parent) : QWidget(parent) {
         if (item && m_report)
             Q_EMIT imageChosen(m_measuredDataset, item->data(Qt::UserRole).toLongLong(), m_report->runs, m_report->seed);
     });
-    clear(tr("Measure which test images are inadequate observations: signals from N sampled runs per image "
-             "that need no ground truth, and how well each sorts right answers from wrong ones."));
+}
+
+void AdequacyPanel::run() {
+    if (m_dataset->currentText().isEmpty())
+        return showError(tr("No built-in dataset has this model's input size: the signals need a labelled test split."));
+    AdequacyOptions options;
+    options.limit = m_limit->value();
+    options.runs = m_runs->value();
+    options.targets = {0.95, 0.99};
+    showRequested(tr("Measuring %1 images of %2, %3 sampled runs each…")
+                      .arg(options.limit).arg(m_dataset->currentText()).arg(options.runs));
+    Q_EMIT measureRequested(m_dataset->currentText(), options);
 }
 
 void AdequacyPanel::setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred) {
@@ -198,9 +204,9 @@ void AdequacyPanel::showEvent(QShowEvent* event) {
 }
 
 void AdequacyPanel::maybeMeasure() {
-    if (!m_autoMeasure || m_running || m_report || m_dataset->currentText().isEmpty()) return;
+    if (!m_autoMeasure || isRunning() || m_report || m_dataset->currentText().isEmpty()) return;
     m_autoMeasure = false;
-    m_run->click();
+    runButton()->click();
 }
 
 void AdequacyPanel::setLimit(int images) { m_limit->setValue(images); }
@@ -209,7 +215,6 @@ void AdequacyPanel::setSignal(AdequacySignal signal) { m_signal->setCurrentIndex
 void AdequacyPanel::setTargetAccuracy(double fraction) { m_target->setValue(100 * fraction); }
 AdequacySignal AdequacyPanel::signal() const { return AdequacySignal(m_signal->currentData().toInt()); }
 double AdequacyPanel::targetAccuracy() const { return m_target->value() / 100; }
-QString AdequacyPanel::summaryText() const { return m_summary->text(); }
 QString AdequacyPanel::thresholdText() const { return m_threshold->text(); }
 
 std::optional<double> AdequacyPanel::threshold() const {
@@ -230,22 +235,10 @@ std::optional<double> AdequacyPanel::valueOf(const QString& dataset, qint64 inde
     return std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
-void AdequacyPanel::setRunning(bool running) {
-    m_running = running;
-    m_run->setEnabled(!running);
-    m_cancel->setEnabled(running);
-    m_dataset->setEnabled(!running);
-    m_limit->setEnabled(!running);
-    m_runs->setEnabled(!running);
-}
-
-void AdequacyPanel::setProgress(double fraction) { m_progress->setValue(int(std::lround(fraction * 1000))); }
-
 void AdequacyPanel::clear(const QString& message) {
     m_report.reset();
     m_measuredDataset.clear();
-    setRunning(false);
-    m_progress->setValue(0);
+    showIdle();
     m_summary->setText(message);
     m_chart->clear();
     m_signals->setRowCount(0);
@@ -255,11 +248,6 @@ void AdequacyPanel::clear(const QString& message) {
     Q_EMIT thresholdChanged();
 }
 
-void AdequacyPanel::showError(const QString& message) {
-    setRunning(false);
-    m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
-}
-
 QString AdequacyPanel::className(int label) const {
     return label >= 0 && label < m_classNames.size() ? m_classNames[label] : QString::number(label);
 }
@@ -267,8 +255,7 @@ QString AdequacyPanel::className(int label) const {
 void AdequacyPanel::showReport(const AdequacyReport& r, const QString& dataset) {
     m_report = r;
     m_measuredDataset = dataset;
-    setRunning(false);
-    m_progress->setValue(1000);
+    showArrived();
     m_export->setEnabled(true);
     const QString det = QString::fromStdString(r.deploymentRule);
     const QString rule = r.deploymentDiffers()

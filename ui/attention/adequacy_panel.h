@@ -7,16 +7,15 @@
 
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <optional>
 
 #include "analysis/adequacy.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
@@ -24,7 +23,7 @@ namespace saccade::ui {
 
 class SeriesChart;
 
-class AdequacyPanel : public QWidget {
+class AdequacyPanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -32,11 +31,10 @@ public:
 
     /// The loaded model: its class names, the datasets its inputs fit, the one to preselect.
     void setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred);
-    void setProgress(double fraction);
+    /// Asks for a measurement with the panel's settings (what Measure does).
+    void run() override;
     void showReport(const AdequacyReport& report, const QString& dataset);
-    void showError(const QString& message);
     void clear(const QString& message = {});
-    bool isRunning() const { return m_running; }
 
     void setLimit(int images);
     void setRuns(int runs);
@@ -54,7 +52,6 @@ public:
     /// report holds it.
     std::optional<double> valueOf(const QString& dataset, qint64 index) const;
     const AdequacyReport* report() const { return m_report ? &*m_report : nullptr; }
-    QString summaryText() const;
     QString thresholdText() const;
     QTableWidget* flaggedTable() const { return m_flagged; }
     QTableWidget* signalTable() const { return m_signals; }
@@ -67,7 +64,6 @@ public:
 Q_SIGNALS:
     /// Measure `dataset` with these images, runs and targets (the page adds the seed).
     void measureRequested(const QString& dataset, const saccade::AdequacyOptions& options);
-    void cancelRequested();
     /// Open test image `index` of `dataset` with the report's run count and seed.
     void imageChosen(const QString& dataset, qint64 index, int runs, quint64 seed);
     /// The chosen signal or its threshold changed (also to "none").
@@ -78,18 +74,18 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void buildOptions();
+    void buildResultViews();
+    void buildLayout();
+    void connectSignals();
     void maybeMeasure();
-    void setRunning(bool running);
     void updateThreshold();
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
     QSpinBox* m_limit = nullptr;
     QSpinBox* m_runs = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     SeriesChart* m_chart = nullptr;
     QTableWidget* m_signals = nullptr;
     QComboBox* m_signal = nullptr;
@@ -100,7 +96,6 @@ private:
     QStringList m_classNames;
     std::optional<AdequacyReport> m_report;
     QString m_measuredDataset;
-    bool m_running = false;
     bool m_autoMeasure = false;  ///< measure when next shown (a new model, nothing measured yet)
 };
 

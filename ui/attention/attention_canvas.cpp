@@ -339,39 +339,49 @@ void AttentionCanvas::paintChoices(QPainter& p, const QTransform& imageToDevice)
     font.setPixelSize(int(12 * m_lineScale));
     p.setFont(font);
 
-    if (m_overlays.truth && m_trace->groundTruth) {
-        p.setPen(outline(kTruthColour, 2, Qt::DashLine));
-        p.setBrush(Qt::NoBrush);
-        for (const auto& b : m_trace->groundTruth->boxes)
-            p.drawRect(t.mapRect(QRectF(b.x, b.y, b.w, b.h)));
-        // A captioner's word that names an object: that object's box, solid, with its name.
-        const int named = m_step < int(m_trace->steps.size()) ? m_trace->steps[size_t(m_step)].wordObject : -1;
-        const auto& truth = *m_trace->groundTruth;
-        if (named >= 0 && named < int(truth.boxes.size())) {
-            const auto& b = truth.boxes[size_t(named)];
-            const QRectF r = t.mapRect(QRectF(b.x, b.y, b.w, b.h));
-            p.setPen(outline(kTruthColour, 3));
-            p.drawRect(r);
-            if (named < int(truth.names.size()))
-                drawTag(p, r.topLeft() + QPointF(-1.5, -1.5), QString::fromStdString(truth.names[size_t(named)]),
-                        kTruthColour, Qt::black);
-        }
+    if (m_overlays.truth && m_trace->groundTruth) paintTruth(p, t);
+    if (m_overlays.path && m_step > 0) paintPath(p, t);
+    if (m_overlays.chosen) paintChosen(p, t);
+}
+
+// The ground-truth boxes, dashed; a captioner's word that names an object: that one solid.
+void AttentionCanvas::paintTruth(QPainter& p, const QTransform& t) const {
+    p.setPen(outline(kTruthColour, 2, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    for (const auto& b : m_trace->groundTruth->boxes)
+        p.drawRect(t.mapRect(QRectF(b.x, b.y, b.w, b.h)));
+    // A captioner's word that names an object: that object's box, solid, with its name.
+    const int named = m_step < int(m_trace->steps.size()) ? m_trace->steps[size_t(m_step)].wordObject : -1;
+    const auto& truth = *m_trace->groundTruth;
+    if (named >= 0 && named < int(truth.boxes.size())) {
+        const auto& b = truth.boxes[size_t(named)];
+        const QRectF r = t.mapRect(QRectF(b.x, b.y, b.w, b.h));
+        p.setPen(outline(kTruthColour, 3));
+        p.drawRect(r);
+        if (named < int(truth.names.size()))
+            drawTag(p, r.topLeft() + QPointF(-1.5, -1.5), QString::fromStdString(truth.names[size_t(named)]),
+                    kTruthColour, Qt::black);
     }
-    if (m_overlays.path && m_step > 0) {
-        QPolygonF path;
-        for (int s = 0; s <= m_step; ++s) {
-            const auto centres = choiceCentres(s);
-            if (!centres.isEmpty()) path << t.map(centres.front());
-        }
-        p.setPen(outline(QColor(255, 255, 255, 200), 1.5));
-        p.setBrush(Qt::NoBrush);
-        p.drawPolyline(path);
-        for (int s = 0; s < m_step; ++s) {
-            for (const QPointF& c : choiceCentres(s))
-                drawBadge(p, t.map(c), QString::number(s + 1), QColor(255, 255, 255, 220), Qt::black);
-        }
+}
+
+// The earlier steps' choices, joined and numbered.
+void AttentionCanvas::paintPath(QPainter& p, const QTransform& t) const {
+    QPolygonF path;
+    for (int s = 0; s <= m_step; ++s) {
+        const auto centres = choiceCentres(s);
+        if (!centres.isEmpty()) path << t.map(centres.front());
     }
-    if (!m_overlays.chosen) return;
+    p.setPen(outline(QColor(255, 255, 255, 200), 1.5));
+    p.setBrush(Qt::NoBrush);
+    p.drawPolyline(path);
+    for (int s = 0; s < m_step; ++s) {
+        for (const QPointF& c : choiceCentres(s))
+            drawBadge(p, t.map(c), QString::number(s + 1), QColor(255, 255, 255, 220), Qt::black);
+    }
+}
+
+// The step's choice: its Gaussian, its glimpses, its cells (with their counts) and its number.
+void AttentionCanvas::paintChosen(QPainter& p, const QTransform& t) const {
     const auto& step = m_trace->steps[size_t(m_step)];
     if (step.gaussian) {
         const auto& g = *step.gaussian;

@@ -109,6 +109,9 @@ private:
     void rebuildHeatmap();
     void paintHeatmap(QPainter& p, const QTransform& t) const;
     void paintChoices(QPainter& p, const QTransform& t) const;
+    void paintTruth(QPainter& p, const QTransform& t) const;
+    void paintPath(QPainter& p, const QTransform& t) const;
+    void paintChosen(QPainter& p, const QTransform& t) const;
     void paintLegend(QPainter& p, QRectF area) const;
     void paintVisits(QPainter& p, const QTransform& t) const;
     /// Centres of the chosen cells / points of step s, image pixels.

@@ -64,6 +64,18 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_info = new StepInfoPanel(this);
     m_models = new ModelPanel(this);
     m_images = new ImagePanel(m_service, this);
+    buildTabs();
+    buildLayout();
+    addShortcuts();
+    connectViews();
+    connectModels();
+    connectRuns();
+    connectComparison();
+    connectAdequacy();
+}
+
+// The left column: images, model, runs, dataset and adequacy.
+void AttentionPage::buildTabs() {
     m_tabs = new QTabWidget(this);
     // Five tabs fit the left column's default width with tighter padding.
     m_tabs->setStyleSheet(QStringLiteral("QTabBar::tab { padding: 4px 4px; }"));
@@ -80,7 +92,11 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_adequacy, tr("Adequacy"));
     m_tabs->setTabToolTip(4, tr("Which images are inadequate observations: signals from sampled runs, risk against "
                                 "coverage, a threshold for a target accuracy, and the images it flags"));
+}
 
+// The tabs, the canvas between its toolbar and its step controls, and the step panel, side by
+// side; the error banner and the wait bar float over the canvas.
+void AttentionPage::buildLayout() {
     auto* centre = new QWidget(this);
     auto* centreLayout = new QVBoxLayout(centre);
     centreLayout->setContentsMargins(0, 0, 0, 0);
@@ -119,7 +135,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_splitter);
+}
 
+void AttentionPage::addShortcuts() {
     // Arrow keys step, Home and End go to the ends, Space plays, anywhere on the page (text fields
     // keep their own keys).
     auto shortcut = [this](QKeySequence keys, auto slot) {
@@ -131,7 +149,10 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     shortcut(QKeySequence(Qt::Key_Space), [this] { m_scrubber->togglePlay(); });
     shortcut(QKeySequence(Qt::Key_Home), [this] { m_scrubber->setCurrentStep(0); });
     shortcut(QKeySequence(Qt::Key_End), [this] { m_scrubber->setCurrentStep(std::max(0, m_scrubber->stepCount() - 1)); });
+}
 
+// The toolbar, the canvas, the scrubber and the caption strip follow one another.
+void AttentionPage::connectViews() {
     connect(m_scrubber, &StepScrubber::stepChanged, this, [this](int step) {
         m_canvas->setStep(step);
         m_info->setStep(step);
@@ -146,6 +167,10 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     connect(m_toolbar, &AttentionToolbar::exportRequested, this,
             [this](AttentionToolbar::Export what) { exportAs(int(what)); });
     connect(m_canvas, &AttentionCanvas::zoomChanged, m_toolbar, &AttentionToolbar::setZoomText);
+}
+
+// Models and images asked for, and what the service answers.
+void AttentionPage::connectModels() {
     connect(m_models, &ModelPanel::modelRequested, this, [this](const QString& path, const QString& device) {
         Q_EMIT statusMessage(tr("Loading %1 on %2…").arg(QFileInfo(path).fileName(), device));
         m_banner->hide();
@@ -185,7 +210,9 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
                 updateAdequacyMark();
             });
     connect(m_service, &ModelService::samplesFailed, this, &AttentionPage::showError);
+}
 
+void AttentionPage::connectRuns() {
     connect(m_runs, &CompareRunsPanel::runRequested, this, [this](int runs) {
         if (!m_input || !m_service->hasModel()) return m_runs->showError(tr("Open a model and an image first."));
         RunsRequest request;
@@ -221,8 +248,6 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
             updateAdequacyMark();
         }
     });
-    connectComparison();
-    connectAdequacy();
 }
 
 void AttentionPage::connectAdequacy() {

@@ -123,6 +123,12 @@ private:
     void forgetRuns();
     /// Every model load goes through here.
     void loadModel(const QString& path, const QString& device);
+    void buildTabs();
+    void buildLayout();
+    void addShortcuts();
+    void connectViews();
+    void connectModels();
+    void connectRuns();
     void connectComparison();
     void connectAdequacy();
     /// Shows or hides the inadequate-observation mark for the current input.

@@ -73,6 +73,18 @@ const RuleEntry kRules[] = {
 
 AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionToolbar"));
+    buildRunControls();
+    buildOverlayControls();
+    buildExportButton();
+    buildLayout();
+    setAvailableRules({}, QStringLiteral("argmax"));
+    connectSignals();
+    updateEnabled();
+    setExportEnabled(false);
+}
+
+// The rule, its parameter (K or tau) and the seed.
+void AttentionToolbar::buildRunControls() {
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("ruleCombo"));
     m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
@@ -98,7 +110,10 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_newSeed = new QToolButton(this);
     m_newSeed->setText(tr("Resample"));
     m_newSeed->setToolTip(tr("Next seed: another stochastic run"));
+}
 
+// The overlay toggles, the heatmap's opacity, and the view's fit, 1:1 and zoom.
+void AttentionToolbar::buildOverlayControls() {
     m_heatmap = makeToggle(tr("Heatmap"), tr("The step's attention distribution"), true, this);
     m_opacity = new QSlider(Qt::Horizontal, this);
     m_opacity->setRange(0, 100);
@@ -110,14 +125,17 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     m_path = makeToggle(tr("Path"), tr("The earlier steps' choices, numbered"), true, this);
     m_truth = makeToggle(tr("Truth"), tr("Ground-truth box (green, dashed)"), true, this);
     m_grid = makeToggle(tr("Grid"), tr("The cell grid"), false, this);
-    auto* fit = new QToolButton(this);
-    fit->setText(tr("Fit"));
-    fit->setToolTip(tr("Fit the image to the window (double-click the image)"));
-    auto* oneToOne = new QToolButton(this);
-    oneToOne->setText(QStringLiteral("1:1"));
-    oneToOne->setToolTip(tr("One image pixel per screen pixel"));
+    m_fit = new QToolButton(this);
+    m_fit->setText(tr("Fit"));
+    m_fit->setToolTip(tr("Fit the image to the window (double-click the image)"));
+    m_oneToOne = new QToolButton(this);
+    m_oneToOne->setText(QStringLiteral("1:1"));
+    m_oneToOne->setToolTip(tr("One image pixel per screen pixel"));
     m_zoom = new QLabel(this);
     m_zoom->setMinimumWidth(48);
+}
+
+void AttentionToolbar::buildExportButton() {
     m_export = new QToolButton(this);
     m_export->setObjectName(QStringLiteral("exportButton"));
     m_export->setText(tr("Export"));
@@ -132,7 +150,10 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     for (const auto& [text, what] : entries)
         menu->addAction(text, this, [this, what = what] { Q_EMIT exportRequested(what); });
     m_export->setMenu(menu);
+}
 
+// The run row (rule, parameter, seed, export) over the overlay row.
+void AttentionToolbar::buildLayout() {
     auto* runRow = new QHBoxLayout;
     runRow->addWidget(new QLabel(tr("Rule:"), this));
     runRow->addWidget(m_rule);
@@ -167,16 +188,17 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     overlayRow->addWidget(m_truth);
     overlayRow->addWidget(m_grid);
     overlayRow->addStretch(1);
-    overlayRow->addWidget(fit);
-    overlayRow->addWidget(oneToOne);
+    overlayRow->addWidget(m_fit);
+    overlayRow->addWidget(m_oneToOne);
     overlayRow->addWidget(m_zoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(runRow);
     layout->addLayout(overlayRow);
+}
 
-    setAvailableRules({}, QStringLiteral("argmax"));
+void AttentionToolbar::connectSignals() {
     connect(m_rule, &QComboBox::currentIndexChanged, this, [this] {
         updateEnabled();
         Q_EMIT runChanged();
@@ -188,10 +210,8 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
     for (QCheckBox* box : {m_heatmap, m_chosen, m_path, m_truth, m_grid})
         connect(box, &QCheckBox::toggled, this, [this] { Q_EMIT overlaysChanged(overlays()); });
     connect(m_opacity, &QSlider::valueChanged, this, [this] { Q_EMIT overlaysChanged(overlays()); });
-    connect(fit, &QToolButton::clicked, this, &AttentionToolbar::fitRequested);
-    connect(oneToOne, &QToolButton::clicked, this, &AttentionToolbar::actualSizeRequested);
-    updateEnabled();
-    setExportEnabled(false);
+    connect(m_fit, &QToolButton::clicked, this, &AttentionToolbar::fitRequested);
+    connect(m_oneToOne, &QToolButton::clicked, this, &AttentionToolbar::actualSizeRequested);
 }
 
 QPair<int, int> AttentionToolbar::kRange(const QString& base) const {

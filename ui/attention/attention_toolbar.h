@@ -65,6 +65,11 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void buildRunControls();
+    void buildOverlayControls();
+    void buildExportButton();
+    void buildLayout();
+    void connectSignals();
     void updateEnabled();
 
     QComboBox* m_rule = nullptr;
@@ -83,6 +88,8 @@ private:
     QCheckBox* m_path = nullptr;
     QCheckBox* m_truth = nullptr;
     QCheckBox* m_grid = nullptr;
+    QToolButton* m_fit = nullptr;
+    QToolButton* m_oneToOne = nullptr;
     QLabel* m_zoom = nullptr;
     QToolButton* m_export = nullptr;
 };

@@ -76,6 +76,15 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->installEventFilter(this);
+    buildResultViews();
+    buildLoadRow();
+    buildLayout();
+    connectSignals();
+    clear(tr("Run N seeded samples of this image against the deterministic rule."));
+}
+
+// The output chart, the entropy chart, the path table and (captioners) the word table.
+void CompareRunsPanel::buildResultViews() {
     m_outputs = new ClassProbChart(this);
     m_outputs->setMinimumHeight(150);  // with the charts below, fits presentation type at 1280x800
     m_entropy = new BandChart(this);
@@ -113,6 +122,10 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     for (QWidget* w : {static_cast<QWidget*>(m_outputs), static_cast<QWidget*>(m_entropy), static_cast<QWidget*>(m_paths),
                        static_cast<QWidget*>(m_words)})
         w->setMinimumWidth(120);  // the panel shares the left column; it must not widen the window
+}
+
+// Loading run i, and the exports.
+void CompareRunsPanel::buildLoadRow() {
     m_runIndex = new QSpinBox(this);
     m_runIndex->setPrefix(tr("run #"));
     m_loadRun = new QPushButton(tr("Load"), this);
@@ -130,7 +143,9 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
                {tr("Export the run set"), QStringLiteral("runs.json"), tr("JSON (*.json)"),
                 [this](const QString& path) { return exportRunSet(path); }}});
     m_export->setToolTip(tr("Charts and tables as PNG, SVG or CSV; the run set as JSON (saccade.runset)"));
+}
 
+void CompareRunsPanel::buildLayout() {
     auto* top = new QHBoxLayout;
     top->addWidget(m_count, 1);
     top->addWidget(m_run);
@@ -151,7 +166,9 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_paths, 3);
     layout->addWidget(m_words, 2);
     layout->addLayout(load);
+}
 
+void CompareRunsPanel::connectSignals() {
     connect(m_run, &QPushButton::clicked, this, &CompareRunsPanel::startRuns);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         setRunning(false);
@@ -173,7 +190,6 @@ CompareRunsPanel::CompareRunsPanel(QWidget* parent) : QWidget(parent) {
         const int i = m_runIndex->value();
         if (i >= 0 && i < int(m_set.runs.size())) Q_EMIT runChosen(m_set.runs[size_t(i)].seed);
     });
-    clear(tr("Run N seeded samples of this image against the deterministic rule."));
 }
 
 int CompareRunsPanel::runs() const { return m_count->value(); }
@@ -229,6 +245,29 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     m_export->setEnabled(!more);
     m_progress->setRange(0, std::max(total, stats.runs));
     m_progress->setValue(stats.runs);
+    showSummary(set, stats, total);
+    const QString det = QString::fromStdString(set.deterministicRule);
+    QVector<double> shares;
+    QStringList names;
+    for (size_t k = 0; k < stats.labelCounts.size(); ++k) {
+        shares << double(stats.labelCounts[k]) / std::max(1, stats.runs);
+        names << nameOf(set, int(k));
+    }
+    const int seen = int(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }));
+    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5),
+                                stats.deterministicLabel, det);
+    m_entropy->setSeries(QVector<double>(stats.entropyMean.begin(), stats.entropyMean.end()),
+                         QVector<double>(stats.entropyStd.begin(), stats.entropyStd.end()));
+
+    showPaths(set, stats);
+    showWords(set, stats);
+    m_runIndex->setRange(0, std::max(0, stats.runs - 1));
+    m_loadRun->setEnabled(stats.runs > 0);
+}
+
+// The runs so far, each rule's output, the agreement and the accuracy.
+void CompareRunsPanel::showSummary(const RunSet& set, const RunStats& stats, int total) {
+    const bool more = total > stats.runs;
     const QString det = QString::fromStdString(set.deterministicRule);
     QString text = more ? tr("<b>%1 of %2 runs so far</b>, seeds from %3<br>").arg(stats.runs).arg(total).arg(set.seed)
                         : tr("<b>%1 runs</b>, seeds %2–%3, %4 ms<br>").arg(stats.runs).arg(set.seed)
@@ -250,19 +289,11 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
     m_summary->setText(text);
     fitSummary();
+}
 
-    QVector<double> shares;
-    QStringList names;
-    for (size_t k = 0; k < stats.labelCounts.size(); ++k) {
-        shares << double(stats.labelCounts[k]) / std::max(1, stats.runs);
-        names << nameOf(set, int(k));
-    }
-    const int seen = int(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }));
-    m_outputs->setProbabilities(shares, names, set.truth ? *set.truth : -1, std::clamp(seen, 1, 5),
-                                stats.deterministicLabel, det);
-    m_entropy->setSeries(QVector<double>(stats.entropyMean.begin(), stats.entropyMean.end()),
-                         QVector<double>(stats.entropyStd.begin(), stats.entropyStd.end()));
-
+// The distinct paths, most common first, each with its first run's seed.
+void CompareRunsPanel::showPaths(const RunSet& set, const RunStats& stats) {
+    const bool caption = set.outputKind == "caption";
     const int rows = std::min<int>(kListedPaths, int(stats.paths.size()));
     m_paths->setRowCount(rows);
     for (int r = 0; r < rows; ++r) {
@@ -279,7 +310,11 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
     }
     m_paths->resizeColumnToContents(0);
     m_paths->resizeColumnToContents(1);
+}
 
+// Captioners: per word, how often its sampled cell hit the object it names.
+void CompareRunsPanel::showWords(const RunSet& set, const RunStats& stats) {
+    const QString det = QString::fromStdString(set.deterministicRule);
     m_words->setVisible(!stats.wordHits.empty());
     // A captioner's paths are nearly all distinct: its words get the room.
     if (auto* box = qobject_cast<QBoxLayout*>(layout())) box->setStretchFactor(m_paths, stats.wordHits.empty() ? 3 : 1);
@@ -304,8 +339,6 @@ void CompareRunsPanel::showResult(const RunSet& set, const RunStats& stats, int 
         m_words->setItem(r, 3, detHit);
     }
     m_words->resizeColumnsToContents();
-    m_runIndex->setRange(0, std::max(0, stats.runs - 1));
-    m_loadRun->setEnabled(stats.runs > 0);
 }
 
 void CompareRunsPanel::fitSummary() {

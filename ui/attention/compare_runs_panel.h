@@ -68,6 +68,13 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void buildResultViews();
+    void buildLoadRow();
+    void buildLayout();
+    void connectSignals();
+    void showSummary(const RunSet& set, const RunStats& stats, int total);
+    void showPaths(const RunSet& set, const RunStats& stats);
+    void showWords(const RunSet& set, const RunStats& stats);
     void fitSummary();
     void setRunning(bool running);
     QString outputsCsv() const;

@@ -29,12 +29,10 @@ constexpr int kListedImages = 2000;  // the disagreement browser's rows; the CSV
 
 }  // namespace
 
-DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
+DatasetComparePanel::DatasetComparePanel(QWidget* parent) : JobPanel(parent) {
     setObjectName(QStringLiteral("datasetComparePanel"));
     m_dataset = new QComboBox(this);
     m_dataset->setToolTip(tr("The test split to compare the rules on"));
-
-
     m_limit = new QSpinBox(this);
     m_limit->setObjectName(QStringLiteral("imageLimit"));
     m_limit->setRange(10, 10000);
@@ -42,15 +40,24 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     m_limit->setValue(1000);
     m_limit->setSuffix(tr(" images"));
     m_limit->setToolTip(tr("The first N test images (10,000: the whole Fashion-MNIST test split)"));
-    m_run = new QPushButton(tr("Compare"), this);
-    m_run->setObjectName(QStringLiteral("compareButton"));
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 1000);
-    m_summary = new QLabel(this);
+    buildJobControls(tr("Compare"), QStringLiteral("compareButton"));
+    setJobInputs({m_dataset, m_limit});
+    m_summary = statusLabel();
     m_summary->setObjectName(QStringLiteral("comparisonSummary"));
-    m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buildResultViews();
+    buildLayout();
+    // The last entry opens a folder of the user's images.
+    m_folderEntry = new ImageFolderEntry(m_dataset, tr("Compare the rules on your own images: a folder with one "
+                                                       "subfolder per class (FOLDER/CLASS_NAME/IMAGE.png), square "
+                                                       "images of the model's size"));
+    connectSignals();
+    clear(tr("Compare every rule of the model on a test split: accuracy, accuracy against K, "
+             "and the images where sample and the deterministic rule disagree."));
+}
+
+// The accuracy table, the accuracy-against-K chart, the disagreeing images and the exports.
+void DatasetComparePanel::buildResultViews() {
     m_accuracy = makeBrowserTable(this, QStringLiteral("accuracyTable"),
                            {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")});
     m_kChart = new BandChart(this);
@@ -72,17 +79,19 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
                 [this](const QString& path) { return exportDisagreements(path); }},
                {tr("Export the comparison"), QStringLiteral("comparison.json"), tr("JSON (*.json)"),
                 [this](const QString& path) { return exportJson(path); }}});
+}
 
+void DatasetComparePanel::buildLayout() {
     auto* top = new QHBoxLayout;
     top->addWidget(m_dataset, 2);
     top->addWidget(m_limit, 1);
     auto* buttons = new QHBoxLayout;
-    buttons->addWidget(m_run);
+    buttons->addWidget(runButton());
     buttons->addWidget(m_export);
     buttons->addStretch();
     auto* progress = new QHBoxLayout;
-    progress->addWidget(m_progress, 1);
-    progress->addWidget(m_cancel);
+    progress->addWidget(progressBar(), 1);
+    progress->addWidget(cancelButton());
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
@@ -93,36 +102,25 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_kChart, 3);
     layout->addWidget(m_disagreeNote);
     layout->addWidget(m_disagree, 2);
+}
 
-    // The last entry opens a folder of the user's images.
-    m_folderEntry = new ImageFolderEntry(m_dataset, tr("Compare the rules on your own images: a folder with one "
-                                                       "subfolder per class (FOLDER/CLASS_NAME/IMAGE.png), square "
-                                                       "images of the model's size"));
+void DatasetComparePanel::connectSignals() {
     connect(m_folderEntry, &ImageFolderEntry::failed, this, &DatasetComparePanel::showError);
-    connect(m_run, &QPushButton::clicked, this, [this] {
-        if (dataset().isEmpty())
-            return showError(m_dataset->count() > 1 ? tr("Pick a test split, or an image folder of your own.")
-                                                    : tr("No built-in dataset has this model's input size: pick "
-                                                         "\"Image folder…\" for a folder of your own images."));
-        setRunning(true);
-        m_progress->setValue(0);
-        m_summary->setText(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(dataset()));
-        Q_EMIT compareRequested(dataset(), m_limit->value());
-    });
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        setRunning(false);
-        m_progress->setValue(0);
-        m_summary->setText(tr("Cancelled."));
-        Q_EMIT cancelRequested();
-    });
     connect(m_disagree, &QTableWidget::cellClicked, this, [this](int row, int) {
         const auto* item = m_disagree->item(row, 0);
         if (!item || m_comparedDataset.isEmpty() || !m_comparison) return;
         const qint64 index = item->data(Qt::UserRole).toLongLong();
         Q_EMIT imageChosen(m_comparedDataset, index, evaluationSeed(m_comparison->seed, index));
     });
-    clear(tr("Compare every rule of the model on a test split: accuracy, accuracy against K, "
-             "and the images where sample and the deterministic rule disagree."));
+}
+
+void DatasetComparePanel::run() {
+    if (dataset().isEmpty())
+        return showError(m_dataset->count() > 1 ? tr("Pick a test split, or an image folder of your own.")
+                                                : tr("No built-in dataset has this model's input size: pick "
+                                                     "\"Image folder…\" for a folder of your own images."));
+    showRequested(tr("Evaluating every rule on %1 images of %2…").arg(m_limit->value()).arg(dataset()));
+    Q_EMIT compareRequested(dataset(), m_limit->value());
 }
 
 void DatasetComparePanel::setModel(const QStringList& classNames, const QStringList& datasets,
@@ -146,34 +144,17 @@ QString DatasetComparePanel::dataset() const {
 }
 qint64 DatasetComparePanel::limit() const { return m_limit->value(); }
 void DatasetComparePanel::setLimit(qint64 images) { m_limit->setValue(int(images)); }
-QString DatasetComparePanel::summaryText() const { return m_summary->text(); }
-
-void DatasetComparePanel::setRunning(bool running) {
-    m_running = running;
-    m_run->setEnabled(!running);
-    m_cancel->setEnabled(running);
-    m_dataset->setEnabled(!running);
-    m_limit->setEnabled(!running);
-}
-
-void DatasetComparePanel::setProgress(double fraction) { m_progress->setValue(int(std::lround(fraction * 1000))); }
 
 void DatasetComparePanel::clear(const QString& message) {
     m_comparison.reset();
     m_comparedDataset.clear();
-    setRunning(false);
-    m_progress->setValue(0);
+    showIdle();
     m_summary->setText(message);
     m_accuracy->setRowCount(0);
     m_kChart->clear();
     m_disagreeNote->clear();
     m_disagree->setRowCount(0);
     m_export->setEnabled(false);
-}
-
-void DatasetComparePanel::showError(const QString& message) {
-    setRunning(false);
-    m_summary->setText(tr("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
 }
 
 QString DatasetComparePanel::className(int label) const {
@@ -183,8 +164,7 @@ QString DatasetComparePanel::className(int label) const {
 void DatasetComparePanel::showComparison(const DatasetComparison& c, const QString& dataset) {
     m_comparison = c;
     m_comparedDataset = dataset;
-    setRunning(false);
-    m_progress->setValue(1000);
+    showArrived();
     m_export->setEnabled(true);
     const auto& r = c.report;
     const QString det = QString::fromStdString(c.deterministicRule);

@@ -7,16 +7,15 @@
 
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <optional>
 
 #include "analysis/dataset_comparison.h"
 
+#include "job_panel.h"
+
 class QComboBox;
 class QToolButton;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableWidget;
 
@@ -25,7 +24,7 @@ namespace saccade::ui {
 class BandChart;
 class ImageFolderEntry;
 
-class DatasetComparePanel : public QWidget {
+class DatasetComparePanel : public JobPanel {
     Q_OBJECT
 
 public:
@@ -35,11 +34,10 @@ public:
     /// and its deterministic rule (argmax or mean).
     void setModel(const QStringList& classNames, const QStringList& datasets, const QString& preferred,
                   const QString& deterministicRule);
-    void setProgress(double fraction);
+    /// Asks for a comparison with the panel's settings (what Compare does).
+    void run() override;
     void showComparison(const DatasetComparison& comparison, const QString& dataset);
-    void showError(const QString& message);
     void clear(const QString& message = {});
-    bool isRunning() const { return m_running; }
 
     QString dataset() const;
     /// Adds a folder of the user's images (FOLDER/CLASS_NAME/IMAGE.png) to the datasets and selects
@@ -47,7 +45,6 @@ public:
     QString addImageFolder(const QString& folder);
     qint64 limit() const;
     void setLimit(qint64 images);
-    QString summaryText() const;
     QTableWidget* accuracyTable() const { return m_accuracy; }
     QTableWidget* disagreementTable() const { return m_disagree; }
     BandChart* kChart() const { return m_kChart; }
@@ -61,22 +58,20 @@ public:
 
 Q_SIGNALS:
     void compareRequested(const QString& dataset, qint64 limit);
-    void cancelRequested();
     /// Open test image `index` of `dataset` on the canvas under sample with `seed`, the seed the
     /// comparison drew its sample answer with (evaluationSeed).
     void imageChosen(const QString& dataset, qint64 index, quint64 seed);
 
 private:
-    void setRunning(bool running);
+    void buildResultViews();
+    void buildLayout();
+    void connectSignals();
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
     ImageFolderEntry* m_folderEntry = nullptr;
     QSpinBox* m_limit = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_summary = nullptr;
+    QLabel* m_summary = nullptr;  ///< the status label
     QTableWidget* m_accuracy = nullptr;
     BandChart* m_kChart = nullptr;
     QLabel* m_disagreeNote = nullptr;
@@ -85,7 +80,6 @@ private:
     QStringList m_classNames;
     std::optional<DatasetComparison> m_comparison;
     QString m_comparedDataset;
-    bool m_running = false;
 };
 
 }  // namespace saccade::ui

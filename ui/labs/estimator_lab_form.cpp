@@ -27,6 +27,14 @@ QString joined(const std::vector<double>& values) {
 }  // namespace
 
 EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
+    buildFields();
+    buildLayout();
+    connectSignals();
+    resetToDefaults();
+}
+
+// The categorical, its rewards and the Gumbel temperatures; the sampling; the training.
+void EstimatorLabForm::buildFields() {
     m_parameter = new QComboBox(this);
     m_parameter->setObjectName(QStringLiteral("parameterCombo"));
     m_parameter->addItems({kProbabilities, kLogits});
@@ -44,6 +52,7 @@ EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
     m_temperatures->setToolTip(
         tr("Straight-through Gumbel-softmax temperatures, separated by commas (at most %1)")
             .arg(kEstimatorLabMaxTemperatures));
+
 
     m_samples = new QSpinBox(this);
     m_samples->setObjectName(QStringLiteral("samplesSpin"));
@@ -63,6 +72,7 @@ EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
     m_decay->setSingleStep(0.05);
     m_decay->setToolTip(tr("b \u2190 decay \u00b7 b + (1 \u2212 decay) \u00b7 r after each draw"));
 
+
     m_trainSteps = new QSpinBox(this);
     m_trainSteps->setObjectName(QStringLiteral("trainStepsSpin"));
     m_trainSteps->setRange(0, kMaxTrainSteps);
@@ -79,6 +89,9 @@ EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
     m_trainSamples->setRange(1, kMaxTrainSamples);
     m_trainSamples->setToolTip(tr("One-sample estimates averaged per training step"));
 
+}
+
+void EstimatorLabForm::buildLayout() {
     auto* reset = new QPushButton(tr("Reset to the worked example"), this);
     reset->setObjectName(QStringLiteral("resetButton"));
     connect(reset, &QPushButton::clicked, this, &EstimatorLabForm::resetToDefaults);
@@ -99,6 +112,10 @@ EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
     layout->addLayout(form);
     layout->addWidget(reset, 0, Qt::AlignLeft);
 
+}
+
+// Every field's edit says the input changed.
+void EstimatorLabForm::connectSignals() {
     auto emitChanged = [this] {
         if (!m_resetting) Q_EMIT changed();
     };
@@ -110,7 +127,6 @@ EstimatorLabForm::EstimatorLabForm(QWidget* parent) : QWidget(parent) {
         connect(spin, &QDoubleSpinBox::valueChanged, this, emitChanged);
     connect(m_parameter, &QComboBox::currentIndexChanged, this, emitChanged);
 
-    resetToDefaults();
 }
 
 Result<EstimatorLabInput> EstimatorLabForm::input() const {

@@ -47,6 +47,10 @@ Q_SIGNALS:
     void changed();
 
 private:
+    void buildFields();
+    void buildLayout();
+    void connectSignals();
+
     QComboBox* m_parameter = nullptr;  // probabilities or logits
     QLineEdit* m_categorical = nullptr;
     QLineEdit* m_rewards = nullptr;

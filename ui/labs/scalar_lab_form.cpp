@@ -30,6 +30,14 @@ constexpr int kExampleSeed = 1;
 }  // namespace
 
 ScalarLabForm::ScalarLabForm(QWidget* parent) : QWidget(parent) {
+    buildFields();
+    buildLayout();
+    connectSignals();
+    resetToWorkedExample();
+}
+
+// The values, probabilities, function, uniform draw, seed and sample count.
+void ScalarLabForm::buildFields() {
     m_values = new QLineEdit(this);
     m_values->setObjectName(QStringLiteral("valuesEdit"));
     m_values->setToolTip(tr("The candidate values v_i, separated by commas"));
@@ -74,6 +82,9 @@ ScalarLabForm::ScalarLabForm(QWidget* parent) : QWidget(parent) {
     m_samples->setGroupSeparatorShown(true);
     m_samples->setToolTip(tr("Monte-Carlo draws of f(hard); 0 for none"));
 
+}
+
+void ScalarLabForm::buildLayout() {
     auto* functionRow = new QHBoxLayout;
     functionRow->addWidget(m_function, 1);
     functionRow->addWidget(m_coefficients, 1);
@@ -98,6 +109,10 @@ ScalarLabForm::ScalarLabForm(QWidget* parent) : QWidget(parent) {
     layout->addLayout(form);
     layout->addWidget(reset, 0, Qt::AlignLeft);
 
+}
+
+// Every field's edit says the input changed.
+void ScalarLabForm::connectSignals() {
     auto emitChanged = [this] {
         if (!m_settingFields) Q_EMIT changed();
     };
@@ -116,7 +131,6 @@ ScalarLabForm::ScalarLabForm(QWidget* parent) : QWidget(parent) {
     connect(m_seed, &QSpinBox::valueChanged, this, emitChanged);
     connect(m_samples, &QSpinBox::valueChanged, this, emitChanged);
 
-    resetToWorkedExample();
 }
 
 Result<ScalarLabInput> ScalarLabForm::input() const {

@@ -49,6 +49,9 @@ Q_SIGNALS:
     void changed();
 
 private:
+    void buildFields();
+    void buildLayout();
+    void connectSignals();
     void updateEnabled();
     /// Sets all fields without emitting changed() per field, then emits it once.
     void setFields(const QString& values, const QString& probs, const QString& function,

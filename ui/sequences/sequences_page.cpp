@@ -68,6 +68,33 @@ QString percent(double v) { return QString::number(100 * v, 'f', 1) + QLatin1Cha
 
 SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("sequencesPage"));
+    QHBoxLayout* top = buildModelRow();
+    QHBoxLayout* inputRow = buildInputRow();
+    auto* views = new QHBoxLayout;
+    for (int i = 0; i < 2; ++i) {
+        m_views[i] = new AlignmentView(this);
+        m_views[i]->setObjectName(QStringLiteral("alignmentView%1").arg(i));
+        views->addWidget(m_views[i], 1);
+        connect(m_views[i], &AlignmentView::stepClicked, this, &SequencesPage::setStep);
+    }
+    QHBoxLayout* stepRow = buildStepRow();
+    QGroupBox* evalBox = buildEvaluationBox();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addLayout(inputRow);
+    layout->addWidget(m_output);
+    layout->addLayout(views, 1);
+    layout->addLayout(stepRow);
+    layout->addWidget(m_stepLabel);
+    layout->addWidget(evalBox);
+    connectSignals();
+    addShortcuts();
+    // The bundled models are opened when the page is first shown or used (ensureModels), not
+    // when the window starts.
+}
+
+// The model, the one beside it, the rule and its seed, and Open model….
+QHBoxLayout* SequencesPage::buildModelRow() {
     m_model = new QComboBox(this);
     m_model->setObjectName(QStringLiteral("seqModel"));
     m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -98,6 +125,15 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     top->addWidget(m_seed);
     top->addWidget(open);
 
+    connect(open, &QPushButton::clicked, this, [this] {
+        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints (*.pt)"));
+        if (!path.isEmpty()) openModel(path);
+    });
+    return top;
+}
+
+// The input with its examples, and the output over the matrices.
+QHBoxLayout* SequencesPage::buildInputRow() {
     m_input = new QLineEdit(this);
     m_input->setObjectName(QStringLiteral("seqInput"));
     m_input->setPlaceholderText(tr("Type an input: the output and its alignment redraw as you type"));
@@ -114,15 +150,11 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     m_output->setObjectName(QStringLiteral("seqOutput"));
     m_output->setTextFormat(Qt::RichText);
     m_output->setWordWrap(true);
+    return inputRow;
+}
 
-    auto* views = new QHBoxLayout;
-    for (int i = 0; i < 2; ++i) {
-        m_views[i] = new AlignmentView(this);
-        m_views[i]->setObjectName(QStringLiteral("alignmentView%1").arg(i));
-        views->addWidget(m_views[i], 1);
-        connect(m_views[i], &AlignmentView::stepClicked, this, &SequencesPage::setStep);
-    }
-
+// The step slider and Play, the map and its mode, and Export.
+QHBoxLayout* SequencesPage::buildStepRow() {
     m_stepSlider = new QSlider(Qt::Horizontal, this);
     m_stepSlider->setObjectName(QStringLiteral("seqStep"));
     m_play = new QPushButton(tr("Play"), this);
@@ -157,7 +189,11 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         menu->addAction(label, this, [this, kind = QString::fromLatin1(kind)] { exportAs(kind); });
     m_export->setMenu(menu);
     stepRow->addWidget(m_export);
+    return stepRow;
+}
 
+// Evaluate on the test split, with Cancel, progress and the results table.
+QGroupBox* SequencesPage::buildEvaluationBox() {
     auto* evalBox = new QGroupBox(tr("On the task's test split (2,000 sentences)"), this);
     m_evaluate = new QPushButton(tr("Evaluate"), evalBox);
     m_evaluate->setObjectName(QStringLiteral("seqEvaluate"));
@@ -187,19 +223,14 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     resultsArea->setFixedHeight(8 * m_results->fontMetrics().lineSpacing());
     evalLayout->addWidget(resultsArea);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addLayout(inputRow);
-    layout->addWidget(m_output);
-    layout->addLayout(views, 1);
-    layout->addLayout(stepRow);
-    layout->addWidget(m_stepLabel);
-    layout->addWidget(evalBox);
-
-    connect(open, &QPushButton::clicked, this, [this] {
-        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints (*.pt)"));
-        if (!path.isEmpty()) openModel(path);
+    connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_cancelFlag) m_cancelFlag->store(true);
     });
+    return evalBox;
+}
+
+void SequencesPage::connectSignals() {
     connect(m_input, &QLineEdit::textChanged, this, [this] {
         m_editClock.start();
         translate();
@@ -245,7 +276,10 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
             m_stepSlider->setValue(m_stepSlider->value() + 1);
         }
     });
-    // The Attention page's keys: arrows step, Home and End go to the ends (the input keeps its own).
+}
+
+// The Attention page's keys: arrows step, Home and End go to the ends (the input keeps its own).
+void SequencesPage::addShortcuts() {
     const std::pair<QKeySequence, std::function<void()>> keys[] = {
         {QKeySequence(Qt::Key_Left), [this] { m_stepSlider->setValue(m_stepSlider->value() - 1); }},
         {QKeySequence(Qt::Key_Right), [this] { m_stepSlider->setValue(m_stepSlider->value() + 1); }},
@@ -255,13 +289,6 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         auto* s = new QShortcut(key, this, act);
         s->setContext(Qt::WidgetWithChildrenShortcut);
     }
-    connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        if (m_cancelFlag) m_cancelFlag->store(true);
-    });
-
-    // The bundled models are opened when the page is first shown or used (ensureModels), not
-    // when the window starts.
 }
 
 void SequencesPage::ensureModels() {

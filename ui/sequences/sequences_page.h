@@ -22,6 +22,8 @@
 #include "models/seq/seq_model.h"
 
 class QComboBox;
+class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -84,6 +86,12 @@ Q_SIGNALS:
     void evaluationFinished();
 
 private:
+    QHBoxLayout* buildModelRow();
+    QHBoxLayout* buildInputRow();
+    QHBoxLayout* buildStepRow();
+    QGroupBox* buildEvaluationBox();
+    void connectSignals();
+    void addShortcuts();
     /// Opens the bundled models once (first show or first use) and types the first example.
     void ensureModels();
     void refillExamples();
