@@ -12,11 +12,9 @@
 
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "trace/ground_truth.h"
+#include "models/model_family.h"
 #include "data/folder_dataset.h"
-#include "models/caption/caption_model.h"
-#include "models/patch/patch_model.h"
-#include "models/script/script_model.h"
-#include "models/vit/vit_model.h"
 
 namespace saccade::ui {
 
@@ -63,6 +61,8 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     card.path = path;
     card.type = QString::fromStdString(info.modelType);
     card.outputKind = QString::fromStdString(model.outputKind());
+    const ModelFamily* family = findFamily(info.modelType);
+    card.imported = family && family->opensImports;
     card.mode = QString::fromStdString(model.trainedMode());
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());
@@ -78,41 +78,14 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     card.metricsJson = QString::fromStdString(info.metricsJson);
     card.summary = QString::fromStdString(model.summary());
     card.deterministicRule = QString::fromStdString(model.deterministicRule());
-    if (const auto* patch = dynamic_cast<const PatchModel*>(&model)) {
-        const auto& c = patch->config();
-        card.variant = QString::fromStdString(c.variant);
-        card.scorer = QString::fromStdString(c.scorer);
-        card.grid = c.grid;
-        card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
-                      QStringLiteral("topk"),   QStringLiteral("gumbel"), QStringLiteral("ksample")};
-        card.ruleRanges[QStringLiteral("topk")] = {1, c.grid * c.grid};
-        card.name = QStringLiteral("%1 patch model, %2").arg(card.mode, card.dataset);
-    } else if (const auto* captioner = dynamic_cast<const CaptionModel*>(&model)) {
-        const auto& c = captioner->config();
-        card.scorer = QString::fromStdString(c.scorer);
-        card.grid = c.grid;
-        card.rules = {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft"),
-                      QStringLiteral("beam"), QStringLiteral("gumbel"), QStringLiteral("ksample")};
-        card.name = QStringLiteral("%1 captioner, %2").arg(card.mode, card.dataset);
-    } else if (const auto* vit = dynamic_cast<const VitModel*>(&model)) {
-        card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
-        card.ruleRanges[QStringLiteral("head")] = {0, vit->config().heads - 1};
-        card.name = QStringLiteral("vision transformer, %1").arg(card.dataset);
-    } else if (const auto* imported = dynamic_cast<const ScriptModel*>(&model)) {
-        const QString form = QString::fromStdString(imported->form());
-        if (form == QLatin1String("transformer")) {
-            card.rules = {QStringLiteral("attention"), QStringLiteral("head"), QStringLiteral("rollout")};
-            card.ruleRanges[QStringLiteral("head")] = {0, imported->heads() - 1};
-        } else if (imported->hasSampledForward())
-            card.rules = {QStringLiteral("forward"), QStringLiteral("sample"), QStringLiteral("ksample")};
-        else
-            card.rules = {QStringLiteral("forward")};
-        card.name = QStringLiteral("imported TorchScript model, %1 form").arg(form);
-    } else {
-        card.rules = {QStringLiteral("mean"), QStringLiteral("sample"), QStringLiteral("ksample"),
-                      QStringLiteral("random")};
-        card.name = QStringLiteral("recurrent attention model, %1").arg(card.dataset);
-    }
+    const CellGrid cells = model.cellGrid();
+    card.grid = cells.side;
+    card.scorer = QString::fromStdString(cells.scorer);
+    card.variant = QString::fromStdString(cells.variant);
+    const RuleMenu menu = model.ruleMenu();
+    for (const auto& rule : menu.rules) card.rules << QString::fromStdString(rule);
+    for (const auto& [rule, range] : menu.ranges) card.ruleRanges[QString::fromStdString(rule)] = {range.first, range.second};
+    card.name = QString::fromStdString(model.displayName());
     card.name += QStringLiteral(" (%1)").arg(QFileInfo(path).fileName());  // two models of one kind differ by file
     return card;
 }

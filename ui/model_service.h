@@ -37,6 +37,7 @@ namespace saccade::ui {
 struct ModelCard {
     QString path, name, type, mode, variant, dataset, device, scorer, gitRevision, command;
     QString outputKind;  ///< what a run outputs: "class" or "caption" (AttentionModel::outputKind)
+    bool imported = false;  ///< opened from a file with no Saccade sidecar (TorchScript)
     QString weightsCrc32;  ///< of the weights file (imported models: of the TorchScript file)
     int imageSize = 0, channels = 1, grid = 0, steps = 0;
     qint64 iterations = 0;

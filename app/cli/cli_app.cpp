@@ -19,6 +19,38 @@ int badInput(const std::string& command, const std::string& message) {
     return kExitBadInput;
 }
 
+namespace {
+
+// Every command, on `app` (train NAME for every registered family).
+void addCommands(CLI::App& app, int& exitCode) {
+    addScalarCommand(app, exitCode);
+    addAttendCommand(app, exitCode);
+    addReinforceCommand(app, exitCode);
+    addEstimatorsCommand(app, exitCode);
+    addDoctorCommand(app, exitCode);
+    addTrainCommands(app, exitCode);
+    addModelCommands(app, exitCode);
+    addDataCommand(app, exitCode);
+    addBenchCommand(app, exitCode);
+    addRamCommands(*app.get_subcommand("bench"), exitCode);
+    addCaptionCommands(*app.get_subcommand("bench"), exitCode);
+    addVitCommands(*app.get_subcommand("bench"), exitCode);
+    addSeqCommands(app, *app.get_subcommand("bench"), exitCode);
+    addBenchTrain(*app.get_subcommand("bench"), exitCode);
+    addBenchAttention(*app.get_subcommand("bench"), exitCode);
+    addDemoCommand(app, exitCode);
+    addCompareCommand(app, exitCode);
+    addAdequacyCommand(app, exitCode);
+    addSweepCommand(app, exitCode);
+    addFaithfulnessCommand(app, exitCode);
+    addCostCommand(app, exitCode);
+    addReportCommand(app, exitCode);
+    addMergeCommand(app, exitCode);
+    addLengthCommand(app, exitCode);
+}
+
+}  // namespace
+
 int runSaccadeCli(int argc, char** argv) {
     CLI::App app{
         "Saccade: a lab for hard and soft visual attention (headless front end).\n"
@@ -47,30 +79,7 @@ int runSaccadeCli(int argc, char** argv) {
         "Run 'saccade-cli COMMAND --help' for a command's options.");
 
     int exitCode = 0;
-    addScalarCommand(app, exitCode);
-    addAttendCommand(app, exitCode);
-    addReinforceCommand(app, exitCode);
-    addEstimatorsCommand(app, exitCode);
-    addDoctorCommand(app, exitCode);
-    addTrainCommands(app, exitCode);
-    addModelCommands(app, exitCode);
-    addDataCommand(app, exitCode);
-    addBenchCommand(app, exitCode);
-    addRamCommands(*app.get_subcommand("bench"), exitCode);
-    addCaptionCommands(*app.get_subcommand("bench"), exitCode);
-    addVitCommands(*app.get_subcommand("bench"), exitCode);
-    addSeqCommands(app, *app.get_subcommand("bench"), exitCode);
-    addBenchTrain(*app.get_subcommand("bench"), exitCode);
-    addBenchAttention(*app.get_subcommand("bench"), exitCode);
-    addDemoCommand(app, exitCode);
-    addCompareCommand(app, exitCode);
-    addAdequacyCommand(app, exitCode);
-    addSweepCommand(app, exitCode);
-    addFaithfulnessCommand(app, exitCode);
-    addCostCommand(app, exitCode);
-    addReportCommand(app, exitCode);
-    addMergeCommand(app, exitCode);
-    addLengthCommand(app, exitCode);
+    addCommands(app, exitCode);
     makeNumbersStrict(app);
     app.parse_complete_callback([&] {
         std::string command = "saccade-cli";

@@ -16,7 +16,6 @@
 #include "strict_options.h"
 #include "data/image_io.h"
 #include "models/model_loading.h"
-#include "models/patch/patch_model.h"
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
 #include "run_input.h"

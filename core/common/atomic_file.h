@@ -10,8 +10,6 @@
 
 namespace saccade {
 
-struct Unit {};
-
 /// Where a save to `path` really goes: a symbolic link is followed to its target (the link
 /// stays a link); a folder, device, FIFO or socket is refused, as is a folder that does not exist
 /// or cannot be written. The message names the path and says which.

@@ -8,6 +8,9 @@
 
 namespace saccade {
 
+/// The value of a Result that carries none (Result<Unit>: done, or an Error).
+struct Unit {};
+
 /// An expected failure a user can act on: a bad file, a wrong shape, a missing dataset.
 struct Error {
     std::string message;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,20 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& commaList);
 /// "caption_counts": what `saccade-cli merge` sums.
 std::string evalReportToJson(const EvalReport& report, int indent = 2);
 
+/// What the GUI's rule box offers for a model: its rule names in order (the deterministic one
+/// among them), and the range of a rule's parameter where the model bounds it (topk: 1 to the
+/// cells; head: 0 to the heads - 1).
+struct RuleMenu {
+    std::vector<std::string> rules;
+    std::map<std::string, std::pair<int, int>> ranges;
+};
+
+/// A model's grid of cells, where it attends over one: its side, scorer and variant.
+struct CellGrid {
+    int side = 0;  ///< 0: no grid of its own (a RAM's glimpses, a transformer's patches)
+    std::string scorer, variant;
+};
+
 class AttentionModel {
 public:
     virtual ~AttentionModel() = default;
@@ -103,6 +118,12 @@ public:
     virtual bool hasStochasticRuns() const { return true; }
     /// The evaluation rules this model accepts, the deterministic one first.
     virtual std::vector<std::string> evaluationRules() const { return {}; }
+    /// The rules the GUI offers for it (by default its deterministic rule alone).
+    virtual RuleMenu ruleMenu() const { return {{deterministicRule()}, {}}; }
+    /// How a model list names it: "soft patch model, translated-fashion60" (by default its summary).
+    virtual std::string displayName() const { return summary(); }
+    /// Its grid of cells, where it has one.
+    virtual CellGrid cellGrid() const { return {}; }
 
     /// One run on one image under `rule` and seed. The image must match imageSize() and
     /// channels(). Not thread-safe: one caller at a time.

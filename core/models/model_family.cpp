@@ -159,6 +159,12 @@ std::string numberText(double value) {
     return s.str();
 }
 
+std::string figureLine(const std::vector<std::pair<std::string, double>>& figures, const std::string& lead) {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < figures.size(); ++i) os << (i == 0 ? lead : "  ") << figures[i].first << ' ' << figures[i].second;
+    return os.str();
+}
+
 void registerFamily(ModelFamily family) {
     ensureBuiltins();
     addFamily(std::move(family));

@@ -120,6 +120,31 @@ FamilyField cliOnly(FamilyField f);
 /// A number as the shortest text that reads back to it ("0.002", "1e-05", "64").
 std::string numberText(double value);
 
+/// A family's `open` for a model class with `static Result<std::shared_ptr<Model>> load(path, device)`.
+template <typename Model>
+auto openWith() {
+    return [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
+        auto m = Model::load(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    };
+}
+
+/// A family's `network`: its config parser (JSON text -> Result<Config>) and its network's
+/// constructor (Config -> a shared_ptr to a Module, or a ModuleHolder).
+template <typename Parse, typename Make>
+auto networkWith(Parse parse, Make make) {
+    return [parse, make](const std::string& json) -> Result<std::shared_ptr<torch::nn::Module>> {
+        auto config = parse(json);
+        if (!config) return Error{config.error()};
+        return std::shared_ptr<torch::nn::Module>(make(*config));
+    };
+}
+
+/// Progress figures as the console prints them: `lead` then "name value" pairs two spaces apart
+/// (" soft 0.91  argmax 0.9").
+std::string figureLine(const std::vector<std::pair<std::string, double>>& figures, const std::string& lead = " ");
+
 /// Adds `family` (or replaces the one of the same name). The built-in families are registered
 /// before the first lookup.
 void registerFamily(ModelFamily family);

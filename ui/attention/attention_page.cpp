@@ -25,7 +25,6 @@
 #include "attention/attention_canvas.h"
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
-#include "models/caption/caption_model.h"
 #include "models/seq/seq_model.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
@@ -40,6 +39,7 @@
 #include "attention/trace_export.h"
 #include "attention/export_options_dialog.h"
 #include "render/trace_render.h"
+#include "trace/ground_truth.h"
 
 namespace saccade::ui {
 

@@ -44,18 +44,14 @@ QString modelCardHtml(const ModelCard& c) {
         html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
         html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
                     .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
-    } else if (c.type == QLatin1String("torchscript")) {
+    } else if (c.imported) {
         html += QObject::tr("imported: not trained by Saccade; deterministic rule: %1<br>").arg(c.deterministicRule);
         html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
-    } else if (c.type == QLatin1String("vit")) {
-        html += QObject::tr("self-attention: every step is a layer; rules attention, one head, rollout<br>");
-        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
     } else {
-        html += QObject::tr("trained with <b>%1</b> (hybrid loss); deterministic rule: %2<br>")
-                    .arg(c.mode, c.deterministicRule);
+        html += QObject::tr("trained with <b>%1</b>; rules %2<br>").arg(c.mode, c.rules.join(QStringLiteral(", ")));
         html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
     }
-    if (c.type == QLatin1String("torchscript"))
+    if (c.imported)
         html += QObject::tr("dataset %1; CRC-32 %2<br>")
                     .arg(c.dataset.isEmpty() ? QObject::tr("not named") : c.dataset, c.weightsCrc32.toHtmlEscaped());
     else

@@ -1,7 +1,5 @@
 // The Show-Attend-Tell captioner's registration: its training fields, trainer, network, loading
 // and list line (models/model_family.h).
-#include <sstream>
-
 #include "data/dataset.h"
 #include "models/caption/caption_model.h"
 #include "models/caption/caption_network.h"
@@ -114,28 +112,18 @@ ModelFamily captionFamily() {
     f.progress.bleuAndMass = true;
     f.train = trainCaption;
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
-        std::ostringstream os;
-        if (textSetting(s, "mode") == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
-        if (textSetting(s, "mode") == "gumbel") os << "  tau " << p.temperature;
-        os << "  H " << p.entropy << "  word acc " << p.trainAccuracy;
-        return os.str();
+        std::vector<std::pair<std::string, double>> figures;
+        if (textSetting(s, "mode") == "hard") figures = {{"reward", p.reward}, {"baseline", p.baseline}};
+        if (textSetting(s, "mode") == "gumbel") figures = {{"tau", p.temperature}};
+        figures.insert(figures.end(), {{"H", p.entropy}, {"word acc", p.trainAccuracy}});
+        return figureLine(figures, "  ");
     };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << " exact soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample << "  BLEU-4 "
-           << p.evalBleu4 << "  mass on object " << p.evalAttention;
-        return os.str();
+        return figureLine({{"exact soft", p.evalSoft}, {"argmax", p.evalArgmax}, {"sample", p.evalSample},
+                           {"BLEU-4", p.evalBleu4}, {"mass on object", p.evalAttention}});
     };
-    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
-        auto c = captionConfigFromJson(config);
-        if (!c) return Error{c.error()};
-        return std::shared_ptr<torch::nn::Module>(CaptionNetwork(*c).ptr());
-    };
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto m = CaptionModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    };
+    f.network = networkWith(captionConfigFromJson, [](const CaptionConfig& c) { return CaptionNetwork(c).ptr(); });
+    f.open = openWith<CaptionModel>();
     f.cost = captionCost;
     f.costTimedRules = 3;  // 3 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

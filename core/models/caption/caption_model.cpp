@@ -44,21 +44,6 @@ bool isReference(const std::string& text, const std::optional<GroundTruth>& trut
 
 }  // namespace
 
-GroundTruth sceneGroundTruth(const Sample& sample) {
-    GroundTruth g;
-    g.label = -1;
-    for (const auto& o : sample.objects) {
-        g.boxes.push_back(o.box);
-        g.names.push_back(o.name);
-    }
-    for (const auto& r : sceneReferences(sample)) g.references.push_back(joinWords(r));
-    return g;
-}
-
-GroundTruth sampleGroundTruth(const Sample& sample) {
-    return sample.captionWords.empty() ? GroundTruth{sample.label, {sample.box}, {}, {}} : sceneGroundTruth(sample);
-}
-
 CaptionModel::CaptionModel() : m_impl(std::make_unique<Impl>()) {}
 CaptionModel::~CaptionModel() = default;
 
@@ -99,6 +84,12 @@ Result<Unit> CaptionModel::setWordTemperature(double t) {
     return Unit{};
 }
 double CaptionModel::wordTemperature() const { return m_impl->wordTemperature; }
+
+RuleMenu CaptionModel::ruleMenu() const { return {{"argmax", "sample", "soft", "beam", "gumbel", "ksample"}, {}}; }
+
+std::string CaptionModel::displayName() const { return m_impl->config.mode + " captioner, " + m_impl->info.dataset; }
+
+CellGrid CaptionModel::cellGrid() const { return {m_impl->config.grid, m_impl->config.scorer, ""}; }
 
 std::string CaptionModel::summary() const {
     const auto& c = m_impl->config;

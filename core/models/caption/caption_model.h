@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "models/attention_model.h"
+#include "trace/ground_truth.h"
 #include "models/caption/caption_config.h"
 
 namespace saccade {
@@ -30,6 +31,9 @@ public:
     std::string trainedMode() const override;
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override;
+    RuleMenu ruleMenu() const override;
+    std::string displayName() const override;
+    CellGrid cellGrid() const override;
     std::string outputKind() const override { return "caption"; }
     std::vector<std::string> evaluationRules() const override;
 
@@ -61,10 +65,5 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-/// The ground truth of a scene sample for captioner traces: object boxes and names, and every
-/// valid caption as a reference.
-GroundTruth sceneGroundTruth(const Sample& sample);
-/// The ground truth of any dataset sample: a scene's (above), or the target's class and box.
-GroundTruth sampleGroundTruth(const Sample& sample);
 
 }  // namespace saccade

@@ -1,7 +1,5 @@
 // The patch-attention classifier's registration: its training fields, trainer, network, loading
 // and list line (models/model_family.h).
-#include <sstream>
-
 #include "data/dataset.h"
 #include "models/model_family.h"
 #include "models/patch/patch_cost.h"
@@ -84,27 +82,17 @@ ModelFamily patchFamily() {
     f.fields = patchFields();
     f.train = trainPatch;
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
-        std::ostringstream os;
-        if (textSetting(s, "mode") == "hard") os << "  reward " << p.reward << "  baseline " << p.baseline;
-        if (textSetting(s, "mode") == "gumbel") os << "  tau " << p.temperature;
-        os << "  H " << p.entropy << "  acc " << p.trainAccuracy;
-        return os.str();
+        std::vector<std::pair<std::string, double>> figures;
+        if (textSetting(s, "mode") == "hard") figures = {{"reward", p.reward}, {"baseline", p.baseline}};
+        if (textSetting(s, "mode") == "gumbel") figures = {{"tau", p.temperature}};
+        figures.insert(figures.end(), {{"H", p.entropy}, {"acc", p.trainAccuracy}});
+        return figureLine(figures, "  ");
     };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << " soft " << p.evalSoft << "  argmax " << p.evalArgmax << "  sample " << p.evalSample;
-        return os.str();
+        return figureLine({{"soft", p.evalSoft}, {"argmax", p.evalArgmax}, {"sample", p.evalSample}});
     };
-    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
-        auto c = patchConfigFromJson(config);
-        if (!c) return Error{c.error()};
-        return std::shared_ptr<torch::nn::Module>(PatchClassifier(*c).ptr());
-    };
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto m = PatchModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    };
+    f.network = networkWith(patchConfigFromJson, [](const PatchConfig& c) { return PatchClassifier(c).ptr(); });
+    f.open = openWith<PatchModel>();
     f.cost = patchCost;
     f.costTimedRules = 8;  // 2 variants x 4 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

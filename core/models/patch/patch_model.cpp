@@ -77,6 +77,18 @@ int PatchModel::channels() const { return m_impl->config.inChannels; }
 int PatchModel::steps() const { return m_impl->config.steps; }
 std::string PatchModel::trainedMode() const { return m_impl->config.mode; }
 
+RuleMenu PatchModel::ruleMenu() const {
+    const auto& c = m_impl->config;
+    return {{"argmax", "sample", "soft", "topk", "gumbel", "ksample"}, {{"topk", {1, c.grid * c.grid}}}};
+}
+
+std::string PatchModel::displayName() const { return m_impl->config.mode + " patch model, " + m_impl->info.dataset; }
+
+CellGrid PatchModel::cellGrid() const {
+    const auto& c = m_impl->config;
+    return {c.grid, c.scorer, c.variant};
+}
+
 std::string PatchModel::summary() const {
     const auto& c = m_impl->config;
     return "patch classifier, " + c.variant + " variant: " + std::to_string(c.imageSize) + "x" +

@@ -36,6 +36,9 @@ public:
     std::string trainedMode() const override;
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override;
+    RuleMenu ruleMenu() const override;
+    std::string displayName() const override;
+    CellGrid cellGrid() const override;
 
     /// One run on one image under `rule` (soft, sample, argmax, topk:K, gumbel:TAU) and seed.
     /// ksample:K runs K sampled paths at once and records, per step, the mean distribution, mean

@@ -1,6 +1,5 @@
 // The Recurrent Attention Model's registration: its training fields, trainer, network, loading
 // and list line (models/model_family.h).
-#include <sstream>
 
 #include "data/dataset.h"
 #include "models/model_family.h"
@@ -78,25 +77,13 @@ ModelFamily ramFamily() {
     f.progress.reward = true;
     f.train = trainRam;
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << "  reward " << p.reward << "  baseline " << p.baseline;
-        return os.str();
+        return figureLine({{"reward", p.reward}, {"baseline", p.baseline}}, "  ");
     };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << " mean " << p.evalArgmax << "  sample " << p.evalSample << "  random glimpses " << p.evalSoft;
-        return os.str();
+        return figureLine({{"mean", p.evalArgmax}, {"sample", p.evalSample}, {"random glimpses", p.evalSoft}});
     };
-    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
-        auto c = ramConfigFromJson(config);
-        if (!c) return Error{c.error()};
-        return std::shared_ptr<torch::nn::Module>(RamNetwork(*c).ptr());
-    };
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto m = RamModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    };
+    f.network = networkWith(ramConfigFromJson, [](const RamConfig& c) { return RamNetwork(c).ptr(); });
+    f.open = openWith<RamModel>();
     f.cost = ramCost;
     f.costTimedRules = 3;  // 3 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

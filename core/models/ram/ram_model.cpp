@@ -84,6 +84,10 @@ int RamModel::imageSize() const { return m_impl->config.imageSize; }
 int RamModel::channels() const { return m_impl->config.inChannels; }
 int RamModel::steps() const { return m_impl->config.glimpses; }
 
+RuleMenu RamModel::ruleMenu() const { return {{"mean", "sample", "ksample", "random"}, {}}; }
+
+std::string RamModel::displayName() const { return "recurrent attention model, " + m_impl->info.dataset; }
+
 std::string RamModel::summary() const {
     const auto& c = m_impl->config;
     return "recurrent attention model: " + std::to_string(c.imageSize) + "x" + std::to_string(c.imageSize) +

@@ -27,6 +27,8 @@ public:
     std::string trainedMode() const override { return "reinforce"; }
     std::string deterministicRule() const override { return "mean"; }
     std::string summary() const override;
+    RuleMenu ruleMenu() const override;
+    std::string displayName() const override;
 
     /// Per step: the Gaussian policy (mean and standard deviation in pixels; none at the fixed
     /// first glimpse or under random), the location, the glimpse boxes of every scale, the

@@ -11,11 +11,7 @@ ModelFamily scriptFamily() {
     f.title = "TorchScript import";
     f.noun = "an imported TorchScript model";
     f.opensImports = true;
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto m = ScriptModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    };
+    f.open = openWith<ScriptModel>();
     f.listLine = [](const std::string&, const std::string&) { return std::string("TorchScript (no sidecar)"); };
     return f;
 }

@@ -318,6 +318,14 @@ std::vector<std::string> ScriptModel::evaluationRules() const {
     return {"forward"};
 }
 
+RuleMenu ScriptModel::ruleMenu() const {
+    if (form() == "transformer") return {{"attention", "head", "rollout"}, {{"head", {0, heads() - 1}}}};
+    if (hasSampledForward()) return {{"forward", "sample", "ksample"}, {}};
+    return {{"forward"}, {}};
+}
+
+std::string ScriptModel::displayName() const { return "imported TorchScript model, " + form() + " form"; }
+
 std::string ScriptModel::summary() const {
     const auto& m = *m_impl;
     const auto& r = m.reference;

@@ -40,6 +40,8 @@ public:
     /// "forward" (what forward returns), or "attention" for transformers (the mean over heads).
     std::string deterministicRule() const override;
     std::string summary() const override;
+    RuleMenu ruleMenu() const override;
+    std::string displayName() const override;
     /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
     std::vector<std::string> evaluationRules() const override;
 

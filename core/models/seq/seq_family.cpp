@@ -1,7 +1,6 @@
 // The sequence models' registration (an attentive RNN encoder-decoder or a Transformer on a task
 // whose alignment is known): training fields, trainer, network and list line
 // (models/model_family.h). They read text, so they open on the Sequences page, not as image models.
-#include <sstream>
 
 #include "data/seq_task.h"
 #include "models/model_family.h"
@@ -105,20 +104,10 @@ ModelFamily seqFamily() {
     f.progress.entropy = false;
     f.train = trainSeq;
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << "  token acc " << p.trainAccuracy;
-        return os.str();
+        return figureLine({{"token acc", p.trainAccuracy}}, "  ");
     };
-    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << " exact match " << p.evalSoft;
-        return os.str();
-    };
-    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
-        auto c = seqConfigFromJson(config);
-        if (!c) return Error{c.error()};
-        return std::shared_ptr<torch::nn::Module>(makeSeqNet(*c));
-    };
+    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) { return figureLine({{"exact match", p.evalSoft}}); };
+    f.network = networkWith(seqConfigFromJson, [](const SeqConfig& c) { return makeSeqNet(c); });
     f.openElsewhere = "reads text, not images: use translate, eval, render --text or the GUI's Sequences page";
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = seqConfigFromJson(config);

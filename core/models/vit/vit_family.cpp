@@ -1,7 +1,6 @@
 // The Vision Transformer's registration: its training fields, trainer, network, loading and list
 // line (models/model_family.h).
 #include <cstdlib>
-#include <sstream>
 
 #include "data/dataset.h"
 #include "models/model_family.h"
@@ -93,29 +92,15 @@ ModelFamily vitFamily() {
     f.progress.entropy = false;
     f.train = trainVit;
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << "  acc " << p.trainAccuracy;
-        return os.str();
+        return figureLine({{"acc", p.trainAccuracy}}, "  ");
     };
-    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) {
-        std::ostringstream os;
-        os << " accuracy " << p.evalSoft;
-        return os.str();
-    };
+    f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) { return figureLine({{"accuracy", p.evalSoft}}); };
     f.fitToDataset = [](FamilySettings& s, const std::string& dataset) {
         if (const auto shape = datasetShape(dataset))
             s["patch"] = std::to_string(fittingPatch(shape->width, int(intSetting(s, "patch"))));
     };
-    f.network = [](const std::string& config) -> Result<std::shared_ptr<torch::nn::Module>> {
-        auto c = vitConfigFromJson(config);
-        if (!c) return Error{c.error()};
-        return std::shared_ptr<torch::nn::Module>(VitNetwork(*c).ptr());
-    };
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto m = VitModel::load(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<AttentionModel>(*m);
-    };
+    f.network = networkWith(vitConfigFromJson, [](const VitConfig& c) { return VitNetwork(c).ptr(); });
+    f.open = openWith<VitModel>();
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = vitConfigFromJson(config);
         return c ? "ViT, " + std::to_string(c->layers) + " layers x " + std::to_string(c->heads) + " heads, " + dataset

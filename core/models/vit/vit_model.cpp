@@ -48,6 +48,12 @@ int VitModel::imageSize() const { return m_impl->config.imageSize; }
 int VitModel::channels() const { return m_impl->config.inChannels; }
 int VitModel::steps() const { return m_impl->config.layers; }
 
+RuleMenu VitModel::ruleMenu() const {
+    return {{"attention", "head", "rollout"}, {{"head", {0, m_impl->config.heads - 1}}}};
+}
+
+std::string VitModel::displayName() const { return "vision transformer, " + m_impl->info.dataset; }
+
 std::string VitModel::summary() const {
     const auto& c = m_impl->config;
     return "vision transformer: " + std::to_string(c.imageSize) + "x" + std::to_string(c.imageSize) + " input, " +

@@ -27,6 +27,8 @@ public:
     std::string trainedMode() const override { return "soft"; }
     std::string deterministicRule() const override { return "attention"; }
     std::string summary() const override;
+    RuleMenu ruleMenu() const override;
+    std::string displayName() const override;
     std::vector<std::string> evaluationRules() const override { return {"attention"}; }
     bool hasStochasticRuns() const override { return false; }
 

@@ -1,0 +1,25 @@
+#include "trace/ground_truth.h"
+
+#include "common/words.h"
+
+namespace saccade {
+
+GroundTruth sceneGroundTruth(const Sample& sample) {
+    GroundTruth g;
+    g.label = -1;
+    for (const auto& o : sample.objects) {
+        g.boxes.push_back(o.box);
+        g.names.push_back(o.name);
+    }
+    if (sample.references.empty())
+        g.references.push_back(joinWords(sample.captionWords));
+    else
+        for (const auto& r : sample.references) g.references.push_back(joinWords(r));
+    return g;
+}
+
+GroundTruth sampleGroundTruth(const Sample& sample) {
+    return sample.captionWords.empty() ? GroundTruth{sample.label, {sample.box}, {}, {}} : sceneGroundTruth(sample);
+}
+
+}  // namespace saccade
