@@ -125,65 +125,51 @@ Result<BatchShard> checkTrainOptions(const TrainCommonOptions& o) {
     return batchShard(o.distributed, o.batch);
 }
 
-Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step,
-                                  const TrainEvaluation& evaluate,
-                                  const std::function<bool(const TrainProgress&)>& onProgress) {
-    TORCH_CHECK(s.net && s.optimizer, "runTrainLoop needs a network and an optimizer");
-    const DistributedSettings& dist = s.distributed;
-    const bool leader = dist.rank == 0;
-    std::unique_ptr<TrainingGroup> group;
-    if (dist.active()) {
-        auto joined = TrainingGroup::join(dist);
-        if (!joined) return Error{joined.error()};
-        group = std::move(joined).value();
-    }
-    std::optional<MetricsLog> log;
-    if (leader) log.emplace(s.out, s.resumed);
-    CheckpointInfo info = s.info;
-    std::int64_t iteration = s.firstIteration, total = s.totalIterations;
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    IterationBudget budget(total, s.minutes, s.firstIteration);
-    nlohmann::json last = nlohmann::json::object();
-    bool cancelled = false;
-    double evalSeconds = 0;  // evaluations and checkpoints: not training time
-    auto stamp = [&] {
-        info.iteration = iteration;
-        info.totalIterations = total;
-        if (s.baseline) info.baseline = *s.baseline;
-        if (!last.empty()) info.metricsJson = last.dump();
-    };
-    TrainingGroup::Scope scope(group.get());  // sumOverRanks in the family's step
-    try {
-        if (group) {
-            if (!group->sameOnAllRanks(settingsFingerprint(s)))
-                return Error{rankName(dist) + ": the ranks were started with different settings (model, dataset, "
-                             "seed, budget or resumed checkpoint): give every rank the same command"};
-            group->broadcastParameters(*s.net);
-            // Each rank's own dropout and other global draws; rank 0 keeps the single-process stream.
-            if (!leader) torch::manual_seed(rankSeed(s.info.seed, dist.rank));
+namespace {
+
+/// One run of the loop: its group, metrics log, clock, iteration budget and what the sidecar
+/// saves. Errors inside a step or evaluation come back as Results; GroupError and c10::Error
+/// propagate to runTrainLoop.
+class LoopRun {
+public:
+    explicit LoopRun(const TrainLoopSetup& setup)
+        : s(setup), dist(setup.distributed), leader(setup.distributed.rank == 0), info(setup.info),
+          iteration(setup.firstIteration), total(setup.totalIterations),
+          budget(setup.totalIterations, setup.minutes, setup.firstIteration) {}
+
+    /// Joins the group (when the settings ask for one), opens the metrics log and starts the clock.
+    Result<Unit> open() {
+        if (dist.active()) {
+            auto joined = TrainingGroup::join(dist);
+            if (!joined) return Error{joined.error()};
+            group = std::move(joined).value();
         }
+        if (leader) log.emplace(s.out, s.resumed);
+        start = std::chrono::steady_clock::now();
+        return Unit{};
+    }
+    TrainingGroup* trainingGroup() const { return group.get(); }
+
+    /// Every rank's settings agree; rank 0's parameters are broadcast; each rank seeds its draws.
+    Result<Unit> agree() {
+        if (!group) return Unit{};
+        if (!group->sameOnAllRanks(settingsFingerprint(s)))
+            return Error{rankName(dist) + ": the ranks were started with different settings (model, dataset, "
+                         "seed, budget or resumed checkpoint): give every rank the same command"};
+        group->broadcastParameters(*s.net);
+        // Each rank's own dropout and other global draws; rank 0 keeps the single-process stream.
+        if (!leader) torch::manual_seed(rankSeed(s.info.seed, dist.rank));
+        return Unit{};
+    }
+
+    /// The iterations until the budget is spent or a rank cancels.
+    Result<Unit> train(const TrainStep& step, const TrainEvaluation& evaluate,
+                       const std::function<bool(const TrainProgress&)>& onProgress) {
         while (total == 0 || iteration < total) {
-            // Time budget: the iteration count is fixed once the warm-up has been timed, so the
-            // schedule (and a rerun with --iterations) is reproducible; in a group, rank 0's count.
-            if (total == 0) {
-                total = budget.update(iteration, elapsed());
-                if (total > 0 && group) total = static_cast<std::int64_t>(group->broadcastValue(double(total)));
-            }
-            const double fraction = total > 0 ? double(iteration) / double(total) : 0.0;
-            const double lr =
-                s.lr * (s.finalLrFraction + (1 - s.finalLrFraction) * 0.5 * (1 + std::cos(M_PI * fraction)));
-            setLearningRate(*s.optimizer, lr);
+            const double lr = scheduledLr();
             TrainProgress p;
             step(iteration, lr, p);
-            if (group) {
-                // The global batch's figures: every rank's shard has the same size.
-                auto sums = group->sum(
-                    {p.loss, p.crossEntropy, p.reinforce, p.reward, p.entropy, p.trainAccuracy, p.baseline});
-                for (auto& v : sums) v /= double(dist.worldSize);
-                p.loss = sums[0], p.crossEntropy = sums[1], p.reinforce = sums[2], p.reward = sums[3];
-                p.entropy = sums[4], p.trainAccuracy = sums[5], p.baseline = sums[6];  // RAM: its learned baseline
-            }
+            if (group) averageFigures(p);
             if (!std::isfinite(p.loss))
                 return Error{"training stopped at iteration " + std::to_string(iteration + 1) +
                              ": the loss is not finite (" + std::to_string(p.loss) +
@@ -200,28 +186,8 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
             p.etaSeconds = total > 0 ? p.elapsedSeconds / double(done) * double(total - iteration) : 0;
             p.lr = lr;
             const bool finished = total > 0 && iteration >= total;
-            const bool evaluateNow = iteration % s.evalEvery == 0 || finished;
-            auto evaluated = [&] { return "evaluated " + std::to_string(iteration); };  // the store's key
-            if (group && !leader && evaluateNow) group->waitForLeader(evaluated(), kEvaluationWaitSeconds);
-            if (leader && evaluateNow) {
-                const double evalStart = elapsed();
-                s.net->eval();
-                p.evaluated = true;
-                nlohmann::json extra = evaluate(p);
-                s.net->train();
-                last = {{"iteration", iteration}, {"images", iteration * s.imagesPerIteration},
-                        {"seconds", p.elapsedSeconds}, {"loss", p.loss}, {"cross_entropy", p.crossEntropy},
-                        {"reinforce", p.reinforce}, {"reward", p.reward}, {"baseline", p.baseline},
-                        {"entropy", p.entropy}, {"temperature", p.temperature}, {"lr", lr},
-                        {"train_batch_accuracy", p.trainAccuracy}};
-                if (group) last["world_size"] = dist.worldSize;
-                last.update(extra);
-                if (auto logged = log->append(last); !logged) return Error{logged.error()};
-                stamp();
-                if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
-                evalSeconds += elapsed() - evalStart;
-                if (group) group->leaderDone(evaluated());
-            }
+            if (iteration % s.evalEvery == 0 || finished)
+                if (auto evaluated = evaluateAndSave(p, evaluate); !evaluated) return evaluated;
             bool stop = onProgress && !onProgress(p);
             if (group) stop = group->anyRank(stop);
             if (stop) {
@@ -229,34 +195,129 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
                 break;
             }
         }
+        return Unit{};
+    }
+
+    /// The ranks' parameters agree; the final checkpoint and the summary.
+    Result<TrainSummary> close() {
+        TrainSummary summary;
+        if (group) {
+            summary.parametersCrc = parametersCrc32(*s.net);
+            try {
+                const double crc = static_cast<double>(std::stoul(summary.parametersCrc, nullptr, 16));
+                if (!group->sameOnAllRanks(crc))
+                    return Error{rankName(dist) + ": the ranks' parameters differ after training (CRC-32 " +
+                                 summary.parametersCrc + " here): the run is not data-parallel; report it"};
+            } catch (const GroupError& e) {
+                return Error{std::string("training stopped: ") + e.what()};
+            }
+        }
+        stamp();
+        if (leader)
+            if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
+        summary.iterations = iteration;
+        summary.cancelled = cancelled;
+        summary.seconds = elapsed();
+        summary.trainSeconds = std::max(1e-9, summary.seconds - evalSeconds);
+        summary.imagesPerSecond =
+            double(iteration - s.firstIteration) * double(s.imagesPerIteration) / summary.trainSeconds;
+        summary.checkpoint = leader ? s.out : std::string();
+        summary.metricsJson = info.metricsJson;
+        return summary;
+    }
+
+private:
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    /// This iteration's learning rate on the cosine schedule, set on the optimizer. Time budget:
+    /// the iteration count is fixed once the warm-up has been timed, so the schedule (and a rerun
+    /// with --iterations) is reproducible; in a group, rank 0's count.
+    double scheduledLr() {
+        if (total == 0) {
+            total = budget.update(iteration, elapsed());
+            if (total > 0 && group) total = static_cast<std::int64_t>(group->broadcastValue(double(total)));
+        }
+        const double fraction = total > 0 ? double(iteration) / double(total) : 0.0;
+        const double lr = s.lr * (s.finalLrFraction + (1 - s.finalLrFraction) * 0.5 * (1 + std::cos(M_PI * fraction)));
+        setLearningRate(*s.optimizer, lr);
+        return lr;
+    }
+
+    /// The global batch's figures: every rank's shard has the same size.
+    void averageFigures(TrainProgress& p) {
+        auto sums = group->sum({p.loss, p.crossEntropy, p.reinforce, p.reward, p.entropy, p.trainAccuracy, p.baseline});
+        for (auto& v : sums) v /= double(dist.worldSize);
+        p.loss = sums[0], p.crossEntropy = sums[1], p.reinforce = sums[2], p.reward = sums[3];
+        p.entropy = sums[4], p.trainAccuracy = sums[5], p.baseline = sums[6];  // RAM: its learned baseline
+    }
+
+    /// Rank 0 evaluates, logs and saves the checkpoint while the other ranks wait for it.
+    Result<Unit> evaluateAndSave(TrainProgress& p, const TrainEvaluation& evaluate) {
+        const std::string evaluated = "evaluated " + std::to_string(iteration);  // the store's key
+        if (group && !leader) group->waitForLeader(evaluated, kEvaluationWaitSeconds);
+        if (!leader) return Unit{};
+        const double evalStart = elapsed();
+        s.net->eval();
+        p.evaluated = true;
+        nlohmann::json extra = evaluate(p);
+        s.net->train();
+        last = {{"iteration", iteration}, {"images", iteration * s.imagesPerIteration},
+                {"seconds", p.elapsedSeconds}, {"loss", p.loss}, {"cross_entropy", p.crossEntropy},
+                {"reinforce", p.reinforce}, {"reward", p.reward}, {"baseline", p.baseline},
+                {"entropy", p.entropy}, {"temperature", p.temperature}, {"lr", p.lr},
+                {"train_batch_accuracy", p.trainAccuracy}};
+        if (group) last["world_size"] = dist.worldSize;
+        last.update(extra);
+        if (auto logged = log->append(last); !logged) return Error{logged.error()};
+        stamp();
+        if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
+        evalSeconds += elapsed() - evalStart;
+        if (group) group->leaderDone(evaluated);
+        return Unit{};
+    }
+
+    /// The sidecar's figures as they stand.
+    void stamp() {
+        info.iteration = iteration;
+        info.totalIterations = total;
+        if (s.baseline) info.baseline = *s.baseline;
+        if (!last.empty()) info.metricsJson = last.dump();
+    }
+
+    const TrainLoopSetup& s;
+    const DistributedSettings& dist;
+    const bool leader;
+    std::unique_ptr<TrainingGroup> group;
+    std::optional<MetricsLog> log;
+    CheckpointInfo info;
+    std::int64_t iteration, total;
+    std::chrono::steady_clock::time_point start;
+    IterationBudget budget;
+    nlohmann::json last = nlohmann::json::object();
+    bool cancelled = false;
+    double evalSeconds = 0;  // evaluations and checkpoints: not training time
+};
+
+}  // namespace
+
+Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step,
+                                  const TrainEvaluation& evaluate,
+                                  const std::function<bool(const TrainProgress&)>& onProgress) {
+    TORCH_CHECK(s.net && s.optimizer, "runTrainLoop needs a network and an optimizer");
+    LoopRun run(s);
+    if (auto opened = run.open(); !opened) return Error{opened.error()};
+    TrainingGroup::Scope scope(run.trainingGroup());  // sumOverRanks in the family's step
+    try {
+        if (auto agreed = run.agree(); !agreed) return Error{agreed.error()};
+        if (auto trained = run.train(step, evaluate, onProgress); !trained) return Error{trained.error()};
     } catch (const GroupError& e) {
         return Error{std::string("training stopped: ") + e.what()};
     } catch (const c10::Error& e) {
         return Error{std::string("training failed: ") + e.what_without_backtrace()};
     }
-    TrainSummary summary;
-    if (group) {
-        summary.parametersCrc = parametersCrc32(*s.net);
-        try {
-            const double crc = static_cast<double>(std::stoul(summary.parametersCrc, nullptr, 16));
-            if (!group->sameOnAllRanks(crc))
-                return Error{rankName(dist) + ": the ranks' parameters differ after training (CRC-32 " +
-                             summary.parametersCrc + " here): the run is not data-parallel; report it"};
-        } catch (const GroupError& e) {
-            return Error{std::string("training stopped: ") + e.what()};
-        }
-    }
-    stamp();
-    if (leader)
-        if (auto saved = saveCheckpoint(*s.net, s.optimizer, info, s.out); !saved) return Error{saved.error()};
-    summary.iterations = iteration;
-    summary.cancelled = cancelled;
-    summary.seconds = elapsed();
-    summary.trainSeconds = std::max(1e-9, summary.seconds - evalSeconds);
-    summary.imagesPerSecond = double(iteration - s.firstIteration) * double(s.imagesPerIteration) / summary.trainSeconds;
-    summary.checkpoint = leader ? s.out : std::string();
-    summary.metricsJson = info.metricsJson;
-    return summary;
+    return run.close();
 }
 
 }  // namespace saccade

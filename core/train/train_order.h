@@ -13,6 +13,8 @@ class TrainingOrder {
 public:
     TrainingOrder(std::int64_t n, std::uint64_t seed) : m_n(n), m_seed(seed) {}
     std::int64_t at(std::int64_t global);
+    /// The split's size n.
+    std::int64_t size() const { return m_n; }
 
 private:
     std::int64_t m_n;

@@ -1,13 +1,11 @@
 #include "models/caption/caption_trainer.h"
 
+#include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "attention/reinforce.h"
-#include "common/device.h"
 #include "common/seed_mix.h"
 #include "data/batch.h"
 #include "data/dataset.h"
@@ -18,6 +16,7 @@
 #include "train/train_loop.h"
 #include "train/training_group.h"
 #include "train/train_order.h"
+#include "train/trainer_opening.h"
 
 namespace saccade {
 
@@ -25,37 +24,12 @@ namespace {
 
 constexpr std::uint64_t kCaptionDrawStream = 0xca1, kCaptionMixStream = 0xca2;
 
-}  // namespace
-
-Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
-                                       const std::function<bool(const TrainProgress&)>& onProgress) {
-    const auto shard = checkTrainOptions(o);
-    if (!shard) return Error{shard.error()};
-    for (double v : {o.dsrLambda, o.attentionEntropy, o.entropyBonus, o.gumbelRate, o.finalLrFraction})
-        if (!std::isfinite(v) || v < 0)
-            return Error{"the DSR lambda, attention entropy, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"};
-    if (!(o.expectationMix >= 0 && o.expectationMix <= 1)) return Error{"the expectation mix must be in [0, 1]"};
-    if (o.evalEvery < 1 || o.evalImages < 1) return Error{"evaluation period and images must be at least 1"};
-    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
-    if (!device) return Error{device.error()};
-
-    auto start = runStart(o, o.dataset, "caption");
-    if (!start) return Error{start.error()};
-    CaptionConfig config = o.model;
-    if (start->resumed) {
-        auto saved = captionConfigFromJson(start->configJson);
-        if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
-        config = *saved;
-    }
-    const std::int64_t iteration = start->iteration, total = start->total;
-    const std::uint64_t seed = start->seed;
-    const std::string datasetName = start->dataset;
-    MovingAverageBaseline baseline(0.9);
-    if (start->resumed) baseline.update(start->baseline);
-    auto dataset = openDataset(datasetName, {"", seed});
-    if (!dataset) return Error{dataset.error()};
-    const auto& dinfo = (*dataset)->info();
-    if (!(*dataset)->sample(Split::Train, 0).captionWords.size())
+/// The dataset's image size, channels and vocabulary, a caption length that fits (fresh runs
+/// whose maxLength is 0), and the checks of the attention entropy options against the config.
+Result<Unit> fitCaptionConfig(CaptionConfig& config, const CaptionTrainOptions& o, const Dataset& dataset,
+                              const std::string& datasetName) {
+    const auto& dinfo = dataset.info();
+    if (!dataset.sample(Split::Train, 0).captionWords.size())
         return Error{"dataset '" + datasetName + "' has no captions (use scenes64 or scenes96)"};
     config.inChannels = dinfo.channels;
     config.imageSize = dinfo.width;
@@ -64,7 +38,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         // Room for the longest caption of the first 2,000 training scenes, <start> and <end>.
         std::size_t longest = 0;
         for (std::int64_t i = 0; i < 2000; ++i)
-            longest = std::max(longest, (*dataset)->sample(Split::Train, i).captionWords.size());
+            longest = std::max(longest, dataset.sample(Split::Train, i).captionWords.size());
         config.maxLength = int(longest) + 2;
     }
     if (auto valid = validateCaptionConfig(config); !valid) return Error{valid.error()};
@@ -73,51 +47,43 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     if (o.attentionEntropyWarmup < 0) return Error{"the attention entropy warm-up must be >= 0 iterations"};
     if (o.attentionEntropyWarmup > 0 && !(o.attentionEntropy > 0))
         return Error{"an attention entropy warm-up needs an attention entropy weight above 0"};
+    return Unit{};
+}
 
-    torch::manual_seed(seed);
-    CaptionNetwork net(config);
-    net->to(*device);
-    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
-    if (!o.resume.empty()) {
-        if (auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device); !loaded) return Error{loaded.error()};
-    } else if (!o.initFrom.empty()) {
-        auto ourSettings = [&](const std::string& saved) -> Result<std::string> {
-            auto c = captionConfigFromJson(saved);
-            if (!c) return Error{c.error()};
-            c.value().mode = config.mode;
-            c.value().dropout = config.dropout;
-            return captionConfigToJson(*c);
-        };
-        if (auto same = checkInitFrom(o.initFrom, "caption", captionConfigToJson(config), ourSettings,
-                                      "give the same --grid, --scorer, --encoder, --cell-positions and layer sizes");
-            !same)
-            return Error{same.error()};
-        if (auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device); !loaded) return Error{loaded.error()};
-    }
+/// --init-from: a captioner of the same architecture, in any mode and with any dropout.
+InitFromCheck captionInitFrom(const CaptionTrainOptions& o, const CaptionConfig& config) {
+    auto ourSettings = [mode = config.mode, dropout = config.dropout](const std::string& saved) -> Result<std::string> {
+        auto c = captionConfigFromJson(saved);
+        if (!c) return Error{c.error()};
+        c.value().mode = mode;
+        c.value().dropout = dropout;
+        return captionConfigToJson(*c);
+    };
+    return {o.initFrom, "caption", captionConfigToJson(config), ourSettings,
+            "give the same --grid, --scorer, --encoder, --cell-positions and layer sizes"};
+}
 
-    const std::int64_t trainSize = (*dataset)->size(Split::Train);
-    TrainingOrder order(trainSize, seed);
-    std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
-    std::iota(evalIdx.begin(), evalIdx.end(), 0);
-    std::vector<Sample> evalSamples;
-    const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device, &evalSamples);
+/// One teacher-forced optimisation step of the captioner: soft, hard (REINFORCE) or gumbel.
+struct CaptionStep {
+    const CaptionTrainOptions& o;
+    const CaptionConfig& config;
+    CaptionNetwork& net;
+    torch::optim::Optimizer& optimizer;
+    const Dataset& dataset;
+    TrainingOrder& order;
+    const BatchShard& shard;
+    const torch::Device& device;
+    std::uint64_t seed;
+    const ReinforceBaseline& baseline;
 
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), datasetName, seed, iteration, total);
-    double baselineValue = baseline.value();
-    setup.baseline = &baselineValue;
-
-    auto step = [&](std::int64_t it, double, TrainProgress& p) {
+    void operator()(std::int64_t it, TrainProgress& p) const {
         // This rank's slice of the global batch, and its own draws. Every pass over the split sees
         // new scenes (index i + pass * n is a new scene).
-        const int rows = shard->size;
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(rows));
-        for (int b = 0; b < rows; ++b) {
-            const std::int64_t position = it * o.batch + shard->offset + b;
-            idx[size_t(b)] = order.at(position) + position / trainSize * trainSize;
-        }
+        const int rows = shard.size;
         std::vector<Sample> samples;
-        const auto batch = makeBatch(**dataset, Split::Train, idx, *device, &samples);
-        const auto tokens = captionTokens(samples, config, *device);
+        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, shard, Passes::Fresh),
+                                     device, &samples);
+        const auto tokens = captionTokens(samples, config, device);
         const auto drawSeed = rankSeed(seed, o.distributed.rank);
         Rng rng(mixSeed(drawSeed, kCaptionDrawStream, static_cast<std::uint64_t>(it)));
         SelectionOptions rule;
@@ -125,7 +91,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
         double tau = 0;
         if (config.mode == "hard") {
             rule.rule = SelectionRule::Sample;
-            mix = Rng(mixSeed(drawSeed, kCaptionMixStream, it)).uniform({rows}, *device) < o.expectationMix;
+            mix = Rng(mixSeed(drawSeed, kCaptionMixStream, it)).uniform({rows}, device) < o.expectationMix;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
@@ -154,61 +120,109 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
             loss = loss + reinforce / words.detach() * double(rows) - o.entropyBonus * entropy;
             p.reinforce = reinforce.item<double>();
         } else if (config.mode == "soft") {
-            if (o.dsrLambda > 0) {
-                const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
-                loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
-            }
-            if (o.attentionEntropy > 0) {
-                // Iteration it (from 0) has weight W min(1, (it + 1) / warmup): W itself from the
-                // warm-up's last iteration on.
-                const double ramp = o.attentionEntropyWarmup > 0
-                                        ? std::min(1.0, double(it + 1) / double(o.attentionEntropyWarmup))
-                                        : 1.0;
-                loss = loss + o.attentionEntropy * ramp * meanEntropy;
-            }
+            loss = softRegularised(loss, out, mask, meanEntropy, it);
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;
-        adam.zero_grad();
+        optimizer.zero_grad();
         loss.backward();
         p.crossEntropy = ce.item<double>();
         p.entropy = meanEntropy.item<double>();
         p.temperature = tau;
         const auto predicted = out.wordLogits.argmax(-1);
         p.trainAccuracy = (((predicted == targets).to(torch::kFloat) * mask).sum() / words).item<double>();
-    };
-    setup.clipGradNorm = 5.0;
-    setup.afterStep = [&](TrainProgress& p) {
-        if (config.mode == "hard") baselineValue = baseline.update(p.reward);
-        p.baseline = baseline.value();
-    };
-    auto evaluate = [&](TrainProgress& p) {
-        torch::NoGradGuard noGrad;
-        nlohmann::json row{{"eval_images", static_cast<std::int64_t>(evalIdx.size())}};
-        const std::string deterministic = config.mode == "soft" ? "soft" : "argmax";
-        for (const char* name : {"soft", "argmax", "sample"}) {
-            auto rule = parseCaptionRule(name, config.mode);
-            Rng rng(1);
-            const auto captions = decodeImages(net, evalBatch.images, *rule, rng);
-            CaptionScoreAccumulator acc(name, config.grid, config.imageSize);
-            for (std::size_t i = 0; i < captions.size(); ++i) acc.add(evalSamples[i], captions[i]);
-            const auto s = acc.scores();
-            row[std::string("eval_exact_") + name] = s.exactMatch;
-            if (std::string(name) == "soft") p.evalSoft = s.exactMatch;
-            if (std::string(name) == "argmax") p.evalArgmax = s.exactMatch;
-            if (std::string(name) == "sample") p.evalSample = s.exactMatch;
-            if (name == deterministic) {
-                p.evalBleu4 = s.bleu.bleu[3];
-                const auto objects = s.correctness.total(objectWordClasses());
-                p.evalAttention = objects.words ? objects.massSum.value() / double(objects.words) : 0;
-                row["eval_bleu4"] = p.evalBleu4;
-                row["eval_attention_mass"] = p.evalAttention;
-                row["eval_attention_hit"] = objects.words ? double(objects.hits) / double(objects.words) : 0;
-            }
+    }
+
+    /// Soft training's `loss` plus the doubly stochastic regulariser and the attention entropy.
+    template <class Output>
+    torch::Tensor softRegularised(torch::Tensor loss, const Output& out, const torch::Tensor& mask,
+                                  const torch::Tensor& meanEntropy, std::int64_t it) const {
+        if (o.dsrLambda > 0) {
+            const auto coverage = (out.probs * mask.unsqueeze(2)).sum(0);  // [B, L]
+            loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean() / double(config.grid * config.grid);
         }
-        return row;
-    };
-    return runTrainLoop(setup, step, evaluate, onProgress);
+        if (o.attentionEntropy > 0) {
+            // Iteration it (from 0) has weight W min(1, (it + 1) / warmup): W itself from the
+            // warm-up's last iteration on.
+            const double ramp = o.attentionEntropyWarmup > 0
+                                    ? std::min(1.0, double(it + 1) / double(o.attentionEntropyWarmup))
+                                    : 1.0;
+            loss = loss + o.attentionEntropy * ramp * meanEntropy;
+        }
+        return loss;
+    }
+};
+
+/// Exact match under soft, argmax and sample decoding; BLEU-4 and the attention on the named
+/// objects under the model's deterministic rule.
+nlohmann::json evaluateCaptioner(CaptionNetwork& net, const CaptionConfig& config, const EvaluationBatch& eval,
+                                 TrainProgress& p) {
+    torch::NoGradGuard noGrad;
+    nlohmann::json row{{"eval_images", eval.size}};
+    const std::string deterministic = config.mode == "soft" ? "soft" : "argmax";
+    for (const char* name : {"soft", "argmax", "sample"}) {
+        auto rule = parseCaptionRule(name, config.mode);
+        Rng rng(1);
+        const auto captions = decodeImages(net, eval.batch.images, *rule, rng);
+        CaptionScoreAccumulator acc(name, config.grid, config.imageSize);
+        for (std::size_t i = 0; i < captions.size(); ++i) acc.add(eval.samples[i], captions[i]);
+        const auto s = acc.scores();
+        row[std::string("eval_exact_") + name] = s.exactMatch;
+        if (std::string(name) == "soft") p.evalSoft = s.exactMatch;
+        if (std::string(name) == "argmax") p.evalArgmax = s.exactMatch;
+        if (std::string(name) == "sample") p.evalSample = s.exactMatch;
+        if (name == deterministic) {
+            p.evalBleu4 = s.bleu.bleu[3];
+            const auto objects = s.correctness.total(objectWordClasses());
+            p.evalAttention = objects.words ? objects.massSum.value() / double(objects.words) : 0;
+            row["eval_bleu4"] = p.evalBleu4;
+            row["eval_attention_mass"] = p.evalAttention;
+            row["eval_attention_hit"] = objects.words ? double(objects.hits) / double(objects.words) : 0;
+        }
+    }
+    return row;
+}
+
+}  // namespace
+
+Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
+                                       const std::function<bool(const TrainProgress&)>& onProgress) {
+    const auto opening = openTrainer(
+        o, o.dataset, "caption",
+        {{finiteNonNegative({o.dsrLambda, o.attentionEntropy, o.entropyBonus, o.gumbelRate, o.finalLrFraction}),
+          "the DSR lambda, attention entropy, entropy bonus, gumbel rate and final lr fraction must be finite and >= 0"},
+         {o.expectationMix >= 0 && o.expectationMix <= 1, "the expectation mix must be in [0, 1]"},
+         {!(o.evalEvery < 1 || o.evalImages < 1), "evaluation period and images must be at least 1"}});
+    if (!opening) return Error{opening.error()};
+    const auto& start = opening->start;
+    const auto& device = opening->device;
+    auto loaded = startingConfig(o, start, o.model, captionConfigFromJson);
+    if (!loaded) return Error{loaded.error()};
+    CaptionConfig config = *loaded;
+    const std::uint64_t seed = start.seed;
+    ReinforceBaseline baseline(start);
+    auto dataset = openDataset(start.dataset, {"", seed});
+    if (!dataset) return Error{dataset.error()};
+    if (auto fitted = fitCaptionConfig(config, o, **dataset, start.dataset); !fitted) return Error{fitted.error()};
+
+    torch::manual_seed(seed);
+    CaptionNetwork net(config);
+    net->to(device);
+    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
+    const auto initFrom = captionInitFrom(o, config);
+    if (auto weights = loadStartingWeights(o, *net, adam, device, &initFrom); !weights) return Error{weights.error()};
+
+    TrainingOrder order((*dataset)->size(Split::Train), seed);
+    const auto eval = evaluationBatch(**dataset, o.evalImages, device, /*keepSamples=*/true);
+
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), start.dataset, seed,
+                                     start.iteration, start.total);
+    baseline.wire(setup, config.mode == "hard");
+    setup.clipGradNorm = 5.0;
+    const CaptionStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
+    return runTrainLoop(
+        setup, [&](std::int64_t it, double, TrainProgress& p) { step(it, p); },
+        [&](TrainProgress& p) { return evaluateCaptioner(net, config, eval, p); }, onProgress);
 }
 
 }  // namespace saccade

@@ -1,21 +1,17 @@
 #include "models/patch/patch_trainer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <numeric>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "attention/reinforce.h"
-#include "common/device.h"
 #include "common/seed_mix.h"
 #include "data/batch.h"
 #include "models/patch/patch_classifier.h"
-#include "io/checkpoint.h"
 #include "train/train_loop.h"
 #include "train/train_order.h"
+#include "train/trainer_opening.h"
 
 namespace saccade {
 
@@ -30,77 +26,23 @@ double accuracyUnder(PatchClassifier& net, const Batch& batch, const char* rule,
     return (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
 }
 
-}  // namespace
+/// One optimisation step of the patch classifier: soft, hard (REINFORCE) or gumbel.
+struct PatchStep {
+    const PatchTrainOptions& o;
+    const PatchConfig& config;
+    PatchClassifier& net;
+    torch::optim::Optimizer& optimizer;
+    const Dataset& dataset;
+    TrainingOrder& order;
+    const BatchShard& shard;
+    const torch::Device& device;
+    std::uint64_t seed;
+    const ReinforceBaseline& baseline;
 
-Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
-                                     const std::function<bool(const TrainProgress&)>& onProgress) {
-    const auto shard = checkTrainOptions(o);
-    if (!shard) return Error{shard.error()};
-    for (double v : {o.entropyBonus, o.dsrLambda, o.gumbelRate, o.finalLrFraction})
-        if (!std::isfinite(v) || v < 0)
-            return Error{"the entropy bonus, DSR lambda, gumbel rate and final lr fraction must be finite and >= 0"};
-    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
-    if (!device) return Error{device.error()};
-
-    auto start = runStart(o, o.dataset, "patch");
-    if (!start) return Error{start.error()};
-    PatchConfig config = o.model;
-    if (start->resumed) {
-        auto saved = patchConfigFromJson(start->configJson);
-        if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
-        config = *saved;
-    }
-    const std::int64_t iteration = start->iteration, total = start->total;
-    const std::uint64_t seed = start->seed;
-    const std::string datasetName = start->dataset;
-    MovingAverageBaseline baseline(0.9);
-    if (start->resumed) baseline.update(start->baseline);
-    auto dataset = openDataset(datasetName, {"", seed});
-    if (!dataset) return Error{dataset.error()};
-    const auto& dinfo = (*dataset)->info();
-    config.inChannels = dinfo.channels;
-    config.imageSize = dinfo.width;
-    config.classes = static_cast<int>(dinfo.classNames.size());
-    if (config.classes < 2) return Error{"dataset '" + datasetName + "' has no classes: the patch classifier needs a classification dataset"};
-    if (auto valid = validatePatchConfig(config); !valid) return Error{valid.error()};
-
-    torch::manual_seed(seed);  // weight initialisation
-    PatchClassifier net(config);
-    net->to(*device);  // before Adam, whose state must live beside the parameters
-    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
-    if (!o.resume.empty()) {
-        auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device);
-        if (!loaded) return Error{loaded.error()};
-    } else if (!o.initFrom.empty()) {
-        auto ourMode = [&](const std::string& saved) -> Result<std::string> {
-            auto c = patchConfigFromJson(saved);
-            if (!c) return Error{c.error()};
-            c.value().mode = config.mode;
-            return patchConfigToJson(*c);
-        };
-        if (auto same = checkInitFrom(o.initFrom, "patch", patchConfigToJson(config), ourMode,
-                                      "give the same --grid, --steps, --scorer and --variant");
-            !same)
-            return Error{same.error()};
-        auto loaded = loadCheckpointWeights(*net, nullptr, o.initFrom, &*device);
-        if (!loaded) return Error{loaded.error()};
-    }
-
-    TrainingOrder order((*dataset)->size(Split::Train), seed);
-    std::vector<std::int64_t> evalIdx(static_cast<std::size_t>(std::min(o.evalImages, (*dataset)->size(Split::Test))));
-    std::iota(evalIdx.begin(), evalIdx.end(), 0);
-    const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, *device);
-
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), datasetName, seed, iteration, total);
-    double baselineValue = baseline.value();
-    setup.baseline = &baselineValue;
-
-    auto step = [&](std::int64_t it, double, TrainProgress& p) {
+    void operator()(std::int64_t it, TrainProgress& p) const {
         // This rank's slice of the global batch, and its own draws.
-        const int rows = shard->size;
-        std::vector<std::int64_t> idx(static_cast<std::size_t>(rows));
-        for (int b = 0; b < rows; ++b) idx[b] = order.at(it * o.batch + shard->offset + b);
-        const auto batch = makeBatch(**dataset, Split::Train, idx, *device);
+        const int rows = shard.size;
+        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, shard), device);
         const auto drawSeed = rankSeed(seed, o.distributed.rank);
         Rng rng(mixSeed(drawSeed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
 
@@ -111,7 +53,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
             rule.rule = SelectionRule::Sample;
             // The select variant skips the expectation mix: it would process every cell.
             if (config.variant == "dense")
-                mix = Rng(mixSeed(drawSeed, kPatchMixStream, it)).uniform({rows}, *device) < 0.5;
+                mix = Rng(mixSeed(drawSeed, kPatchMixStream, it)).uniform({rows}, device) < 0.5;
         } else if (config.mode == "gumbel") {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
@@ -136,25 +78,74 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;  // the loop stops before the weights change
-        adam.zero_grad();
+        optimizer.zero_grad();
         loss.backward();
         p.crossEntropy = ce.item<double>();
         p.entropy = out.entropy.mean().item<double>();
         p.temperature = tau;
         p.trainAccuracy = (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
+    }
+};
+
+/// --init-from: a patch classifier of the same architecture, in any mode.
+InitFromCheck patchInitFrom(const PatchTrainOptions& o, const PatchConfig& config) {
+    auto ourMode = [mode = config.mode](const std::string& saved) -> Result<std::string> {
+        auto c = patchConfigFromJson(saved);
+        if (!c) return Error{c.error()};
+        c.value().mode = mode;
+        return patchConfigToJson(*c);
     };
-    setup.afterStep = [&](TrainProgress& p) {
-        if (config.mode == "hard") baselineValue = baseline.update(p.reward);
-        p.baseline = baseline.value();
-    };
+    return {o.initFrom, "patch", patchConfigToJson(config), ourMode,
+            "give the same --grid, --steps, --scorer and --variant"};
+}
+
+}  // namespace
+
+Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
+                                     const std::function<bool(const TrainProgress&)>& onProgress) {
+    const auto opening = openTrainer(
+        o, o.dataset, "patch",
+        {{finiteNonNegative({o.entropyBonus, o.dsrLambda, o.gumbelRate, o.finalLrFraction}),
+          "the entropy bonus, DSR lambda, gumbel rate and final lr fraction must be finite and >= 0"}});
+    if (!opening) return Error{opening.error()};
+    const auto& start = opening->start;
+    const auto& device = opening->device;
+    auto loaded = startingConfig(o, start, o.model, patchConfigFromJson);
+    if (!loaded) return Error{loaded.error()};
+    PatchConfig config = *loaded;
+    const std::uint64_t seed = start.seed;
+    ReinforceBaseline baseline(start);
+    auto dataset = openDataset(start.dataset, {"", seed});
+    if (!dataset) return Error{dataset.error()};
+    const auto& dinfo = (*dataset)->info();
+    config.inChannels = dinfo.channels;
+    config.imageSize = dinfo.width;
+    config.classes = static_cast<int>(dinfo.classNames.size());
+    if (config.classes < 2) return Error{"dataset '" + start.dataset + "' has no classes: the patch classifier needs a classification dataset"};
+    if (auto valid = validatePatchConfig(config); !valid) return Error{valid.error()};
+
+    torch::manual_seed(seed);  // weight initialisation
+    PatchClassifier net(config);
+    net->to(device);  // before Adam, whose state must live beside the parameters
+    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
+    const auto initFrom = patchInitFrom(o, config);
+    if (auto weights = loadStartingWeights(o, *net, adam, device, &initFrom); !weights) return Error{weights.error()};
+
+    TrainingOrder order((*dataset)->size(Split::Train), seed);
+    const auto eval = evaluationBatch(**dataset, o.evalImages, device);
+
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed,
+                                     start.iteration, start.total);
+    baseline.wire(setup, config.mode == "hard");
+    const PatchStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
     auto evaluate = [&](TrainProgress& p) {
-        p.evalSoft = accuracyUnder(net, evalBatch, "soft", 1);
-        p.evalArgmax = accuracyUnder(net, evalBatch, "argmax", 1);
-        p.evalSample = accuracyUnder(net, evalBatch, "sample", 1);
-        return nlohmann::json{{"eval_images", static_cast<std::int64_t>(evalIdx.size())},
+        p.evalSoft = accuracyUnder(net, eval.batch, "soft", 1);
+        p.evalArgmax = accuracyUnder(net, eval.batch, "argmax", 1);
+        p.evalSample = accuracyUnder(net, eval.batch, "sample", 1);
+        return nlohmann::json{{"eval_images", eval.size},
                               {"eval_soft", p.evalSoft}, {"eval_argmax", p.evalArgmax}, {"eval_sample", p.evalSample}};
     };
-    return runTrainLoop(setup, step, evaluate, onProgress);
+    return runTrainLoop(setup, [&](std::int64_t it, double, TrainProgress& p) { step(it, p); }, evaluate, onProgress);
 }
 
 }  // namespace saccade

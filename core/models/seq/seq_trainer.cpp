@@ -5,14 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "attention/reinforce.h"
-#include "common/device.h"
 #include "common/seed_mix.h"
 #include "data/seq_task.h"
 #include "models/seq/seq_batch.h"
 #include "models/seq/seq_model.h"
 #include "models/seq/seq_net.h"
 #include "train/train_loop.h"
+#include "train/trainer_opening.h"
 #include "train/training_group.h"
 
 namespace saccade {
@@ -39,64 +38,30 @@ double exactMatch(SeqNetBase& net, const SeqTask& task, const std::vector<SeqSam
     }
     return double(exact) / double(samples.size());
 }
-}  // namespace
 
-Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function<bool(const TrainProgress&)>& onProgress) {
-    const auto shard = checkTrainOptions(o);
-    if (!shard) return Error{shard.error()};
-    if (!std::isfinite(o.entropyBonus) || o.entropyBonus < 0) return Error{"the entropy bonus must be finite and >= 0"};
-    if (o.evalImages < 1 || o.evalEvery < 1) return Error{"evaluations need at least 1 sentence, every 1 or more iterations"};
-    auto device = resolveDevice(trainingDeviceSpec(o.device, o.distributed, int(torch::cuda::device_count())));
-    if (!device) return Error{device.error()};
+/// One teacher-forced optimisation step of a sequence model, with REINFORCE when hard.
+struct SeqStep {
+    const SeqTrainOptions& o;
+    const SeqConfig& config;
+    SeqNetBase& net;
+    torch::optim::Optimizer& optimizer;
+    const SeqTask& task;
+    const BatchShard& shard;
+    const torch::Device& device;
+    std::uint64_t seed;
+    const ReinforceBaseline& baseline;
 
-    auto start = runStart(o, o.model.task, "seq");
-    if (!start) return Error{start.error()};
-    SeqConfig config = o.model;
-    if (start->resumed) {
-        auto saved = seqConfigFromJson(start->configJson);
-        if (!saved) return Error{"cannot resume from '" + o.resume + "': " + saved.error()};
-        config = *saved;
-    }
-    auto task = openSeqTask(config.task);
-    if (!task) return Error{task.error()};
-    config.sourceVocab = int((*task)->sourceVocab().size());
-    config.targetVocab = int((*task)->targetVocab().size());
-    config.maxTarget = (*task)->maxTargetLength() + 1;
-    if (auto valid = validateSeqConfig(config); !valid) return Error{valid.error()};
-    const std::uint64_t seed = start->seed;
-
-    torch::manual_seed(seed);  // weight initialisation
-    const auto net = makeSeqNet(config);
-    net->to(*device);
-    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
-    if (!o.resume.empty()) {
-        if (auto loaded = loadCheckpointWeights(*net, &adam, o.resume, &*device); !loaded) return Error{loaded.error()};
-    }
-    MovingAverageBaseline baseline(0.9);
-    if (start->resumed) baseline.update(start->baseline);
-
-    std::vector<SeqSample> evalSamples;
-    for (std::int64_t i = 0; i < std::min<std::int64_t>(o.evalImages, SeqTask::kTestSize); ++i)
-        evalSamples.push_back((*task)->sample(Split::Test, i, kSeqTestSeed));
-    const auto evalBatch = makeSeqBatch(**task, evalSamples, *device);
-
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "seq", seqConfigToJson(config), config.task, seed, start->iteration, start->total);
-    double baselineValue = baseline.value();
-    setup.baseline = &baselineValue;
-    setup.clipGradNorm = 5.0;
-    setup.imagesPerIteration = o.batch;
-
-    auto step = [&](std::int64_t it, double, TrainProgress& p) {
+    void operator()(std::int64_t it, TrainProgress& p) const {
         std::vector<SeqSample> samples;
-        for (int b = 0; b < shard->size; ++b)
-            samples.push_back((*task)->sample(Split::Train, it * o.batch + shard->offset + b, seed));
-        const auto batch = makeSeqBatch(**task, samples, *device);
+        for (int b = 0; b < shard.size; ++b)
+            samples.push_back(task.sample(Split::Train, it * o.batch + shard.offset + b, seed));
+        const auto batch = makeSeqBatch(task, samples, device);
         SelectionOptions rule;
         rule.checkFinite = false;
         if (config.hard()) rule.rule = SelectionRule::Sample;
         Rng rng(mixSeed(rankSeed(seed, o.distributed.rank), kSeqDrawStream, std::uint64_t(it)));
-        const auto enc = net->encode(batch.source, batch.lengths);
-        const auto out = net->teacherForced(enc, batch.input, rule, rng);
+        const auto enc = net.encode(batch.source, batch.lengths);
+        const auto out = net.teacherForced(enc, batch.input, rule, rng);
         const auto mask = batch.outputMask.to(torch::kFloat);
         const auto logp = torch::log_softmax(out.logits, -1).gather(2, batch.output.unsqueeze(2)).squeeze(2) * mask;
         // Token means are over the global batch (see the captioner's trainer).
@@ -110,21 +75,56 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
             p.reward = reward.mean().item<double>();
             const auto reinforce = -((reward - baseline.value()) * (out.logProb * mask).sum(1)).mean();
             const auto entropy = (out.entropy * mask).sum(1).mean();
-            loss = loss + reinforce / tokens * double(shard->size) - o.entropyBonus * entropy;
+            loss = loss + reinforce / tokens * double(shard.size) - o.entropyBonus * entropy;
             p.reinforce = reinforce.item<double>();
         }
         p.loss = loss.item<double>();
         if (!std::isfinite(p.loss)) return;
-        adam.zero_grad();
+        optimizer.zero_grad();
         loss.backward();
         p.crossEntropy = ce.item<double>();
         p.entropy = ((out.entropy * mask).sum() / tokens).item<double>();
         p.trainAccuracy = (((out.logits.argmax(-1) == batch.output).to(torch::kFloat) * mask).sum() / tokens).item<double>();
-    };
-    setup.afterStep = [&](TrainProgress& p) {
-        if (config.hard()) baselineValue = baseline.update(p.reward);
-        p.baseline = baseline.value();
-    };
+    }
+};
+}  // namespace
+
+Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function<bool(const TrainProgress&)>& onProgress) {
+    const auto opening = openTrainer(
+        o, o.model.task, "seq",
+        {{finiteNonNegative({o.entropyBonus}), "the entropy bonus must be finite and >= 0"},
+         {!(o.evalImages < 1 || o.evalEvery < 1), "evaluations need at least 1 sentence, every 1 or more iterations"}});
+    if (!opening) return Error{opening.error()};
+    const auto& start = opening->start;
+    const auto& device = opening->device;
+    auto loaded = startingConfig(o, start, o.model, seqConfigFromJson);
+    if (!loaded) return Error{loaded.error()};
+    SeqConfig config = *loaded;
+    auto task = openSeqTask(config.task);
+    if (!task) return Error{task.error()};
+    config.sourceVocab = int((*task)->sourceVocab().size());
+    config.targetVocab = int((*task)->targetVocab().size());
+    config.maxTarget = (*task)->maxTargetLength() + 1;
+    if (auto valid = validateSeqConfig(config); !valid) return Error{valid.error()};
+    const std::uint64_t seed = start.seed;
+
+    torch::manual_seed(seed);  // weight initialisation
+    const auto net = makeSeqNet(config);
+    net->to(device);
+    torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
+    if (auto weights = loadStartingWeights(o, *net, adam, device); !weights) return Error{weights.error()};
+    ReinforceBaseline baseline(start);
+
+    std::vector<SeqSample> evalSamples;
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(o.evalImages, SeqTask::kTestSize); ++i)
+        evalSamples.push_back((*task)->sample(Split::Test, i, kSeqTestSeed));
+    const auto evalBatch = makeSeqBatch(**task, evalSamples, device);
+
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "seq", seqConfigToJson(config), config.task, seed, start.iteration, start.total);
+    baseline.wire(setup, config.hard());
+    setup.clipGradNorm = 5.0;
+    setup.imagesPerIteration = o.batch;
+    const SeqStep step{o, config, *net, adam, **task, opening->shard, device, seed, baseline};
     auto evaluate = [&](TrainProgress& p) {
         torch::NoGradGuard noGrad;
         const auto deterministic = config.hard() ? SelectionRule::Argmax : SelectionRule::Soft;
@@ -132,7 +132,7 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
         p.evalSample = config.hard() ? exactMatch(*net, **task, evalSamples, evalBatch, SelectionRule::Sample) : p.evalSoft;
         return nlohmann::json{{"eval_sentences", std::int64_t(evalSamples.size())}, {"eval_exact_match", p.evalSoft}};
     };
-    return runTrainLoop(setup, step, evaluate, onProgress);
+    return runTrainLoop(setup, [&](std::int64_t it, double, TrainProgress& p) { step(it, p); }, evaluate, onProgress);
 }
 
 }  // namespace saccade
