@@ -105,7 +105,8 @@ void addFamilyTrain(CLI::App& train, const ModelFamily& family, int& exitCode) {
                 return f->train(r, progress);
             },
             [f, settings](std::ostream& os, const TrainProgress& p) { os << f->progressLine(p, settings); },
-            [f, settings](std::ostream& os, const TrainProgress& p) { os << f->evaluationLine(p, settings); });
+            [f, settings](std::ostream& os, const TrainProgress& p) { os << f->evaluationLine(p, settings); },
+            f->readsText ? "sentences" : "images");
     });
 }
 

@@ -49,7 +49,7 @@ void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& console) {
 
 int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
-                         const ProgressFields& fields, const ProgressFields& evaluation) {
+                         const ProgressFields& fields, const ProgressFields& evaluation, const std::string& examples) {
     auto distributed = resolveDistributed(flags.distributed);
     if (!distributed) return badInput(commandName, distributed.error());
     options.distributed = *distributed;
@@ -74,7 +74,7 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
             std::cout << "  " << clock(p.elapsedSeconds) << " ETA " << clock(p.etaSeconds);
             if (p.evaluated) {
                 std::cout << "\n  eval (first " << options.evalImages << " test "
-                          << (commandName == "train seq" ? "sentences" : "images") << "):";
+                          << examples << "):";
                 evaluation(std::cout, p);
             }
             if (p.evaluated || !tty) std::cout << "\n";

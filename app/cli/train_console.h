@@ -31,9 +31,11 @@ void addTrainConsoleOptions(CLI::App* cmd, TrainConsoleFlags& flags);
 /// Resolves the data-parallel settings (flags, then WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)
 /// into `options` (a resumed run takes its checkpoint's command as `options.command`), then runs `train` with the console progress (rank 0 only; other ranks print
 /// one closing line); `fields` adds the mode's figures to each line and `evaluation` describes an
-/// evaluation. Returns the process exit code.
+/// evaluation of the first options.evalImages held-out `examples` ("images", "sentences").
+/// Returns the process exit code.
 int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags& flags, TrainCommonOptions& options,
                          const std::function<Result<TrainSummary>(const ProgressCallback&)>& train,
-                         const ProgressFields& fields, const ProgressFields& evaluation);
+                         const ProgressFields& fields, const ProgressFields& evaluation,
+                         const std::string& examples = "images");
 
 }  // namespace saccade::cli

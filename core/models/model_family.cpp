@@ -1,6 +1,7 @@
 #include "models/model_family.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <mutex>
 #include <sstream>
 
@@ -161,6 +162,7 @@ std::string numberText(double value) {
 
 std::string figureLine(const std::vector<std::pair<std::string, double>>& figures, const std::string& lead) {
     std::ostringstream os;
+    os << std::fixed << std::setprecision(3);
     for (std::size_t i = 0; i < figures.size(); ++i) os << (i == 0 ? lead : "  ") << figures[i].first << ' ' << figures[i].second;
     return os.str();
 }

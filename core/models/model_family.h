@@ -141,8 +141,8 @@ auto networkWith(Parse parse, Make make) {
     };
 }
 
-/// Progress figures as the console prints them: `lead` then "name value" pairs two spaces apart
-/// (" soft 0.91  argmax 0.9").
+/// Progress figures as the console prints them: `lead` then "name value" pairs two spaces apart,
+/// three decimals (" soft 0.910  argmax 0.900").
 std::string figureLine(const std::vector<std::pair<std::string, double>>& figures, const std::string& lead = " ");
 
 /// Adds `family` (or replaces the one of the same name). The built-in families are registered

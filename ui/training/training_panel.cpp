@@ -42,6 +42,8 @@ QString defaultOut(const QString& family, const QString& mode, const QString& da
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
+constexpr int kFirstFieldRow = 2;  // the family's fields follow Model and Dataset
+
 /// An editor for field `f`, at its default, with its help as the tooltip.
 QWidget* fieldEditor(const FamilyField& f, QWidget* parent) {
     QWidget* editor = nullptr;
@@ -172,12 +174,11 @@ void TrainingPanel::buildWidgets() {
 }
 
 QWidget* TrainingPanel::buildOptionsBox() {
-    auto* form = new QFormLayout;
-    form->addRow(tr("Model:"), m_family);
-    form->addRow(tr("Dataset:"), m_dataset);
-    m_fieldForm = new QFormLayout;
-    m_fieldForm->setContentsMargins(0, 0, 0, 0);
-    auto* common = new QFormLayout;
+    // One form, so that every label shares a column: Model and Dataset, the family's fields (from
+    // row kFirstFieldRow, rebuilt when the family changes), then what every family takes.
+    auto* common = m_fieldForm = new QFormLayout;
+    m_fieldForm->addRow(tr("Model:"), m_family);
+    m_fieldForm->addRow(tr("Dataset:"), m_dataset);
     common->addRow(tr("Batch:"), m_batch);
     common->addRow(tr("Budget:"), m_minutes);
     common->addRow(tr("Iterations:"), m_iterations);
@@ -194,9 +195,7 @@ QWidget* TrainingPanel::buildOptionsBox() {
     buttons->addWidget(m_discard, 1, 1);
     auto* box = new QGroupBox(tr("Train a model"), this);
     auto* layout = new QVBoxLayout(box);
-    layout->addLayout(form);
     layout->addLayout(m_fieldForm);
-    layout->addLayout(common);
     layout->addLayout(buttons);
     layout->addStretch(1);
     box->setMaximumWidth(380);
@@ -295,12 +294,13 @@ void TrainingPanel::applyFamily() {
         const int keep = m_dataset->findData(previous);
         m_dataset->setCurrentIndex(keep >= 0 ? keep : std::max(0, m_dataset->findData(text(f.defaultDataset))));
     }
-    while (m_fieldForm->rowCount() > 0) m_fieldForm->removeRow(0);  // deletes the previous family's editors
+    for (std::size_t i = 0; i < m_fields.size(); ++i) m_fieldForm->removeRow(kFirstFieldRow);  // deletes their editors
     m_fields.clear();
+    int row = kFirstFieldRow;
     for (const auto& field : f.fields) {
         if (!field.inForm) continue;
         QWidget* editor = fieldEditor(field, this);
-        m_fieldForm->addRow(text(field.label), editor);
+        m_fieldForm->insertRow(row++, text(field.label), editor);
         m_fields[field.key] = editor;
         auto changed = [this] { enableFamilyOptions(); updateOut(); };
         if (auto* c = qobject_cast<QComboBox*>(editor)) connect(c, &QComboBox::currentIndexChanged, this, changed);
@@ -309,6 +309,12 @@ void TrainingPanel::applyFamily() {
     m_batch->setValue(f.defaults.batch);
     m_lr->setValue(f.defaults.lr);
     m_openModel->setText(f.readsText ? tr("Open in Sequences") : tr("Open in Attention"));
+    m_chart->clear(f.progress, f.progress.reward);  // its series, named as this family reads them
+    m_lastEval.clear();
+    m_progress->setValue(0);  // nothing shown is the previous family's run
+    m_status->setText(m_lastCheckpoint.isEmpty()
+                          ? tr("Choose the options and press Train.")
+                          : tr("Choose the options and press Train. The last model trained here: %1").arg(m_lastCheckpoint));
     fitToDataset();
     enableFamilyOptions();
 }

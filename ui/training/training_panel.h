@@ -78,7 +78,7 @@ private:
 
     QComboBox* m_family = nullptr;
     QComboBox* m_dataset = nullptr;
-    QFormLayout* m_fieldForm = nullptr;  ///< the chosen family's fields
+    QFormLayout* m_fieldForm = nullptr;  ///< the form: Model, Dataset, the family's fields, the shared options
     std::map<std::string, QWidget*> m_fields;  ///< field key -> its editor
     QSpinBox* m_batch = nullptr;
     QDoubleSpinBox* m_minutes = nullptr;
