@@ -81,7 +81,7 @@ void addFamilyTrain(CLI::App& train, const ModelFamily& family, int& exitCode) {
     a->common = family.defaults;
     a->dataset = family.defaultDataset;
     auto* cmd = train.add_subcommand(family.name, family.description);
-    const auto datasets = family.datasets ? family.datasets() : std::vector<std::string>{};
+    const auto datasets = family.datasets ? family.datasets() : std::vector<std::string>{family.defaultDataset};
     cmd->add_option("--" + family.datasetKey, a->dataset, "training data: " + joined(datasets))->capture_default_str();
     addFieldOptions(cmd, family, *a);
     addCommonOptions(cmd, family, a->common);
@@ -104,8 +104,12 @@ void addFamilyTrain(CLI::App& train, const ModelFamily& family, int& exitCode) {
                 r.common = a->common;  // as the console resolved it (data-parallel settings, a resumed command)
                 return f->train(r, progress);
             },
-            [f, settings](std::ostream& os, const TrainProgress& p) { os << f->progressLine(p, settings); },
-            [f, settings](std::ostream& os, const TrainProgress& p) { os << f->evaluationLine(p, settings); },
+            [f, settings](std::ostream& os, const TrainProgress& p) {
+                if (f->progressLine) os << f->progressLine(p, settings);
+            },
+            [f, settings](std::ostream& os, const TrainProgress& p) {
+                if (f->evaluationLine) os << f->evaluationLine(p, settings);
+            },
             f->readsText ? "sentences" : "images");
     });
 }

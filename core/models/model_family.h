@@ -78,14 +78,14 @@ struct ModelFamily {
     bool opensImports = false;  ///< opens files without a Saccade sidecar (TorchScript); trains nothing
     std::string datasetKey = "dataset";  ///< the CLI option that names the data ("task" for seq)
     std::string evalCountKey = "eval-images";  ///< the CLI option for TrainCommonOptions::evalImages
-    std::function<std::vector<std::string>()> datasets;  ///< what it trains on, in the form's order
+    std::function<std::vector<std::string>()> datasets;  ///< what it trains on, in the form's order (empty: defaultDataset)
     std::string defaultDataset;
     TrainCommonOptions defaults;        ///< its batch, learning rate and evaluation cadence
     std::vector<FamilyField> fields;
     FamilyProgressNames progress;
     /// Trains from a complete request (checkSettings passed).
     std::function<Result<TrainSummary>(const FamilyTrainRequest&, const TrainProgressCallback&)> train;
-    /// The console's per-iteration and per-evaluation figures.
+    /// The console's per-iteration and per-evaluation figures (may be empty: none).
     std::function<std::string(const TrainProgress&, const FamilySettings&)> progressLine, evaluationLine;
     /// The network a sidecar's config (JSON text) describes, weights not loaded.
     std::function<Result<std::shared_ptr<torch::nn::Module>>(const std::string& configJson)> network;

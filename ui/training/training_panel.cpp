@@ -290,7 +290,8 @@ void TrainingPanel::applyFamily() {
     {
         const QSignalBlocker block(m_dataset);
         m_dataset->clear();
-        for (const auto& d : f.datasets()) m_dataset->addItem(text(d), text(d));
+        for (const auto& d : f.datasets ? f.datasets() : std::vector<std::string>{f.defaultDataset})
+            m_dataset->addItem(text(d), text(d));
         const int keep = m_dataset->findData(previous);
         m_dataset->setCurrentIndex(keep >= 0 ? keep : std::max(0, m_dataset->findData(text(f.defaultDataset))));
     }
@@ -437,7 +438,7 @@ void TrainingPanel::onProgress(const TrainProgress& p) {
                                 : tr("iteration %1, %2 elapsed (measuring the speed to fit the time budget); ")
                                       .arg(p.iteration).arg(clock(p.elapsedSeconds))) +
                    tr("cross-entropy %1, batch accuracy %2").arg(p.crossEntropy, 0, 'f', 3).arg(p.trainAccuracy, 0, 'f', 3);
-    if (p.evaluated)
+    if (p.evaluated && currentFamily().evaluationLine)
         m_lastEval = tr("last evaluation (iteration %1, held-out data):%2")
                          .arg(p.iteration)
                          .arg(text(currentFamily().evaluationLine(p, m_runSettings)));
