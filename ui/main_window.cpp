@@ -26,8 +26,8 @@
 #include <QFileInfo>
 #include <QMimeData>
 
+#include "models/model_family.h"
 #include "analysis/analysis_page.h"
-#include "models/seq/seq_model.h"
 #include "sequences/sequences_page.h"
 #include "length/length_page.h"
 #include "attention/attention_page.h"
@@ -182,7 +182,7 @@ void MainWindow::connectPages() {
     connect(m_attention, &AttentionPage::statusMessage, this, keepStatus(m_attention));
     connect(m_training, &TrainingPanel::statusMessage, this, keepStatus(m_training));
     connect(m_training, &TrainingPanel::openModelRequested, this, [this](const QString& path) {
-        if (isSeqCheckpoint(path.toStdString())) {  // a sequence model reads text: its own page
+        if (checkpointReadsText(path.toStdString())) {  // a sequence model reads text: its own page
             setCurrentPage(kSequencesPage);
             m_sequences->openModel(path);
             return;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "models/model_family.h"
 #include "attention/attention_page.h"
 #include "common/atomic_file.h"
 #include "common/memory_meter.h"
@@ -19,7 +20,6 @@
 #include "report_pdf.h"
 #include "main_window.h"
 #include "model_service.h"
-#include "models/seq/seq_model.h"
 #include "sequences/sequences_page.h"
 
 namespace {
@@ -163,7 +163,7 @@ void openFile(saccade::ui::MainWindow& window, const QString& file) {
         // A moved or changed model is reported on stderr as well as in the window.
         const QString error = window.openSessionFile(file);
         if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
-    } else if (saccade::isSeqCheckpoint(file.toStdString())) {
+    } else if (saccade::checkpointReadsText(file.toStdString())) {
         window.sequencesPage()->openModel(file);
         window.setCurrentPage(saccade::ui::MainWindow::kSequencesPage);
     } else {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/parse.h"
+#include "io/checkpoint.h"
 
 namespace saccade {
 
@@ -201,6 +202,12 @@ Result<FamilySettings> checkSettings(const ModelFamily& family, const FamilySett
     for (const auto& f : family.fields)
         if (!out.count(f.key)) out[f.key] = f.value;
     return out;
+}
+
+bool checkpointReadsText(const std::string& path) {
+    const auto info = readCheckpointInfo(path);
+    const ModelFamily* family = info ? findFamily(info->modelType) : nullptr;
+    return family && family->readsText;
 }
 
 bool fieldApplies(const FamilyField& f, const FamilySettings& settings) {

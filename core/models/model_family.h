@@ -156,6 +156,9 @@ std::vector<const ModelFamily*> modelFamilies();
 /// `given` checked against the family's fields (an unknown key, a value out of range or not a
 /// choice is an Error naming the option) with every missing field at its default.
 Result<FamilySettings> checkSettings(const ModelFamily& family, const FamilySettings& given);
+/// True when `path` is a checkpoint whose family reads text (its sidecar names one; no weights
+/// read): such a model opens on the Sequences page and in translate, not as an image model.
+bool checkpointReadsText(const std::string& path);
 /// True when field `f` applies under `settings` (its whenKey condition holds).
 bool fieldApplies(const FamilyField& f, const FamilySettings& settings);
 /// "saccade-cli train NAME --dataset D --field V ... --batch B --seed S [--lr X]": what re-creates

@@ -25,7 +25,7 @@
 #include "attention/attention_canvas.h"
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
-#include "models/seq/seq_model.h"
+#include "models/model_family.h"
 #include "attention/compare_runs_panel.h"
 #include "attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
@@ -430,7 +430,7 @@ void AttentionPage::openModel(const QString& path) {
 }
 
 void AttentionPage::loadModel(const QString& path, const QString& device) {
-    if (isSeqCheckpoint(path.toStdString())) {  // text in, text out: the Sequences page shows it
+    if (checkpointReadsText(path.toStdString())) {  // text in, text out: the Sequences page shows it
         Q_EMIT sequenceModelRequested(path);
         return;
     }

@@ -17,7 +17,6 @@
 #include "io/checkpoint.h"
 #include "models/model_family.h"
 #include "models/model_loading.h"
-#include "models/seq/seq_model.h"
 
 namespace saccade::ui {
 
@@ -120,7 +119,7 @@ void ModelPanel::setBundledFolder(const QString& folder) {
     const QDir dir(folder);
     for (const QString& name : dir.entryList({QStringLiteral("*.pt")}, QDir::Files, QDir::Name)) {
         const QString path = dir.filePath(name);
-        if (isSeqCheckpoint(path.toStdString())) continue;  // text models: the Sequences page lists them
+        if (checkpointReadsText(path.toStdString())) continue;  // text models: the Sequences page lists them
         auto* item = new QListWidgetItem(listEntry(path), m_list);
         item->setData(Qt::UserRole, path);
         item->setToolTip(path);
