@@ -67,8 +67,9 @@ Result<FamilyTrainRequest> requestOf(const ModelFamily& family, const FamilyTrai
     for (const auto& [key, on] : a.flags) given[key] = on ? "true" : "false";
     auto settings = checkSettings(family, given);
     if (!settings) return Error{settings.error()};
-    if (!textSetting(*settings, "init-from").empty() && !a.common.resume.empty())
-        return Error{"--init-from starts a new run from a model's weights; --resume continues one: give one of them"};
+    for (const auto& f : family.fields)
+        if (f.excludesResume && !textSetting(*settings, f.key).empty() && !a.common.resume.empty())
+            return Error{"--" + f.key + " starts a new run from a model's weights; --resume continues one: give one of them"};
     FamilyTrainRequest r;
     r.common = a.common;
     r.dataset = a.dataset;

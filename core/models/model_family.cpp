@@ -148,6 +148,12 @@ FamilyField cliOnly(FamilyField f) {
     return f;
 }
 
+FamilyField startFromField(std::string key, std::string label, std::string help) {
+    FamilyField f = textField(std::move(key), std::move(label), std::move(help));
+    f.excludesResume = true;
+    return f;
+}
+
 std::string numberText(double value) {
     for (int precision = 1; precision <= 17; ++precision) {
         std::ostringstream s;

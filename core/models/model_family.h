@@ -45,6 +45,7 @@ struct FamilyField {
     bool inForm = true;     ///< shown on the Training page (false: the CLI only, e.g. widths)
     bool recorded = true;   ///< part of the re-create command when it applies
     bool optional = false;  ///< may be left empty ("" = the family decides)
+    bool excludesResume = false;  ///< starts a run from other weights: not with --resume
 };
 
 /// A family's settings: field key -> value as text (flags "true" or "false").
@@ -83,6 +84,12 @@ struct ModelFamily {
     TrainCommonOptions defaults;        ///< its batch, learning rate and evaluation cadence
     std::vector<FamilyField> fields;
     FamilyProgressNames progress;
+    /// Whether a run with these settings learns by REINFORCE (reward and baseline on its chart);
+    /// empty: progress.reward says for every run.
+    std::function<bool(const FamilySettings&)> reinforced;
+    /// The field whose value joins the family and dataset in a run's default file name ("mode"
+    /// gives patch-hard-translated-fashion60.pt), or "" for none.
+    std::string fileTagKey;
     /// Trains from a complete request (checkSettings passed).
     std::function<Result<TrainSummary>(const FamilyTrainRequest&, const TrainProgressCallback&)> train;
     /// The console's per-iteration and per-evaluation figures (may be empty: none).
@@ -117,6 +124,8 @@ FamilyField optionalIntegerField(std::string key, std::string label, double min,
 FamilyField only(FamilyField f, std::string key, std::vector<std::string> values);
 /// `f`, on the command line only (not on the Training page's form).
 FamilyField cliOnly(FamilyField f);
+/// A Text field naming a checkpoint to start from (--init-from): not with --resume.
+FamilyField startFromField(std::string key, std::string label, std::string help);
 /// A number as the shortest text that reads back to it ("0.002", "1e-05", "64").
 std::string numberText(double value);
 

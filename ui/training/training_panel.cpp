@@ -33,11 +33,11 @@ QString clock(double seconds) {
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-QString defaultOut(const QString& family, const QString& mode, const QString& dataset) {
+QString defaultOut(const QString& family, const QString& tag, const QString& dataset) {
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     return QDir(dir.isEmpty() ? QDir::homePath() : dir)
-        .filePath(mode.isEmpty() ? QStringLiteral("models/%1-%2.pt").arg(family, dataset)
-                                 : QStringLiteral("models/%1-%2-%3.pt").arg(family, mode, dataset));
+        .filePath(tag.isEmpty() ? QStringLiteral("models/%1-%2.pt").arg(family, dataset)
+                                 : QStringLiteral("models/%1-%2-%3.pt").arg(family, tag, dataset));
 }
 
 QString text(const std::string& s) { return QString::fromStdString(s); }
@@ -330,8 +330,9 @@ void TrainingPanel::fitToDataset() {
 
 void TrainingPanel::updateOut() {
     if (isRunning()) return;
-    const QString mode = text(textSetting(request().settings, "mode"));
-    m_out->setText(defaultOut(family(), mode, m_dataset->currentData().toString()));
+    const ModelFamily& f = currentFamily();
+    const QString tag = f.fileTagKey.empty() ? QString() : text(textSetting(request().settings, f.fileTagKey));
+    m_out->setText(defaultOut(family(), tag, m_dataset->currentData().toString()));
 }
 
 void TrainingPanel::enableFamilyOptions() {
@@ -404,7 +405,7 @@ void TrainingPanel::startTraining() {
         return;
     }
     QDir().mkpath(QFileInfo(m_out->text()).absolutePath());
-    m_chart->clear(f->progress, textSetting(r.settings, "mode") == "hard" || textSetting(r.settings, "alignment") == "hard");
+    m_chart->clear(f->progress, f->reinforced && f->reinforced(r.settings));
     m_lastEval.clear();
     m_progress->setRange(0, 0);  // busy until the warm-up fixes the iteration count
     m_finalOut = QFileInfo(m_out->text()).absoluteFilePath();

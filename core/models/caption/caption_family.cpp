@@ -59,7 +59,7 @@ std::vector<FamilyField> captionFields() {
              "mode", {"hard"}),
         only(cliOnly(realField("gumbel-rate", "Gumbel rate:", 0, 1, d.gumbelRate, "gumbel: r in tau = max(0.5, exp(-r t))")),
              "mode", {"gumbel"}),
-        cliOnly(textField("init-from", "Start from:",
+        cliOnly(startFromField("init-from", "Start from:",
                           "start from this captioner's weights (same architecture, any mode) with a fresh optimizer: "
                           "e.g. fine-tune a soft captioner with REINFORCE")),
     };
@@ -110,6 +110,8 @@ ModelFamily captionFamily() {
     f.progress.trainAccuracy = "word acc.";
     f.progress.accuracyAxis = "exact match, BLEU-4, mass";
     f.progress.bleuAndMass = true;
+    f.reinforced = [](const FamilySettings& s) { return textSetting(s, "mode") == "hard"; };
+    f.fileTagKey = "mode";
     f.train = trainCaption;
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
         std::vector<std::pair<std::string, double>> figures;

@@ -44,7 +44,7 @@ std::vector<FamilyField> patchFields() {
         only(cliOnly(realField("gumbel-rate", "Gumbel rate:", 0, 1, d.gumbelRate,
                                "gumbel: r in tau = max(0.5, exp(-r t))")),
              "mode", {"gumbel"}),
-        cliOnly(textField("init-from", "Start from:",
+        cliOnly(startFromField("init-from", "Start from:",
                           "start from this checkpoint's weights (same architecture, any mode), with a fresh optimizer "
                           "and schedule: e.g. fine-tune a soft model with REINFORCE")),
     };
@@ -80,6 +80,8 @@ ModelFamily patchFamily() {
     f.defaultDataset = PatchTrainOptions{}.dataset;
     f.defaults = PatchTrainOptions{};
     f.fields = patchFields();
+    f.reinforced = [](const FamilySettings& s) { return textSetting(s, "mode") == "hard"; };
+    f.fileTagKey = "mode";
     f.train = trainPatch;
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
         std::vector<std::pair<std::string, double>> figures;

@@ -102,6 +102,9 @@ ModelFamily seqFamily() {
     f.progress.evalSample.clear();
     f.progress.trainAccuracy = "token acc.";
     f.progress.entropy = false;
+    f.reinforced = [](const FamilySettings& s) {
+        return textSetting(s, "architecture") == "rnn" && textSetting(s, "alignment") == "hard";
+    };
     f.train = trainSeq;
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
         return figureLine({{"token acc", p.trainAccuracy}}, "  ");
