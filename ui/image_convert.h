@@ -12,10 +12,3 @@ QImage toQImage(const Image& image);
 
 }  // namespace saccade::ui
 
-namespace saccade::ui {
-
-/// `image` fitted into size x size (aspect kept, black borders) and converted to `channels`
-/// (1: grey, 3: RGB).
-Image fitToModelInput(const QImage& image, int size, int channels);
-
-}  // namespace saccade::ui

@@ -15,6 +15,7 @@
 #include "trace/ground_truth.h"
 #include "models/model_family.h"
 #include "data/folder_dataset.h"
+#include "models/model_input.h"
 
 namespace saccade::ui {
 
@@ -38,9 +39,10 @@ struct ModelService::WorkerState {
 
     Result<std::shared_ptr<const Dataset>> dataset(const std::string& name) {
         if (auto it = datasets.find(name); it != datasets.end()) return it->second;
-        // An image folder is labelled by the current model's class names: opened anew each time.
-        if (isImageFolder(name)) return openDataset(name, {"", 1, model ? model->classNames() : std::vector<std::string>{}});
-        auto opened = openDataset(name);
+        // An image folder is labelled by the current model's class names and fitted to its input:
+        // opened anew each time. A dataset of another size is fitted too (the cache holds this model's).
+        if (isImageFolder(name)) return model ? openDatasetFor(*model, name, 1) : openDataset(name);
+        auto opened = model ? openDatasetFor(*model, name, 1) : openDataset(name);
         if (opened) datasets[name] = *opened;
         return opened;
     }
@@ -85,6 +87,8 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     const RuleMenu menu = model.ruleMenu();
     for (const auto& rule : menu.rules) card.rules << QString::fromStdString(rule);
     for (const auto& [rule, range] : menu.ranges) card.ruleRanges[QString::fromStdString(rule)] = {range.first, range.second};
+    card.fit = model.imageFit();
+    card.preprocessing = QString::fromStdString(model.preprocessing());
     card.name = QString::fromStdString(model.displayName());
     card.name += QStringLiteral(" (%1)").arg(QFileInfo(path).fileName());  // two models of one kind differ by file
     return card;
@@ -210,7 +214,7 @@ void ModelService::reply(std::function<void()> reply) {
         Qt::QueuedConnection);
 }
 
-void ModelService::loadModel(const QString& path, const QString& device) {
+void ModelService::loadModel(const QString& path, const QString& device, const InputOverrides& input) {
     m_loading = true;
     // Measurements of the old model stop after their current step, so the load does not wait.
     ++*m_comparisonGeneration;
@@ -220,14 +224,16 @@ void ModelService::loadModel(const QString& path, const QString& device) {
     // the model opened next goes first.
     if (m_state->call.load() == int(Call::Load) && m_state->callStartedMs.load() != 0) abandonWorker(m_model);
     QPointer<ModelService> self(this);
-    post([self, path, device, this](WorkerState& state) {
+    post([self, path, device, input, this](WorkerState& state) {
         QString error;
         std::optional<ModelCard> card;
         try {
-            auto loaded = loadAttentionModel(path.toStdString(), device.toStdString());
+            auto loaded = loadAttentionModel(path.toStdString(), device.toStdString(), input);
             if (loaded) {
                 state.model = *loaded;
+                state.datasets.clear();  // fitted to the old model's input
                 card = makeCard(path, *state.model);
+                card->input = input;
             } else {
                 error = QString::fromStdString(loaded.error());
             }

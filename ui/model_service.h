@@ -24,6 +24,8 @@
 #include "common/progress.h"
 #include "trace/run_set.h"
 #include "data/image.h"
+#include "data/image_fit.h"
+#include "models/input_overrides.h"
 #include "data/sample.h"
 #include "trace/trace.h"
 
@@ -50,6 +52,9 @@ struct ModelCard {
     /// The K a counted rule takes on this model (head: 0 to heads-1; topk: 1 to the cells); a rule
     /// not listed takes the toolbar's own range.
     QHash<QString, QPair<int, int>> ruleRanges;
+    ImageFit fit;           ///< how an image of another size becomes its input (AttentionModel::imageFit)
+    QString preprocessing;  ///< the fit and the normalisation, in words (AttentionModel::preprocessing)
+    InputOverrides input;   ///< what the user set over the model's own preprocessing
 };
 
 struct TraceRequest {
@@ -98,7 +103,8 @@ public:
 
     /// Loads a checkpoint on `device` ("auto", "cpu", "cuda:N"); replaces the current model on
     /// success only. Emits modelLoaded or modelFailed.
-    void loadModel(const QString& path, const QString& device = QStringLiteral("auto"));
+    /// `input`: the user's resize, crop and normalisation over the model's own (the Model tab).
+    void loadModel(const QString& path, const QString& device = QStringLiteral("auto"), const InputOverrides& input = {});
     /// Queues a trace; any older trace request that has not started is dropped. Emits
     /// traceReady or traceFailed for the newest request only.
     void requestTrace(const TraceRequest& request);

@@ -35,6 +35,7 @@ void addCommands(CLI::App& app, int& exitCode) {
     addRamCommands(*app.get_subcommand("bench"), exitCode);
     addCaptionCommands(*app.get_subcommand("bench"), exitCode);
     addVitCommands(*app.get_subcommand("bench"), exitCode);
+    addBenchImport(*app.get_subcommand("bench"), exitCode);
     addSeqCommands(app, *app.get_subcommand("bench"), exitCode);
     addBenchTrain(*app.get_subcommand("bench"), exitCode);
     addBenchAttention(*app.get_subcommand("bench"), exitCode);

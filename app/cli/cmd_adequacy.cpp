@@ -14,6 +14,8 @@
 
 #include "analysis/adequacy.h"
 #include "commands.h"
+#include "input_options.h"
+#include "models/model_input.h"
 #include "shard_option.h"
 #include "common/atomic_file.h"
 #include "common/parse.h"
@@ -26,6 +28,7 @@ namespace {
 
 struct AdequacyArgs {
     std::string model, dataset, split = "test", targets = "0.95,0.99", signal, out, device = "auto", shard;
+    InputOptions input;
     AdequacyOptions options;
     int flagged = 10;
     bool json = false;
@@ -131,10 +134,9 @@ int runAdequacy(AdequacyArgs& a) {
     if (!split) return badInput("adequacy", split.error());
     if (!a.out.empty())
         if (auto ok = resolveSaveTarget(a.out); !ok) return badInput("adequacy", ok.error());
-    auto model = loadAttentionModel(a.model, a.device);
+    auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("adequacy", model.error());
-    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset,
-                               {"", (*model)->info().seed, (*model)->classNames()});
+    auto dataset = openDatasetFor(**model, a.dataset.empty() ? (*model)->info().dataset : a.dataset, (*model)->info().seed);
     if (!dataset) return badInput("adequacy", dataset.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("adequacy", shard.error());
@@ -196,6 +198,7 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.adequacy)");
     addShardOption(cmd, a->shard);
+    addInputOptions(cmd, a->input);
     cmd->footer("Examples:\n"
                 "  saccade-cli adequacy --model samples/models/patch-hard-fashion60.pt --limit 500 --runs 100\n"
                 "  saccade-cli adequacy --model samples/models/ram-fashion60.pt --limit 200 --runs 50 --json --out adequacy.json");

@@ -13,6 +13,8 @@
 
 #include "analysis/dataset_comparison.h"
 #include "commands.h"
+#include "input_options.h"
+#include "models/model_input.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "common/atomic_file.h"
@@ -25,6 +27,7 @@ namespace {
 
 struct CompareArgs {
     std::string model, image, sample, dataset, rules, device = "auto", out, split = "test", shard;
+    InputOptions input;
     int runs = 1000, k = 10, bins = 6, top = 5;
     std::int64_t limit = 0;
     std::uint64_t seed = 7;
@@ -144,7 +147,7 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
     if (!split) return badInput("compare", split.error());
     auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
     if (!rules) return badInput("compare", rules.error());
-    auto dataset = openDataset(a.dataset, {"", model.info().seed, model.classNames()});
+    auto dataset = openDatasetFor(model, a.dataset, model.info().seed);
     if (!dataset) return badInput("compare", dataset.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("compare", shard.error());
@@ -227,7 +230,7 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
                    "or on a dataset (--dataset: every rule's accuracy, and where sample and the deterministic "
                    "rule disagree).");
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
-    auto* image = cmd->add_option("--image", a->image, "an image file of the model's size");
+    auto* image = cmd->add_option("--image", a->image, "an image file of any size (resized and cropped as the model says)");
     auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
     auto* dataset = cmd->add_option("--dataset", a->dataset, "compare the rules on this dataset's split");
     image->excludes(sample)->excludes(dataset);
@@ -249,13 +252,14 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print one JSON object");
     addShardOption(cmd, a->shard);
+    addInputOptions(cmd, a->input);
     addBenchCompare(*app.get_subcommand("bench"), exitCode);
     cmd->callback([a, &exitCode] {
         if (a->image.empty() && a->sample.empty() && a->dataset.empty()) {
             exitCode = badInput("compare", "give --image FILE, --sample DATASET:INDEX or --dataset NAME");
             return;
         }
-        auto model = loadAttentionModel(a->model, a->device);
+        auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("compare", model.error()); return; }
         if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("compare", t.error()); return; }
         if (!a->shard.empty() && a->dataset.empty()) {

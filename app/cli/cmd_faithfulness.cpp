@@ -9,6 +9,8 @@
 #include "analysis/caption_faithfulness.h"
 #include "analysis/faithfulness.h"
 #include "commands.h"
+#include "input_options.h"
+#include "models/model_input.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "data/dataset.h"
@@ -20,6 +22,7 @@ namespace {
 
 struct FaithfulnessArgs {
     std::string model, dataset, device = "auto", shard;
+    InputOptions input;
     FaithfulnessOptions options;
     bool json = false;
 };
@@ -59,10 +62,9 @@ int runCaptionFaithfulness(const FaithfulnessArgs& a, AttentionModel& model, con
 }
 
 int runFaithfulness(const FaithfulnessArgs& a) {
-    auto model = loadAttentionModel(a.model, a.device);
+    auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("faithfulness", model.error());
-    auto dataset = openDataset(a.dataset.empty() ? (*model)->info().dataset : a.dataset,
-                               {"", 1, (*model)->classNames()});
+    auto dataset = openDatasetFor(**model, a.dataset.empty() ? (*model)->info().dataset : a.dataset, 1);
     if (!dataset) return badInput("faithfulness", dataset.error());
     if ((*model)->info().modelType == "caption") return runCaptionFaithfulness(a, **model, **dataset);
     auto options = a.options;
@@ -126,6 +128,7 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");
     addShardOption(cmd, a->shard);
+    addInputOptions(cmd, a->input);
     cmd->callback([a, &exitCode] { exitCode = runFaithfulness(*a); });
 }
 

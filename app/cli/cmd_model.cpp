@@ -12,9 +12,11 @@
 
 #include "commands.h"
 #include "models/seq/seq_model.h"
+#include "input_options.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "data/image_io.h"
+#include "models/model_input.h"
 #include "models/model_loading.h"
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
@@ -30,9 +32,11 @@ void addEval(CLI::App& app, int& exitCode) {
         std::int64_t limit = 0;
         std::uint64_t seed = 1;
         bool json = false;
+        InputOptions input;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand("eval", "Accuracy of a model under each selection rule.");
+    addInputOptions(cmd, a->input);
     addShardOption(cmd, a->shard);
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     cmd->add_option("--dataset", a->dataset, "default: the dataset the model was trained on");
@@ -55,7 +59,7 @@ void addEval(CLI::App& app, int& exitCode) {
             exitCode = runSeqEval(a->model, a->device, a->rules, a->limit, a->seed, a->json);
             return;
         }
-        auto model = loadAttentionModel(a->model, a->device);
+        auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
         std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
                                                                      : "soft,sample,argmax,ksample:10";
@@ -65,8 +69,7 @@ void addEval(CLI::App& app, int& exitCode) {
         }
         auto rules = parseEvalRules(a->rules.empty() ? defaults : a->rules);
         if (!rules) { exitCode = badInput("eval", rules.error()); return; }
-        auto dataset = openDataset(a->dataset.empty() ? (*model)->info().dataset : a->dataset,
-                                   {"", (*model)->info().seed, (*model)->classNames()});
+        auto dataset = openDatasetFor(**model, a->dataset.empty() ? (*model)->info().dataset : a->dataset, (*model)->info().seed);
         if (!dataset) { exitCode = badInput("eval", dataset.error()); return; }
         auto shard = shardOf(a->shard);
         if (!shard) { exitCode = badInput("eval", shard.error()); return; }
@@ -110,11 +113,12 @@ struct RunArgs {
     std::string model, image, sample, rule, device = "auto", out;
     std::uint64_t seed = 1;
     double wordTemperature = 0;
+    InputOptions input;
 };
 
 void addRunOptions(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--model", a.model, "checkpoint")->required();
-    auto* image = cmd->add_option("--image", a.image, "an image file of the model's size");
+    auto* image = cmd->add_option("--image", a.image, "an image file of any size (resized and cropped as the model says)");
     auto* sample = cmd->add_option("--sample", a.sample, "DATASET:INDEX of the test split");
     image->excludes(sample);
     cmd->add_option("--rule", a.rule,
@@ -126,6 +130,7 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--word-temperature", a.wordTemperature,
                     "captioners: sample the words of sample and ksample captions at this temperature "
                     "(0, the default: greedy words)");
+    addInputOptions(cmd, a.input);
 }
 
 void addTrace(CLI::App& app, int& exitCode) {
@@ -139,7 +144,7 @@ void addTrace(CLI::App& app, int& exitCode) {
     cmd->add_flag("--json", a->json, "print the trace as JSON");
     cmd->add_flag("--csv", a->csv, "print the trace as CSV");
     cmd->callback([a, &exitCode] {
-        auto model = loadAttentionModel(a->model, a->device);
+        auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("trace", model.error()); return; }
         if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("trace", t.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);
@@ -206,7 +211,7 @@ void addRender(CLI::App& app, int& exitCode) {
             exitCode = badInput("render", "--out must end in .png or .gif");
             return;
         }
-        auto model = loadAttentionModel(a->model, a->device);
+        auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("render", model.error()); return; }
         if (auto t = applyWordTemperature(**model, a->wordTemperature); !t) { exitCode = badInput("render", t.error()); return; }
         auto input = resolveInput(**model, a->image, a->sample);

@@ -34,6 +34,8 @@ void addRamCommands(CLI::App& bench, int& exitCode);
 void addCaptionCommands(CLI::App& bench, int& exitCode);
 /// bench vit.
 void addVitCommands(CLI::App& bench, int& exitCode);
+/// bench import: opening and using a model of one's own, beside PyTorch.
+void addBenchImport(CLI::App& bench, int& exitCode);
 
 /// train seq, bench seq and translate: sequence models with attention over the source.
 void addSeqCommands(CLI::App& app, CLI::App& bench, int& exitCode);

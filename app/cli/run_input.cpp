@@ -8,6 +8,7 @@
 #include "common/parse.h"
 #include "data/image_io.h"
 #include "models/caption/caption_model.h"
+#include "models/model_input.h"
 
 namespace saccade::cli {
 
@@ -17,7 +18,7 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
     if (!sampleRef.empty()) {
         auto ref = parseSampleRef(sampleRef);
         if (!ref) return Error{ref.error()};
-        auto d = openDataset(ref->dataset, {"", model.info().seed});
+        auto d = openDatasetFor(model, ref->dataset, model.info().seed);
         if (!d) return Error{d.error()};
         if (ref->index < 0 || ref->index >= (*d)->size(Split::Test))
             return Error{"sample " + std::to_string(ref->index) + " is outside the test split of " +
@@ -33,7 +34,9 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
     lo.channels = model.channels();
     auto loaded = loadImage(imagePath, lo);
     if (!loaded) return Error{loaded.error()};
-    in.image = *loaded;
+    auto fitted = fitToModel(model, *loaded);
+    if (!fitted) return Error{"'" + imagePath + "': " + fitted.error()};
+    in.image = std::move(fitted->image);
     in.id = imagePath;
     return in;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "data/image_fit.h"
 #include "data/sample.h"
 
 namespace saccade {
@@ -33,6 +34,9 @@ struct DatasetOptions {
     /// Image folders: the model's class names, so that a class folder named after one of them
     /// (or after its index) gets that class's label. Empty: the folders' name order.
     std::vector<std::string> classNames;
+    /// Image folders: how each image becomes the model's input (data/image_fit.h). With a crop,
+    /// the images may have any size; without one, they must all have the same square size.
+    ImageFit fit;
 };
 
 /// A named dataset. Thread-safe for const calls; cheap to share.

@@ -24,8 +24,8 @@ bool isImageFile(const fs::path& p) {
 
 class FolderDataset : public Dataset {
 public:
-    FolderDataset(DatasetInfo info, std::vector<std::pair<std::string, int>> files)
-        : m_info(std::move(info)), m_files(std::move(files)) {}
+    FolderDataset(DatasetInfo info, std::vector<std::pair<std::string, int>> files, ImageFit fit)
+        : m_info(std::move(info)), m_files(std::move(files)), m_fit(fit) {}
     const DatasetInfo& info() const override { return m_info; }
     Sample sample(Split, std::int64_t index) const override {
         const auto& [path, label] = m_files[std::size_t(index % std::int64_t(m_files.size()))];
@@ -35,6 +35,7 @@ public:
         o.channels = m_info.channels;
         // The scan decoded every file; one changed since then gives a black image of the right size.
         auto image = loadImage(path, o);
+        if (image && m_fit.cropHeight > 0) image = fitImage(*image, m_fit);
         s.image = image && image->width == m_info.width && image->height == m_info.height
                       ? std::move(image).value()
                       : Image::zeros(m_info.width, m_info.height, m_info.channels);
@@ -45,6 +46,7 @@ public:
 private:
     DatasetInfo m_info;
     std::vector<std::pair<std::string, int>> m_files;
+    ImageFit m_fit;
 };
 
 }  // namespace
@@ -54,7 +56,8 @@ bool isImageFolder(const std::string& name) {
     return !name.empty() && fs::is_directory(name, ec);
 }
 
-Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder, const std::vector<std::string>& classNames) {
+Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder, const std::vector<std::string>& classNames,
+                                                       const ImageFit& fit) {
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) return Error{"image folder '" + folder + "' does not exist"};
     std::vector<fs::path> classDirs;
@@ -105,16 +108,23 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
                 return Error{"image folder '" + folder + "' holds more than " + std::to_string(kMaxFolderImages) + " images"};
             auto image = loadImage(p.string());
             if (!image) return Error{image.error()};
-            if (files.empty()) {
+            if (fit.cropHeight > 0) {
+                if (fit.resize == 0 && (image->width < fit.cropWidth || image->height < fit.cropHeight))
+                    return Error{"'" + p.string() + "' is " + std::to_string(image->width) + "x" + std::to_string(image->height) +
+                                 ", smaller than the model's centre crop " + std::to_string(fit.cropWidth) + "x" +
+                                 std::to_string(fit.cropHeight) + " (give a resize)"};
+                info.width = fit.cropWidth;
+                info.height = fit.cropHeight;
+            } else if (files.empty()) {
                 if (image->width != image->height)
                     return Error{"'" + p.string() + "' is " + std::to_string(image->width) + "x" +
-                                 std::to_string(image->height) + ": Saccade's models take square images"};
+                                 std::to_string(image->height) + ": Saccade's models take square images (give the model a resize and centre crop)"};
                 info.width = image->width;
                 info.height = image->height;
             } else if (image->width != info.width || image->height != info.height) {
                 return Error{"'" + p.string() + "' is " + std::to_string(image->width) + "x" + std::to_string(image->height) +
                              " but '" + files.front().first + "' is " + std::to_string(info.width) + "x" +
-                             std::to_string(info.height) + ": every image of a folder must have the same size"};
+                             std::to_string(info.height) + ": without a resize and centre crop, every image of a folder must have the same size"};
             }
             colour = colour || image->channels == 3;
             files.push_back({p.string(), *label});
@@ -124,7 +134,7 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
     info.trainSize = info.testSize = std::int64_t(files.size());
     info.description = "image folder: " + std::to_string(files.size()) + " images in " +
                        std::to_string(classDirs.size()) + " class folders";
-    return std::shared_ptr<const Dataset>(std::make_shared<FolderDataset>(std::move(info), std::move(files)));
+    return std::shared_ptr<const Dataset>(std::make_shared<FolderDataset>(std::move(info), std::move(files), fit));
 }
 
 }  // namespace saccade

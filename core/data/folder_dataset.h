@@ -4,8 +4,10 @@
 // (case-insensitive, or by index: "3"), so a folder may hold some of the classes in any order;
 // without them, classes are the subfolders in name order. Images are in name order within each
 // class. A folder is
-// one set of images, so both splits hold all of them. Every image must have the same size; grey
-// and colour may mix (grey is then widened to RGB). Images have no object boxes.
+// one set of images, so both splits hold all of them. Given a fit with a crop (the model's,
+// data/image_fit.h), images of any size are resized and cropped to it; without one, every image
+// must have the same square size. Grey and colour may mix (grey is then widened to RGB). Images
+// have no object boxes.
 
 #include <memory>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "common/result.h"
 #include "data/dataset.h"
+#include "data/image_fit.h"
 
 namespace saccade {
 
@@ -23,6 +26,7 @@ bool isImageFolder(const std::string& name);
 /// another size, an empty class folder, a class folder that names none of `classNames`, or no
 /// class folders at all is an Error naming it).
 Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder,
-                                                       const std::vector<std::string>& classNames = {});
+                                                       const std::vector<std::string>& classNames = {},
+                                                       const ImageFit& fit = {});
 
 }  // namespace saccade

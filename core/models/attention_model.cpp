@@ -173,11 +173,12 @@ std::string knownFamilies() {
     return list + " models";
 }
 
-Result<std::shared_ptr<AttentionModel>> openAttentionModel(const std::string& path, const std::string& device) {
+Result<std::shared_ptr<AttentionModel>> openAttentionModel(const std::string& path, const std::string& device,
+                                                           const InputOverrides& input) {
     // A Saccade checkpoint has its sidecar beside it; anything else is opened as TorchScript.
     if (isScriptImport(path)) {
         for (const ModelFamily* f : modelFamilies())
-            if (f->opensImports) return f->open(path, device);
+            if (f->opensImports) return f->openWithInput ? f->openWithInput(path, device, input) : f->open(path, device);
         return Error{"'" + path + "' has no Saccade sidecar, and this build opens no imported models"};
     }
     auto info = readCheckpointInfo(path);
@@ -185,14 +186,28 @@ Result<std::shared_ptr<AttentionModel>> openAttentionModel(const std::string& pa
     const ModelFamily* family = findFamily(info->modelType);
     if (!family) return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model; this version knows " + knownFamilies()};
     if (!family->open) return Error{"checkpoint '" + path + "' holds " + family->noun + ", which " + family->openElsewhere};
-    return family->open(path, device);
+    if (family->openWithInput) return family->openWithInput(path, device, input);
+    if (!input.mean.empty())
+        return Error{"--mean and --std apply to imported TorchScript models; a Saccade checkpoint normalises its input itself"};
+    auto model = family->open(path, device);
+    if (!model || !input.any()) return model;
+    const int side = (*model)->imageSize();
+    if (input.crop && (input.crop->first != side || input.crop->second != side))
+        return Error{"checkpoint '" + path + "' takes " + std::to_string(side) + "x" + std::to_string(side) +
+                     " images: its centre crop must be " + std::to_string(side)};
+    auto fit = (*model)->imageFit();
+    if (input.resize) fit.resize = *input.resize;
+    if (auto ok = checkImageFit(fit); !ok) return Error{"checkpoint '" + path + "': " + ok.error()};
+    (*model)->setImageFit(fit);
+    return model;
 }
 }  // namespace
 
-Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device) {
+Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path, const std::string& device,
+                                                           const InputOverrides& input) {
     // Said if the program is interrupted: an imported model's forward runs here to check it.
     setActivity("loading the model '" + path + "'");
-    auto model = openAttentionModel(path, device);
+    auto model = openAttentionModel(path, device, input);
     setActivity(model ? "running the model '" + path + "'" : std::string());
     return model;
 }

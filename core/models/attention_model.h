@@ -17,9 +17,11 @@
 #include "metrics/caption_metrics.h"
 #include "data/dataset.h"
 #include "data/image.h"
+#include "data/image_fit.h"
 #include "io/checkpoint.h"
 #include "trace/trace.h"
 #include "metrics/accuracy.h"
+#include "models/input_overrides.h"
 
 namespace saccade {
 
@@ -124,6 +126,15 @@ public:
     virtual std::string displayName() const { return summary(); }
     /// Its grid of cells, where it has one.
     virtual CellGrid cellGrid() const { return {}; }
+    /// How an image of another size becomes this model's input (data/image_fit.h): what the user
+    /// set (setImageFit), else the model's own declaration, else the shorter side resized to
+    /// imageSize() and the centre cropped square.
+    ImageFit imageFit() const { return m_fit ? *m_fit : declaredFit(); }
+    /// Sets the fit; its crop must be imageSize() square (checked by loadAttentionModel).
+    void setImageFit(const ImageFit& fit) { m_fit = fit; }
+    /// Everything done to an image before the model sees it, in words: the fit, then any
+    /// normalisation ("resize 256, centre crop 224; normalised: imagenet (...)").
+    virtual std::string preprocessing() const { return describeFit(imageFit()); }
 
     /// One run on one image under `rule` and seed. The image must match imageSize() and
     /// channels(). Not thread-safe: one caller at a time.
@@ -145,6 +156,13 @@ public:
                                         const std::vector<std::string>& rules, std::int64_t limit,
                                         std::uint64_t seed, const Progress& progress = {},
                                         const Shard& shard = {}) = 0;
+
+protected:
+    /// The fit the model declares itself (an imported model's resize and center_crop).
+    virtual ImageFit declaredFit() const { return squareFit(imageSize()); }
+
+private:
+    std::optional<ImageFit> m_fit;
 };
 
 /// What sampleRuns shares between the models: checks, the header, chunks of at most 1,000 runs
@@ -157,7 +175,10 @@ Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, 
 
 /// Loads any checkpoint by the model type in its sidecar, on `device` ("auto", "cpu", "cuda:N");
 /// a file without a Saccade sidecar is opened as a TorchScript model (models/script/script_model.h).
+/// `input` sets the resize, crop and normalisation over the model's own (models/input_overrides.h):
+/// a Saccade checkpoint takes a resize and a crop of its own input size, and no normalisation.
 Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& path,
-                                                           const std::string& device = "auto");
+                                                           const std::string& device = "auto",
+                                                           const InputOverrides& input = {});
 
 }  // namespace saccade

@@ -20,6 +20,7 @@
 
 #include "common/result.h"
 #include "models/cost_profile.h"
+#include "models/input_overrides.h"
 #include "train/train_options.h"
 #include "train/train_progress.h"
 
@@ -103,6 +104,11 @@ struct ModelFamily {
     /// `openElsewhere` saying where they open instead.
     std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device)> open;
     std::string openElsewhere;
+    /// Opens with the user's resize, crop and normalisation (imports, which declare their own);
+    /// without it, loadAttentionModel applies a resize itself and refuses the rest.
+    std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device,
+                                                          const InputOverrides& input)>
+        openWithInput;
     /// What each rule costs per stage of the forward pass (models/cost_stages.h); empty for families
     /// whose stages the cost view does not know. `costTimedRules` timed rules, each `repeats` times.
     std::function<Result<std::vector<RuleCost>>(const std::string& configJson, CostRun& run)> cost;

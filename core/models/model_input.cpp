@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "models/attention_model.h"
+#include "data/fitted_dataset.h"
+#include "trace/ground_truth.h"
 
 namespace saccade {
 
@@ -31,6 +33,39 @@ Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels) {
 std::vector<float> toFloatVector(const torch::Tensor& t) {
     const auto c = t.to(torch::kCPU, torch::kFloat).contiguous();
     return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+Result<FittedImage> fitToModel(const AttentionModel& model, const Image& image, const std::optional<GroundTruth>& truth) {
+    const int side = model.imageSize();
+    const auto fit = model.imageFit();
+    FittedImage out{withChannels(image, model.channels()), truth};
+    if (side <= 0 || (image.width == side && image.height == side)) return out;
+    auto fitted = fitImage(out.image, fit);
+    if (!fitted) return Error{"a " + std::to_string(image.width) + "x" + std::to_string(image.height) + " image with " +
+                              describeFit(fit) + ": " + fitted.error()};
+    if (fitted->width != side || fitted->height != side)
+        return Error{"the model takes " + std::to_string(side) + "x" + std::to_string(side) + " images, but " + describeFit(fit) +
+                     " makes this " + std::to_string(image.width) + "x" + std::to_string(image.height) + " image " +
+                     std::to_string(fitted->width) + "x" + std::to_string(fitted->height)};
+    out.image = std::move(fitted).value();
+    if (truth) out.truth = fittedGroundTruth(*truth, fitGeometry(image.width, image.height, fit));
+    return out;
+}
+
+DatasetOptions datasetOptionsFor(const AttentionModel& model) {
+    DatasetOptions o;
+    o.seed = model.info().seed;
+    o.classNames = model.classNames();
+    if (model.imageSize() > 0) o.fit = model.imageFit();
+    return o;
+}
+
+Result<std::shared_ptr<const Dataset>> openDatasetFor(const AttentionModel& model, const std::string& name, std::uint64_t seed) {
+    auto options = datasetOptionsFor(model);
+    options.seed = seed;
+    auto dataset = openDataset(name, options);
+    if (!dataset || model.imageSize() <= 0 || model.outputKind() != "class") return dataset;
+    return fittedDataset(*dataset, model.imageFit(), model.channels());
 }
 
 std::vector<std::string> datasetClassNames(const std::string& dataset) {

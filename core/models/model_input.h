@@ -14,8 +14,11 @@
 #include "common/result.h"
 #include "data/dataset.h"
 #include "data/image.h"
+#include "trace/trace.h"
 
 namespace saccade {
+
+class AttentionModel;
 
 /// The image as a [1, C, H, W] float tensor in [0, 1] on `device`, or an error naming the
 /// expected and the actual shape.
@@ -37,6 +40,25 @@ std::vector<RunRecord> runRecords(const std::vector<std::uint64_t>& seeds, const
                                   const torch::Tensor& logProb);
 /// Appends an integer tensor's values (any device) to `out`.
 void appendInts(std::vector<int>& out, const torch::Tensor& values);
+
+/// An image of any size, with its ground truth, as `model` takes it: given the model's channel
+/// count, resized and cropped by its imageFit(), boxes moved with the pixels. An image already of
+/// the model's size is returned as it is. Errors name the image's size and the fit.
+struct FittedImage {
+    Image image;
+    std::optional<GroundTruth> truth;
+};
+Result<FittedImage> fitToModel(const AttentionModel& model, const Image& image,
+                               const std::optional<GroundTruth>& truth = std::nullopt);
+
+/// The options to open a dataset or image folder for `model`: its seed, its class names (folders
+/// name their classes after them) and its fit (folders of any image size).
+DatasetOptions datasetOptionsFor(const AttentionModel& model);
+
+/// Opens dataset or image folder `name` for `model` (datasetOptionsFor, with the dataset's `seed`),
+/// its images fitted to the model's input (data/fitted_dataset.h) when they have another size or
+/// channel count.
+Result<std::shared_ptr<const Dataset>> openDatasetFor(const AttentionModel& model, const std::string& name, std::uint64_t seed);
 
 /// The class names of a registered dataset; empty when it cannot be opened.
 std::vector<std::string> datasetClassNames(const std::string& dataset);

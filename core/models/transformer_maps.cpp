@@ -1,6 +1,8 @@
 #include "models/transformer_maps.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -16,32 +18,50 @@ int exactSquareRoot(std::int64_t n) {
     return r * r == n ? int(r) : 0;
 }
 
-// The query token's weights over the patch tokens, renormalised: [layers, rows * cols].
-torch::Tensor queryOverPatches(const torch::Tensor& perLayer, const TokenGrid& grid) {
-    // perLayer: [layers, tokens, tokens]
-    auto rows = grid.cls ? perLayer.select(1, 0) : perLayer.mean(1);  // [layers, tokens]
-    auto patches = grid.cls ? rows.narrow(1, 1, grid.rows * grid.cols) : rows;
+// The query rows' weights over the patch tokens, renormalised: [layers, rows * cols] from [layers, tokens].
+torch::Tensor rowsOverPatches(const torch::Tensor& rows, const TokenGrid& grid) {
+    auto patches = rows.narrow(1, grid.prefix, grid.rows * grid.cols);
     auto total = patches.sum(1, true).clamp_min(1e-12);
     return patches / total;
 }
 
+// The query token's row of each [tokens, tokens] matrix, in float64: `a` is [..., tokens, tokens].
+// Only the read-out row is converted where there is one (a ViT-B/16's weights are 1.4 million numbers).
+torch::Tensor queryRows(const torch::Tensor& a, const TokenGrid& grid) {
+    return grid.prefix > 0 ? a.select(-2, grid.readout).to(torch::kFloat64) : a.to(torch::kFloat64).mean(-2);
+}
+
 }  // namespace
 
-Result<TokenGrid> tokenGrid(std::int64_t tokens, std::optional<std::pair<int, int>> given) {
-    if (given) {
-        const auto [r, c] = *given;
-        if (r < 1 || c < 1) return Error{"the patch grid must be at least 1x1"};
-        const std::int64_t patches = std::int64_t(r) * c;
-        if (tokens == patches) return TokenGrid{r, c, false};
-        if (tokens == patches + 1) return TokenGrid{r, c, true};
-        return Error{std::to_string(tokens) + " tokens do not fit a " + std::to_string(r) + "x" + std::to_string(c) +
-                     " patch grid (" + std::to_string(patches) + " patches, or " + std::to_string(patches + 1) +
-                     " with a CLS token)"};
+Result<TokenGrid> tokenGrid(std::int64_t tokens, std::optional<std::pair<int, int>> given, int prefix, int readout) {
+    if (prefix >= 0 && tokens <= prefix)
+        return Error{"prefix_tokens " + std::to_string(prefix) + " leaves no patches of the " + std::to_string(tokens) + " tokens"};
+    if (readout >= std::max(prefix, 1))
+        return Error{"readout_token " + std::to_string(readout) + " is not one of the prefix tokens"};
+    const std::vector<int> prefixes = prefix >= 0 ? std::vector<int>{prefix} : std::vector<int>{1, 0};
+    for (int p : prefixes) {
+        const std::int64_t patches = tokens - p;
+        if (given) {
+            const auto [r, c] = *given;
+            if (r < 1 || c < 1) return Error{"the patch grid must be at least 1x1"};
+            if (std::int64_t(r) * c == patches) return TokenGrid{r, c, p, p > 0 ? readout : 0};
+        } else if (const int side = exactSquareRoot(patches); side > 0) {
+            return TokenGrid{side, side, p, p > 0 ? readout : 0};
+        }
     }
-    if (const int side = exactSquareRoot(tokens - 1); side > 0) return TokenGrid{side, side, true};
-    if (const int side = exactSquareRoot(tokens); side > 0) return TokenGrid{side, side, false};
-    return Error{std::to_string(tokens) + " tokens are neither a square grid of patches nor one plus a square "
-                 "(a CLS token): give the grid as the attribute patch_grid = [rows, cols]"};
+    const std::string first = std::to_string(tokens) + " tokens";
+    if (given) {
+        const std::string grid = std::to_string(given->first) + "x" + std::to_string(given->second);
+        if (prefix >= 0)
+            return Error{first + " less " + std::to_string(prefix) + " prefix tokens do not fit a " + grid + " patch grid"};
+        return Error{first + " do not fit a " + grid + " patch grid (" + std::to_string(given->first * given->second) +
+                     " patches, or one more with a CLS token); declare prefix_tokens for registers"};
+    }
+    if (prefix >= 0)
+        return Error{first + " less " + std::to_string(prefix) + " prefix tokens are not a square grid of patches: "
+                     "give the grid as the attribute patch_grid = [rows, cols]"};
+    return Error{first + " are neither a square grid of patches nor one plus a square (a CLS token): declare "
+                 "prefix_tokens (CLS plus registers) or the grid as the attribute patch_grid = [rows, cols]"};
 }
 
 Result<TransformerRule> parseTransformerRule(const std::string& rule, int heads) {
@@ -57,12 +77,12 @@ Result<TransformerRule> parseTransformerRule(const std::string& rule, int heads)
 
 torch::Tensor transformerMaps(const torch::Tensor& attentions, const TokenGrid& grid, const TransformerRule& rule) {
     torch::NoGradGuard noGrad;
-    const auto a = attentions.to(torch::kFloat64);  // [layers, heads, tokens, tokens]
-    torch::Tensor maps;
+    torch::Tensor maps;  // attentions: [layers, heads, tokens, tokens]
     switch (rule.view) {
-        case TransformerView::Attention: maps = queryOverPatches(a.mean(1), grid); break;
-        case TransformerView::Head: maps = queryOverPatches(a.select(1, rule.head), grid); break;
+        case TransformerView::Attention: maps = rowsOverPatches(queryRows(attentions, grid).mean(1), grid); break;
+        case TransformerView::Head: maps = rowsOverPatches(queryRows(attentions.select(1, rule.head), grid), grid); break;
         case TransformerView::Rollout: {
+            const auto a = attentions.to(torch::kFloat64);
             const auto layers = a.size(0), tokens = a.size(2);
             const auto eye = torch::eye(tokens, a.options());
             auto rolled = eye;
@@ -73,7 +93,7 @@ torch::Tensor transformerMaps(const torch::Tensor& attentions, const TokenGrid& 
                 rolled = step.matmul(rolled);
                 perLayer.push_back(rolled);
             }
-            maps = queryOverPatches(torch::stack(perLayer), grid);
+            maps = rowsOverPatches(queryRows(torch::stack(perLayer), grid), grid);
             break;
         }
     }

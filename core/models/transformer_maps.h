@@ -5,9 +5,9 @@
 //   head:K     head K's alone (K from 0)
 //   rollout    attention rollout (Abnar and Zuidema 2020): per layer, A' = (mean over heads + I) / 2
 //              with rows renormalised, multiplied through the layers so far; its query row
-// The query token is the CLS token where the model has one (token 0), else the mean over all
-// tokens' rows. The CLS column is dropped and the patch weights renormalised to sum to 1, so each
-// map is a distribution over the grid. Engine header: includes LibTorch.
+// The query token is the read-out token where the model has prefix tokens (token 0, a CLS token,
+// unless it declares another), else the mean over all tokens' rows. The prefix columns are
+// dropped and the patch weights renormalised to sum to 1, so each map is a distribution over the grid. Engine header: includes LibTorch.
 
 #include <optional>
 #include <string>
@@ -20,17 +20,21 @@
 
 namespace saccade {
 
-/// The patch grid behind a transformer's tokens: rows x cols patches, plus token 0 when `cls`.
+/// The patch grid behind a transformer's tokens: `prefix` tokens first (a CLS token, registers, a
+/// distillation token), then rows x cols patches. With a prefix, token `readout` is the query
+/// whose row is the map; without one, the mean of all rows is.
 struct TokenGrid {
     int rows = 0, cols = 0;
-    bool cls = false;
-    int tokens() const { return rows * cols + (cls ? 1 : 0); }
+    int prefix = 0;
+    int readout = 0;
+    int tokens() const { return rows * cols + prefix; }
 };
 
-/// The grid of `tokens` tokens: the given rows x cols (with a CLS token when there is one more
-/// token than patches), or else a square grid of tokens or tokens - 1 patches. An Error says why
-/// neither fits.
-Result<TokenGrid> tokenGrid(std::int64_t tokens, std::optional<std::pair<int, int>> given = std::nullopt);
+/// The grid of `tokens` tokens. With `prefix` >= 0 (declared), the patches are the tokens after
+/// it; else the prefix is inferred: none or one (a CLS token). The patches are the given rows x
+/// cols, or else a square. An Error says why nothing fits, and names the settings that would.
+Result<TokenGrid> tokenGrid(std::int64_t tokens, std::optional<std::pair<int, int>> given = std::nullopt, int prefix = -1,
+                            int readout = 0);
 
 enum class TransformerView { Attention, Head, Rollout };
 

@@ -22,4 +22,17 @@ GroundTruth sampleGroundTruth(const Sample& sample) {
     return sample.captionWords.empty() ? GroundTruth{sample.label, {sample.box}, {}, {}} : sceneGroundTruth(sample);
 }
 
+GroundTruth fittedGroundTruth(const GroundTruth& truth, const FitGeometry& geometry) {
+    GroundTruth out = truth;
+    out.boxes.clear();
+    out.names.clear();
+    for (std::size_t i = 0; i < truth.boxes.size(); ++i) {
+        const auto box = geometry.map(truth.boxes[i]);
+        if (!box) continue;
+        out.boxes.push_back(*box);
+        if (i < truth.names.size()) out.names.push_back(truth.names[i]);
+    }
+    return out;
+}
+
 }  // namespace saccade

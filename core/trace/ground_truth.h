@@ -3,6 +3,7 @@
 // every valid caption as a reference (captioners), or the target's class and box (classifiers).
 // Plain types.
 
+#include "data/image_fit.h"
 #include "data/sample.h"
 #include "trace/trace.h"
 
@@ -13,5 +14,8 @@ namespace saccade {
 GroundTruth sceneGroundTruth(const Sample& sample);
 /// The ground truth of any dataset sample: a scene's (above), or the target's class and box.
 GroundTruth sampleGroundTruth(const Sample& sample);
+/// The ground truth of an image that `geometry` resized and cropped: boxes in the output's pixels,
+/// cut to it; a box cropped away entirely is dropped with its name.
+GroundTruth fittedGroundTruth(const GroundTruth& truth, const FitGeometry& geometry);
 
 }  // namespace saccade

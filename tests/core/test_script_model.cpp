@@ -214,15 +214,50 @@ TEST(TransformerMaps, GridFromTokens) {
     auto cls = tokenGrid(37);
     ASSERT_TRUE(cls.ok());
     EXPECT_EQ(cls->rows, 6);
-    EXPECT_TRUE(cls->cls);
+    EXPECT_EQ(cls->prefix, 1);
     auto plain = tokenGrid(36);
     ASSERT_TRUE(plain.ok());
-    EXPECT_FALSE(plain->cls);
+    EXPECT_EQ(plain->prefix, 0);
     EXPECT_FALSE(tokenGrid(30).ok());
     auto given = tokenGrid(31, std::pair<int, int>{5, 6});
     ASSERT_TRUE(given.ok());
-    EXPECT_TRUE(given->cls);
+    EXPECT_EQ(given->prefix, 1);
     EXPECT_FALSE(tokenGrid(33, std::pair<int, int>{5, 6}).ok());
+
+    // CLS plus 4 registers before a 14x14 grid: 201 tokens fit only when the prefix is declared.
+    auto inferred = tokenGrid(201);
+    ASSERT_FALSE(inferred.ok());
+    EXPECT_NE(inferred.error().find("declare prefix_tokens"), std::string::npos) << inferred.error();
+    auto registers = tokenGrid(201, std::nullopt, 5, 0);
+    ASSERT_TRUE(registers.ok()) << registers.error();
+    EXPECT_EQ(registers->rows, 14);
+    EXPECT_EQ(registers->prefix, 5);
+    EXPECT_EQ(registers->tokens(), 201);
+    auto wide = tokenGrid(2 + 6 * 8, std::pair<int, int>{6, 8}, 2, 1);  // CLS and a distillation token
+    ASSERT_TRUE(wide.ok()) << wide.error();
+    EXPECT_EQ(wide->cols, 8);
+    EXPECT_EQ(wide->readout, 1);
+    auto tooMany = tokenGrid(10, std::nullopt, 12);
+    ASSERT_FALSE(tooMany.ok());
+    EXPECT_NE(tooMany.error().find("prefix_tokens 12 leaves no patches of the 10 tokens"), std::string::npos) << tooMany.error();
+    EXPECT_FALSE(tokenGrid(201, std::nullopt, 5, 5).ok());  // the read-out must be a prefix token
+}
+
+TEST(TransformerMaps, ReadoutTokenAmongRegisters) {
+    // 1 layer, 1 head; tokens: CLS, a register, then 2 patches. The CLS row looks at patch 0, the
+    // register's row at patch 1; the register columns are dropped.
+    auto a = torch::zeros({1, 1, 4, 4}, torch::kFloat32);
+    a[0][0][0] = torch::tensor({0.1f, 0.5f, 0.3f, 0.1f});
+    a[0][0][1] = torch::tensor({0.2f, 0.2f, 0.15f, 0.45f});
+    a[0][0][2][2] = a[0][0][3][3] = 1.0f;
+    auto rule = *parseTransformerRule("attention", 1);
+    auto byCls = transformerMaps(a, TokenGrid{1, 2, 2, 0}, rule);
+    EXPECT_NEAR(byCls[0][0].item<double>(), 0.75, 1e-6);
+    auto byRegister = transformerMaps(a, TokenGrid{1, 2, 2, 1}, rule);
+    EXPECT_NEAR(byRegister[0][1].item<double>(), 0.75, 1e-6);
+    auto rolled = transformerMaps(a, TokenGrid{1, 2, 2, 0}, *parseTransformerRule("rollout", 1));
+    // (A + I) / 2 has CLS row [0.55, 0.25, 0.15, 0.05]: patches 0.15 and 0.05 of 0.2.
+    EXPECT_NEAR(rolled[0][0].item<double>(), 0.75, 1e-6);
 }
 
 TEST(ScriptModel, TransformerFormOneStepPerLayer) {

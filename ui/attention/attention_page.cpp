@@ -30,6 +30,7 @@
 #include "attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
+#include "data/image_fit.h"
 #include "image_convert.h"
 #include "attention/image_panel.h"
 #include "attention/model_panel.h"
@@ -437,7 +438,8 @@ void AttentionPage::loadModel(const QString& path, const QString& device) {
     // The service stops measurements of the old model; their panels say so (else they would wait).
     if (m_comparison->isRunning()) m_comparison->showError(tr("Stopped: another model is loading."));
     if (m_adequacy->isRunning()) m_adequacy->showError(tr("Stopped: another model is loading."));
-    m_service->loadModel(path, device);
+    // The Model tab's preprocessing applies to the model it was set on.
+    m_service->loadModel(path, device, m_models->inputOverrides(path));
 }
 
 void AttentionPage::forgetRuns() {
@@ -522,9 +524,16 @@ void AttentionPage::openImageFile(const QString& path) {
     Image image = *loaded;
     QString note;
     if (image.width != card->imageSize || image.height != card->imageSize) {
-        note = tr(" (resized from %1x%2 to the model's %3x%3, aspect kept)")
-                   .arg(image.width).arg(image.height).arg(card->imageSize);
-        image = fitToModelInput(toQImage(image), card->imageSize, card->channels);
+        auto fitted = fitImage(image, card->fit);
+        if (!fitted || fitted->width != card->imageSize || fitted->height != card->imageSize) {
+            m_inputFile.clear();
+            return showError(tr("%1: a %2x%3 image with %4: %5")
+                                 .arg(QFileInfo(path).fileName()).arg(image.width).arg(image.height)
+                                 .arg(QString::fromStdString(describeFit(card->fit)),
+                                      fitted ? tr("not the model's %1x%1").arg(card->imageSize) : QString::fromStdString(fitted.error())));
+        }
+        note = tr(" (%1x%2, fitted: %3)").arg(image.width).arg(image.height).arg(QString::fromStdString(describeFit(card->fit)));
+        image = std::move(fitted).value();
     }
     m_inputFile = path;
     m_inputDataset.clear();

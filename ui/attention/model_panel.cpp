@@ -8,7 +8,9 @@
 #include <QFormLayout>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -99,6 +101,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_list, 1);
     layout->addWidget(m_open);
     layout->addLayout(deviceRow);
+    layout->addWidget(preprocessingBox());
     layout->addWidget(m_card, 1);
 
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
@@ -142,6 +145,21 @@ void ModelPanel::setDevice(const QString& device) {
 
 void ModelPanel::showCard(const ModelCard& card) {
     m_currentPath = card.path;
+    // The fields show what was set on this model; another model starts from its own.
+    auto list = [](const std::vector<float>& v) {
+        QStringList items;
+        for (float x : v) items << QString::number(double(x));
+        return items.join(QLatin1Char(','));
+    };
+    const auto& in = card.input;
+    m_resize->setText(in.resize ? QString::number(*in.resize) : QString());
+    m_crop->setText(!in.crop ? QString()
+                    : in.crop->first == in.crop->second ? QString::number(in.crop->first)
+                                                         : QStringLiteral("%1x%2").arg(in.crop->first).arg(in.crop->second));
+    m_mean->setText(list(in.mean));
+    m_std->setText(list(in.std));
+    m_prepError->hide();
+    m_applied->setText(tr("Applied: %1").arg(card.preprocessing));
     m_cardHtml = modelCardHtml(card);
     m_card->setText(m_cardHtml);
     const QSignalBlocker block(m_list);
@@ -150,6 +168,68 @@ void ModelPanel::showCard(const ModelCard& card) {
     for (int i = 0; i < m_list->count(); ++i)
         if (QFileInfo(m_list->item(i)->data(Qt::UserRole).toString()) == QFileInfo(card.path))
             m_list->setCurrentRow(i);
+}
+
+QWidget* ModelPanel::preprocessingBox() {
+    auto* box = new QGroupBox(tr("Preprocessing"), this);
+    m_applied = new QLabel(box);
+    m_applied->setObjectName(QStringLiteral("appliedPreprocessing"));
+    m_applied->setWordWrap(true);
+    m_applied->setTextFormat(Qt::PlainText);
+    m_applied->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto field = [box](const char* name, const QString& placeholder, const QString& tip) {
+        auto* edit = new QLineEdit(box);
+        edit->setObjectName(QLatin1String(name));
+        edit->setPlaceholderText(placeholder);
+        edit->setToolTip(tip);
+        return edit;
+    };
+    m_resize = field("resizeField", tr("model's"), tr("Resize so the shorter side is this many pixels"));
+    m_crop = field("cropField", tr("model's"), tr("Then cut out the centre: S or HxW pixels (the model's input size)"));
+    m_mean = field("meanField", tr("model's"), tr("Imported models: the mean per channel, e.g. 0.5 or 0.485,0.456,0.406, or imagenet"));
+    m_std = field("stdField", tr("model's"), tr("Imported models: the std per channel, e.g. 0.25, or imagenet"));
+    m_apply = new QPushButton(tr("Apply"), box);
+    m_apply->setObjectName(QStringLiteral("applyPreprocessing"));
+    m_apply->setToolTip(tr("Reopen the model with these settings (empty fields keep the model's own)"));
+    m_prepError = new QLabel(box);
+    m_prepError->setStyleSheet(QStringLiteral("color:#c33"));
+    m_prepError->setWordWrap(true);
+    m_prepError->hide();
+    auto* form = new QFormLayout(box);
+    form->addRow(m_applied);
+    form->addRow(tr("Resize:"), m_resize);
+    form->addRow(tr("Centre crop:"), m_crop);
+    form->addRow(tr("Mean:"), m_mean);
+    form->addRow(tr("Std:"), m_std);
+    form->addRow(m_prepError);
+    form->addRow(m_apply);
+    connect(m_apply, &QPushButton::clicked, this, &ModelPanel::applyPreprocessing);
+    for (QLineEdit* edit : {m_resize, m_crop, m_mean, m_std})
+        connect(edit, &QLineEdit::returnPressed, this, &ModelPanel::applyPreprocessing);
+    m_applied->setText(tr("Open a model to see what it does to an image."));
+    return box;
+}
+
+void ModelPanel::applyPreprocessing() {
+    auto parsed = parseInputOverrides(m_resize->text().trimmed().toStdString(), m_crop->text().trimmed().toStdString(),
+                                      m_mean->text().trimmed().toStdString(), m_std->text().trimmed().toStdString());
+    m_prepError->setVisible(!parsed);
+    if (!parsed) {
+        // The field names of the CLI's options read as the form's labels here.
+        QString message = QString::fromStdString(parsed.error());
+        message.replace(QStringLiteral("--center-crop"), tr("Centre crop")).replace(QStringLiteral("--resize"), tr("Resize"));
+        message.replace(QStringLiteral("--mean"), tr("Mean")).replace(QStringLiteral("--std"), tr("Std"));
+        m_prepError->setText(message);
+        return;
+    }
+    if (!m_currentPath.isEmpty()) Q_EMIT modelRequested(m_currentPath, device());
+}
+
+InputOverrides ModelPanel::inputOverrides(const QString& path) const {
+    if (m_currentPath.isEmpty() || QFileInfo(path) != QFileInfo(m_currentPath)) return {};
+    auto parsed = parseInputOverrides(m_resize->text().trimmed().toStdString(), m_crop->text().trimmed().toStdString(),
+                                      m_mean->text().trimmed().toStdString(), m_std->text().trimmed().toStdString());
+    return parsed ? *parsed : InputOverrides{};
 }
 
 void ModelPanel::showError(const QString& message) {

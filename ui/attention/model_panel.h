@@ -1,6 +1,7 @@
 #pragma once
-// ModelPanel: the bundled models, "Open model…" (checkpoints and TorchScript files), the device selector, and the model card
-// of the loaded model (type, config, dataset, training, accuracy per rule from the sidecar).
+// ModelPanel: the bundled models, "Open model…" (checkpoints and TorchScript files), the device selector, the
+// preprocessing (what the model applies to an image, and the user's resize, crop and normalisation over it),
+// and the model card of the loaded model (type, config, dataset, training, accuracy per rule from the sidecar).
 
 #include <QString>
 #include <QWidget>
@@ -9,6 +10,7 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 
@@ -30,6 +32,9 @@ public:
     /// Shows the card of the loaded model and selects it in the list when it is bundled.
     void showCard(const ModelCard& card);
     void showError(const QString& message);
+    /// The resize, crop and normalisation set in the Preprocessing fields for the model at `path`:
+    /// empty for another model (each model starts from its own).
+    InputOverrides inputOverrides(const QString& path) const;
 
 Q_SIGNALS:
     /// The user picked a model (list, file dialog, or a device change for the current one).
@@ -41,6 +46,12 @@ private:
     QPushButton* m_open = nullptr;
     QComboBox* m_device = nullptr;
     QLabel* m_card = nullptr;
+    QLabel* m_applied = nullptr;   ///< what the model applies now
+    QLabel* m_prepError = nullptr;
+    QLineEdit *m_resize = nullptr, *m_crop = nullptr, *m_mean = nullptr, *m_std = nullptr;
+    QPushButton* m_apply = nullptr;
+    QWidget* preprocessingBox();
+    void applyPreprocessing();
     QString m_currentPath;
     QString m_cardHtml;
 };

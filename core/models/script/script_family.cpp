@@ -12,6 +12,12 @@ ModelFamily scriptFamily() {
     f.noun = "an imported TorchScript model";
     f.opensImports = true;
     f.open = openWith<ScriptModel>();
+    f.openWithInput = [](const std::string& path, const std::string& device,
+                         const InputOverrides& input) -> Result<std::shared_ptr<AttentionModel>> {
+        auto m = ScriptModel::load(path, device, input);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<AttentionModel>(*m);
+    };
     f.listLine = [](const std::string&, const std::string&) { return std::string("TorchScript (no sidecar)"); };
     return f;
 }

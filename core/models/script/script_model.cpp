@@ -9,6 +9,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -46,6 +47,13 @@ constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
 constexpr const char* kForwardMethod = "forward";
 constexpr const char* kSampledMethod = "forward_sampled";
 
+// " + CLS", " + 5 prefix tokens (read-out 0)", or "".
+std::string prefixText(const TokenGrid& g) {
+    if (g.prefix == 0) return "";
+    if (g.prefix == 1) return " + CLS";
+    return " + " + std::to_string(g.prefix) + " prefix tokens (read-out " + std::to_string(g.readout) + ")";
+}
+
 std::string formName(ScriptForm f) {
     switch (f) {
         case ScriptForm::Grid: return "grid";
@@ -72,6 +80,12 @@ struct ScriptModel::Impl {
     int layers = 0, heads = 0;
 
     bool lastCallRaised = false;  // the last call's error came from the model raising, not the contract
+    // The last transformer forward's image and outputs: its maps under every rule come from it.
+    Image cachedImage;
+    std::optional<ScriptOutputs> cachedOutputs;
+
+    Result<Unit> probe();                         // finds the input shape; sets reference, size, channels
+    Result<Unit> finish(const std::string& bytes);  // class names, token grid, the sampled probe, info
 
     // One checked call of forward (sampled: forward_sampled with `seed`) on images in [0, 1].
     // forward_sampled seeds the process-wide generator (torch.manual_seed): its state is put back
@@ -174,7 +188,131 @@ struct ScriptModel::Impl {
 ScriptModel::ScriptModel() : m_impl(std::make_unique<Impl>()) {}
 ScriptModel::~ScriptModel() = default;
 
-Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device) {
+namespace {
+
+// The settings with the user's overrides over them, checked together: the centre crop sets the
+// input size (no probing), and must agree with a declared input_size.
+Result<ScriptSettings> effectiveSettings(ScriptSettings st, const InputOverrides& input) {
+    if (!input.mean.empty()) {
+        st.mean = input.mean;
+        st.std = input.std;
+        if (st.mean.size() > 1) st.inputChannels = int(st.mean.size());
+    }
+    if (input.resize) st.resize = *input.resize;
+    if (input.crop) st.centerCrop = input.crop;
+    if (st.centerCrop) {
+        const auto [h, w] = *st.centerCrop;
+        if (h != w)
+            return Error{"center_crop " + std::to_string(h) + "x" + std::to_string(w) +
+                         " is not square; Saccade's views take square images (non-square inputs are not supported yet)"};
+        if (st.inputSize > 0 && st.inputSize != h && !input.crop)
+            return Error{"center_crop " + std::to_string(h) + " differs from input_size " + std::to_string(st.inputSize)};
+        st.inputSize = h;
+    }
+    if (st.resize > 0 && st.inputSize > st.resize)
+        return Error{"the centre crop " + std::to_string(st.inputSize) + " is larger than the resize " + std::to_string(st.resize) +
+                     " (the shorter side after resizing)"};
+    return st;
+}
+
+// The input shapes the probe tries: the declared size, or each size Saccade's datasets have,
+// with the channel counts the settings allow. Pairs of (channels, side).
+std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& st) {
+    std::vector<std::pair<int, int>> candidates;
+    const std::vector<int> sides = st.inputSize > 0 ? std::vector<int>{st.inputSize}
+                                                    : std::vector<int>(std::begin(kScriptProbeSizes), std::end(kScriptProbeSizes));
+    for (int side : sides)
+        for (int c : {1, 3})
+            if ((st.inputChannels <= 0 || st.inputChannels == c) &&
+                (st.mean.size() <= 1 || std::size_t(c) == st.mean.size()))
+                candidates.push_back({c, side});
+    if (st.inputSize > 0 && st.inputChannels > 0 && st.inputChannels != 1 && st.inputChannels != 3)
+        candidates.push_back({st.inputChannels, st.inputSize});
+    return candidates;
+}
+
+}  // namespace
+
+Result<Unit> ScriptModel::Impl::probe() {
+    const auto candidates = probeShapes(settings);
+    if (candidates.empty())
+        return Error{"model '" + path + "': mean and std have " + std::to_string(settings.mean.size()) +
+                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
+    // The probe runs unoptimised: TorchScript's optimising executor spends its first two calls
+    // profiling and compiling (about 2x a forward on ViT-B/16), which one call cannot repay.
+    // Later calls optimise as PyTorch does.
+    torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
+    std::string lastError;
+    for (const auto& [c, side] : candidates) {
+        // A single mean and std apply to every channel of this try.
+        if (!settings.mean.empty()) {
+            const auto k = std::int64_t(settings.mean.size());
+            mean = torch::tensor(settings.mean, torch::kFloat32).view({1, k, 1, 1}).expand({1, c, 1, 1}).contiguous().to(device);
+            std = torch::tensor(settings.std, torch::kFloat32).view({1, k, 1, 1}).expand({1, c, 1, 1}).contiguous().to(device);
+        }
+        auto out = call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)), false, 0);
+        if (out) {
+            reference = *out;
+            size = side;
+            channels = c;
+            return Unit{};
+        }
+        // A forward that ran but broke the contract is the answer; one that raised on the input
+        // may just want another size.
+        if (!lastCallRaised) return Error{out.error()};
+        lastError = out.error();
+    }
+    if (candidates.size() == 1) return Error{lastError};
+    return Error{lastError + " (tried " + std::to_string(candidates.size()) +
+                 " input shapes; declare input_size or center_crop, see docs/model-contract.md)"};
+}
+
+Result<Unit> ScriptModel::Impl::finish(const std::string& bytes) {
+    const auto& st = settings;
+    const auto classes = reference.classes();
+    if (!st.classNames.empty() && std::int64_t(st.classNames.size()) != classes)
+        return Error{"model '" + path + "': class_names has " + std::to_string(st.classNames.size()) +
+                     " names but 'logits' has " + std::to_string(classes) + " classes"};
+    if (!st.dataset.empty() && !datasetShape(st.dataset))
+        return Error{"model '" + path + "': its dataset '" + st.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
+    classNames = st.classNames;
+    if (classNames.empty() && !st.dataset.empty()) {
+        auto names = datasetClassNames(st.dataset);
+        if (std::int64_t(names.size()) == classes) classNames = names;
+    }
+    for (std::int64_t k = std::int64_t(classNames.size()); k < classes; ++k) classNames.push_back("class " + std::to_string(k));
+    if (reference.form == ScriptForm::Transformer) {
+        auto g = tokenGrid(reference.attentions.size(3), st.patchGrid, st.prefixTokens, st.readoutToken);
+        if (!g) return Error{"model '" + path + "': " + g.error()};
+        grid = *g;
+        layers = int(reference.attentions.size(1));
+        heads = int(reference.attentions.size(2));
+    } else if (st.prefixTokens >= 0) {
+        return Error{"model '" + path + "': prefix_tokens applies to the transformer form only"};
+    }
+    if (sampled) {
+        torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
+        auto out = call(torch::full({1, channels, size, size}, 0.5, torch::TensorOptions().device(device)), true, 1);
+        if (!out) return Error{out.error()};
+    }
+    info.modelType = "torchscript";
+    info.dataset = st.dataset;
+    info.weightsCrc32 = crc32Hex(bytes);
+    info.configJson = nlohmann::json{{"file", std::filesystem::path(path).filename().string()},
+                                     {"form", formName(reference.form)},
+                                     {"input_size", size},
+                                     {"channels", channels},
+                                     {"classes", classes},
+                                     {"steps", reference.steps()},
+                                     {"prefix_tokens", reference.form == ScriptForm::Transformer ? nlohmann::json(grid.prefix) : nlohmann::json()},
+                                     {"forward_sampled", sampled}}
+                          .dump();
+    info.command = "imported TorchScript (" + std::filesystem::path(path).filename().string() + ")";
+    return Unit{};
+}
+
+Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device,
+                                                       const InputOverrides& input) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return Error{"model '" + path + "' does not exist"};
     if (std::filesystem::is_directory(path, ec)) return Error{"'" + path + "' is a folder; give a model file (.pt)"};
@@ -206,95 +344,22 @@ Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, 
 
     auto settings = readScriptSettings(m.module, extra["saccade.json"]);
     if (!settings) return Error{"model '" + path + "': " + settings.error()};
-    m.settings = *settings;
-    const auto& st = m.settings;
-    if (!st.mean.empty()) {
-        const auto c = std::int64_t(st.mean.size());
-        m.mean = torch::tensor(st.mean, torch::kFloat32).view({1, c, 1, 1}).to(m.device);
-        m.std = torch::tensor(st.std, torch::kFloat32).view({1, c, 1, 1}).to(m.device);
-    }
-
-    // The probe: a grey image of the declared size, or of each size Saccade's datasets have.
-    std::vector<std::pair<int, int>> candidates;  // channels, side
-    if (st.inputSize > 0) {
-        if (st.inputChannels > 0) candidates.push_back({st.inputChannels, st.inputSize});
-        else for (int c : {1, 3}) candidates.push_back({c, st.inputSize});
-    } else {
-        for (int side : kScriptProbeSizes)
-            for (int c : {1, 3})
-                if (st.inputChannels <= 0 || st.inputChannels == c) candidates.push_back({c, side});
-    }
-    if (!st.mean.empty())
-        candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                        [&](const auto& cs) { return std::size_t(cs.first) != st.mean.size() && st.mean.size() != 1; }),
-                         candidates.end());
-    std::string lastError;
-    if (candidates.empty())
-        return Error{"model '" + path + "': mean and std have " + std::to_string(st.mean.size()) +
-                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
-    const auto declaredMean = m.mean, declaredStd = m.std;
-    for (const auto& [c, side] : candidates) {
-        // A single mean and std apply to every channel of this try.
-        if (declaredMean.defined()) {
-            m.mean = declaredMean.expand({1, c, 1, 1}).contiguous();
-            m.std = declaredStd.expand({1, c, 1, 1}).contiguous();
-        }
-        auto probe = m.call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(m.device)), false, 0);
-        if (probe) {
-            m.reference = *probe;
-            m.size = side;
-            m.channels = c;
-            break;
-        }
-        // A forward that ran but broke the contract is the answer; one that raised on the input
-        // may just want another size.
-        if (!m.lastCallRaised) return Error{probe.error()};
-        lastError = probe.error();
-    }
-    if (!m.reference.logits.defined()) {
-        if (candidates.size() == 1) return Error{lastError};
-        return Error{lastError + " (tried " + std::to_string(candidates.size()) +
-                     " input shapes; declare input_size, see docs/model-contract.md)"};
-    }
-    const auto& ref = m.reference;
-    const auto classes = ref.classes();
-    if (!st.classNames.empty() && std::int64_t(st.classNames.size()) != classes)
-        return Error{"model '" + path + "': class_names has " + std::to_string(st.classNames.size()) +
-                     " names but 'logits' has " + std::to_string(classes) + " classes"};
-    if (!st.dataset.empty() && !datasetShape(st.dataset))
-        return Error{"model '" + path + "': its dataset '" + st.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
-    m.classNames = st.classNames;
-    if (m.classNames.empty() && !st.dataset.empty()) {
-        auto names = datasetClassNames(st.dataset);
-        if (std::int64_t(names.size()) == classes) m.classNames = names;
-    }
-    for (std::int64_t k = std::int64_t(m.classNames.size()); k < classes; ++k) m.classNames.push_back("class " + std::to_string(k));
-    if (ref.form == ScriptForm::Transformer) {
-        auto g = tokenGrid(ref.attentions.size(3), st.patchGrid);
-        if (!g) return Error{"model '" + path + "': " + g.error()};
-        m.grid = *g;
-        m.layers = int(ref.attentions.size(1));
-        m.heads = int(ref.attentions.size(2));
-    }
-    if (m.sampled) {
-        auto probe = m.call(torch::full({1, m.channels, m.size, m.size}, 0.5, torch::TensorOptions().device(m.device)), true, 1);
-        if (!probe) return Error{probe.error()};
-    }
-
-    auto& info = m.info;
-    info.modelType = "torchscript";
-    info.dataset = st.dataset;
-    info.weightsCrc32 = crc32Hex(*bytes);
-    info.configJson = nlohmann::json{{"file", std::filesystem::path(path).filename().string()},
-                                     {"form", formName(ref.form)},
-                                     {"input_size", m.size},
-                                     {"channels", m.channels},
-                                     {"classes", classes},
-                                     {"steps", ref.steps()},
-                                     {"forward_sampled", m.sampled}}
-                          .dump();
-    info.command = "imported TorchScript (" + std::filesystem::path(path).filename().string() + ")";
+    auto effective = effectiveSettings(*settings, input);
+    if (!effective) return Error{"model '" + path + "': " + effective.error()};
+    m.settings = *effective;
+    if (auto probed = m.probe(); !probed) return Error{probed.error()};
+    if (auto done = m.finish(*bytes); !done) return Error{done.error()};
     return model;
+}
+
+ImageFit ScriptModel::declaredFit() const {
+    const auto& m = *m_impl;
+    return {m.settings.resize > 0 ? m.settings.resize : m.size, m.size, m.size};
+}
+
+std::string ScriptModel::preprocessing() const {
+    const auto& st = m_impl->settings;
+    return describeFit(imageFit()) + "; normalised: " + describeNormalisation(st.mean, st.std);
 }
 
 std::string ScriptModel::form() const { return formName(m_impl->reference.form); }
@@ -340,7 +405,7 @@ std::string ScriptModel::summary() const {
         case ScriptForm::Glimpses: s += std::to_string(r.steps()) + " glimpses"; break;
         case ScriptForm::Transformer:
             s += "transformer, " + std::to_string(m.layers) + " layers x " + std::to_string(m.heads) + " heads over " +
-                 std::to_string(m.grid.rows) + "x" + std::to_string(m.grid.cols) + " patches" + (m.grid.cls ? " + CLS" : "");
+                 std::to_string(m.grid.rows) + "x" + std::to_string(m.grid.cols) + " patches" + prefixText(m.grid);
             break;
     }
     return s + (m.sampled ? ", forward_sampled" : "");
@@ -371,8 +436,15 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
         if (m.reference.form == ScriptForm::Transformer) {
             auto parsed = parseTransformerRule(rule, m.heads);
             if (!parsed) return Error{parsed.error()};
-            auto out = m.call(*input, false, 0);
-            if (!out) return Error{out.error()};
+            // Every rule's maps come from the same attention weights: one forward per image.
+            if (!m.cachedOutputs || m.cachedImage.pixels != image.pixels || m.cachedImage.width != image.width) {
+                m.cachedOutputs.reset();
+                auto fresh = m.call(*input, false, 0);
+                if (!fresh) return Error{fresh.error()};
+                m.cachedOutputs = *fresh;
+                m.cachedImage = image;
+            }
+            const auto& out = m.cachedOutputs;
             Trace t = m.header(image, parsed->spec, seed, imageId);
             t.steps = transformerSteps(out->attentions[0], m.grid, *parsed);
             t.output = classOutput(out->logits[0][-1], m.classNames);

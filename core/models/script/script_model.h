@@ -22,7 +22,9 @@ public:
     /// Loads `path` onto `device`. Errors name the file and the exact problem: not a TorchScript
     /// archive, no forward, a missing key, a wrong rank or dtype, sizes that do not fit,
     /// distributions that do not sum to 1, NaN or inf, class names that disagree with the logits.
-    static Result<std::shared_ptr<ScriptModel>> load(const std::string& path, const std::string& device = "auto");
+    /// `input` sets the resize, centre crop and normalisation over the file's own settings.
+    static Result<std::shared_ptr<ScriptModel>> load(const std::string& path, const std::string& device = "auto",
+                                                     const InputOverrides& input = {});
 
     /// "grid", "glimpses" or "transformer": the form of attention forward returns.
     std::string form() const;
@@ -40,6 +42,7 @@ public:
     /// "forward" (what forward returns), or "attention" for transformers (the mean over heads).
     std::string deterministicRule() const override;
     std::string summary() const override;
+    std::string preprocessing() const override;
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;
     /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
@@ -56,6 +59,9 @@ public:
     Result<EvalReport> evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                 std::int64_t limit, std::uint64_t seed, const Progress& progress = {},
                                 const Shard& shard = {}) override;
+
+protected:
+    ImageFit declaredFit() const override;
 
 private:
     ScriptModel();

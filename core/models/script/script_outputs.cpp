@@ -52,7 +52,7 @@ struct OutputReader {
 
     // Each row over the last `dims` dimensions must be non-negative and sum to 1.
     Result<Unit> distributions(const std::string& key, const torch::Tensor& t, int dims) const {
-        if ((t < 0).any().item<bool>()) return Error{where(key) + " has negative weights"};
+        if (t.min().item<double>() < 0) return Error{where(key) + " has negative weights"};
         auto sums = t.flatten(t.dim() - dims).sum(-1);
         const auto worst = (sums - 1).abs().max().item<double>();
         if (worst > kScriptSumTolerance) {

@@ -16,6 +16,9 @@ struct VitModel::Impl {
     torch::Device device{torch::kCPU};
     VitNetwork net{nullptr};
     std::vector<std::string> classNames;
+    // The last image traced and its forward: every rule's maps come from the same attention weights.
+    Image cachedImage;
+    torch::Tensor cachedAttentions, cachedLogits;
 };
 
 VitModel::VitModel() : m_impl(std::make_unique<Impl>()) {}
@@ -71,7 +74,13 @@ Result<Trace> VitModel::trace(const Image& image, const std::string& ruleSpec, s
     if (!rule) return Error{rule.error()};
     try {
         torch::NoGradGuard noGrad;
-        const auto out = m.net->forward(*input, /*keepAttention=*/true);
+        if (!m.cachedAttentions.defined() || m.cachedImage.pixels != image.pixels || m.cachedImage.width != image.width) {
+            m.cachedAttentions = torch::Tensor();
+            const auto out = m.net->forward(*input, /*keepAttention=*/true);
+            m.cachedAttentions = out.attentions[0];
+            m.cachedLogits = out.logits[0];
+            m.cachedImage = image;
+        }
         Trace t;
         t.modelId = "vit/" + m.info.dataset;
         t.imageId = imageId;
@@ -81,8 +90,8 @@ Result<Trace> VitModel::trace(const Image& image, const std::string& ruleSpec, s
         t.imageWidth = image.width;
         t.imageHeight = image.height;
         t.classNames = m.classNames;
-        t.steps = transformerSteps(out.attentions[0], TokenGrid{m.config.grid(), m.config.grid(), true}, *rule);
-        t.output = classOutput(out.logits[0], m.classNames);
+        t.steps = transformerSteps(m.cachedAttentions, TokenGrid{m.config.grid(), m.config.grid(), 1, 0}, *rule);
+        t.output = classOutput(m.cachedLogits, m.classNames);
         t.steps.back().outputProbs = t.output.probs;  // the answer, read after the last layer
         t.groundTruth = truth;
         return validateTrace(t);

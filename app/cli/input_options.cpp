@@ -1,0 +1,18 @@
+#include "input_options.h"
+
+namespace saccade::cli {
+
+void addInputOptions(CLI::App* cmd, InputOptions& o) {
+    cmd->add_option("--resize", o.resize, "resize images so their shorter side is N pixels (default: the model's)");
+    cmd->add_option("--center-crop", o.crop, "then cut out the centre, S or HxW pixels (default: the model's input size)");
+    cmd->add_option("--mean", o.mean, "imported models: normalise with this mean per channel, e.g. 0.5 or imagenet");
+    cmd->add_option("--std", o.std, "imported models: and this std per channel, e.g. 0.25 or imagenet");
+}
+
+Result<std::shared_ptr<AttentionModel>> loadModelWith(const std::string& path, const std::string& device, const InputOptions& o) {
+    auto overrides = parseInputOverrides(o.resize, o.crop, o.mean, o.std);
+    if (!overrides) return Error{overrides.error()};
+    return loadAttentionModel(path, device, *overrides);
+}
+
+}  // namespace saccade::cli
