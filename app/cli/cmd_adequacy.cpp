@@ -1,6 +1,7 @@
 // saccade-cli adequacy: which images are inadequate observations? Per test image, signals that
 // need no ground truth (agreement of sampled runs with the deterministic rule, entropy and mutual
-// information of the runs' outputs, spread of where they looked, the deterministic confidence),
+// information of the runs' outputs, spread of where they looked, the deterministic confidence and
+// entropy, agreement under small seeded shifts: a model without sampled runs gets the last four),
 // and for each signal the risk-coverage curve of abstaining on it, its area, and the coverage
 // reached at target accuracies.
 
@@ -52,7 +53,7 @@ void printCurves(const std::vector<SignalCurve>& curves, const std::vector<doubl
         std::cout << "  " << std::left << std::setw(16) << info.key << " " << std::setw(9)
                   << (info.higherIsAdequate ? "higher" : "lower") << std::right;
         if (!c.available) {
-            std::cout << "n/a (not defined for " << what << ")\n";
+            std::cout << "not measured (" << what << ")\n";
             continue;
         }
         std::cout << std::fixed << std::setprecision(4) << std::setw(6) << c.aurc << "   ";
@@ -67,15 +68,23 @@ void printCurves(const std::vector<SignalCurve>& curves, const std::vector<doubl
 }
 
 void printReport(const AdequacyReport& r, const AdequacyArgs& a, const AttentionModel& model) {
-    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size()
-              << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
-              << " on every image), " << r.seconds << " s\n"
+    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size();
+    if (r.runs > 0)
+        std::cout << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
+                  << " on every image)";
+    else
+        std::cout << " images, no sampled runs (the model has none: its deterministic traces only)";
+    if (r.shifts > 0)
+        std::cout << ", " << r.shifts << " shifted copies each (up to " << r.maxShift << " px, seed " << r.seed << ")";
+    std::cout << ", " << r.seconds << " s\n"
               << "  deployment rule " << r.deploymentRule << ": accuracy " << std::setprecision(2) << 100 * r.accuracy
               << "% at full coverage"
               << (r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
                                         : "  [the training rule]")
               << "\n";
-    printCurves(r.curves, a.options.targets, model.outputKind() + " models");
+    printCurves(r.curves, a.options.targets,
+                r.runs == 0 ? "needs sampled runs, or not defined for " + model.outputKind() + " models"
+                            : "not defined for " + model.outputKind() + " models, or no --shifts");
     std::cout << std::setprecision(4) << "  references: oracle AURC " << r.oracleAurc << " (every error ranked last), "
               << "random " << r.randomAurc << "\n";
     if (!r.wordCurves.empty()) {
@@ -84,7 +93,7 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         std::cout << "  per word of the " << r.deploymentRule << " captions (" << words << " words, "
                   << std::setprecision(1) << 100 * r.wordAccuracy
                   << "% right: some valid caption has the word at that position):\n";
-        printCurves(r.wordCurves, a.options.targets, "single words");
+        printCurves(r.wordCurves, a.options.targets, "not defined for single words");
     }
     if (r.bestSignal.empty()) return;
     std::cout << "  best signal on this model and split: " << r.bestSignal << "\n";
@@ -98,8 +107,12 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
     });
     const int shown = std::min<int>(a.flagged, int(order.size()));
     if (shown == 0) return;
-    std::cout << "  least adequate by " << info.key << " (open one: saccade-cli compare --model M --sample " << r.dataset
-              << ":INDEX --runs " << r.runs << " --seed " << r.seed << "):\n";
+    if (r.runs > 0)
+        std::cout << "  least adequate by " << info.key << " (open one: saccade-cli compare --model M --sample " << r.dataset
+                  << ":INDEX --runs " << r.runs << " --seed " << r.seed << "):\n";
+    else
+        std::cout << "  least adequate by " << info.key << " (open one: saccade-cli trace --model M --sample " << r.dataset
+                  << ":INDEX):\n";
     const auto names = model.classNames();
     for (int k = 0; k < shown; ++k) {
         const auto& im = r.images[order[size_t(k)]];
@@ -147,14 +160,16 @@ int runAdequacy(AdequacyArgs& a) {
     if (shard->active()) {
         auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, a.split, a.targets,
                                                     std::to_string(a.options.limit), std::to_string(a.options.runs),
-                                                    std::to_string(a.options.seed)});
+                                                    std::to_string(a.options.seed), std::to_string(a.options.shifts),
+                                                    std::to_string(a.options.maxShift)});
         if (!fingerprint) return badInput("adequacy", fingerprint.error());
         report.value().fingerprint = *fingerprint;
         std::cout << adequacyReportToJson(*report) << "\n";
         return 0;
     }
     if (!a.signal.empty() && !report->curves[size_t(*parseAdequacySignal(a.signal))].available)
-        return badInput("adequacy", "--signal " + a.signal + " is not defined for " + report->outputKind + " models");
+        return badInput("adequacy", "--signal " + a.signal + " was not measured on this model (" +
+                                        (report->runs == 0 ? "it has no sampled runs" : report->outputKind + " model") + ")");
     const auto json = adequacyReportToJson(*report, a.json ? 2 : -1);
     if (!a.out.empty()) {
         if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) {
@@ -178,7 +193,8 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
         "adequacy",
         "Inadequate observations: per test image, signals that need no ground truth (agreement of N sampled runs "
         "with the deterministic rule, entropy and mutual information of their outputs, spread of where they "
-        "looked, the deterministic confidence), and per signal the risk-coverage curve of abstaining on it, its "
+        "looked, the deterministic confidence and entropy; on any model, agreement under small seeded shifts of "
+        "the image), and per signal the risk-coverage curve of abstaining on it, its "
         "area (AURC, lower is better) and the coverage reached at target accuracies. At full coverage the "
         "accuracy is the deterministic rule's, as in 'eval'.");
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
@@ -187,7 +203,13 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--limit", a->options.limit, "first images of the split (0: all)")
         ->capture_default_str()->check(wholeNumberIn(0, 1000000000));
     cmd->add_option("--runs", a->options.runs, "sampled runs per image")->capture_default_str()->check(wholeNumberIn(2, 10000));
-    cmd->add_option("--seed", a->options.seed, "first run seed (run i of every image has seed + i)")->capture_default_str();
+    cmd->add_option("--shifts", a->options.shifts,
+                    "shifted copies per image for shift-agreement and shift-look (default: 8 on a model without "
+                    "sampled runs, 0 on the others)")->check(wholeNumberIn(0, 1000));
+    cmd->add_option("--max-shift", a->options.maxShift, "largest shift of a copy, pixels per axis")
+        ->capture_default_str()->check(wholeNumberIn(1, 16));
+    cmd->add_option("--seed", a->options.seed, "first run seed (run i of every image has seed + i); also the shifts'")
+        ->capture_default_str();
     cmd->add_option("--targets", a->targets, "target accuracies for the coverage figures, comma-separated")
         ->capture_default_str();
     cmd->add_option("--signal", a->signal, "signal whose least adequate images are listed (default: the best)");
