@@ -170,6 +170,7 @@ int compareRules(const CompareArgs& a, AttentionModel& model, const Dataset& dat
                   << 100 * r.accuracy.accuracy << "%" << std::setw(20) << ci.str() << std::setw(15) << measured(r.massInBox)
                   << std::setw(15) << measured(r.pointing) << "\n";
     }
+    if (c->agreement.empty()) return 0;  // one rule: no pair to agree
     std::cout << "  same most attended cell:";
     for (const auto& g : c->agreement)
         std::cout << "  " << g.first << " & " << g.second << " " << std::setprecision(2) << 100 * g.fraction << "%";

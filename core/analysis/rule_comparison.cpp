@@ -60,9 +60,7 @@ std::vector<std::string> defaultRuleComparisonRules(const AttentionModel& model)
 Result<RuleComparison> compareRulesOnDataset(AttentionModel& model, const Dataset& dataset, Split split,
                                              const std::vector<std::string>& rules, std::int64_t limit,
                                              std::uint64_t seed, const Progress& progress) {
-    if (rules.size() < 2)
-        return Error{"comparing rules needs at least two (this model's: " + std::to_string(rules.size()) +
-                     "); give --rules RULE,RULE"};
+    if (rules.empty()) return Error{"no rule to compare (give --rules RULE,RULE)"};
     if (limit < 0) return Error{"the image limit must be 0 (all) or more"};
     if (auto fits = checkDatasetFits(dataset.info(), model.imageSize(), model.channels()); !fits) return Error{fits.error()};
     const std::int64_t n = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);

@@ -53,8 +53,8 @@ struct RuleComparison {
 /// range (head -> head:0), the deterministic rule first.
 std::vector<std::string> defaultRuleComparisonRules(const AttentionModel& model);
 
-/// Traces the first `limit` images of `split` (0: all) under each of `rules` (at least two) with
-/// seed `seed`. Progress after each image; false cancels.
+/// Traces the first `limit` images of `split` (0: all) under each of `rules` (one or more; with one
+/// there is no pair to agree) with seed `seed`. Progress after each image; false cancels.
 Result<RuleComparison> compareRulesOnDataset(AttentionModel& model, const Dataset& dataset, Split split,
                                              const std::vector<std::string>& rules, std::int64_t limit,
                                              std::uint64_t seed, const Progress& progress = {});

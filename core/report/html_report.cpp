@@ -121,7 +121,6 @@ std::string rulesSection(AttentionModel& model, const Dataset& dataset, const Re
     std::ostringstream s;
     s << "<h2>The model's rules compared</h2>";
     const auto rules = defaultRuleComparisonRules(model);
-    if (rules.size() < 2) return s.str() + unavailable("this model has no sampled runs and one rule (" + rules.front() + ")");
     auto c = compareRulesOnDataset(model, dataset, Split::Test, rules, std::min<std::int64_t>(o.limit, 200), o.seed, p);
     if (!c) return s.str() + unavailable(c.error());
     const auto measured = [](const std::optional<double>& v) { return v ? pct(*v) : std::string("not measured"); };
@@ -132,7 +131,9 @@ std::string rulesSection(AttentionModel& model, const Dataset& dataset, const Re
         s << "<tr><td>" << escapeHtml(r.rule) << "</td><td>" << pct(r.accuracy.accuracy) << "</td><td>" << pct(r.accuracy.low)
           << " to " << pct(r.accuracy.high) << "</td><td>" << measured(r.massInBox) << "</td><td>" << measured(r.pointing)
           << "</td></tr>";
-    s << "</table><table><tr><th>rules</th><th>same most attended cell</th></tr>";
+    s << "</table>";
+    if (c->agreement.empty()) return s.str();
+    s << "<table><tr><th>rules</th><th>same most attended cell</th></tr>";
     for (const auto& g : c->agreement)
         s << "<tr><td>" << escapeHtml(g.first + " and " + g.second) << "</td><td>" << pct(g.fraction) << "</td></tr>";
     s << "</table>";

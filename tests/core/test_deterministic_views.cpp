@@ -91,8 +91,13 @@ TEST(RuleComparison, WithoutBoxesTheBoxFiguresAreNotMeasured) {
     const auto j = nlohmann::json::parse(ruleComparisonToJson(*c));
     EXPECT_TRUE(j["rules"][0]["mass_in_box"].is_null());
     EXPECT_TRUE(j["rules"][0]["pointing"].is_null());
-    // One rule is nothing to compare; an unknown one fails with the model's own words.
-    EXPECT_FALSE(compareRulesOnDataset(model, data, Split::Test, {"peak"}, 4, 1).ok());
+    // One rule has figures but no pair to agree; none is an error; an unknown one fails with the
+    // model's own words.
+    auto one = compareRulesOnDataset(model, data, Split::Test, {"peak"}, 4, 1);
+    ASSERT_TRUE(one.ok()) << one.error();
+    EXPECT_TRUE(one->agreement.empty());
+    EXPECT_EQ(one->rules[0].accuracy.n, 4);
+    EXPECT_FALSE(compareRulesOnDataset(model, data, Split::Test, {}, 4, 1).ok());
     auto unknown = compareRulesOnDataset(model, data, Split::Test, {"peak", "rollout"}, 4, 1);
     ASSERT_FALSE(unknown.ok());
     EXPECT_NE(unknown.error().find("not a rule of the peak model"), std::string::npos) << unknown.error();
