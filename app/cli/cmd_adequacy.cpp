@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -39,8 +40,9 @@ std::string valueText(double v, const AdequacySignalInfo& info) {
 }
 
 // One line per signal: which side is adequate, the AURC, and the coverage (threshold) per target.
-void printCurves(const std::vector<SignalCurve>& curves, const std::vector<double>& targets, const std::string& what) {
-    std::cout << "  " << std::left << std::setw(16) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
+void printCurves(const std::vector<SignalCurve>& curves, const std::vector<double>& targets,
+                 const std::function<std::string(AdequacySignal)>& why) {
+    std::cout << "  " << std::left << std::setw(19) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
               << "AURC";
     for (double t : targets) {
         std::ostringstream head;
@@ -50,10 +52,10 @@ void printCurves(const std::vector<SignalCurve>& curves, const std::vector<doubl
     std::cout << std::right << "\n";
     for (const auto& c : curves) {
         const auto& info = signalInfo(c.signal);
-        std::cout << "  " << std::left << std::setw(16) << info.key << " " << std::setw(9)
+        std::cout << "  " << std::left << std::setw(19) << info.key << " " << std::setw(9)
                   << (info.higherIsAdequate ? "higher" : "lower") << std::right;
         if (!c.available) {
-            std::cout << "not measured (" << what << ")\n";
+            std::cout << "not measured (" << why(c.signal) << ")\n";
             continue;
         }
         std::cout << std::fixed << std::setprecision(4) << std::setw(6) << c.aurc << "   ";
@@ -79,12 +81,19 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
     std::cout << ", " << r.seconds << " s\n"
               << "  deployment rule " << r.deploymentRule << ": accuracy " << std::setprecision(2) << 100 * r.accuracy
               << "% at full coverage"
-              << (r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
-                                        : "  [the training rule]")
+              << (r.runs == 0 ? ""  // no sampled runs: its answer does not depend on a rule
+                  : r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
+                                          : "  [the training rule]")
               << "\n";
-    printCurves(r.curves, a.options.targets,
-                r.runs == 0 ? "needs sampled runs, or not defined for " + model.outputKind() + " models"
-                            : "not defined for " + model.outputKind() + " models, or no --shifts");
+    // Why a signal was not measured: no sampled runs, no shifted copies, or not defined for the model.
+    const auto why = [&](AdequacySignal s) -> std::string {
+        const bool shift = s == AdequacySignal::ShiftAgreement || s == AdequacySignal::ShiftLook;
+        const bool run = s != AdequacySignal::Confidence && s != AdequacySignal::PredictionEntropy && !shift;
+        if (run && r.runs == 0) return "needs sampled runs; the model has none";
+        if (shift && r.shifts == 0) return "no shifted copies: --shifts N";
+        return "not defined for " + model.outputKind() + " models";
+    };
+    printCurves(r.curves, a.options.targets, why);
     std::cout << std::setprecision(4) << "  references: oracle AURC " << r.oracleAurc << " (every error ranked last), "
               << "random " << r.randomAurc << "\n";
     if (!r.wordCurves.empty()) {
@@ -93,7 +102,7 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         std::cout << "  per word of the " << r.deploymentRule << " captions (" << words << " words, "
                   << std::setprecision(1) << 100 * r.wordAccuracy
                   << "% right: some valid caption has the word at that position):\n";
-        printCurves(r.wordCurves, a.options.targets, "not defined for single words");
+        printCurves(r.wordCurves, a.options.targets, [](AdequacySignal) { return std::string("not defined for single words"); });
     }
     if (r.bestSignal.empty()) return;
     std::cout << "  best signal on this model and split: " << r.bestSignal << "\n";

@@ -351,8 +351,9 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     r.dataset = dataset.info().name;
     r.split = splitName(split);
     r.outputKind = model.outputKind();
-    r.trainingRule = trainingRuleOf(model.trainedMode());
     r.deploymentRule = model.deterministicRule();
+    // Without sampled runs the answer is the one forward's under every rule: nothing differs.
+    r.trainingRule = sampled ? trainingRuleOf(model.trainedMode()) : r.deploymentRule;
     r.runs = sampled ? options.runs : 0;
     r.shifts = options.shifts >= 0 ? options.shifts : sampled ? 0 : kDefaultShifts;
     r.maxShift = r.shifts > 0 ? options.maxShift : 0;
