@@ -323,7 +323,7 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
 }
 
 namespace {
-nlohmann::json orNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json faithfulnessOrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 }  // namespace
 
 std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
@@ -344,13 +344,13 @@ std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
                           {"grid", {r.rows, r.cols}},
                           {"boxed_images", r.boxed},
                           {"mass_in_box_per_step", r.boxed ? nlohmann::json(r.massPerStep) : nlohmann::json(nullptr)},
-                          {"uniform_mass", orNull(r.uniformMass)},
+                          {"uniform_mass", faithfulnessOrNull(r.uniformMass)},
                           {"pointing_per_step", r.boxed ? nlohmann::json(r.pointingPerStep) : nlohmann::json(nullptr)},
                           {"deletion", deletion},
-                          {"rank_correlation", orNull(r.rankCorrelation)},
+                          {"rank_correlation", faithfulnessOrNull(r.rankCorrelation)},
                           {"correlation_images", r.correlationImages},
                           {"reliability", r.boxed ? reliability : nlohmann::json(nullptr)},
-                          {"expected_calibration_error", orNull(r.expectedCalibrationError)},
+                          {"expected_calibration_error", faithfulnessOrNull(r.expectedCalibrationError)},
                           {"seconds", r.seconds}};
     if (r.shard.active()) {
         const auto& s = r.sums;

@@ -10,7 +10,7 @@ namespace saccade {
 
 namespace {
 
-constexpr std::uint64_t kShiftStream = 0x5817f7;
+constexpr std::uint64_t kImageShiftStream = 0x5817f7;
 
 // The most attended cell of a step on a rows x cols grid over a width x height image.
 int peakCell(const TraceStep& step, int width, int height, int rows, int cols) {
@@ -31,7 +31,7 @@ Image shiftImage(const Image& image, int dx, int dy) {
 std::vector<std::pair<int, int>> seededShifts(std::uint64_t seed, std::int64_t index, int count, int maxShift) {
     std::vector<std::pair<int, int>> shifts;
     if (maxShift < 1) return shifts;
-    std::mt19937_64 random(mixSeed(seed, kShiftStream, std::uint64_t(index)));
+    std::mt19937_64 random(mixSeed(seed, kImageShiftStream, std::uint64_t(index)));
     while (int(shifts.size()) < count) {
         const int dx = int(uniformInt(random, -maxShift, maxShift)), dy = int(uniformInt(random, -maxShift, maxShift));
         if (dx != 0 || dy != 0) shifts.emplace_back(dx, dy);
