@@ -25,6 +25,7 @@ namespace saccade::ui {
 
 namespace {
 
+constexpr int kShownSignalRows = 6;  // the signal table's rows in view
 constexpr int kMaxFlaggedRows = 2000;  // the flagged browser's rows; the CSV and JSON have all
 
 // One colour per signal, in adequacySignals() order; the oracle is drawn dashed in black.
@@ -94,8 +95,10 @@ void AdequacyPanel::buildResultViews() {
     m_signals->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_signals->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
     m_signals->verticalHeader()->setDefaultSectionSize(m_signals->fontMetrics().height() + 6);
+    // Room for the signals a model measures (at most 6 without --shifts on a model with sampled
+    // runs, 4 without runs) and the two references; an unmeasured signal's row is hidden.
     m_signals->setFixedHeight(m_signals->horizontalHeader()->sizeHint().height() +
-                              (kAdequacySignalCount + 2) * m_signals->verticalHeader()->defaultSectionSize() + 4);
+                              (kShownSignalRows + 2) * m_signals->verticalHeader()->defaultSectionSize() + 4);
     m_signals->setToolTip(tr("Area under each risk-coverage curve (lower is better) and the coverage a threshold "
                              "keeps at the target accuracy; click a row to choose the signal"));
     m_signal = new QComboBox(this);
@@ -312,6 +315,7 @@ void AdequacyPanel::showReport(const AdequacyReport& r, const QString& dataset) 
         name->setToolTip(QString::fromLatin1(signalInfo(c.signal).label));
         m_signals->setItem(row, 0, name);
         m_signals->setItem(row, 1, new QTableWidgetItem(c.available ? QString::number(c.aurc, 'f', 4) : tr("not measured")));
+        m_signals->setRowHidden(row, !c.available);
     }
     // The references, as rows of the same table (it is the chart's legend).
     for (const auto& [name, aurc, tip] :
