@@ -31,6 +31,7 @@
 #include "sequences/sequences_page.h"
 #include "length/length_page.h"
 #include "attention/attention_page.h"
+#include "attention/dataset_compare_panel.h"
 #include "attention/image_panel.h"
 #include "attention/model_panel.h"
 #include "doctor/doctor_panel.h"
@@ -441,7 +442,7 @@ void MainWindow::addMenus() {
     file->addAction(tr("&Export the view as PNG…"), QKeySequence::Save,
                     onAttention([this] { m_attention->exportViewAsPng(); }));
     file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
-                    [this] { m_report->exportReport(m_checkpoint); });
+                    [this] { m_report->exportReport(m_checkpoint, m_attention->comparisonPanel()->dataset()); });
     file->addSeparator();
     file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
         const QString path = openFileDialog(this, tr("Open session"), tr("Saccade sessions (*.saccade)"));

@@ -423,9 +423,17 @@ void ModelService::postDatasetJob(const QString& dataset, std::shared_ptr<std::a
 
 void ModelService::requestComparison(const QString& dataset, qint64 limit, quint64 seed) {
     auto result = std::make_shared<std::optional<DatasetComparison>>();
+    auto rules = std::make_shared<std::optional<RuleComparison>>();
     postDatasetJob(
         dataset, m_comparisonGeneration,
-        [result, limit, seed](WorkerState& state, const Dataset& d, const Progress& progress) {
+        [result, rules, limit, seed](WorkerState& state, const Dataset& d, const Progress& progress) {
+            if (!state.model->hasStochasticRuns()) {  // no sampled answer to compare: the model's rules instead
+                auto c = compareRulesOnDataset(*state.model, d, Split::Test, defaultRuleComparisonRules(*state.model),
+                                               limit, seed, progress);
+                if (!c) return QString::fromStdString(c.error());
+                *rules = std::move(c).value();
+                return QString();
+            }
             auto c = compareOnDataset(*state.model, d, Split::Test, defaultComparisonRules(*state.model), limit, seed,
                                       progress);
             if (!c) return QString::fromStdString(c.error());
@@ -433,11 +441,13 @@ void ModelService::requestComparison(const QString& dataset, qint64 limit, quint
             return QString();
         },
         [this](double fraction) { Q_EMIT comparisonProgress(fraction); },
-        [this, result, dataset](const QString& error) {
-            if (error.isEmpty())
-                Q_EMIT comparisonReady(**result, dataset);
-            else
+        [this, result, rules, dataset](const QString& error) {
+            if (!error.isEmpty())
                 Q_EMIT comparisonFailed(error);
+            else if (*rules)
+                Q_EMIT ruleComparisonReady(**rules, dataset);
+            else
+                Q_EMIT comparisonReady(**result, dataset);
         });
 }
 

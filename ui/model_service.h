@@ -21,6 +21,7 @@
 
 #include "analysis/adequacy.h"
 #include "analysis/dataset_comparison.h"
+#include "analysis/rule_comparison.h"
 #include "common/progress.h"
 #include "trace/run_set.h"
 #include "data/image.h"
@@ -123,7 +124,9 @@ public:
 
     /// Queues a comparison of every rule on the first `limit` test images of `dataset`
     /// (defaultComparisonRules; seed for the stochastic rules); emits comparisonProgress, then
-    /// comparisonReady or comparisonFailed. A newer request, or cancelComparison(), stops it.
+    /// comparisonReady or comparisonFailed. A model without sampled runs has its rules compared
+    /// instead (analysis/rule_comparison.h): ruleComparisonReady. A newer request, or
+    /// cancelComparison(), stops it.
     void requestComparison(const QString& dataset, qint64 limit, quint64 seed);
     void cancelComparison();
 
@@ -168,6 +171,7 @@ Q_SIGNALS:
     void runsFailed(const QString& message);
     void comparisonProgress(double fraction);
     void comparisonReady(const saccade::DatasetComparison& comparison, const QString& dataset);
+    void ruleComparisonReady(const saccade::RuleComparison& comparison, const QString& dataset);
     void comparisonFailed(const QString& message);
     void adequacyProgress(double fraction);
     void adequacyReady(const saccade::AdequacyReport& report, const QString& dataset);

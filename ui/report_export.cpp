@@ -26,7 +26,7 @@ ReportExporter::ReportExporter(QWidget* parent) : QObject(parent), m_parent(pare
 
 bool ReportExporter::isRunning() const { return m_job->isRunning(); }
 
-void ReportExporter::exportReport(const QString& checkpoint) {
+void ReportExporter::exportReport(const QString& checkpoint, const QString& dataset) {
     if (checkpoint.isEmpty()) {
         QMessageBox::information(m_parent, tr("Export report"), tr("Open a model on the Attention page first."));
         return;
@@ -42,6 +42,7 @@ void ReportExporter::exportReport(const QString& checkpoint) {
         path += QStringLiteral(".html");
     ReportOptions options;
     options.modelPath = checkpoint.toStdString();
+    options.dataset = dataset.toStdString();
     start(options, path);
 }
 

@@ -25,8 +25,9 @@ public:
     explicit ReportExporter(QWidget* parent);
 
     /// Asks for a file (in the folder of the last report) and builds the report of `checkpoint`
-    /// into it. An empty checkpoint says to open a model first.
-    void exportReport(const QString& checkpoint);
+    /// into it, on `dataset` (a dataset name or an image folder; empty: the model's own), as
+    /// `saccade-cli report --dataset`. An empty checkpoint says to open a model first.
+    void exportReport(const QString& checkpoint, const QString& dataset = {});
     /// Builds without asking: `options` (modelPath set) into `path`; for tests and scripts.
     /// False when a report is already being made.
     bool start(const ReportOptions& options, const QString& path);

@@ -1,11 +1,13 @@
 // saccade-cli adequacy: which images are inadequate observations? Per test image, signals that
 // need no ground truth (agreement of sampled runs with the deterministic rule, entropy and mutual
-// information of the runs' outputs, spread of where they looked, the deterministic confidence),
+// information of the runs' outputs, spread of where they looked, the deterministic confidence and
+// entropy, agreement under small seeded shifts: a model without sampled runs gets the last four),
 // and for each signal the risk-coverage curve of abstaining on it, its area, and the coverage
 // reached at target accuracies.
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -41,8 +43,9 @@ std::string valueText(double v, const AdequacySignalInfo& info) {
 }
 
 // One line per signal: which side is adequate, the AURC, and the coverage (threshold) per target.
-void printCurves(const std::vector<SignalCurve>& curves, const std::vector<double>& targets, const std::string& what) {
-    std::cout << "  " << std::left << std::setw(16) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
+void printCurves(const std::vector<SignalCurve>& curves, const std::vector<double>& targets,
+                 const std::function<std::string(AdequacySignal)>& why) {
+    std::cout << "  " << std::left << std::setw(19) << "signal" << " " << std::setw(9) << "adequate" << std::setw(9)
               << "AURC";
     for (double t : targets) {
         std::ostringstream head;
@@ -52,10 +55,10 @@ void printCurves(const std::vector<SignalCurve>& curves, const std::vector<doubl
     std::cout << std::right << "\n";
     for (const auto& c : curves) {
         const auto& info = signalInfo(c.signal);
-        std::cout << "  " << std::left << std::setw(16) << info.key << " " << std::setw(9)
+        std::cout << "  " << std::left << std::setw(19) << info.key << " " << std::setw(9)
                   << (info.higherIsAdequate ? "higher" : "lower") << std::right;
         if (!c.available) {
-            std::cout << "n/a (not defined for " << what << ")\n";
+            std::cout << "not measured (" << why(c.signal) << ")\n";
             continue;
         }
         std::cout << std::fixed << std::setprecision(4) << std::setw(6) << c.aurc << "   ";
@@ -70,15 +73,30 @@ void printCurves(const std::vector<SignalCurve>& curves, const std::vector<doubl
 }
 
 void printReport(const AdequacyReport& r, const AdequacyArgs& a, const AttentionModel& model) {
-    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size()
-              << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
-              << " on every image), " << r.seconds << " s\n"
+    std::cout << std::fixed << std::setprecision(1) << r.dataset << " " << r.split << " split, " << r.images.size();
+    if (r.runs > 0)
+        std::cout << " images x " << r.runs << " sampled runs (seeds " << r.seed << ".." << r.seed + std::uint64_t(r.runs) - 1
+                  << " on every image)";
+    else
+        std::cout << " images, no sampled runs (the model has none: its deterministic traces only)";
+    if (r.shifts > 0)
+        std::cout << ", " << r.shifts << " shifted copies each (up to " << r.maxShift << " px, seed " << r.seed << ")";
+    std::cout << ", " << r.seconds << " s\n"
               << "  deployment rule " << r.deploymentRule << ": accuracy " << std::setprecision(2) << 100 * r.accuracy
               << "% at full coverage"
-              << (r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
-                                        : "  [the training rule]")
+              << (r.runs == 0 ? ""  // no sampled runs: its answer does not depend on a rule
+                  : r.deploymentDiffers() ? "  [differs from the training rule: " + r.trainingRule + "]"
+                                          : "  [the training rule]")
               << "\n";
-    printCurves(r.curves, a.options.targets, model.outputKind() + " models");
+    // Why a signal was not measured: no sampled runs, no shifted copies, or not defined for the model.
+    const auto why = [&](AdequacySignal s) -> std::string {
+        const bool shift = s == AdequacySignal::ShiftAgreement || s == AdequacySignal::ShiftLook;
+        const bool run = s != AdequacySignal::Confidence && s != AdequacySignal::PredictionEntropy && !shift;
+        if (run && r.runs == 0) return "needs sampled runs; the model has none";
+        if (shift && r.shifts == 0) return "no shifted copies: --shifts N";
+        return "not defined for " + model.outputKind() + " models";
+    };
+    printCurves(r.curves, a.options.targets, why);
     std::cout << std::setprecision(4) << "  references: oracle AURC " << r.oracleAurc << " (every error ranked last), "
               << "random " << r.randomAurc << "\n";
     if (!r.wordCurves.empty()) {
@@ -87,7 +105,7 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         std::cout << "  per word of the " << r.deploymentRule << " captions (" << words << " words, "
                   << std::setprecision(1) << 100 * r.wordAccuracy
                   << "% right: some valid caption has the word at that position):\n";
-        printCurves(r.wordCurves, a.options.targets, "single words");
+        printCurves(r.wordCurves, a.options.targets, [](AdequacySignal) { return std::string("not defined for single words"); });
     }
     if (r.bestSignal.empty()) return;
     std::cout << "  best signal on this model and split: " << r.bestSignal << "\n";
@@ -101,8 +119,12 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
     });
     const int shown = std::min<int>(a.flagged, int(order.size()));
     if (shown == 0) return;
-    std::cout << "  least adequate by " << info.key << " (open one: saccade-cli compare --model M --sample " << r.dataset
-              << ":INDEX --runs " << r.runs << " --seed " << r.seed << "):\n";
+    if (r.runs > 0)
+        std::cout << "  least adequate by " << info.key << " (open one: saccade-cli compare --model M --sample " << r.dataset
+                  << ":INDEX --runs " << r.runs << " --seed " << r.seed << "):\n";
+    else
+        std::cout << "  least adequate by " << info.key << " (open one: saccade-cli trace --model M --sample " << r.dataset
+                  << ":INDEX):\n";
     const auto names = model.classNames();
     for (int k = 0; k < shown; ++k) {
         const auto& im = r.images[order[size_t(k)]];
@@ -149,14 +171,16 @@ int runAdequacy(AdequacyArgs& a) {
     if (shard->active()) {
         auto fingerprint = runFingerprint(a.model, {(*dataset)->info().name, a.split, a.targets,
                                                     std::to_string(a.options.limit), std::to_string(a.options.runs),
-                                                    std::to_string(a.options.seed)});
+                                                    std::to_string(a.options.seed), std::to_string(a.options.shifts),
+                                                    std::to_string(a.options.maxShift)});
         if (!fingerprint) return badInput("adequacy", fingerprint.error());
         report.value().fingerprint = *fingerprint;
         std::cout << adequacyReportToJson(*report) << "\n";
         return 0;
     }
     if (!a.signal.empty() && !report->curves[size_t(*parseAdequacySignal(a.signal))].available)
-        return badInput("adequacy", "--signal " + a.signal + " is not defined for " + report->outputKind + " models");
+        return badInput("adequacy", "--signal " + a.signal + " was not measured on this model (" +
+                                        (report->runs == 0 ? "it has no sampled runs" : report->outputKind + " model") + ")");
     const auto json = adequacyReportToJson(*report, a.json ? 2 : -1);
     if (!a.out.empty()) {
         if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) {
@@ -180,7 +204,8 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
         "adequacy",
         "Inadequate observations: per test image, signals that need no ground truth (agreement of N sampled runs "
         "with the deterministic rule, entropy and mutual information of their outputs, spread of where they "
-        "looked, the deterministic confidence), and per signal the risk-coverage curve of abstaining on it, its "
+        "looked, the deterministic confidence and entropy; on any model, agreement under small seeded shifts of "
+        "the image), and per signal the risk-coverage curve of abstaining on it, its "
         "area (AURC, lower is better) and the coverage reached at target accuracies. At full coverage the "
         "accuracy is the deterministic rule's, as in 'eval'.");
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
@@ -189,7 +214,13 @@ void addAdequacyCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--limit", a->options.limit, "first images of the split (0: all)")
         ->capture_default_str()->check(wholeNumberIn(0, 1000000000));
     cmd->add_option("--runs", a->options.runs, "sampled runs per image")->capture_default_str()->check(wholeNumberIn(2, 10000));
-    cmd->add_option("--seed", a->options.seed, "first run seed (run i of every image has seed + i)")->capture_default_str();
+    cmd->add_option("--shifts", a->options.shifts,
+                    "shifted copies per image for shift-agreement and shift-look (default: 8 on a model without "
+                    "sampled runs, 0 on the others)")->check(wholeNumberIn(0, 1000));
+    cmd->add_option("--max-shift", a->options.maxShift, "largest shift of a copy, pixels per axis")
+        ->capture_default_str()->check(wholeNumberIn(1, 16));
+    cmd->add_option("--seed", a->options.seed, "first run seed (run i of every image has seed + i); also the shifts'")
+        ->capture_default_str();
     cmd->add_option("--targets", a->targets, "target accuracies for the coverage figures, comma-separated")
         ->capture_default_str();
     cmd->add_option("--signal", a->signal, "signal whose least adequate images are listed (default: the best)");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/dataset_comparison.h"
+#include "analysis/rule_comparison.h"
 #include "commands.h"
 #include "input_options.h"
 #include "models/model_input.h"
@@ -142,13 +143,52 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
     return 0;
 }
 
+// A model without sampled runs: its rules side by side (accuracy, mass in box, pointing game, and
+// how often two rules' maps peak at the same cell).
+int compareRules(const CompareArgs& a, AttentionModel& model, const Dataset& dataset, Split split) {
+    if (!a.shard.empty()) return badInput("compare", "--shard splits a sampled comparison; this model has no sampled runs");
+    auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultRuleComparisonRules(model)) : parseEvalRules(a.rules);
+    if (!rules) return badInput("compare", rules.error());
+    auto c = compareRulesOnDataset(model, dataset, split, *rules, a.limit, a.seed, consoleProgress("compare"));
+    if (!c) return badInput("compare", c.error());
+    if (a.json) {
+        std::cout << ruleComparisonToJson(*c) << "\n";
+        return 0;
+    }
+    const auto measured = [](const std::optional<double>& v) {
+        std::ostringstream os;
+        if (v) os << std::fixed << std::setprecision(2) << 100 * *v << "%";
+        else os << "not measured";
+        return os.str();
+    };
+    std::cout << c->dataset << " " << c->split << " split, " << c->images << " images (" << c->boxed << " with a box), "
+              << std::fixed << std::setprecision(1) << c->seconds << " s; the model has no sampled runs: its rules "
+              << "compared (maps of the last step, most attended cell on a " << c->rows << "x" << c->cols << " grid)\n"
+              << "  " << std::left << std::setw(12) << "rule" << std::right << std::setw(9) << "accuracy"
+              << std::setw(20) << "95% CI" << std::setw(15) << "mass in box" << std::setw(16) << "pointing game\n";
+    for (const auto& r : c->rules) {
+        std::ostringstream ci;
+        ci << std::fixed << std::setprecision(2) << 100 * r.accuracy.low << "-" << 100 * r.accuracy.high;
+        std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2) << std::setw(8)
+                  << 100 * r.accuracy.accuracy << "%" << std::setw(20) << ci.str() << std::setw(15) << measured(r.massInBox)
+                  << std::setw(15) << measured(r.pointing) << "\n";
+    }
+    if (c->agreement.empty()) return 0;  // one rule: no pair to agree
+    std::cout << "  same most attended cell:";
+    for (const auto& g : c->agreement)
+        std::cout << "  " << g.first << " & " << g.second << " " << std::setprecision(2) << 100 * g.fraction << "%";
+    std::cout << "\n";
+    return 0;
+}
+
 int compareDataset(const CompareArgs& a, AttentionModel& model) {
     auto split = parseSplit(a.split);
     if (!split) return badInput("compare", split.error());
-    auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
-    if (!rules) return badInput("compare", rules.error());
     auto dataset = openDatasetFor(model, a.dataset, model.info().seed);
     if (!dataset) return badInput("compare", dataset.error());
+    if (!model.hasStochasticRuns()) return compareRules(a, model, **dataset, *split);
+    auto rules = a.rules.empty() ? Result<std::vector<std::string>>(defaultComparisonRules(model)) : parseEvalRules(a.rules);
+    if (!rules) return badInput("compare", rules.error());
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("compare", shard.error());
     auto c = compareOnDataset(model, **dataset, *split, *rules, a.limit, a.seed, {}, *shard);
@@ -228,7 +268,8 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
         "compare", "Repeated stochastic runs against the deterministic rule and soft attention: on one image "
                    "(--image or --sample: N seeded runs, output histogram, agreement, entropy, distinct paths) "
                    "or on a dataset (--dataset: every rule's accuracy, and where sample and the deterministic "
-                   "rule disagree).");
+                   "rule disagree; a model without sampled runs, such as a transformer: its rules' accuracy, mass "
+                   "in box, pointing game and how often their maps peak at the same cell).");
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     auto* image = cmd->add_option("--image", a->image, "an image file of any size (resized and cropped as the model says)");
     auto* sample = cmd->add_option("--sample", a->sample, "DATASET:INDEX of the test split");
@@ -243,7 +284,8 @@ void addCompareCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--out", a->out, "one image: also save the run set JSON here (atomic)");
     cmd->add_option("--rules", a->rules,
                     "dataset: comma-separated rules (default: sample, the deterministic rule, ksample:1,2,5,10,20, "
-                    "and soft or random glimpses)");
+                    "and soft or random glimpses; a model without sampled runs: the rules it offers, e.g. "
+                    "attention,head:0,rollout)");
     cmd->add_option("--split", a->split, "dataset: train or test")->capture_default_str();
     cmd->add_option("--limit", a->limit, "dataset: first N images only (default: all)")->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--seed", a->seed, "seed of the first run (run i has seed + i)")->capture_default_str();

@@ -61,6 +61,40 @@ int runCaptionFaithfulness(const FaithfulnessArgs& a, AttentionModel& model, con
     return 0;
 }
 
+// The text report; a figure that was not measured (no boxes, no ranks) says so instead of 0.
+void printFaithfulness(const FaithfulnessReport& r) {
+    std::cout << std::fixed << std::setprecision(1) << r.dataset << " test split, " << r.images << " images ("
+              << r.boxed << " with a box), " << r.rule << " rule, attention on a " << r.rows << "x" << r.cols
+              << " grid, " << r.seconds << " s\n  " << kAttentionCaveat << "\n";
+    if (r.boxed == 0) {
+        std::cout << "  mass in box, pointing game and calibration: not measured (no image has a box)\n";
+    } else {
+        std::cout << "  step   mass in box   pointing game\n";
+        for (size_t k = 0; k < r.massPerStep.size(); ++k)
+            std::cout << "  " << std::setw(4) << k + 1 << "   " << std::setw(10) << 100 * r.massPerStep[k] << "%   "
+                      << std::setw(12) << 100 * r.pointingPerStep[k] << "%\n";
+        std::cout << "  (uniform attention would put " << 100 * r.uniformMass.value_or(0) << "% in the box)\n";
+    }
+    std::cout << "  deletion: removed   accuracy (attended / random)   TV distance (attended / random)\n";
+    for (const auto& d : r.deletion)
+        std::cout << "  " << std::setw(15) << 100 * d.fraction << "%   " << std::setw(10) << 100 * d.accuracyAttention
+                  << "% / " << std::setw(5) << 100 * d.accuracyRandom << "%   " << std::setprecision(3) << std::setw(16)
+                  << d.tvAttention << " / " << d.tvRandom << std::setprecision(1) << "\n";
+    std::cout << std::setprecision(3) << "  rank correlation with occlusion saliency (Spearman, " << r.correlationImages
+              << " images): ";
+    if (r.rankCorrelation)
+        std::cout << *r.rankCorrelation << "\n";
+    else
+        std::cout << "not measured (no image had a map with ranks on both sides)\n";
+    if (!r.expectedCalibrationError) return;
+    std::cout << "  calibration (attention as the probability a cell lies on the object), ECE "
+              << *r.expectedCalibrationError << ":\n      bin        cells   mean attention   on object\n";
+    for (const auto& b : r.reliability)
+        if (b.count)
+            std::cout << "  " << std::setprecision(1) << b.low << "-" << b.high << std::setw(12) << b.count << std::setprecision(3)
+                      << std::setw(15) << b.meanAttention << std::setw(12) << b.onObject << "\n";
+}
+
 int runFaithfulness(const FaithfulnessArgs& a) {
     auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("faithfulness", model.error());
@@ -84,25 +118,7 @@ int runFaithfulness(const FaithfulnessArgs& a) {
         std::cout << faithfulnessToJson(*r) << "\n";
         return 0;
     }
-    std::cout << std::fixed << std::setprecision(1) << r->dataset << " test split, " << r->images << " images, "
-              << r->rule << " rule, attention on a " << r->rows << "x" << r->cols << " grid, " << r->seconds << " s\n"
-              << "  " << kAttentionCaveat << "\n  step   mass in box   pointing game\n";
-    for (size_t k = 0; k < r->massPerStep.size(); ++k)
-        std::cout << "  " << std::setw(4) << k + 1 << "   " << std::setw(10) << 100 * r->massPerStep[k] << "%   "
-                  << std::setw(12) << 100 * r->pointingPerStep[k] << "%\n";
-    std::cout << "  (uniform attention would put " << 100 * r->uniformMass << "% in the box)\n"
-              << "  deletion: removed   accuracy (attended / random)   TV distance (attended / random)\n";
-    for (const auto& d : r->deletion)
-        std::cout << "  " << std::setw(15) << 100 * d.fraction << "%   " << std::setw(10) << 100 * d.accuracyAttention
-                  << "% / " << std::setw(5) << 100 * d.accuracyRandom << "%   " << std::setprecision(3) << std::setw(16)
-                  << d.tvAttention << " / " << d.tvRandom << std::setprecision(1) << "\n";
-    std::cout << std::setprecision(3) << "  rank correlation with occlusion saliency (Spearman, " << r->correlationImages
-              << " images): " << r->rankCorrelation << "\n  calibration (attention as the probability a cell lies on the "
-              << "object), ECE " << r->expectedCalibrationError << ":\n      bin        cells   mean attention   on object\n";
-    for (const auto& b : r->reliability)
-        if (b.count)
-            std::cout << "  " << std::setprecision(1) << b.low << "-" << b.high << std::setw(12) << b.count << std::setprecision(3)
-                      << std::setw(15) << b.meanAttention << std::setw(12) << b.onObject << "\n";
+    printFaithfulness(*r);
     return 0;
 }
 

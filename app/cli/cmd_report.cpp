@@ -68,6 +68,9 @@ void addReportCommand(CLI::App& app, int& exitCode) {
                   "the failure map of a boundary sweep, faithfulness with its caveat, and the cost per stage.");
     cmd->add_option("--model", a->report.modelPath, "checkpoint (.pt with its .json sidecar)")->required()->check(regularFile());
     cmd->add_option("--out", a->out, "report.html (written atomically)")->required();
+    cmd->add_option("--dataset", a->report.dataset,
+                    "a dataset NAME (saccade-cli data list) or an image FOLDER/CLASS/IMAGE.png "
+                    "(default: the model's own)");
     cmd->add_option("--limit", a->report.limit, "test images for accuracy per rule")->capture_default_str()
         ->check(wholeNumberIn(1, 1000000));
     cmd->add_option("--image", a->report.imageIndex, "test image (index) of the runs and the sweep")->capture_default_str()

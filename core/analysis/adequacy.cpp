@@ -14,6 +14,7 @@
 
 #include "metrics/caption_metrics.h"
 #include "analysis/dataset_comparison.h"
+#include "analysis/shift_agreement.h"
 #include "io/json_fields.h"
 #include "models/caption/caption_model.h"
 #include "models/model_input.h"
@@ -140,6 +141,18 @@ nlohmann::json signalsJson(const std::vector<SignalCurve>& curves) {
     return signals;
 }
 
+// A classifier's deterministic class distribution's entropy (NaN for captions).
+double predictionEntropy(const std::string& outputKind, const Trace& t) {
+    if (outputKind != "class" || t.output.probs.empty()) return kNaN;
+    return entropyOf(std::vector<double>(t.output.probs.begin(), t.output.probs.end()));
+}
+
+// Signals a word of a caption has (the others are the whole image's).
+bool isWordSignal(AdequacySignal s) {
+    return s == AdequacySignal::Agreement || s == AdequacySignal::OutputEntropy || s == AdequacySignal::LookSpread ||
+           s == AdequacySignal::Confidence;
+}
+
 double adequacyKey(AdequacySignal signal, double value) {
     return signalInfo(signal).higherIsAdequate ? value : -value;
 }
@@ -153,6 +166,11 @@ const std::vector<AdequacySignalInfo>& adequacySignals() {
         {AdequacySignal::MutualInformation, "mutual-info", "mutual information of runs and output", "nats", false},
         {AdequacySignal::LookSpread, "look-spread", "spread of where the runs looked", "pixels", false},
         {AdequacySignal::Confidence, "confidence", "confidence of the deterministic rule", "probability", true},
+        {AdequacySignal::PredictionEntropy, "prediction-entropy", "entropy of the deterministic rule's class distribution",
+         "nats", false},
+        {AdequacySignal::ShiftAgreement, "shift-agreement", "agreement of the answer under small seeded shifts", "fraction",
+         true},
+        {AdequacySignal::ShiftLook, "shift-look", "same most attended cell under small seeded shifts", "fraction", true},
     };
     return signals;
 }
@@ -174,6 +192,9 @@ AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats) {
     v.values[int(AdequacySignal::MutualInformation)] = mutualInformation(set);
     v.values[int(AdequacySignal::LookSpread)] = set.runs.empty() ? kNaN : lookSpread(set);
     v.values[int(AdequacySignal::Confidence)] = confidenceOf(set);
+    v.values[int(AdequacySignal::PredictionEntropy)] = predictionEntropy(set.outputKind, set.deterministic);
+    v.values[int(AdequacySignal::ShiftAgreement)] = kNaN;  // measured by the caller, with shifted copies
+    v.values[int(AdequacySignal::ShiftLook)] = kNaN;
     return v;
 }
 
@@ -198,6 +219,8 @@ std::vector<WordAdequacy> wordAdequacyOf(const RunSet& set) {
         w.signals.values[int(AdequacySignal::LookSpread)] = stepSpread(set, int(k));
         w.signals.values[int(AdequacySignal::Confidence)] =
             k < det.steps.size() && det.steps[k].token == w.word ? wordProbability(det, k) : kNaN;
+        for (auto signal : {AdequacySignal::PredictionEntropy, AdequacySignal::ShiftAgreement, AdequacySignal::ShiftLook})
+            w.signals.values[int(signal)] = kNaN;
         out.push_back(std::move(w));
     }
     return out;
@@ -254,10 +277,67 @@ CoverageAtTarget coverageAt(const SignalCurve& curve, double target) {
     return c;
 }
 
+namespace {
+
+// One image's signals: from its run set, or (a model without sampled runs) from its deterministic
+// trace; then the shift signals where shifts are measured.
+Result<ImageAdequacy> imageAdequacy(AttentionModel& model, const Sample& sample, std::int64_t i, const std::string& id,
+                                    const AdequacyReport& r, std::string& modelId) {
+    const auto truth = sampleGroundTruth(sample);
+    ImageAdequacy image;
+    image.index = i;
+    Trace deterministic;
+    if (r.runs > 0) {
+        auto set = model.sampleRuns(sample.image, r.runs, r.seed, id, truth, /*kSample=*/1);
+        if (!set) return Error{"image " + std::to_string(i) + ": " + set.error()};
+        modelId = set->modelId;
+        image.signals = adequacyOf(*set, computeRunStats(*set));
+        image.words = wordAdequacyOf(*set);
+        deterministic = set->deterministic;
+    } else {
+        auto t = model.trace(sample.image, r.deploymentRule, r.seed, id, truth);
+        if (!t) return Error{"image " + std::to_string(i) + ": " + t.error()};
+        modelId = t->modelId;
+        deterministic = *t;
+        for (auto& v : image.signals.values) v = kNaN;  // the sampled signals are not measured
+        const int label = t->output.label;
+        image.signals.values[int(AdequacySignal::Confidence)] =
+            label >= 0 && label < int(t->output.probs.size()) ? double(t->output.probs[size_t(label)]) : kNaN;
+        image.signals.values[int(AdequacySignal::PredictionEntropy)] = predictionEntropy(r.outputKind, *t);
+    }
+    if (r.shifts > 0) {
+        auto shift = measureShiftAgreement(model, sample.image, deterministic, r.deploymentRule, r.seed,
+                                           seededShifts(r.seed, i, r.shifts, r.maxShift));
+        if (!shift) return Error{"image " + std::to_string(i) + ", shifted: " + shift.error()};
+        image.signals.values[int(AdequacySignal::ShiftAgreement)] = shift->answer;
+        image.signals.values[int(AdequacySignal::ShiftLook)] = shift->look;
+    }
+    if (r.outputKind == "caption") {
+        image.caption = deterministic.output.text;
+        image.correct = std::find(truth.references.begin(), truth.references.end(), image.caption) != truth.references.end();
+        std::vector<std::vector<std::string>> references;
+        for (const auto& ref : truth.references) references.push_back(splitWords(ref));
+        for (size_t k = 0; k < image.words.size(); ++k)
+            image.words[k].correct = std::any_of(references.begin(), references.end(), [&](const auto& ref) {
+                return k < ref.size() && ref[k] == image.words[k].word;
+            });
+    } else {
+        image.truth = sample.label;
+        image.prediction = deterministic.output.label;
+        image.correct = image.prediction == image.truth;
+    }
+    return image;
+}
+
+}  // namespace
+
 Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dataset, Split split,
                                        const AdequacyOptions& options, const Progress& progress) {
-    if (options.runs < 2 || options.runs > 10000) return Error{"--runs must be 2..10000 (signals compare runs)"};
+    const bool sampled = model.hasStochasticRuns();
+    if (sampled && (options.runs < 2 || options.runs > 10000)) return Error{"--runs must be 2..10000 (signals compare runs)"};
     if (options.limit < 0) return Error{"the image limit must be 0 (all) or more"};
+    if (options.shifts < -1 || options.shifts > 1000) return Error{"--shifts must be 0..1000"};
+    if (options.maxShift < 1 || options.maxShift > 16) return Error{"--max-shift must be 1..16 pixels"};
     for (double t : options.targets)
         if (!(t > 0 && t <= 1)) return Error{"every target accuracy must be in (0, 1]"};
     if (auto fits = checkDatasetFits(dataset.info(), model.imageSize(), model.channels()); !fits)
@@ -271,9 +351,12 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     r.dataset = dataset.info().name;
     r.split = splitName(split);
     r.outputKind = model.outputKind();
-    r.trainingRule = trainingRuleOf(model.trainedMode());
     r.deploymentRule = model.deterministicRule();
-    r.runs = options.runs;
+    // Without sampled runs the answer is the one forward's under every rule: nothing differs.
+    r.trainingRule = sampled ? trainingRuleOf(model.trainedMode()) : r.deploymentRule;
+    r.runs = sampled ? options.runs : 0;
+    r.shifts = options.shifts >= 0 ? options.shifts : sampled ? 0 : kDefaultShifts;
+    r.maxShift = r.shifts > 0 ? options.maxShift : 0;
     r.seed = options.seed;
     const auto range = shardRange(options.shard, n);
     r.shard = options.shard;
@@ -281,32 +364,10 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     r.total = n;
     r.targets = options.targets;
     for (std::int64_t i = range.begin; i < range.end; ++i) {
-        const Sample sample = dataset.sample(split, i);
-        const auto truth = sampleGroundTruth(sample);
         const std::string id = r.dataset + ":" + r.split + ":" + std::to_string(i);
-        auto set = model.sampleRuns(sample.image, options.runs, options.seed, id, truth, /*kSample=*/1);
-        if (!set) return Error{"image " + std::to_string(i) + ": " + set.error()};
-        if (i == range.begin) r.modelId = set->modelId;
-        ImageAdequacy image;
-        image.index = i;
-        image.signals = adequacyOf(*set, computeRunStats(*set));
-        if (r.outputKind == "caption") {
-            image.caption = set->deterministic.output.text;
-            image.correct = std::find(truth.references.begin(), truth.references.end(), image.caption) !=
-                            truth.references.end();
-            image.words = wordAdequacyOf(*set);
-            std::vector<std::vector<std::string>> references;
-            for (const auto& ref : truth.references) references.push_back(splitWords(ref));
-            for (size_t k = 0; k < image.words.size(); ++k)
-                image.words[k].correct = std::any_of(references.begin(), references.end(), [&](const auto& ref) {
-                    return k < ref.size() && ref[k] == image.words[k].word;
-                });
-        } else {
-            image.truth = sample.label;
-            image.prediction = set->deterministic.output.label;
-            image.correct = image.prediction == image.truth;
-        }
-        r.images.push_back(std::move(image));
+        auto image = imageAdequacy(model, dataset.sample(split, i), i, id, r, r.modelId);
+        if (!image) return Error{image.error()};
+        r.images.push_back(std::move(image).value());
         if (progress && !progress(double(i + 1 - range.begin) / double(range.size())))
             return Error{"the adequacy measurement was cancelled"};
     }
@@ -368,7 +429,13 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
     j["images"] = r.images.size();
     j["runs"] = r.runs;
     j["seed"] = r.seed;
-    j["run_seeds"] = "every image: seeds " + std::to_string(r.seed) + ".." + std::to_string(r.seed + r.runs - 1);
+    j["run_seeds"] = r.runs > 0 ? json("every image: seeds " + std::to_string(r.seed) + ".." +
+                                       std::to_string(r.seed + r.runs - 1))
+                                : json(nullptr);
+    j["shifts"] = r.shifts;
+    j["max_shift"] = r.maxShift;
+    j["shift_seeds"] = r.shifts > 0 ? json("image i: offsets drawn from seed " + std::to_string(r.seed) + " and i")
+                                    : json(nullptr);
     j["training_rule"] = r.trainingRule;
     j["deployment_rule"] = r.deploymentRule;
     j["deployment_differs_from_training"] = r.deploymentDiffers();
@@ -401,7 +468,7 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
             for (const auto& w : im.words) {
                 json wj = {{"word", w.word}, {"correct", w.correct}};
                 for (const auto& info : adequacySignals())
-                    if (info.signal != AdequacySignal::MutualInformation) wj[info.key] = numberOrNull(w.signals[info.signal]);
+                    if (isWordSignal(info.signal)) wj[info.key] = numberOrNull(w.signals[info.signal]);
                 words.push_back(wj);
             }
             e["words"] = words;
@@ -429,6 +496,8 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
         r.split = j.at("split");
         r.outputKind = j.at("output_kind");
         r.runs = j.at("runs");
+        r.shifts = j.value("shifts", 0);
+        r.maxShift = j.value("max_shift", 0);
         r.seed = j.at("seed");
         r.trainingRule = j.at("training_rule");
         r.deploymentRule = j.at("deployment_rule");
@@ -444,7 +513,8 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
                 im.truth = e.at("truth");
                 im.prediction = e.at("prediction");
             }
-            for (const auto& info : adequacySignals()) im.signals.values[int(info.signal)] = number(e.at(info.key));
+            for (const auto& info : adequacySignals())  // a signal newer than the file: not measured
+                im.signals.values[int(info.signal)] = e.contains(info.key) ? number(e.at(info.key)) : std::nan("");
             if (e.contains("words"))
                 for (const auto& wj : e.at("words")) {
                     WordAdequacy w;
@@ -452,7 +522,7 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
                     w.correct = wj.at("correct");
                     for (const auto& info : adequacySignals())
                         w.signals.values[int(info.signal)] =
-                            info.signal == AdequacySignal::MutualInformation ? std::nan("") : number(wj.at(info.key));
+                            isWordSignal(info.signal) ? number(wj.at(info.key)) : std::nan("");
                     im.words.push_back(w);
                 }
             r.images.push_back(std::move(im));

@@ -13,6 +13,17 @@
 //                  the runs looked (lower)
 //   confidence     the deterministic rule's softmax probability of its output; captioners: the
 //                  geometric mean of its words' probabilities (higher; the baseline signal)
+//   prediction-entropy  entropy of the deterministic rule's class distribution, nats (lower;
+//                  classifiers only)
+//   shift-agreement  fraction of small seeded shifts of the image (analysis/shift_agreement.h)
+//                  whose deterministic answer is the unshifted one (higher)
+//   shift-look     fraction of those shifts whose most attended cell, shifted back, is the
+//                  unshifted one, over steps (higher)
+//
+// The first four need sampled runs; a model without them (hasStochasticRuns() false: a
+// transformer, an imported model without forward_sampled) gets the last four, measured from its
+// deterministic traces alone. The shift signals are measured where shifts > 0 (by default on
+// models without sampled runs only).
 //
 // Captioners also get the signals per word of the deterministic caption: agreement (runs with the
 // same word at that position), entropy of the runs' words there, spread of where they looked at
@@ -31,8 +42,17 @@
 
 namespace saccade {
 
-enum class AdequacySignal { Agreement, OutputEntropy, MutualInformation, LookSpread, Confidence };
-constexpr int kAdequacySignalCount = 5;
+enum class AdequacySignal {
+    Agreement,
+    OutputEntropy,
+    MutualInformation,
+    LookSpread,
+    Confidence,
+    PredictionEntropy,
+    ShiftAgreement,
+    ShiftLook
+};
+constexpr int kAdequacySignalCount = 8;
 
 struct AdequacySignalInfo {
     AdequacySignal signal;
@@ -42,7 +62,7 @@ struct AdequacySignalInfo {
     bool higherIsAdequate;
 };
 
-/// The five signals in a fixed order (the index is the enum's value).
+/// The signals in a fixed order (the index is the enum's value).
 const std::vector<AdequacySignalInfo>& adequacySignals();
 const AdequacySignalInfo& signalInfo(AdequacySignal signal);
 /// By key; nullopt for an unknown name.
@@ -50,11 +70,12 @@ std::optional<AdequacySignal> parseAdequacySignal(const std::string& key);
 
 /// One image's signal values (NaN where a signal does not apply to the model).
 struct AdequacyValues {
-    double values[kAdequacySignalCount] = {0, 0, 0, 0, 0};
+    double values[kAdequacySignalCount] = {0, 0, 0, 0, 0, 0, 0, 0};
     double operator[](AdequacySignal s) const { return values[int(s)]; }
 };
 
-/// The signals of one image from its run set and statistics.
+/// The signals of one image from its run set and statistics (the shift signals NaN: the caller
+/// measures them).
 AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats);
 
 /// True when `value` lies on the inadequate side of `threshold` (strictly): below it for
@@ -121,6 +142,10 @@ CoverageAtTarget coverageAt(const SignalCurve& curve, double target);
 struct AdequacyOptions {
     std::int64_t limit = 500;  ///< first images of the split (0: all)
     int runs = 100;            ///< sampled runs per image (seeds seed..seed+runs-1 on every image)
+    /// Shifted copies per image for the shift signals; -1: kDefaultShifts on models without
+    /// sampled runs, 0 (not measured) on the others.
+    int shifts = -1;
+    int maxShift = 2;  ///< the largest offset of a copy, pixels per axis (1..16)
     std::uint64_t seed = 1;
     std::vector<double> targets = {0.95, 0.99};
     Shard shard;  ///< only this slice of the images (each image's signals are its own)
@@ -129,7 +154,8 @@ struct AdequacyOptions {
 struct AdequacyReport {
     std::string modelId, dataset, split, outputKind;
     std::string trainingRule, deploymentRule;  ///< deployment: the deterministic rule
-    int runs = 0;
+    int runs = 0;  ///< 0: the model has no sampled runs (the sampled signals are not measured)
+    int shifts = 0, maxShift = 0;  ///< shifted copies per image (0: not measured) and their largest offset
     std::uint64_t seed = 0;
     double accuracy = 0;  ///< the deterministic rule at full coverage
     std::vector<ImageAdequacy> images;
@@ -151,7 +177,10 @@ struct AdequacyReport {
     std::string fingerprint;
 };
 
-/// Runs options.runs sampled runs on each of the first options.limit images of `split` and
+constexpr int kDefaultShifts = 8;
+
+/// Runs options.runs sampled runs (a model without them: its deterministic trace) and
+/// options.shifts shifted copies on each of the first options.limit images of `split` and
 /// measures every signal and curve. Progress after each image; false cancels.
 Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dataset, Split split,
                                        const AdequacyOptions& options, const Progress& progress = {});

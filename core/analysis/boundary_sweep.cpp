@@ -190,10 +190,17 @@ double meanSweepValue(const SweepResult& r, SweepMetric m) {
     return n ? sum / n : -1;
 }
 
+namespace {
+nlohmann::json meanOrNull(const SweepResult& r, SweepMetric m) {
+    const double v = meanSweepValue(r, m);
+    return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v);
+}
+}  // namespace
+
 SweepSummary summariseSweep(int value, const SweepResult& r) {
     return {value, int(r.points.size()), meanSweepValue(r, SweepMetric::DeterministicAccuracy),
-            meanSweepValue(r, SweepMetric::SampleAccuracy),
-            std::max(0.0, meanSweepValue(r, SweepMetric::HitRate)), std::max(0.0, meanSweepValue(r, SweepMetric::Mass))};
+            meanSweepValue(r, SweepMetric::SampleAccuracy), meanSweepValue(r, SweepMetric::HitRate),
+            meanSweepValue(r, SweepMetric::Mass)};
 }
 
 std::string sweepToJson(const SweepResult& r, int indent) {
@@ -221,12 +228,12 @@ std::string sweepToJson(const SweepResult& r, int indent) {
                             {"object", o.object == ProbeObject::Blob ? "blob" : "item"}, {"item", o.itemIndex},
                             {"distractors", o.distractors}, {"anchor", {r.anchorX, r.anchorY}},
                             {"dx", {o.dxMin, o.dxMax}}, {"dy", {o.dyMin, o.dyMax}}}},
-                          {"means",
-                           {{"accuracy", meanSweepValue(r, SweepMetric::DeterministicAccuracy)},
-                            {"sample_accuracy", meanSweepValue(r, SweepMetric::SampleAccuracy)},
-                            {"hit_rate", meanSweepValue(r, SweepMetric::HitRate)},
-                            {"hit", meanSweepValue(r, SweepMetric::DeterministicHit)},
-                            {"mass", meanSweepValue(r, SweepMetric::Mass)}}},
+                          {"means",  // null: not measured at any offset (no truth, no sampled runs)
+                           {{"accuracy", meanOrNull(r, SweepMetric::DeterministicAccuracy)},
+                            {"sample_accuracy", meanOrNull(r, SweepMetric::SampleAccuracy)},
+                            {"hit_rate", meanOrNull(r, SweepMetric::HitRate)},
+                            {"hit", meanOrNull(r, SweepMetric::DeterministicHit)},
+                            {"mass", meanOrNull(r, SweepMetric::Mass)}}},
                           {"worst", worst},
                           {"points", points},
                           {"seconds", r.seconds}};

@@ -98,7 +98,8 @@ Result<SweepResult> sweepFromJson(const std::string& json);
 struct SweepSummary {
     int value = 0;
     int positions = 0;
-    double deterministicAccuracy = -1, sampleAccuracy = -1, hitRate = 0, mass = 0;
+    /// Means over the positions; -1 where not measured (no truth, no sampled runs), never 0.
+    double deterministicAccuracy = -1, sampleAccuracy = -1, hitRate = -1, mass = -1;
 };
 SweepSummary summariseSweep(int value, const SweepResult& result);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -115,18 +116,22 @@ FaithfulnessReport faithfulnessFromSums(const FaithfulnessSums& s, const std::ve
     r.images = s.images;
     r.correlationImages = s.correlationImages;
     const double boxed = double(std::max<std::int64_t>(1, s.boxed)), n = double(std::max<std::int64_t>(1, s.images));
-    for (size_t k = 0; k < s.mass.size(); ++k) {
-        r.massPerStep.push_back(s.mass[k].value() / boxed);
-        r.pointingPerStep.push_back(double(s.pointing[k]) / boxed);
+    r.boxed = s.boxed;
+    if (s.boxed > 0) {  // without a box, mass, pointing, uniform mass and calibration are not measured
+        for (size_t k = 0; k < s.mass.size(); ++k) {
+            r.massPerStep.push_back(s.mass[k].value() / boxed);
+            r.pointingPerStep.push_back(double(s.pointing[k]) / boxed);
+        }
+        r.uniformMass = s.area.value() / boxed;
     }
-    r.uniformMass = s.area.value() / boxed;
     for (size_t f = 0; f < fractions.size() && f < s.rightAttention.size(); ++f)
         r.deletion.push_back({fractions[f], double(s.rightAttention[f]) / n, double(s.rightRandom[f]) / n,
                               s.tvAttention[f].value() / n, s.tvRandom[f].value() / n});
-    r.rankCorrelation = s.correlationImages ? s.rho.value() / double(s.correlationImages) : 0;
+    if (s.correlationImages) r.rankCorrelation = s.rho.value() / double(s.correlationImages);
     std::int64_t total = 0;
     for (auto count : s.binCount) total += count;
     const int bins = int(s.binCount.size());
+    if (total > 0) r.expectedCalibrationError = 0.0;
     for (int k = 0; k < bins; ++k) {
         ReliabilityBin b;
         b.low = double(k) / bins;
@@ -135,13 +140,133 @@ FaithfulnessReport faithfulnessFromSums(const FaithfulnessSums& s, const std::ve
         if (b.count) {
             b.meanAttention = s.binAttention[size_t(k)].value() / double(b.count);
             b.onObject = double(s.binOnObject[size_t(k)]) / double(b.count);
-            r.expectedCalibrationError += double(b.count) / double(total) * std::abs(b.meanAttention - b.onObject);
+            *r.expectedCalibrationError += double(b.count) / double(total) * std::abs(b.meanAttention - b.onObject);
         }
         r.reliability.push_back(b);
     }
     r.sums = s;
     return r;
 }
+
+namespace {
+
+constexpr std::size_t kOcclusionChunk = 64;  // occluded copies per call (the model batches them)
+
+int argmaxOf(const std::vector<float>& p) {
+    return p.empty() ? -1 : int(std::max_element(p.begin(), p.end()) - p.begin());
+}
+
+// The work of one measurement in forwards, for progress: per image the trace, the deletion
+// copies and, on the saliency images, one copy per cell.
+struct FaithfulnessWork {
+    const Progress* progress;
+    std::int64_t total = 1, done = 0;
+    bool step(std::int64_t forwards) {
+        done += forwards;
+        return !*progress || (*progress)(double(done) / double(std::max<std::int64_t>(1, total)));
+    }
+};
+
+// The class probabilities of `images`, in chunks with progress after each; false: cancelled.
+Result<std::vector<std::vector<float>>> occludedProbs(AttentionModel& model, const std::vector<Image>& images,
+                                                      const std::string& rule, std::uint64_t seed, FaithfulnessWork& work) {
+    std::vector<std::vector<float>> probs;
+    for (std::size_t first = 0; first < images.size(); first += kOcclusionChunk) {
+        const std::vector<Image> chunk(images.begin() + long(first),
+                                       images.begin() + long(std::min(images.size(), first + kOcclusionChunk)));
+        auto p = model.outputProbs(chunk, rule, seed);
+        if (!p) return Error{p.error()};
+        if (p->size() != chunk.size()) return Error{"the model gave " + std::to_string(p->size()) + " outputs for " +
+                                                    std::to_string(chunk.size()) + " images"};
+        for (auto& v : *p) probs.push_back(std::move(v));
+        if (!work.step(std::int64_t(chunk.size()))) return Error{"the faithfulness measurement was cancelled"};
+    }
+    return probs;
+}
+
+// Mass in the box, the pointing game and calibration of one boxed image.
+void addBoxFigures(FaithfulnessSums& s, const Trace& t, const Sample& sample, const std::vector<std::vector<double>>& stepMaps,
+                   int bins) {
+    const int w = sample.image.width, h = sample.image.height;
+    ++s.boxed;
+    s.area.add(sample.box.w * sample.box.h / double(w * h));
+    for (size_t k = 0; k < t.steps.size() && k < s.mass.size(); ++k) {
+        s.mass[k].add(std::max(0.0, stepMassInBox(t.steps[k], w, h, sample.box)));
+        s.pointing[k] += pointsAt(t.steps[k], w, h, sample.box) ? 1 : 0;
+    }
+    // Calibration: every cell of every step, its attention against lying on the object.
+    for (const auto& a : stepMaps)
+        for (int c = 0; c < s.rows * s.cols; ++c) {
+            const Box cb = cellBox(s.rows, s.cols, w, h, c);
+            const bool on = cb.intersectionArea(sample.box) >= 0.5 * cb.w * cb.h;
+            const size_t bin = size_t(std::min(bins - 1, int(a[size_t(c)] * bins)));
+            ++s.binCount[bin];
+            s.binAttention[bin].add(a[size_t(c)]);
+            s.binOnObject[bin] += on ? 1 : 0;
+        }
+}
+
+// Deletion: the most attended cells first against a random order (image i's own draw), every
+// fraction's two occluded copies in one batch.
+Result<Unit> addDeletion(AttentionModel& model, FaithfulnessSums& s, const Trace& t, const Sample& sample,
+                         const std::vector<double>& map, const FaithfulnessOptions& o, std::int64_t i,
+                         const std::string& rule, FaithfulnessWork& work) {
+    const int cells = s.rows * s.cols;
+    std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
+    std::iota(byAttention.begin(), byAttention.end(), 0);
+    std::iota(byChance.begin(), byChance.end(), 0);
+    std::stable_sort(byAttention.begin(), byAttention.end(), [&](int a, int b) { return map[size_t(a)] > map[size_t(b)]; });
+    std::mt19937_64 random(mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
+    std::shuffle(byChance.begin(), byChance.end(), random);
+    std::vector<Image> copies;
+    for (double fraction : o.fractions) {
+        const long k = std::lround(fraction * cells);
+        for (const auto* order : {&byAttention, &byChance})
+            copies.push_back(occludeCells(sample.image, s.rows, s.cols, std::vector<int>(order->begin(), order->begin() + k)));
+    }
+    auto probs = occludedProbs(model, copies, rule, o.seed, work);
+    if (!probs) return Error{probs.error()};
+    for (size_t f = 0; f < o.fractions.size(); ++f)
+        for (size_t order = 0; order < 2; ++order) {
+            const auto& after = (*probs)[2 * f + order];
+            (order == 0 ? s.rightAttention : s.rightRandom)[f] += argmaxOf(after) == sample.label ? 1 : 0;
+            (order == 0 ? s.tvAttention : s.tvRandom)[f].add(totalVariation(t.output.probs, after));
+        }
+    return Unit{};
+}
+
+// Occlusion saliency (each cell of the grid occluded alone, the fall of the answer's probability)
+// against the attention map. A flat map on either side has no ranks: not counted.
+Result<Unit> addSaliency(AttentionModel& model, FaithfulnessSums& s, const Trace& t, const Sample& sample,
+                         const std::vector<double>& map, const std::string& rule, std::uint64_t seed,
+                         FaithfulnessWork& work) {
+    const int cells = s.rows * s.cols;
+    std::vector<Image> copies;
+    for (int c = 0; c < cells; ++c) copies.push_back(occludeCells(sample.image, s.rows, s.cols, {c}));
+    auto probs = occludedProbs(model, copies, rule, seed, work);
+    if (!probs) return Error{probs.error()};
+    const double before = probOf(t.output.probs, t.output.label);
+    std::vector<double> saliency(static_cast<size_t>(cells));
+    for (int c = 0; c < cells; ++c) saliency[size_t(c)] = before - probOf((*probs)[size_t(c)], t.output.label);
+    const auto flat = [](const std::vector<double>& v) {
+        return std::all_of(v.begin(), v.end(), [&](double x) { return x == v.front(); });
+    };
+    if (!flat(map) && !flat(saliency)) {
+        s.rho.add(spearman(map, saliency));
+        ++s.correlationImages;
+    }
+    return Unit{};
+}
+
+// The grid the maps are measured on: the model's cells where it declares them, else the
+// trace's own grid (a transformer's patches), else `fallback` cells a side (a RAM's Gaussians).
+std::pair<int, int> measuredGrid(const AttentionModel& model, const Trace& t, int fallback) {
+    if (const auto g = model.cellGrid(); g.side > 0) return {g.side, g.side};
+    if (const auto& g = t.steps.front().grid) return {g->rows, g->cols};
+    return {fallback, fallback};
+}
+
+}  // namespace
 
 Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
                                                const FaithfulnessOptions& o, const Progress& progress) {
@@ -164,88 +289,30 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
     s.binCount.assign(size_t(o.bins), 0);
     s.binOnObject.assign(size_t(o.bins), 0);
     s.binAttention.assign(size_t(o.bins), {});
-    std::int64_t work = 0;
-    for (std::int64_t i = range.begin; i < range.end; ++i) work += 1 + (i < o.saliencyImages ? 1 : 0);
-    std::int64_t done = 0;
+    FaithfulnessWork work{&progress};
     for (std::int64_t i = range.begin; i < range.end; ++i) {
         const Sample sample = dataset.sample(split, i);
-        const GroundTruth truth{sample.label, {sample.box}};
         const std::string id = info.name + ":" + splitName(split) + ":" + std::to_string(i);
-        auto t = model.trace(sample.image, rule, o.seed, id, truth);
+        auto t = model.trace(sample.image, rule, o.seed, id, GroundTruth{sample.label, {sample.box}});
         if (!t) return Error{t.error()};
         if (s.rows == 0) {
-            const auto& g = t->steps.front().grid;
-            s.rows = g ? g->rows : o.gridForGlimpses;
-            s.cols = g ? g->cols : o.gridForGlimpses;
-        }
-        if (s.mass.empty()) {
+            std::tie(s.rows, s.cols) = measuredGrid(model, *t, o.gridForGlimpses);
             s.mass.assign(t->steps.size(), {});
             s.pointing.assign(t->steps.size(), 0);
+            const std::int64_t cells = s.rows * s.cols, images = range.end - range.begin;
+            const std::int64_t saliency = std::max<std::int64_t>(0, std::min(o.saliencyImages, range.end) - range.begin);
+            work.total = images * (1 + 2 * std::int64_t(fractions)) + saliency * cells;
         }
         ++s.images;
-        const int w = sample.image.width, h = sample.image.height;
-        const int cells = s.rows * s.cols;
-        // Mass in the box and the pointing game.
-        const bool hasBox = sample.box.w > 0 && sample.box.h > 0;
-        if (hasBox) {
-            ++s.boxed;
-            s.area.add(sample.box.w * sample.box.h / double(w * h));
-            for (size_t k = 0; k < t->steps.size() && k < s.mass.size(); ++k) {
-                s.mass[k].add(std::max(0.0, stepMassInBox(t->steps[k], w, h, sample.box)));
-                s.pointing[k] += pointsAt(t->steps[k], w, h, sample.box) ? 1 : 0;
-            }
-        }
-        // Each step's attention on the grid, once: for calibration and the map.
-        std::vector<std::vector<double>> stepMaps;
-        for (const auto& step : t->steps) stepMaps.push_back(attentionOnGrid(step, w, h, s.rows, s.cols));
-        // Calibration: every cell of every step, its attention against lying on the object.
-        if (hasBox)
-            for (const auto& a : stepMaps)
-                for (int c = 0; c < cells; ++c) {
-                    const Box cb = cellBox(s.rows, s.cols, w, h, c);
-                    const bool on = cb.intersectionArea(sample.box) >= 0.5 * cb.w * cb.h;
-                    const size_t bin = size_t(std::min(o.bins - 1, int(a[size_t(c)] * o.bins)));
-                    ++s.binCount[bin];
-                    s.binAttention[bin].add(a[size_t(c)]);
-                    s.binOnObject[bin] += on ? 1 : 0;
-                }
-        // Deletion: the most attended cells first, against a random order (image i's own draw).
-        const auto map = meanMap(stepMaps, cells);
-        std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
-        std::iota(byAttention.begin(), byAttention.end(), 0);
-        std::iota(byChance.begin(), byChance.end(), 0);
-        std::stable_sort(byAttention.begin(), byAttention.end(), [&](int a, int b) { return map[size_t(a)] > map[size_t(b)]; });
-        std::mt19937_64 random(mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
-        std::shuffle(byChance.begin(), byChance.end(), random);
-        for (size_t f = 0; f < fractions; ++f) {
-            const size_t k = size_t(std::lround(o.fractions[f] * cells));
-            for (int order = 0; order < 2; ++order) {
-                const auto& cellsOrder = order == 0 ? byAttention : byChance;
-                const Image occluded = occludeCells(sample.image, s.rows, s.cols, std::vector<int>(cellsOrder.begin(), cellsOrder.begin() + long(k)));
-                auto after = model.trace(occluded, rule, o.seed, id + ":occluded");
-                if (!after) return Error{after.error()};
-                const double tv = totalVariation(t->output.probs, after->output.probs);
-                const bool right = after->output.label == sample.label;
-                (order == 0 ? s.rightAttention : s.rightRandom)[f] += right ? 1 : 0;
-                (order == 0 ? s.tvAttention : s.tvRandom)[f].add(tv);
-            }
-        }
-        // Occlusion saliency (one cell at a time) against the attention map, on the first images.
-        if (i < o.saliencyImages) {
-            std::vector<double> saliency(static_cast<size_t>(cells));
-            const double before = probOf(t->output.probs, t->output.label);
-            for (int c = 0; c < cells; ++c) {
-                auto after = model.trace(occludeCells(sample.image, s.rows, s.cols, {c}), rule, o.seed, id + ":saliency");
-                if (!after) return Error{after.error()};
-                saliency[size_t(c)] = before - probOf(after->output.probs, t->output.label);
-            }
-            s.rho.add(spearman(map, saliency));
-            ++s.correlationImages;
-            ++done;
-        }
-        ++done;
-        if (progress && !progress(double(done) / double(std::max<std::int64_t>(1, work))))
-            return Error{"the faithfulness measurement was cancelled"};
+        std::vector<std::vector<double>> stepMaps;  // each step's attention on the grid, once
+        for (const auto& step : t->steps)
+            stepMaps.push_back(attentionOnGrid(step, sample.image.width, sample.image.height, s.rows, s.cols));
+        if (sample.box.w > 0 && sample.box.h > 0) addBoxFigures(s, *t, sample, stepMaps, o.bins);
+        if (!work.step(1)) return Error{"the faithfulness measurement was cancelled"};
+        const auto map = meanMap(stepMaps, s.rows * s.cols);
+        if (auto d = addDeletion(model, s, *t, sample, map, o, i, rule, work); !d) return Error{d.error()};
+        if (i < o.saliencyImages)
+            if (auto c = addSaliency(model, s, *t, sample, map, rule, o.seed, work); !c) return Error{c.error()};
     }
     FaithfulnessReport r = faithfulnessFromSums(s, o.fractions, info.name, rule);
     r.shard = o.shard;
@@ -254,6 +321,10 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }
+
+namespace {
+nlohmann::json faithfulnessOrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+}  // namespace
 
 std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
     nlohmann::json deletion = nlohmann::json::array(), reliability = nlohmann::json::array();
@@ -271,14 +342,15 @@ std::string faithfulnessToJson(const FaithfulnessReport& r, int indent) {
                           {"rule", r.rule},
                           {"images", r.images},
                           {"grid", {r.rows, r.cols}},
-                          {"mass_in_box_per_step", r.massPerStep},
-                          {"uniform_mass", r.uniformMass},
-                          {"pointing_per_step", r.pointingPerStep},
+                          {"boxed_images", r.boxed},
+                          {"mass_in_box_per_step", r.boxed ? nlohmann::json(r.massPerStep) : nlohmann::json(nullptr)},
+                          {"uniform_mass", faithfulnessOrNull(r.uniformMass)},
+                          {"pointing_per_step", r.boxed ? nlohmann::json(r.pointingPerStep) : nlohmann::json(nullptr)},
                           {"deletion", deletion},
-                          {"rank_correlation", r.rankCorrelation},
+                          {"rank_correlation", faithfulnessOrNull(r.rankCorrelation)},
                           {"correlation_images", r.correlationImages},
-                          {"reliability", reliability},
-                          {"expected_calibration_error", r.expectedCalibrationError},
+                          {"reliability", r.boxed ? reliability : nlohmann::json(nullptr)},
+                          {"expected_calibration_error", faithfulnessOrNull(r.expectedCalibrationError)},
                           {"seconds", r.seconds}};
     if (r.shard.active()) {
         const auto& s = r.sums;

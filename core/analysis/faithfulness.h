@@ -7,13 +7,15 @@
 //   cells of the same area, and report the accuracy and the total variation distance between
 //   the class distributions before and after, per fraction removed;
 // - rank agreement (Spearman) between the attention map and an occlusion saliency map (each
-//   cell occluded alone, the change in the output's probability), after Jain and Wallace 2019;
+//   cell of the model's grid occluded alone, the change in the output's probability; the copies
+//   go to the model in batches), after Jain and Wallace 2019;
 // - calibration of a cell's attention as the probability that the cell lies on the object
 //   (at least half inside the box): a reliability diagram and its expected calibration error.
 // Attention is a record of where the model looked, not an explanation of its answer: these
 // figures say how far the two coincide.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,14 +77,19 @@ struct FaithfulnessReport {
     std::string dataset, rule;
     std::int64_t images = 0;
     int rows = 0, cols = 0;                 ///< the attention map's grid
+    /// Images with a ground-truth box. Without any (an image folder), the box figures below are
+    /// not measured: the per-step vectors are empty and the optionals unset (null in JSON).
+    std::int64_t boxed = 0;
     std::vector<double> massPerStep;        ///< mean attention mass in the box, per step
     std::vector<double> pointingPerStep;    ///< pointing-game hit rate, per step
-    double uniformMass = 0;                 ///< mean box area / image area: uniform attention's mass
+    std::optional<double> uniformMass;      ///< mean box area / image area: uniform attention's mass
     std::vector<DeletionPoint> deletion;
-    double rankCorrelation = 0;             ///< mean Spearman rho, attention vs occlusion saliency
+    /// Mean Spearman rho, attention vs occlusion saliency, over the images where both maps have
+    /// ranks (neither is flat); unset when no image had.
+    std::optional<double> rankCorrelation;
     std::int64_t correlationImages = 0;
-    std::vector<ReliabilityBin> reliability;
-    double expectedCalibrationError = 0;
+    std::vector<ReliabilityBin> reliability;  ///< over boxed images' cells
+    std::optional<double> expectedCalibrationError;
     double seconds = 0;
     FaithfulnessSums sums;  ///< what the figures above are made of
     /// A sharded measurement: its slice, the images [begin, begin + images) of `total`, and what

@@ -234,12 +234,16 @@ std::string mergeCaptionFaithfulness(const std::vector<Json>& shards, int indent
 /// probabilities lie in [0, 1], entropies and spreads are not negative.
 void checkSignals(const Json& image, bool sampled, const std::string& where) {
     for (const auto& info : adequacySignals()) {
-        const auto it = image.find(info.key);
-        if (it == image.end()) throw std::runtime_error(where + " lacks the signal \"" + info.key + "\"");
         const bool mustBeMeasured =
             sampled && (info.signal == AdequacySignal::Agreement || info.signal == AdequacySignal::OutputEntropy);
+        const auto it = image.find(info.key);
+        if (it == image.end()) {  // a signal newer than the file is not measured there
+            if (!mustBeMeasured) continue;
+            throw std::runtime_error(where + " lacks the signal \"" + info.key + "\"");
+        }
         if (it->is_null() && !mustBeMeasured) continue;
-        const bool unitRange = info.signal == AdequacySignal::Agreement || info.signal == AdequacySignal::Confidence;
+        const bool unitRange = info.signal == AdequacySignal::Agreement || info.signal == AdequacySignal::Confidence ||
+                               info.signal == AdequacySignal::ShiftAgreement || info.signal == AdequacySignal::ShiftLook;
         if (!it->is_number() || it->get<double>() < 0 || (unitRange && it->get<double>() > 1 + 1e-6) ||
             !std::isfinite(it->get<double>()))
             throw std::runtime_error(where + ": the signal \"" + info.key + "\" is " + it->dump() + ", out of its range");

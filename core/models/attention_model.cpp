@@ -118,6 +118,18 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
     return j.dump(indent);
 }
 
+Result<std::vector<std::vector<float>>> AttentionModel::outputProbs(const std::vector<Image>& images,
+                                                                    const std::string& rule, std::uint64_t seed) {
+    std::vector<std::vector<float>> probs;
+    probs.reserve(images.size());
+    for (const Image& image : images) {
+        auto t = trace(image, rule, seed, "batch");
+        if (!t) return Error{t.error()};
+        probs.push_back(std::move(t->output.probs));
+    }
+    return probs;
+}
+
 Result<RunSet> collectRuns(AttentionModel& model, const Image& image, int runs, std::uint64_t seed,
                            const std::string& imageId, const std::optional<GroundTruth>& truth, int kSample,
                            const std::string& softRule, const RunChunk& chunk, const Progress& progress) {

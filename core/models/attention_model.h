@@ -142,6 +142,12 @@ public:
                                 const std::string& imageId,
                                 const std::optional<GroundTruth>& truth = std::nullopt) = 0;
 
+    /// Per image, the class probabilities trace(image, rule, seed, ...) would give: occluded and
+    /// shifted copies of one image in one call. Models batch them on the device where they can;
+    /// by default one trace per image. Not thread-safe, as trace().
+    virtual Result<std::vector<std::vector<float>>> outputProbs(const std::vector<Image>& images,
+                                                                const std::string& rule, std::uint64_t seed);
+
     /// `runs` sample-rule runs of one image, batched on the device in chunks (run i repeats
     /// trace(image, "sample", runSeed(seed, i))), with the deterministic run, soft attention where
     /// the model has it, and ksample:`kSample`. Progress after each chunk; false cancels.

@@ -9,12 +9,14 @@
 #include "analysis/boundary_sweep.h"
 #include "analysis/dataset_comparison.h"
 #include "analysis/faithfulness.h"
+#include "analysis/rule_comparison.h"
 #include "common/base64.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "models/attention_model.h"
 #include "models/caption/caption_model.h"
 #include "models/cost_profile.h"
+#include "models/model_input.h"
 #include "render/sweep_render.h"
 #include "render/trace_render.h"
 #include "report/svg_chart.h"
@@ -115,7 +117,32 @@ std::string accuracySection(AttentionModel& model, const Dataset& dataset, const
     return s.str();
 }
 
+// A model without sampled runs: its rules side by side (analysis/rule_comparison.h).
+std::string rulesSection(AttentionModel& model, const Dataset& dataset, const ReportOptions& o, const Section& p) {
+    std::ostringstream s;
+    s << "<h2>The model's rules compared</h2>";
+    const auto rules = defaultRuleComparisonRules(model);
+    auto c = compareRulesOnDataset(model, dataset, Split::Test, rules, std::min<std::int64_t>(o.limit, 200), o.seed, p);
+    if (!c) return s.str() + unavailable(c.error());
+    const auto measured = [](const std::optional<double>& v) { return v ? pct(*v) : std::string("not measured"); };
+    s << "<p>This model has no sampled runs. " << c->images << " test images (" << c->boxed << " with a box), each "
+      << "traced under every rule; the last step's map (a transformer's last layer) is measured.</p><table><tr>"
+         "<th>rule</th><th>accuracy</th><th>95% interval</th><th>mass in box</th><th>pointing game</th></tr>";
+    for (const auto& r : c->rules)
+        s << "<tr><td>" << escapeHtml(r.rule) << "</td><td>" << pct(r.accuracy.accuracy) << "</td><td>" << pct(r.accuracy.low)
+          << " to " << pct(r.accuracy.high) << "</td><td>" << measured(r.massInBox) << "</td><td>" << measured(r.pointing)
+          << "</td></tr>";
+    s << "</table>";
+    if (c->agreement.empty()) return s.str();
+    s << "<table><tr><th>rules</th><th>same most attended cell</th></tr>";
+    for (const auto& g : c->agreement)
+        s << "<tr><td>" << escapeHtml(g.first + " and " + g.second) << "</td><td>" << pct(g.fraction) << "</td></tr>";
+    s << "</table>";
+    return s.str();
+}
+
 std::string runsSection(AttentionModel& model, const Dataset& dataset, const ReportOptions& o, const Section& p) {
+    if (!model.hasStochasticRuns()) return rulesSection(model, dataset, o, p);
     std::ostringstream s;
     s << "<h2>One image: " << o.runs << " sampled runs against " << escapeHtml(model.deterministicRule()) << "</h2>";
     if (o.imageIndex < 0 || o.imageIndex >= dataset.size(Split::Test))
@@ -230,15 +257,21 @@ std::string faithfulnessSection(AttentionModel& model, const Dataset& dataset, c
     if (!r) {
         return s.str() + unavailable(r.error());
     }
-    s << "<p>" << r->images << " test images under " << escapeHtml(r->rule) << ". Uniform attention would put "
-      << pct(r->uniformMass) << " of its mass in the object's box. Rank correlation of attention with occlusion "
-      << "saliency: " << fixedNumber(r->rankCorrelation, 3) << " (Spearman, " << r->correlationImages
-      << " images); expected calibration error of attention as a detector: " << fixedNumber(r->expectedCalibrationError, 3)
-      << ".</p><table><tr><th>step</th><th>mass in box</th><th>pointing game</th></tr>";
-    for (std::size_t t = 0; t < r->massPerStep.size(); ++t)
-        s << "<tr><td>" << t + 1 << "</td><td>" << pct(r->massPerStep[t]) << "</td><td>"
-          << pct(t < r->pointingPerStep.size() ? r->pointingPerStep[t] : -1) << "</td></tr>";
-    s << "</table>";
+    const auto figure = [](const std::optional<double>& v) { return v ? fixedNumber(*v, 3) : std::string("not measured"); };
+    s << "<p>" << r->images << " test images under " << escapeHtml(r->rule) << ", " << r->boxed << " with a box. ";
+    if (r->uniformMass) s << "Uniform attention would put " << pct(*r->uniformMass) << " of its mass in the object's box. ";
+    s << "Rank correlation of attention with occlusion saliency: " << figure(r->rankCorrelation) << " (Spearman, "
+      << r->correlationImages << " images); expected calibration error of attention as a detector: "
+      << figure(r->expectedCalibrationError) << ".</p>";
+    if (r->boxed == 0) {
+        s << unavailable("mass in box and the pointing game: no image of this dataset has a box (not measured)");
+    } else {
+        s << "<table><tr><th>step</th><th>mass in box</th><th>pointing game</th></tr>";
+        for (std::size_t t = 0; t < r->massPerStep.size(); ++t)
+            s << "<tr><td>" << t + 1 << "</td><td>" << pct(r->massPerStep[t]) << "</td><td>"
+              << pct(r->pointingPerStep[t]) << "</td></tr>";
+        s << "</table>";
+    }
     std::vector<LineSeries> lines{{"accuracy, most attended cells removed", "#d62728", false, {}},
                                   {"accuracy, random cells removed", "#1f77b4", false, {}},
                                   {"TV distance, attended", "#d62728", true, {}},
@@ -289,13 +322,14 @@ std::string costSection(AttentionModel& model, const ReportOptions& o, const Sec
 }  // namespace
 
 Result<std::string> buildHtmlReport(AttentionModel& model, const ReportOptions& o, const Progress& progress) {
-    auto dataset = openDataset(model.info().dataset, {"", model.info().seed});
+    auto dataset = openDatasetFor(model, o.dataset.empty() ? model.info().dataset : o.dataset, model.info().seed);
     if (!dataset) return Error{dataset.error()};
+    const std::string datasetName = (*dataset)->info().name;
     const std::int64_t testImages = (*dataset)->size(Split::Test);
     if (o.imageIndex < 0 || o.imageIndex >= testImages)
-        return Error{"--image " + std::to_string(o.imageIndex) + " is outside the test split of " +
-                     model.info().dataset + " (0 to " + std::to_string(testImages - 1) + ")"};
-    const std::string title = "Saccade report: " + model.info().modelType + " model on " + model.info().dataset;
+        return Error{"--image " + std::to_string(o.imageIndex) + " is outside the test split of " + datasetName +
+                     " (0 to " + std::to_string(testImages - 1) + ")"};
+    const std::string title = "Saccade report: " + model.info().modelType + " model on " + datasetName;
     std::ostringstream html;
     html << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << escapeHtml(title)
          << "</title><style>" << kStyle << "</style></head><body><h1>" << escapeHtml(title) << "</h1><p class=\"meta\">"

@@ -63,7 +63,9 @@ for rule in attention rollout head:3; do
   [ "$(wc -l < "$dir/vit.csv")" -eq 4 ] || fail "the ViT's $rule trace has not 3 layers"
 done
 refuses "(this model has 4 heads)" "$cli" trace --model "$vit" --sample $sample --rule head:4
-refuses "not sampled" "$cli" compare --model "$vit" --dataset translated-fashion60 --limit 10
+"$cli" compare --model "$vit" --dataset translated-fashion60 --limit 10 > "$dir/rules.txt" 2> /dev/null ||
+  fail "compare --dataset on the ViT: $(cat "$dir/rules.txt")"
+grep -q "rollout" "$dir/rules.txt" || fail "compare --dataset did not compare the ViT's rules"
 "$cli" faithfulness --model "$vit" --rule attention --limit 20 --saliency-images 0 --json > "$dir/raw.json" || fail "faithfulness attention"
 "$cli" faithfulness --model "$vit" --rule rollout --limit 20 --saliency-images 0 --json > "$dir/roll.json" || fail "faithfulness rollout"
 grep -q '"rule": "rollout"' "$dir/roll.json" || fail "faithfulness ignored --rule rollout"

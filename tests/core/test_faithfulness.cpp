@@ -60,7 +60,8 @@ TEST(Faithfulness, ReportOnAHandSetPolicyFollowsTheBoxes) {
     ASSERT_EQ(r->massPerStep.size(), 2u);
     EXPECT_NEAR(r->massPerStep[1], mass / 6, 1e-6);
     EXPECT_NEAR(r->pointingPerStep[0], pointing / 6, 1e-9);
-    EXPECT_NEAR(r->uniformMass, area / 6, 1e-9);
+    ASSERT_TRUE(r->uniformMass.has_value());
+    EXPECT_NEAR(*r->uniformMass, area / 6, 1e-9);
     // Occlusion cannot change a fixed answer: no distance, the same accuracy at every fraction.
     ASSERT_EQ(r->deletion.size(), 2u);
     for (const auto& d : r->deletion) {
@@ -68,8 +69,9 @@ TEST(Faithfulness, ReportOnAHandSetPolicyFollowsTheBoxes) {
         EXPECT_DOUBLE_EQ(d.accuracyAttention, double(right) / 6);
         EXPECT_DOUBLE_EQ(d.accuracyRandom, double(right) / 6);
     }
-    EXPECT_EQ(r->correlationImages, 2);
-    EXPECT_DOUBLE_EQ(r->rankCorrelation, 0.0);  // a flat saliency map has no ranks
+    // A flat saliency map has no ranks: the correlation is not measured (null), not 0.
+    EXPECT_EQ(r->correlationImages, 0);
+    EXPECT_FALSE(r->rankCorrelation.has_value());
     // Calibration: per image and step, one cell at attention 1 (top bin), 99 at 0.
     EXPECT_EQ(r->reliability.back().count, 6 * 2);
     EXPECT_EQ(r->reliability.front().count, 6 * 2 * 99);
@@ -77,4 +79,6 @@ TEST(Faithfulness, ReportOnAHandSetPolicyFollowsTheBoxes) {
     const auto j = nlohmann::json::parse(faithfulnessToJson(*r));
     EXPECT_EQ(j["schema"], "saccade.faithfulness");
     EXPECT_EQ(j["caveat"], kAttentionCaveat);
+    EXPECT_TRUE(j["rank_correlation"].is_null());
+    EXPECT_EQ(j["boxed_images"], 6);
 }

@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "attention/adequacy_panel.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
 #include "attention/attention_toolbar.h"
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void datasetTabComparesOnAnImageFolder();
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
+    void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void cleanupTestCase();
 
 private:
@@ -221,6 +223,46 @@ void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {
     k->setValue(5);  // typed past the last head: the box holds at 3
     QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("head:3"));
     QVERIFY(m_page->errorBanner()->isHidden());
+}
+
+void TestAttentionPage::transformerDatasetAndAdequacyTabsNeedNoSampling() {
+    // The imported ViT is open (previous function): the Dataset tab compares its rules, not sampled
+    // runs it does not have, and the Adequacy tab measures the signals that need no sampling.
+    auto* panel = m_page->comparisonPanel();
+    QCOMPARE(panel->dataset(), QStringLiteral("translated-fashion60"));
+    panel->setLimit(20);
+    panel->findChild<QPushButton*>(QStringLiteral("compareButton"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(panel->ruleComparison() != nullptr, qPrintable(panel->summaryText()), 120'000);
+    QVERIFY(!panel->comparison());
+    const RuleComparison c = *panel->ruleComparison();
+    QCOMPARE(c.images, qint64(20));
+    QCOMPARE(panel->accuracyTable()->rowCount(), 3);
+    QCOMPARE(panel->accuracyTable()->columnCount(), 5);
+    const QStringList rules{QStringLiteral("attention"), QStringLiteral("head:0"), QStringLiteral("rollout")};
+    for (int r = 0; r < 3; ++r) {
+        QCOMPARE(panel->accuracyTable()->item(r, 0)->text(), rules[r]);
+        QCOMPARE(panel->accuracyTable()->item(r, 3)->text(), QStringLiteral("%1%").arg(100 * *c.rules[size_t(r)].massInBox, 0, 'f', 2));
+    }
+    QCOMPARE(panel->disagreementTable()->rowCount(), 3);  // every pair of rules
+    QCOMPARE(panel->disagreementTable()->item(1, 2)->text(), QString::number(c.agreement[1].same));
+    QVERIFY(!panel->kChart()->isVisibleTo(panel));
+    QTemporaryDir dir;
+    QCOMPARE(panel->exportJson(dir.filePath(QStringLiteral("c.json"))), QString());
+    QFile json(dir.filePath(QStringLiteral("c.json")));
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(json.readAll()).object().value(QStringLiteral("schema")).toString(),
+             QStringLiteral("saccade.compare-rules"));
+
+    auto* adequacy = m_page->adequacyPanel();
+    adequacy->setLimit(10);
+    adequacy->findChild<QPushButton*>(QStringLiteral("measureButton"))->click();
+    QTRY_VERIFY2_WITH_TIMEOUT(adequacy->report() != nullptr, qPrintable(adequacy->summaryText()), 120'000);
+    const AdequacyReport& r = *adequacy->report();
+    QCOMPARE(r.runs, 0);
+    QCOMPARE(r.shifts, kDefaultShifts);
+    QVERIFY(!r.curves[int(AdequacySignal::Agreement)].available);
+    QVERIFY(r.curves[int(AdequacySignal::ShiftAgreement)].available);
+    QVERIFY2(adequacy->summaryText().contains(QStringLiteral("no sampled runs")), qPrintable(adequacy->summaryText()));
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }

@@ -149,7 +149,7 @@ void FaithfulnessPanel::run() {
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");
         if (!model) return QString::fromStdString(model.error());
-        auto d = openDataset(dataset);
+        auto d = openDatasetFor(**model, dataset, 1);
         if (!d) return QString::fromStdString(d.error());
         auto r = measureFaithfulness(**model, **d, Split::Test, o, progress);
         if (!r) return QString::fromStdString(r.error());
@@ -165,13 +165,18 @@ void FaithfulnessPanel::run() {
 void FaithfulnessPanel::showReport() {
     const auto& r = *m_report;
     m_export->setEnabled(true);
-    m_summary->setText(tr("<b>%1</b>, %2 test images, %3 rule, attention on a %4x%5 grid, %6 s.<br>Uniform attention "
-                          "would put <b>%7%</b> in the box. Rank correlation with occlusion saliency (Spearman, %8 "
-                          "images): <b>%9</b>. Calibration error of attention as the probability of the object: "
-                          "<b>%10</b>.")
-                           .arg(QString::fromStdString(r.dataset)).arg(r.images).arg(QString::fromStdString(r.rule))
-                           .arg(r.rows).arg(r.cols).arg(r.seconds, 0, 'f', 1).arg(100 * r.uniformMass, 0, 'f', 1)
-                           .arg(r.correlationImages).arg(r.rankCorrelation, 0, 'f', 3).arg(r.expectedCalibrationError, 0, 'f', 3));
+    // A figure that was not measured (no boxes, no ranks) says so, never 0.
+    const auto figure = [this](const std::optional<double>& v, double scale, int decimals, const QString& unit) {
+        return v ? QStringLiteral("<b>%1%2</b>").arg(scale * *v, 0, 'f', decimals).arg(unit) : tr("not measured");
+    };
+    m_summary->setText(tr("<b>%1</b>, %2 test images (%3 with a box), %4 rule, attention on a %5x%6 grid, %7 s.<br>"
+                          "Uniform attention would put %8 in the box. Rank correlation with occlusion saliency "
+                          "(Spearman, %9 images): %10. Calibration error of attention as the probability of the "
+                          "object: %11.")
+                           .arg(QString::fromStdString(r.dataset)).arg(r.images).arg(r.boxed)
+                           .arg(QString::fromStdString(r.rule)).arg(r.rows).arg(r.cols).arg(r.seconds, 0, 'f', 1)
+                           .arg(figure(r.uniformMass, 100, 1, QStringLiteral("%"))).arg(r.correlationImages)
+                           .arg(figure(r.rankCorrelation, 1, 3, {})).arg(figure(r.expectedCalibrationError, 1, 3, {})));
     m_steps->setRowCount(int(r.massPerStep.size()));
     for (int k = 0; k < int(r.massPerStep.size()); ++k) {
         m_steps->setItem(k, 0, new QTableWidgetItem(QString::number(k + 1)));
@@ -194,7 +199,9 @@ void FaithfulnessPanel::showReport() {
     QVector<SeriesChart::Series> reliability{{tr("cells on the object"), {}}, {tr("perfect calibration"), {{0, 0}, {1, 1}}, true}};
     for (const auto& b : r.reliability)
         if (b.count) reliability[0].points << QPointF(b.meanAttention, b.onObject);
-    m_reliability->setTitles(tr("Reliability of attention (ECE %1)").arg(r.expectedCalibrationError, 0, 'f', 3),
+    m_reliability->setTitles(r.expectedCalibrationError
+                                 ? tr("Reliability of attention (ECE %1)").arg(*r.expectedCalibrationError, 0, 'f', 3)
+                                 : tr("Reliability of attention: not measured (no boxes)"),
                              tr("mean attention of a cell"), tr("fraction on the object"));
     m_reliability->setSeries(reliability, 0, 1);
 }

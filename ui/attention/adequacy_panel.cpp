@@ -25,11 +25,13 @@ namespace saccade::ui {
 
 namespace {
 
+constexpr int kShownSignalRows = 6;  // the signal table's rows in view
 constexpr int kMaxFlaggedRows = 2000;  // the flagged browser's rows; the CSV and JSON have all
 
 // One colour per signal, in adequacySignals() order; the oracle is drawn dashed in black.
-const QColor kSignalColours[kAdequacySignalCount] = {QColor(30, 80, 160), QColor(220, 120, 20), QColor(40, 160, 80),
-                                                     QColor(150, 60, 160), QColor(200, 40, 60)};
+const QColor kSignalColours[kAdequacySignalCount] = {QColor(30, 80, 160),  QColor(220, 120, 20), QColor(40, 160, 80),
+                                                     QColor(150, 60, 160), QColor(200, 40, 60),  QColor(20, 150, 160),
+                                                     QColor(120, 90, 40),  QColor(230, 90, 170)};
 
 QString valueText(AdequacySignal signal, double v) {
     if (std::isnan(v)) return QStringLiteral("n/a");
@@ -93,8 +95,10 @@ void AdequacyPanel::buildResultViews() {
     m_signals->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_signals->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
     m_signals->verticalHeader()->setDefaultSectionSize(m_signals->fontMetrics().height() + 6);
+    // Room for the signals a model measures (at most 6 without --shifts on a model with sampled
+    // runs, 4 without runs) and the two references; an unmeasured signal's row is hidden.
     m_signals->setFixedHeight(m_signals->horizontalHeader()->sizeHint().height() +
-                              (kAdequacySignalCount + 2) * m_signals->verticalHeader()->defaultSectionSize() + 4);
+                              (kShownSignalRows + 2) * m_signals->verticalHeader()->defaultSectionSize() + 4);
     m_signals->setToolTip(tr("Area under each risk-coverage curve (lower is better) and the coverage a threshold "
                              "keeps at the target accuracy; click a row to choose the signal"));
     m_signal = new QComboBox(this);
@@ -262,10 +266,16 @@ void AdequacyPanel::showReport(const AdequacyReport& r, const QString& dataset) 
                              ? tr("<span style='color:#a05a00'>differs from the training rule (%1)</span>")
                                    .arg(QString::fromStdString(r.trainingRule))
                              : tr("the training rule");
-    m_summary->setText(tr("<b>%1</b> test split, %2 images × %3 sampled runs (seeds %4..%5 on every image), %6 s.<br>"
-                          "Deployment rule <b>%7</b> (%8): accuracy <b>%9%</b> at full coverage. Best signal: <b>%10</b>; "
-                          "oracle AURC %11, random %12.")
-                           .arg(dataset).arg(r.images.size()).arg(r.runs).arg(r.seed).arg(r.seed + quint64(r.runs) - 1)
+    // A model without sampled runs: its deterministic traces and shifted copies alone.
+    const QString measured =
+        r.runs > 0 ? tr("%1 sampled runs (seeds %2..%3 on every image)").arg(r.runs).arg(r.seed).arg(r.seed + quint64(r.runs) - 1)
+                   : tr("no sampled runs (the model has none)");
+    const QString shifts = r.shifts > 0 ? tr(", %1 shifted copies up to %2 px (seed %3)").arg(r.shifts).arg(r.maxShift).arg(r.seed)
+                                        : QString();
+    m_summary->setText(tr("<b>%1</b> test split, %2 images × %3%4, %5 s.<br>"
+                          "Deployment rule <b>%6</b> (%7): accuracy <b>%8%</b> at full coverage. Best signal: <b>%9</b>; "
+                          "oracle AURC %10, random %11.")
+                           .arg(dataset).arg(r.images.size()).arg(measured, shifts)
                            .arg(r.seconds, 0, 'f', 1).arg(det, rule).arg(100 * r.accuracy, 0, 'f', 1)
                            .arg(QString::fromStdString(r.bestSignal.empty() ? "none" : r.bestSignal))
                            .arg(r.oracleAurc, 0, 'f', 4).arg(r.randomAurc, 0, 'f', 4));
@@ -304,7 +314,8 @@ void AdequacyPanel::showReport(const AdequacyReport& r, const QString& dataset) 
         name->setForeground(kSignalColours[int(c.signal)]);
         name->setToolTip(QString::fromLatin1(signalInfo(c.signal).label));
         m_signals->setItem(row, 0, name);
-        m_signals->setItem(row, 1, new QTableWidgetItem(c.available ? QString::number(c.aurc, 'f', 4) : tr("n/a")));
+        m_signals->setItem(row, 1, new QTableWidgetItem(c.available ? QString::number(c.aurc, 'f', 4) : tr("not measured")));
+        m_signals->setRowHidden(row, !c.available);
     }
     // The references, as rows of the same table (it is the chart's legend).
     for (const auto& [name, aurc, tip] :

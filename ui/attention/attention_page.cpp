@@ -310,6 +310,7 @@ void AttentionPage::connectComparison() {
     });
     connect(m_service, &ModelService::comparisonProgress, m_comparison, &DatasetComparePanel::setProgress);
     connect(m_service, &ModelService::comparisonReady, m_comparison, &DatasetComparePanel::showComparison);
+    connect(m_service, &ModelService::ruleComparisonReady, m_comparison, &DatasetComparePanel::showRuleComparison);
     connect(m_service, &ModelService::comparisonFailed, m_comparison, &DatasetComparePanel::showError);
 }
 

@@ -147,6 +147,7 @@ void DatasetComparePanel::setLimit(qint64 images) { m_limit->setValue(int(images
 
 void DatasetComparePanel::clear(const QString& message) {
     m_comparison.reset();
+    m_rules.reset();
     m_comparedDataset.clear();
     showIdle();
     m_summary->setText(message);
@@ -161,7 +162,57 @@ QString DatasetComparePanel::className(int label) const {
     return label >= 0 && label < m_classNames.size() ? m_classNames[label] : QString::number(label);
 }
 
+// The tables' columns: a sampled comparison's, or (a model without sampled runs) its rules'.
+void DatasetComparePanel::setSampledHeaders(bool sampled) {
+    const QStringList accuracy = sampled ? QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")}
+                                         : QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("mass in box"),
+                                                       tr("pointing game")};
+    m_accuracy->setColumnCount(int(accuracy.size()));
+    m_accuracy->setHorizontalHeaderLabels(accuracy);
+    const QStringList second = sampled ? QStringList{tr("image"), tr("true"), {}, tr("sample")}
+                                       : QStringList{tr("rules"), tr("same most attended cell"), tr("images")};
+    m_disagree->setColumnCount(int(second.size()));
+    m_disagree->setHorizontalHeaderLabels(second);
+    m_kChart->setVisible(sampled);
+}
+
+void DatasetComparePanel::showRuleComparison(const RuleComparison& c, const QString& dataset) {
+    m_comparison.reset();
+    m_rules = c;
+    m_comparedDataset = dataset;
+    showArrived();
+    m_export->setEnabled(true);
+    setSampledHeaders(false);
+    m_summary->setText(tr("<b>%1</b> test split, %2 images (%3 with a box), %4 s.<br>This model has no sampled runs: "
+                          "its rules are compared on the last step's map (a transformer's last layer), the most "
+                          "attended cell read on a %5x%6 grid.")
+                           .arg(dataset).arg(c.images).arg(c.boxed).arg(c.seconds, 0, 'f', 1).arg(c.rows).arg(c.cols));
+    const auto measured = [this](const std::optional<double>& v) { return v ? formatPercent(*v, 2) : tr("not measured"); };
+    m_accuracy->setRowCount(int(c.rules.size()));
+    for (int i = 0; i < int(c.rules.size()); ++i) {
+        const auto& r = c.rules[size_t(i)];
+        m_accuracy->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(r.rule)));
+        m_accuracy->setItem(i, 1, new QTableWidgetItem(formatPercent(r.accuracy.accuracy, 2)));
+        m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * r.accuracy.low, 0, 'f', 2)
+                                                           .arg(100 * r.accuracy.high, 0, 'f', 2)));
+        m_accuracy->setItem(i, 3, new QTableWidgetItem(measured(r.massInBox)));
+        m_accuracy->setItem(i, 4, new QTableWidgetItem(measured(r.pointing)));
+    }
+    m_accuracy->resizeColumnsToContents();
+    m_disagreeNote->setText(tr("How often two rules' maps have the same most attended cell:"));
+    m_disagree->setRowCount(int(c.agreement.size()));
+    for (int i = 0; i < int(c.agreement.size()); ++i) {
+        const auto& g = c.agreement[size_t(i)];
+        m_disagree->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(g.first + " & " + g.second)));
+        m_disagree->setItem(i, 1, new QTableWidgetItem(formatPercent(g.fraction, 2)));
+        m_disagree->setItem(i, 2, new QTableWidgetItem(QString::number(g.same)));
+    }
+    m_disagree->resizeColumnsToContents();
+}
+
 void DatasetComparePanel::showComparison(const DatasetComparison& c, const QString& dataset) {
+    m_rules.reset();
+    setSampledHeaders(true);
     m_comparison = c;
     m_comparedDataset = dataset;
     showArrived();
@@ -237,7 +288,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
 }
 
 QString DatasetComparePanel::exportAccuracy(const QString& path) const {
-    if (!m_comparison) return tr("nothing to export: no comparison yet");
+    if (!m_comparison && !m_rules) return tr("nothing to export: no comparison yet");
     return exportTable(*m_accuracy, path);
 }
 
@@ -249,6 +300,7 @@ QString DatasetComparePanel::exportKCurve(const QString& path) {
 }
 
 QString DatasetComparePanel::exportDisagreements(const QString& path) const {
+    if (m_rules) return exportTable(*m_disagree, path);  // the rules' agreement, every pair listed
     if (!m_comparison) return tr("nothing to export: no comparison yet");
     if (!path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)) return exportTable(*m_disagree, path);
     // The CSV lists every disagreeing image, also past the browser's rows.
@@ -263,6 +315,7 @@ QString DatasetComparePanel::exportDisagreements(const QString& path) const {
 }
 
 QString DatasetComparePanel::exportJson(const QString& path) const {
+    if (m_rules) return exportJsonFile(ruleComparisonToJson(*m_rules), path);
     if (!m_comparison) return tr("nothing to export: no comparison yet");
     return exportJsonFile(datasetComparisonToJson(*m_comparison), path);
 }

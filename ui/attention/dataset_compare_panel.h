@@ -3,6 +3,9 @@
 // with its 95% interval (and whether the rule is the one the model was trained under), accuracy
 // against K for ksample as a chart, and a browser of exactly the images on which sample and the
 // deterministic rule (argmax, or the mean for RAM) disagree: clicking one opens it on the canvas.
+// A model without sampled runs (a transformer) has its rules compared instead: accuracy, mass in
+// box and pointing game per rule ("not measured" without boxes), and how often two rules' maps
+// peak at the same cell.
 // Charts and tables export to PNG, SVG and CSV, the whole comparison to JSON.
 
 #include <QString>
@@ -10,6 +13,7 @@
 #include <optional>
 
 #include "analysis/dataset_comparison.h"
+#include "analysis/rule_comparison.h"
 
 #include "job_panel.h"
 
@@ -37,6 +41,7 @@ public:
     /// Asks for a comparison with the panel's settings (what Compare does).
     void run() override;
     void showComparison(const DatasetComparison& comparison, const QString& dataset);
+    void showRuleComparison(const RuleComparison& comparison, const QString& dataset);
     void clear(const QString& message = {});
 
     QString dataset() const;
@@ -49,6 +54,7 @@ public:
     QTableWidget* disagreementTable() const { return m_disagree; }
     BandChart* kChart() const { return m_kChart; }
     const DatasetComparison* comparison() const { return m_comparison ? &*m_comparison : nullptr; }
+    const RuleComparison* ruleComparison() const { return m_rules ? &*m_rules : nullptr; }
 
     /// Exports by the suffix of `path`; empty on success.
     QString exportAccuracy(const QString& path) const;
@@ -66,6 +72,7 @@ private:
     void buildResultViews();
     void buildLayout();
     void connectSignals();
+    void setSampledHeaders(bool sampled);
     QString className(int label) const;
 
     QComboBox* m_dataset = nullptr;
@@ -79,6 +86,7 @@ private:
     QWidget* m_export = nullptr;
     QStringList m_classNames;
     std::optional<DatasetComparison> m_comparison;
+    std::optional<RuleComparison> m_rules;
     QString m_comparedDataset;
 };
 

@@ -519,6 +519,35 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
     }
 }
 
+Result<std::vector<std::vector<float>>> ScriptModel::outputProbs(const std::vector<Image>& images,
+                                                                 const std::string& rule, std::uint64_t seed) {
+    auto& m = *m_impl;
+    if (m.reference.form == ScriptForm::Transformer) {
+        if (auto parsed = parseTransformerRule(rule, m.heads); !parsed) return Error{parsed.error()};
+    } else if (rule != "forward") {
+        return AttentionModel::outputProbs(images, rule, seed);  // sampled: each image its own draws
+    }
+    std::vector<std::vector<float>> probs;
+    constexpr std::size_t kChunk = 64;
+    try {
+        for (std::size_t first = 0; first < images.size(); first += kChunk) {
+            std::vector<torch::Tensor> inputs;
+            for (std::size_t i = first; i < std::min(images.size(), first + kChunk); ++i) {
+                auto input = modelInput(images[i], m.size, m.channels, m.device);
+                if (!input) return Error{input.error()};
+                inputs.push_back(*input);
+            }
+            auto out = m.call(torch::cat(inputs, /*dim=*/0), false, 0);
+            if (!out) return Error{out.error()};
+            const auto p = torch::softmax(out->logits.select(1, -1), -1).to(torch::kCPU).contiguous();
+            for (std::int64_t i = 0; i < p.size(0); ++i) probs.push_back(toFloatVector(p[i]));
+        }
+    } catch (const c10::Error& e) {
+        return Error{std::string("a batched forward failed: ") + firstLine(e.what_without_backtrace())};
+    }
+    return probs;
+}
+
 Result<RunSet> ScriptModel::sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
                                        const std::optional<GroundTruth>& truth, int kSample, const Progress& progress) {
     auto& m = *m_impl;

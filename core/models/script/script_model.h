@@ -53,6 +53,10 @@ public:
     /// (models/transformer_maps.h), one step per layer.
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId,
                         const std::optional<GroundTruth>& truth = std::nullopt) override;
+    /// Batched (64 images a forward) where the answer comes from forward: a transformer under any
+    /// rule, the others under forward; sampled rules go one trace per image.
+    Result<std::vector<std::vector<float>>> outputProbs(const std::vector<Image>& images, const std::string& rule,
+                                                        std::uint64_t seed) override;
     Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
                               const std::optional<GroundTruth>& truth, int kSample = 10,
                               const Progress& progress = {}) override;

@@ -100,6 +100,31 @@ Result<Trace> VitModel::trace(const Image& image, const std::string& ruleSpec, s
     }
 }
 
+Result<std::vector<std::vector<float>>> VitModel::outputProbs(const std::vector<Image>& images, const std::string& rule,
+                                                              std::uint64_t) {
+    auto& m = *m_impl;
+    if (auto parsed = parseTransformerRule(rule, m.config.heads); !parsed) return Error{parsed.error()};
+    std::vector<std::vector<float>> probs;
+    constexpr std::size_t kChunk = 64;
+    try {
+        torch::NoGradGuard noGrad;
+        for (std::size_t first = 0; first < images.size(); first += kChunk) {
+            std::vector<torch::Tensor> inputs;
+            for (std::size_t i = first; i < std::min(images.size(), first + kChunk); ++i) {
+                auto input = modelInput(images[i], m.config.imageSize, m.config.inChannels, m.device);
+                if (!input) return Error{input.error()};
+                inputs.push_back(*input);
+            }
+            const auto logits = m.net->forward(torch::cat(inputs, /*dim=*/0)).logits;
+            const auto p = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
+            for (std::int64_t i = 0; i < p.size(0); ++i) probs.push_back(toFloatVector(p[i]));
+        }
+    } catch (const c10::Error& e) {
+        return Error{std::string("a batched forward failed: ") + firstLine(e.what_without_backtrace())};
+    }
+    return probs;
+}
+
 Result<RunSet> VitModel::sampleRuns(const Image&, int, std::uint64_t, const std::string&, const std::optional<GroundTruth>&,
                                     int, const Progress&) {
     return Error{"a vision transformer's attention is not sampled: it has no stochastic runs (its rules attention, "

@@ -34,6 +34,9 @@ public:
 
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId,
                         const std::optional<GroundTruth>& truth = std::nullopt) override;
+    /// Batched, 64 images a forward (the answer does not depend on the rule, which is checked).
+    Result<std::vector<std::vector<float>>> outputProbs(const std::vector<Image>& images, const std::string& rule,
+                                                        std::uint64_t seed) override;
     /// A transformer's attention is not sampled: an Error that says so.
     Result<RunSet> sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,
                               const std::optional<GroundTruth>& truth, int kSample = 10,
