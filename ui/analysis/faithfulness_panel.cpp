@@ -16,6 +16,7 @@
 #include "analysis/analysis_job.h"
 #include "charts/series_chart.h"
 #include "data/dataset.h"
+#include "models/model_input.h"
 #include "view_export.h"
 
 namespace saccade::ui {
