@@ -16,7 +16,8 @@ Result<torch::Tensor> modelInput(const Image& image, int size, int channels, con
     }
     const auto bytes = torch::from_blob(const_cast<std::uint8_t*>(image.pixels.data()),
                                         {1, image.height, image.width, image.channels}, torch::kUInt8);
-    return bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).to(device);
+    // Contiguous NCHW: a permuted (channels-last) tensor sends convolutions down slower paths.
+    return bytes.permute({0, 3, 1, 2}).to(torch::kFloat).div(255.0).contiguous().to(device);
 }
 
 Result<Unit> checkDatasetFits(const DatasetInfo& info, int size, int channels) {

@@ -88,6 +88,9 @@ Result<ImportBenchResult> benchImport(const ImportBenchOptions& o) {
         if (!dataset) return Error{dataset.error()};
         r.evalImages = std::min(o.evalImages, (*dataset)->size(Split::Test));
         t0 = std::chrono::steady_clock::now();
+        for (std::int64_t i = 0; i < r.evalImages; ++i) (*dataset)->sample(Split::Test, i);
+        r.readMsPerImage = elapsedMs(t0) / double(std::max<std::int64_t>(1, r.evalImages));
+        t0 = std::chrono::steady_clock::now();
         auto report = model->evaluate(**dataset, Split::Test, {rule}, r.evalImages, 1);
         if (!report) return Error{report.error()};
         r.evalMsPerImage = elapsedMs(t0) / double(std::max<std::int64_t>(1, r.evalImages));

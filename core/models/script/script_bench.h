@@ -30,6 +30,7 @@ struct ImportBenchResult {
     double switchMs = -1;     ///< median trace of the same image under another rule; < 0: one rule only
     std::string switchRules;  ///< "attention -> rollout"
     double evalMsPerImage = -1;  ///< < 0: no dataset
+    double readMsPerImage = -1;  ///< reading one of its images (decoding, resizing, cropping) alone
     std::int64_t evalImages = 0;
 };
 
