@@ -87,6 +87,7 @@ private Q_SLOTS:
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
+    void photoOnTorchvisionVitWithItsPreprocessing();
     void cleanupTestCase();
 
 private:
@@ -263,6 +264,44 @@ void TestAttentionPage::transformerDatasetAndAdequacyTabsNeedNoSampling() {
     QVERIFY(!r.curves[int(AdequacySignal::Agreement)].available);
     QVERIFY(r.curves[int(AdequacySignal::ShiftAgreement)].available);
     QVERIFY2(adequacy->summaryText().contains(QStringLiteral("no sampled runs")), qPrintable(adequacy->summaryText()));
+}
+
+void TestAttentionPage::photoOnTorchvisionVitWithItsPreprocessing() {
+    // torchvision's ViT (samples/torchscript/torchvision_vit.pt) declares Resize(256),
+    // CenterCrop(224) and ImageNet normalisation: a 451x300 photo comes in as 224x224, the Model
+    // tab says what is applied, and its fields reopen the model with the user's resize.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/../torchscript/torchvision_vit.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && m_page->canvas()->trace()->modelId == "torchscript/torchvision_vit.pt",
+                             60'000);
+    waitForTrace();
+    auto* applied = m_page->findChild<QLabel*>(QStringLiteral("appliedPreprocessing"));
+    QVERIFY(applied);
+    QVERIFY2(applied->text().contains(QStringLiteral("resize 256, centre crop 224; normalised: imagenet")), qPrintable(applied->text()));
+    QTemporaryDir dir;
+    const QString photo = dir.filePath(QStringLiteral("wide.png"));
+    QImage image(451, 300, QImage::Format_RGB32);
+    image.fill(Qt::darkCyan);
+    QVERIFY(image.save(photo));
+    m_page->openImageFile(photo);
+    waitForTrace();
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->imageId), photo);
+    QCOMPARE(m_page->canvas()->image().width(), 224);
+    QCOMPARE(int(m_page->canvas()->trace()->steps.back().grid->probs.size()), 196);
+    auto* resize = m_page->findChild<QLineEdit*>(QStringLiteral("resizeField"));
+    auto* apply = m_page->findChild<QPushButton*>(QStringLiteral("applyPreprocessing"));
+    QVERIFY(resize && apply);
+    resize->setText(QStringLiteral("12abc"));
+    apply->click();
+    auto* error = m_page->findChild<QLabel*>(QStringLiteral("preprocessingError"));
+    QVERIFY(error);
+    QVERIFY(!error->isHidden());
+    QVERIFY2(error->text().startsWith(QStringLiteral("Resize")), qPrintable(error->text()));
+    QVERIFY(applied->text().contains(QStringLiteral("resize 256")));  // nothing reopened
+    resize->setText(QStringLiteral("300"));
+    apply->click();
+    QTRY_VERIFY_WITH_TIMEOUT(applied->text().contains(QStringLiteral("resize 300, centre crop 224")), 60'000);
+    waitForTrace();
+    QCOMPARE(resize->text(), QStringLiteral("300"));  // the field shows what the model was opened with
 }
 
 void TestAttentionPage::cleanupTestCase() { delete m_page; }

@@ -17,6 +17,7 @@
 #include "charts/series_chart.h"
 #include "data/dataset.h"
 #include "models/model_input.h"
+#include "image_folder_entry.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -46,6 +47,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or for a transformer its raw "
                          "attention (the CLS token's, mean over heads) or its rollout. Measure both and compare: "
                          "they agree at the first layer and part after it."));
+    buildDataChooser();
     buildJobControls(tr("Measure"), QStringLiteral("measureButton"));
     m_caveat = makeAttentionCaveat(this);
     m_summary = statusLabel();
@@ -81,6 +83,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     controls->addWidget(m_images);
     controls->addWidget(m_saliency);
     controls->addWidget(m_map);
+    controls->addWidget(m_data);
     controls->addWidget(runButton());
     controls->addWidget(cancelButton());
     controls->addWidget(m_export);
@@ -102,6 +105,16 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     m_summary->setText(tr("Open a model on the Attention page, then measure."));
 }
 
+void FaithfulnessPanel::buildDataChooser() {
+    m_data = new QComboBox(this);
+    m_data->setObjectName(QStringLiteral("faithfulnessData"));
+    m_data->setToolTip(tr("Measure on the model's dataset, or on a folder of your images (FOLDER/CLASS/IMAGE, any size); "
+                          "a folder has no boxes, so the box figures are not measured"));
+    m_folders = new ImageFolderEntry(m_data, tr("A folder of your images: FOLDER/CLASS_NAME/IMAGE.png, any size"));
+    m_folders->append();
+    connect(m_folders, &ImageFolderEntry::failed, this, [this](const QString& message) { m_summary->setText(message); });
+}
+
 void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                                  const QString& deterministicRule) {
     // The maps the model has: a transformer's raw attention and its rollout, or the one rule's.
@@ -116,7 +129,22 @@ void FaithfulnessPanel::setModel(const QString& checkpoint, const QString& datas
     m_map->setEnabled(m_map->count() > 1);
     m_map->setCurrentIndex(std::max(0, m_map->findData(shown)));
     adoptModel(checkpoint, dataset);
-    m_summary->setText(tr("Model: %1. Measure how faithful its attention is on %2.").arg(modelName(), dataset));
+    {
+        // The model's dataset first; the user's folders stay listed for the next model.
+        const QSignalBlocker block(m_data);
+        QStringList folders;
+        for (int i = 0; i < m_data->count(); ++i)
+            if (!m_folders->isEntry(i) && m_data->itemData(i).toString() != m_modelData) folders << m_data->itemData(i).toString();
+        m_data->clear();
+        m_modelData = dataset;
+        if (!dataset.isEmpty()) m_data->addItem(dataset, dataset);
+        m_folders->append(folders);
+        m_data->setCurrentIndex(0);
+        m_folders->noteCurrent();
+    }
+    m_summary->setText(dataset.isEmpty()
+                           ? tr("Model: %1. Choose a folder of your images to measure how faithful its attention is.").arg(modelName())
+                           : tr("Model: %1. Measure how faithful its attention is on %2.").arg(modelName(), dataset));
 }
 
 void FaithfulnessPanel::clearResult() {
@@ -139,13 +167,27 @@ void FaithfulnessPanel::setMapRule(const QString& rule) {
 
 QString FaithfulnessPanel::caveatText() const { return m_caveat->text(); }
 
+void FaithfulnessPanel::setData(const QString& dataset) {
+    const int i = m_data->findData(dataset);
+    if (i >= 0 && !m_folders->isEntry(i)) m_data->setCurrentIndex(i);
+    else m_folders->addFolder(dataset);
+}
+
+QString FaithfulnessPanel::data() const {
+    return m_folders->isEntry(m_data->currentIndex()) ? QString() : m_data->currentData().toString();
+}
+
 void FaithfulnessPanel::run() {
     if (modelCheckpoint().isEmpty()) return m_summary->setText(tr("Open a model on the Attention page first."));
     FaithfulnessOptions o;
     o.limit = m_images->value();
     o.saliencyImages = m_saliency->value();
     o.rule = m_map->currentData().toString().toStdString();
-    const std::string checkpoint = modelCheckpoint().toStdString(), dataset = modelDataset().toStdString();
+    const std::string checkpoint = modelCheckpoint().toStdString(), dataset = data().toStdString();
+    if (dataset.empty()) {
+        m_summary->setText(tr("Choose a dataset or a folder of your images first."));
+        return;
+    }
     auto report = std::make_shared<FaithfulnessReport>();
     auto work = [=](const Progress& progress) -> QString {
         auto model = loadAttentionModel(checkpoint, "auto");

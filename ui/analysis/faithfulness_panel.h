@@ -3,7 +3,8 @@
 // N test images: attention mass in the ground-truth box and the pointing game per step, deletion
 // curves (the most attended cells against random ones), the rank correlation with occlusion
 // saliency, and a reliability diagram of attention as the probability of the object. The caveat
-// that attention records access and does not explain is stated above the figures.
+// that attention records access and does not explain is stated above the figures. The data is the
+// model's dataset or a folder of the user's images ("Image folder…"), which have no boxes.
 
 #include <QString>
 #include <QStringList>
@@ -24,6 +25,7 @@ namespace saccade::ui {
 /// as a highlighted label.
 QLabel* makeAttentionCaveat(QWidget* parent);
 
+class ImageFolderEntry;
 class SeriesChart;
 
 class FaithfulnessPanel : public JobPanel {
@@ -35,6 +37,9 @@ public:
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
                   const QString& deterministicRule = {});
     void setImages(int images, int saliencyImages);
+    /// Measures on this dataset or image folder (listed first when it is a folder).
+    void setData(const QString& dataset);
+    QString data() const;
     /// Whose maps to measure: "" (the model's deterministic rule) or "rollout" (transformers).
     void setMapRule(const QString& rule);
     void run() override;
@@ -52,11 +57,14 @@ public:
 
 private:
     void showReport();
+    void buildDataChooser();
     void clearResult() override;
 
     QSpinBox* m_images = nullptr;
     QSpinBox* m_saliency = nullptr;
     QComboBox* m_map = nullptr;
+    QComboBox* m_data = nullptr;  ///< the model's dataset, the user's folders, "Image folder…"
+    ImageFolderEntry* m_folders = nullptr;
     QLabel* m_caveat = nullptr;
     QLabel* m_summary = nullptr;  ///< the status label
     QTableWidget* m_steps = nullptr;
@@ -64,6 +72,7 @@ private:
     SeriesChart* m_reliability = nullptr;
     QWidget* m_export = nullptr;
     std::shared_ptr<FaithfulnessReport> m_report;
+    QString m_modelData;  ///< the model's own dataset, listed first
 };
 
 }  // namespace saccade::ui

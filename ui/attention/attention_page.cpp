@@ -488,8 +488,11 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         // The image stays; its true class was the old model's (another class list: no longer known).
         if (m_truth && card.classNames != m_shownClasses) m_truth->label = -1;
         requestTrace();
-    } else if (!m_inputFile.isEmpty() && !m_input) {
-        openImageFile(m_inputFile);
+    } else if (!m_inputFile.isEmpty()) {
+        openImageFile(m_inputFile);  // the user's photo, fitted anew from its file
+    } else if (m_images->dataset().isEmpty() && refitInput(card)) {
+        Q_EMIT statusMessage(tr("No dataset has %1x%1 images: the image shown before, fitted to the model (%2)")
+                                 .arg(card.imageSize).arg(QString::fromStdString(describeFit(card.fit))));
     } else if (m_images->dataset().isEmpty()) {
         // A model of a size no built-in dataset has (a 224-px ViT): no error, what to do next.
         m_input.reset();
@@ -505,6 +508,20 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         openSample(savedFits ? m_inputDataset : m_images->dataset(), savedFits ? std::max<qint64>(0, m_inputIndex) : 0);
     }
     m_shownClasses = card.classNames;
+}
+
+bool AttentionPage::refitInput(const ModelCard& card) {
+    if (!m_input) return false;
+    const Image source = withChannels(*m_input, card.channels);
+    auto fitted = fitImage(source, card.fit);
+    if (!fitted || fitted->width != card.imageSize || fitted->height != card.imageSize) return false;
+    std::optional<GroundTruth> truth;
+    if (m_truth) {  // its boxes move with the pixels; its class belonged to the old model's list
+        truth = fittedGroundTruth(*m_truth, fitGeometry(source.width, source.height, card.fit));
+        if (card.classNames != m_shownClasses) truth->label = -1;
+    }
+    setInput(*fitted, m_inputId, truth);
+    return true;
 }
 
 void AttentionPage::openSample(const QString& dataset, qint64 index) {

@@ -123,6 +123,9 @@ private:
     void forgetRuns();
     /// Every model load goes through here.
     void loadModel(const QString& path, const QString& device);
+    /// The image on the canvas fitted to a model of another size (its boxes with it); false when
+    /// there is none or it cannot be fitted.
+    bool refitInput(const ModelCard& card);
     void buildTabs();
     void buildLayout();
     void addShortcuts();

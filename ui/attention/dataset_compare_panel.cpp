@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "charts/band_chart.h"
-#include "attention/image_folder_entry.h"
+#include "image_folder_entry.h"
 #include "browser_table.h"
 #include "view_export.h"
 

@@ -14,7 +14,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "attention/image_folder_entry.h"
+#include "image_folder_entry.h"
 #include "data/dataset.h"
 #include "image_convert.h"
 

@@ -192,6 +192,7 @@ QWidget* ModelPanel::preprocessingBox() {
     m_apply->setObjectName(QStringLiteral("applyPreprocessing"));
     m_apply->setToolTip(tr("Reopen the model with these settings (empty fields keep the model's own)"));
     m_prepError = new QLabel(box);
+    m_prepError->setObjectName(QStringLiteral("preprocessingError"));
     m_prepError->setStyleSheet(QStringLiteral("color:#c33"));
     m_prepError->setWordWrap(true);
     m_prepError->hide();

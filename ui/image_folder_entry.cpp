@@ -1,4 +1,4 @@
-#include "attention/image_folder_entry.h"
+#include "image_folder_entry.h"
 #include "file_dialogs.h"
 
 #include <QComboBox>
