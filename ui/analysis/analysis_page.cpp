@@ -43,8 +43,11 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                             const QString& deterministicRule, const QString& outputKind) {
     // Every panel first, while its tab is enabled: each stops a job of the previous model.
-    m_model->setText(tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
-                         .arg(QFileInfo(checkpoint).fileName(), dataset));
+    m_model->setText(dataset.isEmpty()
+                         ? tr("Model: <b>%1</b> (no dataset of its own), the one open on the Attention page.")
+                               .arg(QFileInfo(checkpoint).fileName().toHtmlEscaped())
+                         : tr("Model: <b>%1</b> (dataset %2), the one open on the Attention page.")
+                               .arg(QFileInfo(checkpoint).fileName().toHtmlEscaped(), dataset.toHtmlEscaped()));
     m_sweep->setModel(checkpoint, dataset);
     m_captionSweep->setModel(checkpoint, dataset);
     m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);

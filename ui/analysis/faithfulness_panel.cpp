@@ -42,6 +42,7 @@ FaithfulnessPanel::FaithfulnessPanel(QWidget* parent) : JobPanel(parent) {
     m_saliency->setToolTip(tr("Images whose every cell is occluded alone to build an occlusion saliency map"));
     m_map = new QComboBox(this);
     m_map->setObjectName(QStringLiteral("faithfulnessMap"));
+    m_map->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_map->addItem(tr("its maps"), QString());  // until a model says what it has (setModel)
     m_map->setEnabled(false);
     m_map->setToolTip(tr("Whose maps to measure: the model's deterministic rule's, or for a transformer its raw "
@@ -112,6 +113,7 @@ void FaithfulnessPanel::buildDataChooser() {
                           "a folder has no boxes, so the box figures are not measured"));
     m_folders = new ImageFolderEntry(m_data, tr("A folder of your images: FOLDER/CLASS_NAME/IMAGE.png, any size"));
     m_folders->append();
+    m_data->setMinimumContentsLength(14);  // "Image folder…" and a folder's name, whole
     connect(m_folders, &ImageFolderEntry::failed, this, [this](const QString& message) { m_summary->setText(message); });
 }
 
