@@ -52,7 +52,9 @@ Result<InputOverrides> parseInputOverrides(const std::string& resize, const std:
         if (!m) return Error{m.error()};
         auto s = parseChannelValues(std.empty() ? mean : std, "--std", true);
         if (!s) return Error{s.error()};
-        if (m->size() != s->size()) return Error{"--mean has " + std::to_string(m->size()) + " values but --std has " + std::to_string(s->size())};
+        if (m->size() != s->size())
+            return Error{"--mean has " + std::to_string(m->size()) + (m->size() == 1 ? " value" : " values") + " but --std has " +
+                         std::to_string(s->size())};
         o.mean = *m;
         o.std = *s;
     }

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "common/timing.h"
+#include "data/folder_dataset.h"
 #include "models/attention_model.h"
 #include "models/model_input.h"
 
@@ -42,6 +43,9 @@ Result<double> switchMs(AttentionModel& model, const Image& image, const std::st
 }  // namespace
 
 Result<ImportBenchResult> benchImport(const ImportBenchOptions& o) {
+    // A dataset that cannot be opened is said before any timing.
+    if (!o.dataset.empty() && !isImageFolder(o.dataset) && !datasetShape(o.dataset))
+        if (auto d = openDataset(o.dataset); !d) return Error{d.error()};
     ImportBenchResult r;
     r.threads = at::get_num_threads();
     std::shared_ptr<AttentionModel> model;
