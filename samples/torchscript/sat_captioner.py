@@ -1,13 +1,13 @@
 """A small Show-Attend-Tell captioner (Xu et al. 2015) in plain PyTorch, exported with
 torch.jit.script for Saccade's captioner contract (docs/model-contract.md, "Captioners").
 
-Re-create the bundled file (trained for --seconds of one CPU thread on scenes drawn here in
+Re-create the bundled file (trained for --steps batches on one CPU thread, about 3 minutes, on scenes drawn here in
 Python after Saccade's scenes64 recipe: 1-3 filled shapes, six colours, two sizes, relations;
 the pixels differ from Saccade's own scenes, the distribution is the same kind):
 
-    /usr/bin/python3 samples/torchscript/sat_captioner.py --seed 1 --seconds 200 --out samples/torchscript/sat_captioner.pt
+    /usr/bin/python3 samples/torchscript/sat_captioner.py --seed 1 --steps 900 --out samples/torchscript/sat_captioner.pt
 
-`--seconds 0` writes it untrained (random weights under the seed).
+`--steps 0` writes it untrained (random weights under the seed).
 
 The encoder turns a 64x64 RGB image into an 8x8 grid of 64-d annotations; an LSTM decoder with
 additive attention reads one soft-attended context per word and greedily picks the next word from
@@ -104,12 +104,12 @@ def batch(rng, n, max_len=20):
     return torch.from_numpy(np.stack(images).astype(np.float32)), torch.from_numpy(targets)
 
 
-def train(model, seconds, seed, batch_size=32, lr=3e-3):
-    """Teacher-forced cross-entropy on fresh scenes for `seconds` of wall time; <pad> ignored."""
+def train(model, steps, seed, batch_size=32, lr=3e-3):
+    """Teacher-forced cross-entropy on `steps` batches of fresh scenes; <pad> ignored."""
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     start, step = time.time(), 0
-    while time.time() - start < seconds:
+    while step < steps:
         x, y = batch(rng, batch_size)
         logits = model.teacher_forced(x, y)
         loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), ignore_index=2)
@@ -196,13 +196,13 @@ class SatCaptioner(nn.Module):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--seconds", type=float, default=200, help="training time (0: untrained)")
+    p.add_argument("--steps", type=int, default=900, help="training batches (0: untrained)")
     p.add_argument("--out", default="sat_captioner.pt")
     args = p.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     model = SatCaptioner()
-    steps = train(model, args.seconds, args.seed) if args.seconds > 0 else 0
+    steps = train(model, args.steps, args.seed) if args.steps > 0 else 0
     model.eval()
     scripted = torch.jit.script(model)
     x, _ = batch(np.random.default_rng(args.seed + 1000), 2)
