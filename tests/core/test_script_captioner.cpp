@@ -51,8 +51,8 @@ std::string saveCaptioner(const test::TempDir& dir, const std::string& name, con
 // "a red circle <end> a": step s attends to cell s % 4 of a 2x2 grid, and chose it.
 const std::string kGoodBody = R"(
     n = x.size(0)
-    tokens = torch.tensor([[2, 3, 4, 1, 2]], dtype=torch.long).repeat(n, 1)
-    cells = torch.tensor([0, 1, 2, 3, 0], dtype=torch.long)
+    tokens = torch.tensor([[2, 3, 4, 1, 2]]).repeat(n, 1)
+    cells = torch.tensor([0, 1, 2, 3, 0])
     a = torch.eye(4).index_select(0, cells).view(1, 5, 2, 2).repeat(n, 1, 1, 1)
     return {"tokens": tokens, "attention": a, "chosen": cells.view(1, 5).repeat(n, 1)}
 )";
@@ -155,7 +155,7 @@ struct BadCase {
 TEST(ScriptCaptioner, EachBadInputIsOneLine) {
     std::vector<BadCase> cases;
     {
-        CaptionerSpec s{"    return {'tokens': torch.zeros(1, 1, dtype=torch.long)}\n"};
+        CaptionerSpec s{"    return {'tokens': torch.zeros(1, 1)}\n"};
         s.def = "def caption(self, x: Tensor) -> Dict[str, Tensor]:";
         cases.push_back({"signature", s, "must be caption(image: Tensor, max_len: int) -> Dict[str, Tensor], not"});
     }
@@ -165,7 +165,7 @@ TEST(ScriptCaptioner, EachBadInputIsOneLine) {
         cases.push_back({"returns", s, "must be caption(image: Tensor, max_len: int) -> Dict[str, Tensor]"});
     }
     cases.push_back({"float_tokens",
-                     {withLine(kGoodBody, "dtype=torch.long).repeat(n, 1)", "dtype=torch.float).repeat(n, 1)")},
+                     {withLine(kGoodBody, "2]]).repeat(n, 1)", "2]]).float().repeat(n, 1)")},
                      "'tokens' must be int64, not Float"});
     cases.push_back({"no_attention",
                      {withLine(kGoodBody, "\"attention\": a,", "")}, "returned no 'attention'"});
