@@ -53,12 +53,19 @@ bool signatureFits(const torch::jit::Method& method, bool withSeed) {
            dict->getValueType()->kind() == c10::TypeKind::TensorType;
 }
 
+// "caption(x: Tensor) -> Tensor": the method as Python writes it, without self.
 std::string schemaText(const torch::jit::Method& method) {
-    std::ostringstream s;
-    s << method.function().getSchema();
-    auto text = s.str();
-    if (auto dot = text.rfind("::", text.find('(')); dot != std::string::npos) text = text.substr(dot + 2);
-    return text;
+    const auto& schema = method.function().getSchema();
+    std::string text = method.name() + "(";
+    const auto& args = schema.arguments();
+    for (std::size_t i = 1; i < args.size(); ++i)
+        text += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
+    text += ") -> ";
+    if (schema.returns().size() == 1) return text + schema.returns()[0].type()->annotation_str();
+    text += "(";
+    for (std::size_t i = 0; i < schema.returns().size(); ++i)
+        text += (i > 0 ? ", " : "") + schema.returns()[i].type()->annotation_str();
+    return text + ")";
 }
 
 std::string dtypeName(const torch::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
