@@ -25,6 +25,7 @@ struct CaptionerSpec {
     std::optional<std::int64_t> endToken = 1;
     int inputSize = 8;
     bool rgb = false;                          // input_size [3, S, S] instead of S
+    std::string dataset;                       // a dataset attribute when not empty
     std::string extra;                         // more methods
 };
 
@@ -35,6 +36,7 @@ std::string saveCaptioner(const test::TempDir& dir, const std::string& name, con
         for (const auto& w : *spec.vocabulary) list.push_back(w);
         m.register_attribute("vocabulary", c10::ListType::ofStrings(), list);
     }
+    if (!spec.dataset.empty()) m.register_attribute("dataset", c10::StringType::get(), spec.dataset);
     if (spec.endToken) m.register_attribute("end_token", c10::IntType::get(), *spec.endToken);
     if (spec.inputSize > 0 && spec.rgb) {
         c10::List<std::int64_t> shape({3, spec.inputSize, spec.inputSize});
@@ -190,6 +192,11 @@ TEST(ScriptCaptioner, EachBadInputIsOneLine) {
         CaptionerSpec s{kGoodBody};
         s.endToken = 9;
         cases.push_back({"end_token", s, "end_token 9 is outside the vocabulary of 5 words"});
+    }
+    {
+        CaptionerSpec s{kGoodBody};
+        s.dataset = "scenes65";
+        cases.push_back({"dataset", s, "its dataset 'scenes65' is not one of Saccade's datasets"});
     }
     test::TempDir dir;
     for (const auto& c : cases) {

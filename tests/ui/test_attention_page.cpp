@@ -86,6 +86,7 @@ private Q_SLOTS:
     void datasetTabComparesOnAnImageFolder();
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
+    void importedCaptionerShowsItsWords();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void cleanupTestCase();
 
@@ -181,6 +182,26 @@ void TestAttentionPage::datasetTabComparesOnAnImageFolder() {
     std::sort(labels.begin(), labels.end());
     std::sort(truth.begin(), truth.end());
     QCOMPARE(labels, truth);
+}
+
+void TestAttentionPage::importedCaptionerShowsItsWords() {
+    // A user's TorchScript captioner (samples/torchscript/sat_captioner.pt): its steps are its
+    // words, each with a map over its 8x8 grid, and its one rule is caption.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/../torchscript/sat_captioner.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("torchscript/sat_captioner")),
+                             60'000);
+    waitForTrace();
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("caption"));
+    QVERIFY(!m_page->setRule(QStringLiteral("argmax")));
+    const auto trace = *m_page->canvas()->trace();
+    QVERIFY(trace.steps.size() >= 2);
+    QVERIFY(!trace.steps.front().token.empty());
+    QCOMPARE(trace.steps.front().grid->rows, 8);
+    QVERIFY(!trace.output.text.empty());
+    const auto words = m_page->captionStrip()->words();
+    QVERIFY2(!words.isEmpty() && words.front() == QString::fromStdString(trace.steps.front().token),
+             qPrintable(words.join(QLatin1Char(' '))));
 }
 
 void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {

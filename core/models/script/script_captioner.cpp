@@ -18,6 +18,7 @@
 
 #include "common/words.h"
 #include "data/batch.h"
+#include "data/dataset.h"
 #include "metrics/bleu.h"
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
@@ -296,6 +297,8 @@ Result<std::shared_ptr<ScriptCaptioner>> ScriptCaptioner::load(const ScriptArchi
     auto effective = effectiveSettings(*settings, input);
     if (!effective) return Error{where + effective.error()};
     m.settings = *effective;
+    if (!m.settings.dataset.empty() && !datasetShape(m.settings.dataset))
+        return Error{where + "its dataset '" + m.settings.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
     if (auto probed = m.probe(); !probed) return Error{probed.error()};
     if (m.sampled) {
         torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
