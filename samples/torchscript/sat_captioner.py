@@ -13,7 +13,7 @@ The encoder turns a 64x64 RGB image into an 8x8 grid of 64-d annotations; an LST
 additive attention reads one soft-attended context per word and greedily picks the next word from
 Saccade's scene vocabulary (that of scenes64, so `--sample scenes64:N` opens with references).
 `caption(image, max_len)` returns `tokens` [N, T] (int64) and `attention` [N, T, 8, 8]; the
-module carries `vocabulary`, `end_token` and `input_size`.
+module carries `vocabulary`, `end_token`, `input_size` and `dataset`.
 """
 
 import argparse
@@ -127,6 +127,7 @@ class SatCaptioner(nn.Module):
     end_token: int
     start_token: int
     input_size: List[int]
+    dataset: str
 
     def __init__(self, dim: int = 64, hidden: int = 96, embed: int = 32):
         super().__init__()
@@ -134,6 +135,7 @@ class SatCaptioner(nn.Module):
         self.end_token = 1
         self.start_token = 0
         self.input_size = [3, 64, 64]
+        self.dataset = "scenes64"                          # eval's and the GUI's default data
         self.hidden = hidden
         self.encoder = nn.Sequential(                      # 64 -> 32 -> 16 -> 8
             nn.Conv2d(3, 32, 3, stride=2, padding=1), nn.ReLU(),
