@@ -188,9 +188,11 @@ void TestAttentionPage::importedCaptionerShowsItsWords() {
     // A user's TorchScript captioner (samples/torchscript/sat_captioner.pt): its steps are its
     // words, each with a map over its 8x8 grid, and its one rule is caption.
     m_page->openModel(m_page->bundledFolder() + QStringLiteral("/../torchscript/sat_captioner.pt"));
-    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
-                                                              .startsWith(QStringLiteral("torchscript/sat_captioner")),
-                             60'000);
+    auto opened = [this] {
+        return m_page->canvas()->trace() &&
+               QString::fromStdString(m_page->canvas()->trace()->modelId).startsWith(QStringLiteral("torchscript/sat_captioner"));
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(opened(), qPrintable(m_page->canvas()->message()), 60'000);
     waitForTrace();
     QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("caption"));
     QVERIFY(!m_page->setRule(QStringLiteral("argmax")));
