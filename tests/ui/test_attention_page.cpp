@@ -86,8 +86,8 @@ private Q_SLOTS:
     void datasetTabComparesOnAnImageFolder();
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
-    void importedCaptionerShowsItsWords();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
+    void importedCaptionerShowsItsWords();  // last: it moves the page to scenes64
     void cleanupTestCase();
 
 private:
