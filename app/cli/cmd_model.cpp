@@ -93,8 +93,11 @@ void addEval(CLI::App& app, int& exitCode) {
                 const auto& objects = c.attention.back();
                 std::cout << "  " << std::left << std::setw(10) << c.rule << std::right << std::setprecision(3);
                 for (double b : c.bleu) std::cout << std::setw(7) << b;
-                std::cout << std::setw(7) << c.exactMatch << std::setw(20) << objects.mass << std::setw(10)
-                          << objects.hitRate << "\n";
+                std::cout << std::setw(7) << c.exactMatch;
+                if (objects.words == 0)  // an imported captioner's words are not grounded in the scene's objects
+                    std::cout << "        not measured\n";
+                else
+                    std::cout << std::setw(20) << objects.mass << std::setw(10) << objects.hitRate << "\n";
             }
             return;
         }

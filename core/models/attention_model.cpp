@@ -34,9 +34,10 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
             auto k = parseInteger(item.substr(5), "head", 0, 4095);
             if (!k) return Error{"'" + item + "': " + k.error()};
             spec = "head:" + std::to_string(*k);
-        } else if (item != "mean" && item != "random" && item != "forward" && item != "attention" && item != "rollout") {
+        } else if (item != "mean" && item != "random" && item != "forward" && item != "attention" && item != "rollout" &&
+                   item != "caption") {
             auto parsed = parseSelectionRule(item);
-            if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU, forward, attention)"};
+            if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU, forward, attention, caption)"};
             if (parsed->rule == SelectionRule::TopK)
                 return Error{"topk is not an evaluation rule: the models read one place a step"};
             spec = selectionRuleSpec(*parsed);

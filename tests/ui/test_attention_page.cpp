@@ -88,6 +88,7 @@ private Q_SLOTS:
     void importedTransformerOffersRolloutAndHeads();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void photoOnTorchvisionVitWithItsPreprocessing();
+    void importedCaptionerShowsItsWords();  // last: it moves the page to scenes64
     void cleanupTestCase();
 
 private:
@@ -182,6 +183,28 @@ void TestAttentionPage::datasetTabComparesOnAnImageFolder() {
     std::sort(labels.begin(), labels.end());
     std::sort(truth.begin(), truth.end());
     QCOMPARE(labels, truth);
+}
+
+void TestAttentionPage::importedCaptionerShowsItsWords() {
+    // A user's TorchScript captioner (samples/torchscript/sat_captioner.pt): its steps are its
+    // words, each with a map over its 8x8 grid, and its one rule is caption.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/../torchscript/sat_captioner.pt"));
+    auto opened = [this] {
+        return m_page->canvas()->trace() &&
+               QString::fromStdString(m_page->canvas()->trace()->modelId).startsWith(QStringLiteral("torchscript/sat_captioner"));
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(opened(), qPrintable(m_page->canvas()->message()), 60'000);
+    waitForTrace();
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("caption"));
+    QVERIFY(!m_page->setRule(QStringLiteral("argmax")));
+    const auto trace = *m_page->canvas()->trace();
+    QVERIFY(trace.steps.size() >= 2);
+    QVERIFY(!trace.steps.front().token.empty());
+    QCOMPARE(trace.steps.front().grid->rows, 8);
+    QVERIFY(!trace.output.text.empty());
+    const auto words = m_page->captionStrip()->words();
+    QVERIFY2(!words.isEmpty() && words.front() == QString::fromStdString(trace.steps.front().token),
+             qPrintable(words.join(QLatin1Char(' '))));
 }
 
 void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {

@@ -598,7 +598,9 @@ void AttentionPage::requestTrace() {
     request.imageId = m_inputId.toStdString();
     request.truth = m_truth;
     // A captioner's beam caption beside its greedy one, and the greedy one beside a beam.
-    if (const auto& card = m_service->card(); card && card->outputKind == QLatin1String("caption"))
+    // (Only where the model has beam search: an imported captioner has its own decoding alone.)
+    if (const auto& card = m_service->card();
+        card && card->outputKind == QLatin1String("caption") && card->rules.contains(QLatin1String("beam")))
         request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
                                                                    : "beam:3";
     m_service->requestTrace(request);

@@ -56,6 +56,9 @@ const RuleEntry kRules[] = {
                                            "training-time deterministic attention")},
     {"forward", QT_TRANSLATE_NOOP("AttentionToolbar", "forward"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Imported models: what the model's forward returns, deterministic")},
+    {"caption", QT_TRANSLATE_NOOP("AttentionToolbar", "caption"),
+     QT_TRANSLATE_NOOP("AttentionToolbar", "Imported captioners: the caption the model's caption method returns, "
+                                           "word by word")},
     {"attention", QT_TRANSLATE_NOOP("AttentionToolbar", "mean of heads"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, the CLS token's attention over the patches, "
                                            "averaged over the heads")},

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -15,11 +16,12 @@
 
 #include "common/torch_compat.h"
 #include "common/device.h"
+#include "common/parse.h"
 #include "data/dataset.h"
 #include "data/batch.h"
-#include "io/zip_check.h"
 #include "models/batched_eval.h"
 #include "models/model_input.h"
+#include "models/script/script_archive.h"
 #include "models/script/script_outputs.h"
 #include "models/script/script_settings.h"
 #include "models/transformer_maps.h"
@@ -28,22 +30,6 @@ namespace saccade {
 
 namespace {
 
-/// What a model's forward raised, in its own words. The interpreter's text begins "The following
-/// operation failed in the TorchScript interpreter" and ends with the model's exception
-/// ("builtins.ValueError: this model wants 7 channels"), which is the line a user needs.
-std::string modelsOwnMessage(const std::exception& e) {
-    const auto* c10 = dynamic_cast<const c10::Error*>(&e);
-    const std::string text = c10 ? c10->what_without_backtrace() : e.what();
-    if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
-    const auto end = text.find_last_not_of(" \t\n");
-    if (end == std::string::npos) return firstLine(text);
-    const auto start = text.rfind('\n', end);
-    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
-    if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
-    return line;
-}
-
-constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
 constexpr const char* kForwardMethod = "forward";
 constexpr const char* kSampledMethod = "forward_sampled";
 
@@ -188,51 +174,6 @@ struct ScriptModel::Impl {
 ScriptModel::ScriptModel() : m_impl(std::make_unique<Impl>()) {}
 ScriptModel::~ScriptModel() = default;
 
-namespace {
-
-// The settings with the user's overrides over them, checked together: the centre crop sets the
-// input size (no probing), and must agree with a declared input_size.
-Result<ScriptSettings> effectiveSettings(ScriptSettings st, const InputOverrides& input) {
-    if (!input.mean.empty()) {
-        st.mean = input.mean;
-        st.std = input.std;
-        if (st.mean.size() > 1) st.inputChannels = int(st.mean.size());
-    }
-    if (input.resize) st.resize = *input.resize;
-    if (input.crop) st.centerCrop = input.crop;
-    if (st.centerCrop) {
-        const auto [h, w] = *st.centerCrop;
-        if (h != w)
-            return Error{"center_crop " + std::to_string(h) + "x" + std::to_string(w) +
-                         " is not square; Saccade's views take square images (non-square inputs are not supported yet)"};
-        if (st.inputSize > 0 && st.inputSize != h && !input.crop)
-            return Error{"center_crop " + std::to_string(h) + " differs from input_size " + std::to_string(st.inputSize)};
-        st.inputSize = h;
-    }
-    if (st.resize > 0 && st.inputSize > st.resize)
-        return Error{"the centre crop " + std::to_string(st.inputSize) + " is larger than the resize " + std::to_string(st.resize) +
-                     " (the shorter side after resizing)"};
-    return st;
-}
-
-// The input shapes the probe tries: the declared size, or each size Saccade's datasets have,
-// with the channel counts the settings allow. Pairs of (channels, side).
-std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& st) {
-    std::vector<std::pair<int, int>> candidates;
-    const std::vector<int> sides = st.inputSize > 0 ? std::vector<int>{st.inputSize}
-                                                    : std::vector<int>(std::begin(kScriptProbeSizes), std::end(kScriptProbeSizes));
-    for (int side : sides)
-        for (int c : {1, 3})
-            if ((st.inputChannels <= 0 || st.inputChannels == c) &&
-                (st.mean.size() <= 1 || std::size_t(c) == st.mean.size()))
-                candidates.push_back({c, side});
-    if (st.inputSize > 0 && st.inputChannels > 0 && st.inputChannels != 1 && st.inputChannels != 3)
-        candidates.push_back({st.inputChannels, st.inputSize});
-    return candidates;
-}
-
-}  // namespace
-
 Result<Unit> ScriptModel::Impl::probe() {
     const auto candidates = probeShapes(settings);
     if (candidates.empty())
@@ -245,11 +186,7 @@ Result<Unit> ScriptModel::Impl::probe() {
     std::string lastError;
     for (const auto& [c, side] : candidates) {
         // A single mean and std apply to every channel of this try.
-        if (!settings.mean.empty()) {
-            const auto k = std::int64_t(settings.mean.size());
-            mean = torch::tensor(settings.mean, torch::kFloat32).view({1, k, 1, 1}).expand({1, c, 1, 1}).contiguous().to(device);
-            std = torch::tensor(settings.std, torch::kFloat32).view({1, k, 1, 1}).expand({1, c, 1, 1}).contiguous().to(device);
-        }
+        std::tie(mean, std) = normalisationTensors(settings, c, device);
         auto out = call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)), false, 0);
         if (out) {
             reference = *out;
@@ -313,42 +250,29 @@ Result<Unit> ScriptModel::Impl::finish(const std::string& bytes) {
 
 Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const std::string& path, const std::string& device,
                                                        const InputOverrides& input) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) return Error{"model '" + path + "' does not exist"};
-    if (std::filesystem::is_directory(path, ec)) return Error{"'" + path + "' is a folder; give a model file (.pt)"};
-    auto dev = resolveDevice(device);
-    if (!dev) return Error{dev.error()};
-    auto bytes = readFile(path, kMaxScriptBytes);
-    if (!bytes) return Error{"model '" + path + "': " + bytes.error()};
-    const std::string notModel = "'" + path + "' is not a TorchScript model, and no Saccade sidecar '" +
-                                 sidecarPath(path) + "' lies beside it";
-    if (auto zip = verifyZipArchive(*bytes, "the file"); !zip) return Error{notModel + ": " + zip.error()};
+    auto archive = openScriptArchive(path, device);
+    if (!archive) return Error{archive.error()};
+    return load(std::move(*archive), input);
+}
 
+Result<std::shared_ptr<ScriptModel>> ScriptModel::load(const ScriptArchive& archive, const InputOverrides& input) {
+    const auto& path = archive.path;
+    if (!archive.module.find_method(kForwardMethod))
+        return Error{notScriptModelText(path) + ": it has no forward method (a Saccade checkpoint needs its sidecar)"};
     std::shared_ptr<ScriptModel> model(new ScriptModel());
     auto& m = *model->m_impl;
     m.path = path;
-    m.device = *dev;
-    torch::jit::ExtraFilesMap extra{{"saccade.json", ""}};
-    compat::runTorchScriptUnfused();
-    try {
-        m.module = torch::jit::load(path, m.device, extra);
-    } catch (const c10::Error& e) {
-        return Error{notModel + ": " + firstLine(e.what_without_backtrace())};
-    } catch (const std::exception& e) {
-        return Error{notModel + ": " + firstLine(e.what())};
-    }
-    if (!m.module.find_method(kForwardMethod))
-        return Error{notModel + ": it has no forward method (a Saccade checkpoint needs its sidecar)"};
-    m.module.eval();
+    m.device = archive.device;
+    m.module = archive.module;
     m.sampled = m.module.find_method(kSampledMethod).has_value();
 
-    auto settings = readScriptSettings(m.module, extra["saccade.json"]);
+    auto settings = readScriptSettings(m.module, archive.extraJson);
     if (!settings) return Error{"model '" + path + "': " + settings.error()};
     auto effective = effectiveSettings(*settings, input);
     if (!effective) return Error{"model '" + path + "': " + effective.error()};
     m.settings = *effective;
     if (auto probed = m.probe(); !probed) return Error{probed.error()};
-    if (auto done = m.finish(*bytes); !done) return Error{done.error()};
+    if (auto done = m.finish(archive.bytes); !done) return Error{done.error()};
     return model;
 }
 

@@ -16,6 +16,8 @@
 
 namespace saccade {
 
+struct ScriptArchive;  // models/script/script_archive.h
+
 class ScriptModel : public AttentionModel {
 public:
     ~ScriptModel() override;
@@ -25,6 +27,9 @@ public:
     /// `input` sets the resize, centre crop and normalisation over the file's own settings.
     static Result<std::shared_ptr<ScriptModel>> load(const std::string& path, const std::string& device = "auto",
                                                      const InputOverrides& input = {});
+    /// The same from an archive already opened (models/script/script_archive.h); the script
+    /// family opens a file once and picks the classifier or the captioner by its methods.
+    static Result<std::shared_ptr<ScriptModel>> load(const ScriptArchive& archive, const InputOverrides& input = {});
 
     /// "grid", "glimpses" or "transformer": the form of attention forward returns.
     std::string form() const;

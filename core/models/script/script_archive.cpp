@@ -1,0 +1,109 @@
+#include "models/script/script_archive.h"
+
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "common/atomic_file.h"
+#include "common/device.h"
+#include "common/torch_compat.h"
+#include "io/checkpoint.h"
+#include "io/zip_check.h"
+
+namespace saccade {
+
+namespace {
+constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
+}  // namespace
+
+std::string notScriptModelText(const std::string& path) {
+    return "'" + path + "' is not a TorchScript model, and no Saccade sidecar '" + sidecarPath(path) + "' lies beside it";
+}
+
+Result<ScriptArchive> openScriptArchive(const std::string& path, const std::string& device) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return Error{"model '" + path + "' does not exist"};
+    if (std::filesystem::is_directory(path, ec)) return Error{"'" + path + "' is a folder; give a model file (.pt)"};
+    auto dev = resolveDevice(device);
+    if (!dev) return Error{dev.error()};
+    auto bytes = readFile(path, kMaxScriptBytes);
+    if (!bytes) return Error{"model '" + path + "': " + bytes.error()};
+    const std::string notModel = notScriptModelText(path);
+    if (auto zip = verifyZipArchive(*bytes, "the file"); !zip) return Error{notModel + ": " + zip.error()};
+    ScriptArchive a;
+    a.path = path;
+    a.device = *dev;
+    a.bytes = std::move(*bytes);
+    torch::jit::ExtraFilesMap extra{{"saccade.json", ""}};
+    compat::runTorchScriptUnfused();
+    try {
+        a.module = torch::jit::load(path, a.device, extra);
+    } catch (const c10::Error& e) {
+        return Error{notModel + ": " + firstLine(e.what_without_backtrace())};
+    } catch (const std::exception& e) {
+        return Error{notModel + ": " + firstLine(e.what())};
+    }
+    a.module.eval();
+    a.extraJson = extra["saccade.json"];
+    return a;
+}
+
+Result<ScriptSettings> effectiveSettings(ScriptSettings st, const InputOverrides& input) {
+    if (!input.mean.empty()) {
+        st.mean = input.mean;
+        st.std = input.std;
+        if (st.mean.size() > 1) st.inputChannels = int(st.mean.size());
+    }
+    if (input.resize) st.resize = *input.resize;
+    if (input.crop) st.centerCrop = input.crop;
+    if (st.centerCrop) {
+        const auto [h, w] = *st.centerCrop;
+        if (h != w)
+            return Error{"center_crop " + std::to_string(h) + "x" + std::to_string(w) +
+                         " is not square; Saccade's views take square images (non-square inputs are not supported yet)"};
+        if (st.inputSize > 0 && st.inputSize != h && !input.crop)
+            return Error{"center_crop " + std::to_string(h) + " differs from input_size " + std::to_string(st.inputSize)};
+        st.inputSize = h;
+    }
+    if (st.resize > 0 && st.inputSize > st.resize)
+        return Error{"the centre crop " + std::to_string(st.inputSize) + " is larger than the resize " + std::to_string(st.resize) +
+                     " (the shorter side after resizing)"};
+    return st;
+}
+
+std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& st) {
+    std::vector<std::pair<int, int>> candidates;
+    const std::vector<int> sides = st.inputSize > 0 ? std::vector<int>{st.inputSize}
+                                                    : std::vector<int>(std::begin(kScriptProbeSizes), std::end(kScriptProbeSizes));
+    for (int side : sides)
+        for (int c : {1, 3})
+            if ((st.inputChannels <= 0 || st.inputChannels == c) &&
+                (st.mean.size() <= 1 || std::size_t(c) == st.mean.size()))
+                candidates.push_back({c, side});
+    if (st.inputSize > 0 && st.inputChannels > 0 && st.inputChannels != 1 && st.inputChannels != 3)
+        candidates.push_back({st.inputChannels, st.inputSize});
+    return candidates;
+}
+
+std::pair<torch::Tensor, torch::Tensor> normalisationTensors(const ScriptSettings& st, int channels,
+                                                             const torch::Device& device) {
+    if (st.mean.empty()) return {};
+    const auto k = std::int64_t(st.mean.size());
+    auto mean = torch::tensor(st.mean, torch::kFloat32).view({1, k, 1, 1}).expand({1, channels, 1, 1}).contiguous().to(device);
+    auto std = torch::tensor(st.std, torch::kFloat32).view({1, k, 1, 1}).expand({1, channels, 1, 1}).contiguous().to(device);
+    return {mean, std};
+}
+
+std::string modelsOwnMessage(const std::exception& e) {
+    const auto* c10 = dynamic_cast<const c10::Error*>(&e);
+    const std::string text = c10 ? c10->what_without_backtrace() : e.what();
+    if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
+    const auto end = text.find_last_not_of(" \t\n");
+    if (end == std::string::npos) return firstLine(text);
+    const auto start = text.rfind('\n', end);
+    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
+    return line;
+}
+
+}  // namespace saccade

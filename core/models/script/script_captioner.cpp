@@ -1,0 +1,518 @@
+#include "models/script/script_captioner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <tuple>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <nlohmann/json.hpp>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include "common/words.h"
+#include "data/batch.h"
+#include "data/dataset.h"
+#include "metrics/bleu.h"
+#include "models/model_input.h"
+#include "models/script/script_archive.h"
+#include "models/script/script_outputs.h"  // kScriptSumTolerance
+
+namespace saccade {
+
+namespace {
+
+constexpr const char* kCaptionMethod = "caption";
+constexpr const char* kCaptionSampledMethod = "caption_sampled";
+constexpr const char* kCaptionSignature = "caption(image: Tensor, max_len: int) -> Dict[str, Tensor]";
+constexpr const char* kCaptionSampledSignature =
+    "caption_sampled(image: Tensor, max_len: int, seed: int) -> Dict[str, Tensor]";
+
+/// A captioner's checked outputs for N images, on the CPU: tokens [N, T] int64, attention
+/// [N, T, h, w] float32, chosen [N, T] int64 or undefined.
+struct CaptionOutputs {
+    torch::Tensor tokens, attention, chosen;
+};
+
+// Whether `method`'s schema is (self, image: Tensor, max_len: int[, seed: int]) -> Dict[str, Tensor].
+bool signatureFits(const torch::jit::Method& method, bool withSeed) {
+    const auto& schema = method.function().getSchema();
+    const auto& args = schema.arguments();
+    if (args.size() != (withSeed ? 4u : 3u)) return false;
+    if (args[1].type()->kind() != c10::TypeKind::TensorType) return false;
+    for (std::size_t i = 2; i < args.size(); ++i)
+        if (args[i].type()->kind() != c10::TypeKind::IntType) return false;
+    if (schema.returns().size() != 1) return false;
+    const auto dict = schema.returns()[0].type()->cast<c10::DictType>();
+    return dict && dict->getKeyType()->kind() == c10::TypeKind::StringType &&
+           dict->getValueType()->kind() == c10::TypeKind::TensorType;
+}
+
+// "caption(x: Tensor) -> Tensor": the method as Python writes it, without self.
+std::string schemaText(const torch::jit::Method& method) {
+    const auto& schema = method.function().getSchema();
+    std::string text = method.name() + "(";
+    const auto& args = schema.arguments();
+    for (std::size_t i = 1; i < args.size(); ++i)
+        text += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
+    text += ") -> ";
+    if (schema.returns().size() == 1) return text + schema.returns()[0].type()->annotation_str();
+    text += "(";
+    for (std::size_t i = 0; i < schema.returns().size(); ++i)
+        text += (i > 0 ? ", " : "") + schema.returns()[i].type()->annotation_str();
+    return text + ")";
+}
+
+std::string dtypeName(const torch::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
+
+// Reads what `method` returned for `batch` images against a vocabulary of `words` words.
+Result<CaptionOutputs> readCaptionOutputs(const c10::IValue& value, std::int64_t batch, std::int64_t words,
+                                          const std::string& method) {
+    if (!value.isGenericDict()) return Error{method + " must return a Dict[str, Tensor], not " + value.tagKind()};
+    const auto dict = value.toGenericDict();
+    auto get = [&](const char* key) -> torch::Tensor {
+        auto it = dict.find(key);
+        if (it == dict.end() || !it->value().isTensor()) return {};
+        return it->value().toTensor();
+    };
+    CaptionOutputs o;
+    auto tokens = get("tokens");
+    auto attention = get("attention");
+    auto chosen = get("chosen");
+    if (!tokens.defined()) return Error{method + " returned no 'tokens' [N, T] (int64)"};
+    if (!attention.defined()) return Error{method + " returned no 'attention' [N, T, h, w]"};
+    if (tokens.scalar_type() != torch::kInt64) return Error{method + "'s 'tokens' must be int64, not " + dtypeName(tokens)};
+    if (tokens.dim() != 2 || tokens.size(0) != batch || tokens.size(1) < 1)
+        return Error{method + "'s 'tokens' must be [N, T] with N = " + std::to_string(batch) + " and T >= 1, not " +
+                     c10::str(tokens.sizes())};
+    const auto T = tokens.size(1);
+    if (!attention.is_floating_point()) return Error{method + "'s 'attention' must be floating point, not " + dtypeName(attention)};
+    if (attention.dim() != 4 || attention.size(0) != batch || attention.size(1) != T || attention.size(2) < 1 ||
+        attention.size(3) < 1)
+        return Error{method + "'s 'attention' must be [N, T, h, w] = [" + std::to_string(batch) + ", " + std::to_string(T) +
+                     ", h, w] (T from 'tokens'), not " + c10::str(attention.sizes())};
+    o.tokens = tokens.to(torch::kCPU).contiguous();
+    o.attention = attention.to(torch::kCPU, torch::kFloat32).contiguous();
+    const auto lowest = o.tokens.min().item<std::int64_t>(), highest = o.tokens.max().item<std::int64_t>();
+    if (lowest < 0 || highest >= words)
+        return Error{method + "'s 'tokens' hold id " + std::to_string(lowest < 0 ? lowest : highest) +
+                     ", outside the vocabulary of " + std::to_string(words) + " words"};
+    if (!torch::isfinite(o.attention).all().item<bool>()) return Error{method + "'s 'attention' holds NaN or inf"};
+    if ((o.attention < 0).any().item<bool>()) return Error{method + "'s 'attention' holds a negative weight"};
+    const auto sums = o.attention.flatten(2).sum(-1);  // [N, T]
+    const auto off = (sums - 1).abs();
+    const auto worst = off.flatten().argmax().item<std::int64_t>();
+    if (off.flatten()[worst].item<double>() > kScriptSumTolerance) {
+        std::ostringstream s;
+        s << method << "'s 'attention' of image " << worst / T << ", step " << worst % T << " sums to "
+          << sums.flatten()[worst].item<double>() << ", not 1 (within " << kScriptSumTolerance << ")";
+        return Error{s.str()};
+    }
+    if (chosen.defined()) {
+        const auto cells = o.attention.size(2) * o.attention.size(3);
+        if (chosen.is_floating_point() || chosen.scalar_type() == torch::kBool)
+            return Error{method + "'s 'chosen' must be integer cells, not " + dtypeName(chosen)};
+        if (chosen.dim() != 2 || chosen.size(0) != batch || chosen.size(1) != T)
+            return Error{method + "'s 'chosen' must be [N, T] like 'tokens', not " + c10::str(chosen.sizes())};
+        o.chosen = chosen.to(torch::kCPU, torch::kInt64).contiguous();
+        const auto lo = o.chosen.min().item<std::int64_t>(), hi = o.chosen.max().item<std::int64_t>();
+        if (lo < 0 || hi >= cells)
+            return Error{method + "'s 'chosen' holds cell " + std::to_string(lo < 0 ? lo : hi) + ", outside the " +
+                         std::to_string(o.attention.size(2)) + "x" + std::to_string(o.attention.size(3)) + " grid"};
+    }
+    return o;
+}
+
+// The vocabulary attribute: a non-empty List[str].
+Result<std::vector<std::string>> readVocabulary(const torch::jit::Module& module) {
+    if (!module.hasattr("vocabulary")) return Error{"it has no attribute vocabulary: List[str] (one entry per token id)"};
+    const auto v = module.attr("vocabulary");
+    if (!v.isList()) return Error{"its vocabulary must be a List[str], not " + v.tagKind()};
+    std::vector<std::string> words;
+    for (const auto& item : v.toListRef()) {
+        if (!item.isString()) return Error{"its vocabulary must be a List[str]: entry " + std::to_string(words.size()) + " is " + item.tagKind()};
+        words.push_back(item.toStringRef());
+    }
+    if (words.empty()) return Error{"its vocabulary is empty"};
+    return words;
+}
+
+}  // namespace
+
+struct ScriptCaptioner::Impl {
+    std::string path;
+    torch::jit::Module module;
+    torch::Device device{torch::kCPU};
+    CheckpointInfo info;
+    ScriptSettings settings;
+    std::vector<std::string> vocabulary;
+    int endToken = -1;
+    int size = 0, channels = 1, steps = 0, gridRows = 0, gridCols = 0;
+    torch::Tensor mean, std;  // [1, C, 1, 1] or undefined
+    bool sampled = false;
+    bool lastCallRaised = false;
+
+    // One checked call of caption (sampled: caption_sampled with `seed`, the process-wide
+    // generator's state put back afterwards) on images in [0, 1].
+    Result<CaptionOutputs> call(const torch::Tensor& images, bool useSampled, std::uint64_t seed) {
+        const std::string method = useSampled ? kCaptionSampledMethod : kCaptionMethod;
+        lastCallRaised = false;
+        c10::IValue out;
+        auto generator = at::detail::getDefaultCPUGenerator();
+        torch::Tensor saved;
+        try {
+            torch::NoGradGuard noGrad;
+            auto x = images;
+            if (mean.defined()) x = (x - mean) / std;
+            const auto maxLen = std::int64_t(kScriptCaptionMaxLen);
+            if (useSampled) {
+                {
+                    std::lock_guard<std::mutex> lock(generator.mutex());
+                    saved = generator.get_state();
+                }
+                out = module.get_method(method)({x, maxLen, static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL)});
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            } else {
+                out = module.get_method(method)({x, maxLen});
+            }
+        } catch (const std::exception& e) {
+            if (saved.defined()) {
+                std::lock_guard<std::mutex> lock(generator.mutex());
+                generator.set_state(saved);
+            }
+            lastCallRaised = true;
+            return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
+        }
+        try {
+            auto read = readCaptionOutputs(out, images.size(0), std::int64_t(vocabulary.size()), method);
+            if (!read) return Error{"model '" + path + "': " + read.error()};
+            if (gridRows > 0 && (read->attention.size(2) != gridRows || read->attention.size(3) != gridCols))
+                return Error{"model '" + path + "': " + method + "'s 'attention' grid changed from " + std::to_string(gridRows) +
+                             "x" + std::to_string(gridCols) + " to " + std::to_string(read->attention.size(2)) + "x" +
+                             std::to_string(read->attention.size(3))};
+            return read;
+        } catch (const c10::Error& e) {
+            return Error{"model '" + path + "': " + method + "'s outputs cannot be read: " + firstLine(e.what_without_backtrace())};
+        }
+    }
+
+    Result<Unit> probe() {
+        const auto candidates = probeShapes(settings);
+        if (candidates.empty())
+            return Error{"model '" + path + "': mean and std have " + std::to_string(settings.mean.size()) +
+                         " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
+        torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
+        std::string lastError;
+        for (const auto& [c, side] : candidates) {
+            std::tie(mean, std) = normalisationTensors(settings, c, device);
+            auto out = call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)), false, 0);
+            if (out) {
+                size = side;
+                channels = c;
+                steps = int(out->tokens.size(1));
+                gridRows = int(out->attention.size(2));
+                gridCols = int(out->attention.size(3));
+                return Unit{};
+            }
+            if (!lastCallRaised) return Error{out.error()};
+            lastError = out.error();
+        }
+        if (candidates.size() == 1) return Error{lastError};
+        return Error{lastError + " (tried " + std::to_string(candidates.size()) +
+                     " input shapes; declare input_size or center_crop, see docs/model-contract.md)"};
+    }
+
+    // The words of image `i` up to and including end_token: their ids.
+    std::vector<std::int64_t> ids(const CaptionOutputs& o, std::int64_t i) const {
+        std::vector<std::int64_t> out;
+        for (std::int64_t t = 0; t < o.tokens.size(1); ++t) {
+            out.push_back(o.tokens[i][t].item<std::int64_t>());
+            if (out.back() == endToken) break;
+        }
+        return out;
+    }
+
+    // The caption's words without end_token.
+    std::vector<std::string> words(const std::vector<std::int64_t>& ids) const {
+        std::vector<std::string> out;
+        for (auto id : ids)
+            if (id != endToken) out.push_back(vocabulary[size_t(id)]);
+        return out;
+    }
+};
+
+ScriptCaptioner::ScriptCaptioner() : m_impl(std::make_unique<Impl>()) {}
+ScriptCaptioner::~ScriptCaptioner() = default;
+
+bool ScriptCaptioner::isCaptioner(const ScriptArchive& archive) {
+    return archive.module.find_method(kCaptionMethod).has_value();
+}
+
+Result<std::shared_ptr<ScriptCaptioner>> ScriptCaptioner::load(const std::string& path, const std::string& device,
+                                                               const InputOverrides& input) {
+    auto archive = openScriptArchive(path, device);
+    if (!archive) return Error{archive.error()};
+    return load(*archive, input);
+}
+
+Result<std::shared_ptr<ScriptCaptioner>> ScriptCaptioner::load(const ScriptArchive& archive, const InputOverrides& input) {
+    const auto& path = archive.path;
+    const std::string where = "model '" + path + "': ";
+    auto method = archive.module.find_method(kCaptionMethod);
+    if (!method) return Error{notScriptModelText(path) + ": it has no caption method"};
+    if (!signatureFits(*method, false))
+        return Error{where + "its caption method must be " + kCaptionSignature + ", not " + schemaText(*method)};
+    std::shared_ptr<ScriptCaptioner> model(new ScriptCaptioner());
+    auto& m = *model->m_impl;
+    m.path = path;
+    m.device = archive.device;
+    m.module = archive.module;
+    if (auto sampled = m.module.find_method(kCaptionSampledMethod)) {
+        if (!signatureFits(*sampled, true))
+            return Error{where + "its caption_sampled method must be " + kCaptionSampledSignature + ", not " +
+                         schemaText(*sampled)};
+        m.sampled = true;
+    }
+    auto vocabulary = readVocabulary(m.module);
+    if (!vocabulary) return Error{where + vocabulary.error()};
+    m.vocabulary = *vocabulary;
+    if (m.module.hasattr("end_token")) {
+        const auto e = m.module.attr("end_token");
+        if (!e.isInt()) return Error{where + "its end_token must be an int, not " + e.tagKind()};
+        const auto id = e.toInt();
+        if (id < 0 || id >= std::int64_t(m.vocabulary.size()))
+            return Error{where + "its end_token " + std::to_string(id) + " is outside the vocabulary of " +
+                         std::to_string(m.vocabulary.size()) + " words"};
+        m.endToken = int(id);
+    }
+    auto settings = readScriptSettings(m.module, archive.extraJson);
+    if (!settings) return Error{where + settings.error()};
+    auto effective = effectiveSettings(*settings, input);
+    if (!effective) return Error{where + effective.error()};
+    m.settings = *effective;
+    if (!m.settings.dataset.empty() && !datasetShape(m.settings.dataset))
+        return Error{where + "its dataset '" + m.settings.dataset + "' is not one of Saccade's datasets (see saccade-cli data list)"};
+    if (auto probed = m.probe(); !probed) return Error{probed.error()};
+    if (m.sampled) {
+        torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
+        auto out = m.call(torch::full({1, m.channels, m.size, m.size}, 0.5, torch::TensorOptions().device(m.device)), true, 1);
+        if (!out) return Error{out.error()};
+    }
+    const auto file = std::filesystem::path(path).filename().string();
+    m.info.modelType = "torchscript";
+    m.info.dataset = m.settings.dataset;
+    m.info.weightsCrc32 = crc32Hex(archive.bytes);
+    m.info.configJson = nlohmann::json{{"file", file},
+                                       {"form", "captioner"},
+                                       {"input_size", m.size},
+                                       {"channels", m.channels},
+                                       {"vocabulary", m.vocabulary.size()},
+                                       {"end_token", m.endToken},
+                                       {"grid", {m.gridRows, m.gridCols}},
+                                       {"caption_sampled", m.sampled}}
+                            .dump();
+    m.info.command = "imported TorchScript captioner (" + file + ")";
+    return model;
+}
+
+bool ScriptCaptioner::hasSampledCaption() const { return m_impl->sampled; }
+int ScriptCaptioner::endToken() const { return m_impl->endToken; }
+const CheckpointInfo& ScriptCaptioner::info() const { return m_impl->info; }
+std::string ScriptCaptioner::deviceName() const { return m_impl->device.str(); }
+std::vector<std::string> ScriptCaptioner::classNames() const { return m_impl->vocabulary; }
+int ScriptCaptioner::imageSize() const { return m_impl->size; }
+int ScriptCaptioner::channels() const { return m_impl->channels; }
+int ScriptCaptioner::steps() const { return m_impl->steps; }
+
+ImageFit ScriptCaptioner::declaredFit() const {
+    const auto& m = *m_impl;
+    return {m.settings.resize > 0 ? m.settings.resize : m.size, m.size, m.size};
+}
+
+std::string ScriptCaptioner::preprocessing() const {
+    const auto& st = m_impl->settings;
+    return describeFit(imageFit()) + "; normalised: " + describeNormalisation(st.mean, st.std);
+}
+
+std::vector<std::string> ScriptCaptioner::evaluationRules() const {
+    if (m_impl->sampled) return {"caption", "sample"};
+    return {"caption"};
+}
+
+RuleMenu ScriptCaptioner::ruleMenu() const { return {evaluationRules(), {}}; }
+
+std::string ScriptCaptioner::displayName() const { return "imported TorchScript captioner"; }
+
+CellGrid ScriptCaptioner::cellGrid() const {
+    // A square grid is a grid of cells the views can draw; another shape has none of its own.
+    return {m_impl->gridRows == m_impl->gridCols ? m_impl->gridRows : 0, "imported", ""};
+}
+
+std::string ScriptCaptioner::summary() const {
+    const auto& m = *m_impl;
+    return "imported TorchScript captioner " + std::filesystem::path(m.path).filename().string() + ": " +
+           std::to_string(m.size) + "x" + std::to_string(m.size) + "x" + std::to_string(m.channels) + " input, " +
+           std::to_string(m.vocabulary.size()) + " words" +
+           (m.endToken >= 0 ? " (end '" + m.vocabulary[size_t(m.endToken)] + "')" : std::string()) + ", up to " +
+           std::to_string(kScriptCaptionMaxLen) + " words over a " + std::to_string(m.gridRows) + "x" +
+           std::to_string(m.gridCols) + " grid" + (m.sampled ? ", caption_sampled" : "");
+}
+
+namespace {
+
+Result<bool> sampledRule(const std::string& rule, bool sampled) {
+    if (rule == "caption") return false;
+    if (rule == "sample") {
+        if (!sampled)
+            return Error{"'sample' needs caption_sampled(image, max_len, seed), which this captioner lacks (see docs/model-contract.md)"};
+        return true;
+    }
+    return Error{"'" + rule + "' is not a rule of this imported captioner (use caption" +
+                 std::string(sampled ? " or sample" : "; it has no caption_sampled for sample") + ")"};
+}
+
+}  // namespace
+
+Result<Trace> ScriptCaptioner::trace(const Image& image, const std::string& rule, std::uint64_t seed,
+                                     const std::string& imageId, const std::optional<GroundTruth>& truth) {
+    auto& m = *m_impl;
+    auto sample = sampledRule(rule, m.sampled);
+    if (!sample) return Error{sample.error()};
+    auto input = modelInput(image, m.size, m.channels, m.device);
+    if (!input) return Error{input.error()};
+    try {
+        auto out = m.call(*input, *sample, seed);
+        if (!out) return Error{out.error()};
+        Trace t;
+        t.modelId = "torchscript/" + std::filesystem::path(m.path).filename().string();
+        t.imageId = imageId;
+        t.rule = rule;
+        t.seed = seed;
+        t.device = m.device.str();
+        t.imageWidth = image.width;
+        t.imageHeight = image.height;
+        t.classNames = m.vocabulary;
+        const auto ids = m.ids(*out, 0);
+        const int rows = int(out->attention.size(2)), cols = int(out->attention.size(3));
+        for (std::size_t s = 0; s < ids.size(); ++s) {
+            TraceStep step;
+            step.grid = GridDistribution{rows, cols, toFloatVector(out->attention[0][std::int64_t(s)].flatten())};
+            step.entropy = entropyNats(step.grid->probs);
+            if (out->chosen.defined()) {
+                const int cell = int(out->chosen[0][std::int64_t(s)].item<std::int64_t>());
+                step.chosenCells.push_back(cell);
+                step.logProb = std::log(std::max(1e-30, double(step.grid->probs[size_t(cell)])));
+            }
+            step.token = m.vocabulary[size_t(ids[s])];
+            step.outputProbs.assign(m.vocabulary.size(), 0.0f);
+            step.outputProbs[size_t(ids[s])] = 1.0f;
+            t.steps.push_back(std::move(step));
+        }
+        t.output.text = joinWords(m.words(ids));
+        t.output.probs = t.steps.back().outputProbs;
+        t.output.label = -1;
+        t.groundTruth = truth;
+        return validateTrace(t);
+    } catch (const c10::Error& e) {
+        return Error{std::string("trace failed: ") + firstLine(e.what_without_backtrace())};
+    }
+}
+
+Result<RunSet> ScriptCaptioner::sampleRuns(const Image&, int, std::uint64_t, const std::string&,
+                                           const std::optional<GroundTruth>&, int, const Progress&) {
+    return Error{"an imported captioner has no stochastic runs (its caption is what caption() returns)"};
+}
+
+Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
+                                             std::int64_t limit, std::uint64_t seed, const Progress& progress,
+                                             const Shard& shard) {
+    auto& m = *m_impl;
+    const auto& info = dataset.info();
+    if (auto fits = checkDatasetFits(info, m.size, m.channels); !fits) return Error{fits.error()};
+    if (dataset.size(split) == 0 || dataset.sample(split, 0).captionWords.empty())
+        return Error{"dataset " + info.name + " has no captions: a captioner is evaluated on scenes64 or scenes96"};
+    std::vector<bool> sampledOf;
+    for (const auto& rule : rules) {
+        auto s = sampledRule(rule, m.sampled);
+        if (!s) return Error{s.error()};
+        sampledOf.push_back(*s);
+    }
+    constexpr std::int64_t kBatch = 100;
+    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    const auto sharded = batchedShardRange(shard, total, kBatch);
+    if (!sharded) return Error{sharded.error()};
+    const auto range = *sharded;
+    const std::int64_t n = range.size();
+    const auto start = std::chrono::steady_clock::now();
+    EvalReport report;
+    report.outputKind = "caption";
+    report.predictions.resize(rules.size());
+    report.correct.resize(rules.size());
+    std::vector<std::vector<std::vector<std::string>>> candidates(rules.size());
+    std::vector<std::vector<std::vector<std::vector<std::string>>>> references(rules.size());
+    std::vector<std::int64_t> exact(rules.size(), 0);
+    std::map<std::string, int> ids;
+    try {
+        for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
+            std::vector<std::int64_t> idx;
+            for (std::int64_t i = first; i < std::min(range.end, first + kBatch); ++i) idx.push_back(i);
+            std::vector<Sample> samples;
+            const auto batch = makeBatch(dataset, split, idx, m.device, &samples);
+            report.labels.insert(report.labels.end(), idx.size(), -1);
+            for (std::size_t r = 0; r < rules.size(); ++r) {
+                std::vector<std::vector<std::string>> captions;
+                if (!sampledOf[r]) {
+                    auto out = m.call(batch.images, false, 0);
+                    if (!out) return Error{out.error()};
+                    for (std::size_t j = 0; j < idx.size(); ++j) captions.push_back(m.words(m.ids(*out, std::int64_t(j))));
+                } else {
+                    // Image i draws with evaluationSeed(seed, i), as its own trace does.
+                    for (std::size_t j = 0; j < idx.size(); ++j) {
+                        auto out = m.call(batch.images.narrow(0, std::int64_t(j), 1), true, evaluationSeed(seed, idx[j]));
+                        if (!out) return Error{out.error()};
+                        captions.push_back(m.words(m.ids(*out, 0)));
+                    }
+                }
+                for (std::size_t j = 0; j < captions.size(); ++j) {
+                    auto refs = samples[j].references;
+                    if (refs.empty()) refs.push_back(samples[j].captionWords);
+                    const bool hit = exactMatch(captions[j], refs);
+                    exact[r] += hit;
+                    const auto text = joinWords(captions[j]);
+                    auto [it, inserted] = ids.try_emplace(text, int(report.outputNames.size()));
+                    if (inserted) report.outputNames.push_back(text);
+                    report.predictions[r].push_back(it->second);
+                    report.correct[r].push_back(hit ? 1 : 0);
+                    candidates[r].push_back(captions[j]);
+                    references[r].push_back(std::move(refs));
+                }
+            }
+            if (progress && !progress(double(first - range.begin + std::int64_t(idx.size())) / double(n)))
+                return Error{"evaluation cancelled"};
+        }
+    } catch (const c10::Error& e) {
+        return Error{std::string("evaluation failed: ") + firstLine(e.what_without_backtrace())};
+    }
+    report.dataset = info.name;
+    report.split = splitName(split);
+    report.shard = shard;
+    report.begin = range.begin;
+    report.total = total;
+    report.trainedMode = "imported";
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        const auto scores = captionScores(rules[r], corpusBleu(candidates[r], references[r]), n, exact[r], AttentionCorrectness{});
+        report.rules.push_back(wilsonAccuracy(rules[r], exact[r], n));
+        report.captions.push_back(captionRuleReport(scores));
+    }
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+}  // namespace saccade
