@@ -488,8 +488,8 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         // The image stays; its true class was the old model's (another class list: no longer known).
         if (m_truth && card.classNames != m_shownClasses) m_truth->label = -1;
         requestTrace();
-    } else if (!m_inputFile.isEmpty()) {
-        openImageFile(m_inputFile);  // the user's photo, fitted anew from its file
+    } else if (!m_inputFile.isEmpty() && QFileInfo::exists(m_inputFile)) {
+        openImageFile(m_inputFile);  // the user's photo, fitted anew from its file (gone: a sample below)
     } else if (m_images->dataset().isEmpty() && refitInput(card)) {
         Q_EMIT statusMessage(tr("No dataset has %1x%1 images: the image shown before, fitted to the model (%2)")
                                  .arg(card.imageSize).arg(QString::fromStdString(describeFit(card.fit))));

@@ -41,13 +41,13 @@ QString listEntry(const QString& ptPath) {
 
 QString modelCardHtml(const ModelCard& c) {
     QString html = QStringLiteral("<b>%1</b><br>").arg(c.name.toHtmlEscaped());
-    if (c.grid > 0) {
+    if (c.imported) {  // an imported model's grid has no Saccade training mode, variant or scorer
+        html += QObject::tr("imported: not trained by Saccade; deterministic rule: %1<br>").arg(c.deterministicRule);
+        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
+    } else if (c.grid > 0) {
         html += QObject::tr("trained with <b>%1</b> attention; %2 variant<br>").arg(c.mode, c.variant);
         html += QObject::tr("%1x%1 input, %2x%2 cell grid, %3 steps, %4 scorer<br>")
                     .arg(c.imageSize).arg(c.grid).arg(c.steps).arg(c.scorer);
-    } else if (c.imported) {
-        html += QObject::tr("imported: not trained by Saccade; deterministic rule: %1<br>").arg(c.deterministicRule);
-        html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
     } else {
         html += QObject::tr("trained with <b>%1</b>; rules %2<br>").arg(c.mode, c.rules.join(QStringLiteral(", ")));
         html += c.summary.toHtmlEscaped() + QStringLiteral("<br>");
