@@ -1,6 +1,9 @@
 #include "models/script/script_archive.h"
 
 #include <filesystem>
+#include <mutex>
+
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <torch/torch.h>
 
@@ -104,6 +107,35 @@ std::string modelsOwnMessage(const std::exception& e) {
     std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
     if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
     return line;
+}
+
+Result<c10::IValue> callScriptMethod(torch::jit::Module& module, const std::string& path, const std::string& method,
+                                     const torch::Tensor& images, const torch::Tensor& mean, const torch::Tensor& std,
+                                     const std::vector<c10::IValue>& args, bool seeded, bool& raised) {
+    raised = false;
+    auto generator = at::detail::getDefaultCPUGenerator();
+    torch::Tensor saved;
+    auto restore = [&] {
+        if (!saved.defined()) return;
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        generator.set_state(saved);
+    };
+    try {
+        torch::NoGradGuard noGrad;
+        std::vector<c10::IValue> inputs{mean.defined() ? (images - mean) / std : images};
+        inputs.insert(inputs.end(), args.begin(), args.end());
+        if (seeded) {
+            std::lock_guard<std::mutex> lock(generator.mutex());
+            saved = generator.get_state();
+        }
+        auto out = module.get_method(method)(std::move(inputs));
+        restore();
+        return out;
+    } catch (const std::exception& e) {
+        restore();
+        raised = true;
+        return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
+    }
 }
 
 }  // namespace saccade

@@ -49,6 +49,15 @@ std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& settings);
 std::pair<torch::Tensor, torch::Tensor> normalisationTensors(const ScriptSettings& settings, int channels,
                                                              const torch::Device& device);
 
+/// One call of an imported model's method on images in [0, 1], normalised by `mean` and `std`
+/// where they are defined, with `args` after the images, under NoGradGuard. With `seeded`, the
+/// method seeds the process-wide CPU generator (torch.manual_seed): its state is put back
+/// afterwards, so the call leaves other users of that generator as they were. An error is
+/// "model 'PATH': METHOD failed: " and the model's own message; `raised` is then true.
+Result<c10::IValue> callScriptMethod(torch::jit::Module& module, const std::string& path, const std::string& method,
+                                     const torch::Tensor& images, const torch::Tensor& mean, const torch::Tensor& std,
+                                     const std::vector<c10::IValue>& args, bool seeded, bool& raised);
+
 /// What a model's method raised, in its own words: the last line of the interpreter's text
 /// ("ValueError: this model wants 7 channels"), else the first line of the message.
 std::string modelsOwnMessage(const std::exception& e);

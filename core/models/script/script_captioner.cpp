@@ -5,11 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <sstream>
 #include <tuple>
 
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -162,34 +160,11 @@ struct ScriptCaptioner::Impl {
     // generator's state put back afterwards) on images in [0, 1].
     Result<CaptionOutputs> call(const torch::Tensor& images, bool useSampled, std::uint64_t seed) {
         const std::string method = useSampled ? kCaptionSampledMethod : kCaptionMethod;
-        lastCallRaised = false;
-        c10::IValue out;
-        auto generator = at::detail::getDefaultCPUGenerator();
-        torch::Tensor saved;
-        try {
-            torch::NoGradGuard noGrad;
-            auto x = images;
-            if (mean.defined()) x = (x - mean) / std;
-            const auto maxLen = std::int64_t(kScriptCaptionMaxLen);
-            if (useSampled) {
-                {
-                    std::lock_guard<std::mutex> lock(generator.mutex());
-                    saved = generator.get_state();
-                }
-                out = module.get_method(method)({x, maxLen, static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL)});
-                std::lock_guard<std::mutex> lock(generator.mutex());
-                generator.set_state(saved);
-            } else {
-                out = module.get_method(method)({x, maxLen});
-            }
-        } catch (const std::exception& e) {
-            if (saved.defined()) {
-                std::lock_guard<std::mutex> lock(generator.mutex());
-                generator.set_state(saved);
-            }
-            lastCallRaised = true;
-            return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
-        }
+        std::vector<c10::IValue> args{std::int64_t(kScriptCaptionMaxLen)};
+        if (useSampled) args.push_back(static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL));
+        auto called = callScriptMethod(module, path, method, images, mean, std, args, useSampled, lastCallRaised);
+        if (!called) return Error{called.error()};
+        const c10::IValue& out = *called;
         try {
             auto read = readCaptionOutputs(out, images.size(0), std::int64_t(vocabulary.size()), method);
             if (!read) return Error{"model '" + path + "': " + read.error()};

@@ -4,10 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <mutex>
 #include <tuple>
 
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -78,33 +76,11 @@ struct ScriptModel::Impl {
     // afterwards, so the call leaves other users of that generator as they were.
     Result<ScriptOutputs> call(const torch::Tensor& images, bool useSampled, std::uint64_t seed) {
         const std::string method = useSampled ? kSampledMethod : kForwardMethod;
-        lastCallRaised = false;
-        c10::IValue out;
-        auto generator = at::detail::getDefaultCPUGenerator();
-        torch::Tensor saved;
-        try {
-            torch::NoGradGuard noGrad;
-            auto x = images;
-            if (mean.defined()) x = (x - mean) / std;
-            if (useSampled) {
-                {
-                    std::lock_guard<std::mutex> lock(generator.mutex());
-                    saved = generator.get_state();
-                }
-                out = module.get_method(method)({x, static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL)});
-                std::lock_guard<std::mutex> lock(generator.mutex());
-                generator.set_state(saved);
-            } else {
-                out = module.get_method(method)({x});
-            }
-        } catch (const std::exception& e) {
-            if (saved.defined()) {
-                std::lock_guard<std::mutex> lock(generator.mutex());
-                generator.set_state(saved);
-            }
-            lastCallRaised = true;
-            return Error{"model '" + path + "': " + method + " failed: " + modelsOwnMessage(e)};
-        }
+        std::vector<c10::IValue> args;
+        if (useSampled) args.push_back(static_cast<std::int64_t>(seed & 0x7fffffffffffffffULL));
+        auto called = callScriptMethod(module, path, method, images, mean, std, args, useSampled, lastCallRaised);
+        if (!called) return Error{called.error()};
+        const c10::IValue& out = *called;
         Result<ScriptOutputs> read = Error{""};
         try {
             read = readScriptOutputs(out, images.size(0), method);
