@@ -183,7 +183,7 @@ void MainWindow::connectPages() {
     connect(m_attention, &AttentionPage::statusMessage, this, keepStatus(m_attention));
     connect(m_training, &TrainingPanel::statusMessage, this, keepStatus(m_training));
     connect(m_training, &TrainingPanel::openModelRequested, this, [this](const QString& path) {
-        if (checkpointReadsText(path.toStdString())) {  // a sequence model reads text: its own page
+        if (fileReadsText(path.toStdString())) {  // a sequence model reads text: its own page
             setCurrentPage(kSequencesPage);
             m_sequences->openModel(path);
             return;

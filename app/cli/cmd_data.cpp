@@ -12,6 +12,8 @@
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "data/probes.h"
+#include "data/seq_pairs.h"
+#include "common/atomic_file.h"
 #include "models/patch/patch_bench.h"
 
 namespace saccade::cli {
@@ -105,6 +107,42 @@ void addPreview(CLI::App& data, int& exitCode) {
         o.tileSize = info.channels == 3 ? 192 : 168;
         o.captionLines = info.channels == 3 ? 4 : 1;  // scene captions wrap
         exitCode = writeSheet("data preview", contactSheet(samples, titles, o), a->out);
+    });
+}
+
+void addPairs(CLI::App& data, int& exitCode) {
+    struct Args {
+        std::string task = "dates", split = "test", out;
+        std::int64_t count = SeqTask::kTestSize, start = 0;
+        std::uint64_t seed = kSeqTestSeed;
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = data.add_subcommand(
+        "pairs", "Write a sequence task's samples with their gold alignments as a pairs file (SOURCE<TAB>TARGET<TAB>"
+                 "links), for eval --pairs and for training a model of one's own outside Saccade.");
+    cmd->add_option("--task", a->task, "dates, reverse, sort or toy-translation")->capture_default_str();
+    cmd->add_option("--split", a->split, "train or test")->capture_default_str();
+    cmd->add_option("--count", a->count, "samples")->capture_default_str()->check(wholeNumberIn(1, 10000000));
+    cmd->add_option("--start", a->start, "first sample index")->capture_default_str()->check(wholeNumberIn(0, 1000000000));
+    cmd->add_option("--seed", a->seed, "the split's seed (the test split Saccade evaluates on: 1)")->capture_default_str();
+    cmd->add_option("--out", a->out, "the file to write (atomic)")->required();
+    cmd->callback([a, &exitCode] {
+        auto split = parseSplit(a->split);
+        if (!split) { exitCode = badInput("data pairs", split.error()); return; }
+        auto task = openSeqTask(a->task);
+        if (!task) { exitCode = badInput("data pairs", task.error()); return; }
+        if (*split == Split::Test && a->start + a->count > SeqTask::kTestSize) {
+            exitCode = badInput("data pairs", "the test split has " + std::to_string(SeqTask::kTestSize) + " samples; --start " +
+                                                  std::to_string(a->start) + " --count " + std::to_string(a->count) + " goes past it");
+            return;
+        }
+        if (auto w = writeFileAtomic(a->out, seqPairsText(**task, *split, a->start, a->count, a->seed)); !w) {
+            std::cerr << "saccade-cli data pairs: " << w.error() << "\n";
+            exitCode = kExitFailure;
+            return;
+        }
+        std::cout << "wrote " << a->out << " (" << a->count << " " << a->task << " " << a->split << " pairs, seed " << a->seed << ")\n";
+        exitCode = 0;
     });
 }
 
@@ -207,10 +245,11 @@ void addPatchBench(CLI::App& bench, int& exitCode) {
 }  // namespace
 
 void addDataCommand(CLI::App& app, int& exitCode) {
-    auto* data = app.add_subcommand("data", "Datasets: list, preview contact sheets, boundary probes.");
+    auto* data = app.add_subcommand("data", "Datasets: list, preview contact sheets, boundary probes, sequence tasks' pairs.");
     data->require_subcommand(1);
     addList(*data, exitCode);
     addPreview(*data, exitCode);
+    addPairs(*data, exitCode);
     addProbe(*data, exitCode);
 }
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "models/seq/seq_model.h"
+#include "models/translator.h"
 #include "input_options.h"
 #include "shard_option.h"
 #include "strict_options.h"
@@ -28,7 +28,7 @@ namespace {
 
 void addEval(CLI::App& app, int& exitCode) {
     struct Args {
-        std::string model, dataset, split = "test", rules, device = "auto", shard;
+        std::string model, dataset, split = "test", rules, device = "auto", shard, pairs;
         std::int64_t limit = 0;
         std::uint64_t seed = 1;
         bool json = false;
@@ -40,6 +40,10 @@ void addEval(CLI::App& app, int& exitCode) {
     addShardOption(cmd, a->shard);
     cmd->add_option("--model", a->model, "checkpoint (.pt with its .json sidecar)")->required();
     cmd->add_option("--dataset", a->dataset, "default: the dataset the model was trained on");
+    cmd->add_option("--pairs", a->pairs,
+                    "models that read text: a file of SOURCE<TAB>TARGET[<TAB>ALIGNMENT] lines (default: the task's "
+                    "test split; see docs/cli.md)")
+        ->check(regularFile());
     cmd->add_option("--split", a->split, "train or test")->capture_default_str();
     cmd->add_option("--rules", a->rules,
                     "comma-separated; patch: soft, sample, argmax, ksample:K, gumbel:TAU; RAM: sample, mean, "
@@ -52,13 +56,14 @@ void addEval(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         auto split = parseSplit(a->split);
         if (!split) { exitCode = badInput("eval", split.error()); return; }
-        if (isSeqCheckpoint(a->model)) {
-            if (!a->dataset.empty() || *split != Split::Test || !a->shard.empty())
-                { exitCode = badInput("eval", "a sequence model is evaluated on its task's test split: drop --dataset, --split and --shard"); return; }
-            if (a->rules.find(',') != std::string::npos) { exitCode = badInput("eval", "a sequence model takes one rule: soft, argmax or sample"); return; }
-            exitCode = runSeqEval(a->model, a->device, a->rules, a->limit, a->seed, a->json);
+        if (fileReadsText(a->model)) {
+            if (!a->dataset.empty() || *split != Split::Test || !a->shard.empty() || !a->input.resize.empty() || !a->input.crop.empty() || !a->input.mean.empty() || !a->input.std.empty())
+                { exitCode = badInput("eval", "a sequence model is evaluated on its task's test split or on --pairs: drop --dataset, --split, --shard and the image options"); return; }
+            if (a->rules.find(',') != std::string::npos) { exitCode = badInput("eval", "a sequence model takes one rule: soft, argmax or sample (an import: translate)"); return; }
+            exitCode = runSeqEval(a->model, a->device, a->rules, a->limit, a->seed, a->json, a->pairs);
             return;
         }
+        if (!a->pairs.empty()) { exitCode = badInput("eval", "--pairs is for models that read text; this one reads images (--dataset)"); return; }
         auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
         std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
@@ -199,7 +204,7 @@ void addRender(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         const auto dot = a->out.rfind('.');
         const std::string ext = dot == std::string::npos ? "" : a->out.substr(dot);
-        if (isSeqCheckpoint(a->model)) {
+        if (fileReadsText(a->model)) {
             if (!a->image.empty() || !a->sample.empty()) { exitCode = badInput("render", "a sequence model reads --text, not an image"); return; }
             if (a->text.empty()) { exitCode = badInput("render", "a sequence model needs --text"); return; }
             exitCode = runSeqRender(a->model, a->device, a->text, a->rule, a->seed, a->out, a->scale, a->delay,

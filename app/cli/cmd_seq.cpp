@@ -15,7 +15,9 @@
 #include "render/alignment_render.h"
 #include "render/gif_writer.h"
 #include "models/seq/seq_bench.h"
-#include "models/seq/seq_model.h"
+#include "models/translation_maps.h"
+#include "models/translator.h"
+#include "models/translator_eval.h"
 #include "reference_runner.h"
 #include "strict_options.h"
 #include "models/seq/seq_trainer.h"
@@ -25,13 +27,12 @@ namespace saccade::cli {
 
 namespace {
 
-void printTranslation(const SeqModel& model, const SeqTranslation& t) {
-    const auto& task = model.task();
-    std::cout << "input  : " << task.detokenize(t.source) << "  (" << t.source.size() << " tokens)\n";
-    for (const auto& u : t.unknown) std::cout << "unknown: '" << u << "' is not in the task's vocabulary: read as <unk>\n";
+void printTranslation(const Translator& model, const SeqTranslation& t) {
+    std::cout << "input  : " << model.detokenize(t.source) << "  (" << t.source.size() << " tokens)\n";
+    for (const auto& u : t.unknown) std::cout << "unknown: '" << u << "' is not in the model's source vocabulary: read as <unk>\n";
     std::cout << "output : " << t.output << (t.finished ? "" : "  [no end token within the step budget]") << "\n";
     if (t.hasReference)
-        std::cout << "check  : " << (t.correct() ? "correct" : "wrong; the task's answer is " + task.detokenize(t.reference.target))
+        std::cout << "check  : " << (t.correct() ? "correct" : "wrong; the task's answer is " + model.detokenize(t.reference.target))
                   << "\n";
     else
         std::cout << "check  : no reference: " << t.referenceError << "\n";
@@ -56,20 +57,22 @@ void addTranslate(CLI::App& app, int& exitCode) {
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
         "translate", "Run a sequence model on typed text: the output and its alignment (a target x source matrix, each "
-                     "row the decoder's distribution over the source), checked against the task's own answer.");
-    cmd->add_option("--model", a->model, "a sequence model checkpoint (train seq)")->required()->check(regularFile());
+                     "row the decoder's distribution over the source), checked against the task's own answer where "
+                     "the model has a task.");
+    cmd->add_option("--model", a->model, "a sequence model checkpoint (train seq) or an imported TorchScript translator")
+        ->required()->check(regularFile());
     cmd->add_option("--text", a->text, "the input, e.g. \"3rd of March 2021\"")->required();
-    cmd->add_option("--rule", a->rule, "soft, argmax or sample (default: the model's deterministic rule)");
+    cmd->add_option("--rule", a->rule, "soft, argmax or sample; an import: translate (default: the model's deterministic rule)");
     cmd->add_option("--seed", a->seed, "seed of the sample rule")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--out", a->out, "also save the trace JSON (schema saccade.seq-trace) here (atomic)");
     cmd->add_flag("--json", a->json, "print the trace JSON");
     cmd->callback([a, &exitCode] {
-        auto model = SeqModel::open(a->model, a->device);
+        auto model = openTranslator(a->model, a->device);
         if (!model) { exitCode = badInput("translate", model.error()); return; }
         auto t = (*model)->translate(a->text, a->rule, a->seed);
         if (!t) { exitCode = badInput("translate", t.error()); return; }
-        const auto json = seqTranslationToJson(*t, a->model, (*model)->task().name());
+        const auto json = seqTranslationToJson(*t, a->model, (*model)->taskName());
         if (!a->out.empty()) {
             if (auto w = writeFileAtomic(a->out, json + "\n"); !w) {
                 std::cerr << "saccade-cli translate: " << w.error() << "\n";
@@ -161,30 +164,41 @@ void addBenchSeq(CLI::App& bench, int& exitCode) {
 }  // namespace
 
 int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
-               std::uint64_t seed, bool json) {
-    auto model = SeqModel::open(path, device);
+               std::uint64_t seed, bool json, const std::string& pairsFile) {
+    std::vector<SeqPairLine> pairs;
+    if (!pairsFile.empty()) {
+        auto read = readSeqPairs(pairsFile);
+        if (!read) return badInput("eval", read.error());
+        pairs = std::move(read).value();
+    }
+    auto model = openTranslator(path, device);
     if (!model) return badInput("eval", model.error());
     SeqEvalOptions o;
     o.rule = rule;
     o.seed = seed;
     if (limit > 0) o.limit = limit;
-    auto r = (*model)->evaluate(o);
+    auto r = pairs.empty() ? (*model)->evaluate(o) : evaluatePairs(**model, pairs, pairsFile, o);
     if (!r) return badInput("eval", r.error());
     if (json) {
         std::cout << seqEvalReportToJson(*r) << "\n";
         return 0;
     }
-    std::cout << std::fixed << std::setprecision(2) << "sequence model on '" << r->task << "', test split, " << r->n
-              << " sentences, rule " << r->rule << ", " << r->seconds << " s\n"
-              << "  exact match " << 100 * r->exactMatch << "%   token accuracy " << 100 * r->tokenAccuracy
-              << "%   AER " << std::setprecision(3) << r->aer << "   attention entropy " << r->entropy << " nats\n"
+    std::ostringstream aer;
+    if (r->aerMeasured) aer << std::fixed << std::setprecision(3) << r->aer << " (" << r->aerSentences << " sentences)";
+    else aer << "not measured";
+    std::cout << std::fixed << std::setprecision(2) << "sequence model"
+              << (pairsFile.empty() ? " on '" + r->task + "', test split, " : " on " + pairsFile + ", ") << r->n
+              << (pairsFile.empty() ? " sentences" : " pairs") << ", rule " << r->rule << ", " << r->seconds << " s\n"
+              << "  exact match " << 100 * r->exactMatch << "%   token accuracy " << 100 * r->tokenAccuracy << "%   AER "
+              << aer.str() << "   attention entropy " << std::setprecision(3) << r->entropy << " nats\n"
               << "  permutation test: ";
     if (r->permutationTested)
         std::cout << "median TV " << r->permutationMedianTv << ", mean " << r->permutationMeanTv << ", " << std::setprecision(1)
                   << 100 * r->permutationSmallShare
                   << "% of steps change by < 0.05 (attention is a record of access, not an explanation)\n";
     else
-        std::cout << "not run (a Transformer step attends with every layer and head, not one distribution to shuffle)\n";
+        std::cout << "not run (" << r->permutationNote << ")\n";
+    if (r->aerMeasured && !pairsFile.empty()) std::cout << "  AER: " << r->aerSource << "\n";
     std::cout << "  exact match by source length:";
     for (const auto& b : r->byLength)
         std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";
@@ -201,7 +215,7 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
     const std::string ext = dot == std::string::npos ? "" : out.substr(dot);
     if (ext != ".png" && ext != ".gif" && ext != ".svg" && ext != ".csv")
         return badInput("render", "--out must end in .png, .svg, .csv (the matrix) or .gif (the playback)");
-    auto model = SeqModel::open(path, device);
+    auto model = openTranslator(path, device);
     if (!model) return badInput("render", model.error());
     auto translated = (*model)->translate(text, rule, seed);
     if (!translated) return badInput("render", translated.error());

@@ -39,9 +39,10 @@ void addBenchImport(CLI::App& bench, int& exitCode);
 
 /// train seq, bench seq and translate: sequence models with attention over the source.
 void addSeqCommands(CLI::App& app, CLI::App& bench, int& exitCode);
-/// eval of a sequence model (eval dispatches here when the sidecar says "seq"); returns the exit code.
+/// eval of a model that reads text (eval dispatches here for one): its task's test split, or the
+/// pairs in `pairsFile` when not empty; returns the exit code.
 int runSeqEval(const std::string& path, const std::string& device, const std::string& rule, std::int64_t limit,
-               std::uint64_t seed, bool json);
+               std::uint64_t seed, bool json, const std::string& pairsFile);
 
 /// render of a sequence model: the alignment matrix (.png, .svg, .csv) or its playback (.gif).
 /// `caption` "-" means none, empty the default. Returns the exit code.

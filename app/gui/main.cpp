@@ -163,7 +163,7 @@ void openFile(saccade::ui::MainWindow& window, const QString& file) {
         // A moved or changed model is reported on stderr as well as in the window.
         const QString error = window.openSessionFile(file);
         if (!error.isEmpty()) std::fprintf(stderr, "saccade: %s\n", qPrintable(error));
-    } else if (saccade::checkpointReadsText(file.toStdString())) {
+    } else if (saccade::fileReadsText(file.toStdString())) {
         window.sequencesPage()->openModel(file);
         window.setCurrentPage(saccade::ui::MainWindow::kSequencesPage);
     } else {

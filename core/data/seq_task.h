@@ -17,6 +17,9 @@
 
 namespace saccade {
 
+/// The test split's seed: every model of a task is measured on the same sentences.
+constexpr std::uint64_t kSeqTestSeed = 1;
+
 /// Token ids 0..3 are the same in every vocabulary.
 constexpr std::int64_t kSeqPad = 0, kSeqStart = 1, kSeqEnd = 2, kSeqUnknown = 3;
 

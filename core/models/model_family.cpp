@@ -210,12 +210,6 @@ Result<FamilySettings> checkSettings(const ModelFamily& family, const FamilySett
     return out;
 }
 
-bool checkpointReadsText(const std::string& path) {
-    const auto info = readCheckpointInfo(path);
-    const ModelFamily* family = info ? findFamily(info->modelType) : nullptr;
-    return family && family->readsText;
-}
-
 bool fieldApplies(const FamilyField& f, const FamilySettings& settings) {
     if (f.whenKey.empty()) return true;
     const auto it = settings.find(f.whenKey);

@@ -21,6 +21,7 @@
 #include "common/result.h"
 #include "models/cost_profile.h"
 #include "models/input_overrides.h"
+#include "models/translator.h"
 #include "train/train_options.h"
 #include "train/train_progress.h"
 
@@ -104,6 +105,12 @@ struct ModelFamily {
     /// `openElsewhere` saying where they open instead.
     std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device)> open;
     std::string openElsewhere;
+    /// Opens a file as a model that reads text (the Sequences page, translate, render --text,
+    /// eval); empty for families that read images.
+    std::function<Result<std::shared_ptr<const Translator>>(const std::string& path, const std::string& device)> openText;
+    /// Imports: whether a file without a sidecar holds a model that reads text, read cheaply (no
+    /// weights). May be empty.
+    std::function<bool(const std::string& path)> holdsText;
     /// Opens with the user's resize, crop and normalisation (imports, which declare their own);
     /// without it, loadAttentionModel applies a resize itself and refuses the rest.
     std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device,
@@ -171,9 +178,6 @@ std::vector<const ModelFamily*> modelFamilies();
 /// `given` checked against the family's fields (an unknown key, a value out of range or not a
 /// choice is an Error naming the option) with every missing field at its default.
 Result<FamilySettings> checkSettings(const ModelFamily& family, const FamilySettings& given);
-/// True when `path` is a checkpoint whose family reads text (its sidecar names one; no weights
-/// read): such a model opens on the Sequences page and in translate, not as an image model.
-bool checkpointReadsText(const std::string& path);
 /// True when field `f` applies under `settings` (its whenKey condition holds).
 bool fieldApplies(const FamilyField& f, const FamilySettings& settings);
 /// "saccade-cli train NAME --dataset D --field V ... --batch B --seed S [--lr X]": what re-creates

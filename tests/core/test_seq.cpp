@@ -11,6 +11,7 @@
 #include "data/seq_task.h"
 #include "models/seq/seq_batch.h"
 #include "models/seq/seq_model.h"
+#include "models/translation_maps.h"
 #include "models/seq/seq_net.h"
 #include "models/seq/seq_network.h"
 #include "temp_dir.h"

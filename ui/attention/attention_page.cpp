@@ -432,7 +432,7 @@ void AttentionPage::openModel(const QString& path) {
 }
 
 void AttentionPage::loadModel(const QString& path, const QString& device) {
-    if (checkpointReadsText(path.toStdString())) {  // text in, text out: the Sequences page shows it
+    if (fileReadsText(path.toStdString())) {  // text in, text out: the Sequences page shows it
         Q_EMIT sequenceModelRequested(path);
         return;
     }

@@ -122,7 +122,7 @@ void ModelPanel::setBundledFolder(const QString& folder) {
     const QDir dir(folder);
     for (const QString& name : dir.entryList({QStringLiteral("*.pt")}, QDir::Files, QDir::Name)) {
         const QString path = dir.filePath(name);
-        if (checkpointReadsText(path.toStdString())) continue;  // text models: the Sequences page lists them
+        if (fileReadsText(path.toStdString())) continue;  // text models: the Sequences page lists them
         auto* item = new QListWidgetItem(listEntry(path), m_list);
         item->setData(Qt::UserRole, path);
         item->setToolTip(path);

@@ -9,7 +9,7 @@
 #include <QImage>
 #include <QWidget>
 
-#include "models/seq/seq_model.h"
+#include "trace/seq_translation.h"
 
 class QLabel;
 

@@ -32,6 +32,8 @@
 #include "data/image_io.h"
 #include "render/alignment_render.h"
 #include "render/gif_writer.h"
+#include "models/translation_maps.h"
+#include "models/translator_eval.h"
 #include "sequences/alignment_view.h"
 #include "trace/seq_trace_json.h"
 
@@ -49,12 +51,9 @@ QStringList examplesFor(const std::string& task) {
             "a tired farmer carries the heavy bag", "the zebra sees a cat"};
 }
 
-QString modelName(const SeqModel& m) {
-    const auto& c = m.config();
-    const QString kind = c.transformer() ? QStringLiteral("transformer %1x%2").arg(c.layers).arg(c.heads)
-                                         : QString::fromStdString(c.scorer) + (c.hard() ? QStringLiteral(", hard") : QString());
-    return QStringLiteral("%1 (%2, %3)")
-        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(c.task), kind);
+QString modelName(const Translator& m) {
+    return QStringLiteral("%1 (%2)")
+        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(m.describe()));
 }
 
 struct TranslateJob {
@@ -106,9 +105,9 @@ QHBoxLayout* SequencesPage::buildModelRow() {
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("seqRule"));
     m_rule->addItem(tr("model's own"), QString());
-    for (const char* r : {"soft", "argmax", "sample"}) m_rule->addItem(QString::fromLatin1(r), QString::fromLatin1(r));
     m_rule->setToolTip(tr("soft: the expected context; argmax and sample read one source token per step (for a soft "
-                          "model, a different procedure from the one it was trained with)"));
+                          "model, a different procedure from the one it was trained with); translate: an imported "
+                          "model's own decoding"));
     m_seed = new QSpinBox(this);
     m_seed->setRange(0, 1000000);
     m_seed->setValue(1);
@@ -126,7 +125,7 @@ QHBoxLayout* SequencesPage::buildModelRow() {
     top->addWidget(open);
 
     connect(open, &QPushButton::clicked, this, [this] {
-        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints (*.pt)"));
+        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints and TorchScript translators (*.pt)"));
         if (!path.isEmpty()) openModel(path);
     });
     return top;
@@ -194,9 +193,13 @@ QHBoxLayout* SequencesPage::buildStepRow() {
 
 // Evaluate on the test split, with Cancel, progress and the results table.
 QGroupBox* SequencesPage::buildEvaluationBox() {
-    auto* evalBox = new QGroupBox(tr("On the task's test split (2,000 sentences)"), this);
+    auto* evalBox = new QGroupBox(tr("On the task's test split (2,000 sentences) or a file of pairs"), this);
     m_evaluate = new QPushButton(tr("Evaluate"), evalBox);
     m_evaluate->setObjectName(QStringLiteral("seqEvaluate"));
+    m_evaluatePairs = new QPushButton(tr("On pairs…"), evalBox);
+    m_evaluatePairs->setObjectName(QStringLiteral("seqEvaluatePairs"));
+    m_evaluatePairs->setToolTip(tr("Evaluate on a file of SOURCE<TAB>TARGET[<TAB>alignment] lines (saccade-cli data "
+                                   "pairs writes a task's): for models without a task of their own"));
     m_cancel = new QPushButton(tr("Cancel"), evalBox);
     m_cancel->setEnabled(false);
     m_progress = new QProgressBar(evalBox);
@@ -211,6 +214,7 @@ QGroupBox* SequencesPage::buildEvaluationBox() {
     auto* evalLayout = new QVBoxLayout(evalBox);
     auto* evalRow = new QHBoxLayout;
     evalRow->addWidget(m_evaluate);
+    evalRow->addWidget(m_evaluatePairs);
     evalRow->addWidget(m_cancel);
     evalRow->addWidget(m_progress, 1);
     evalLayout->addLayout(evalRow);
@@ -224,6 +228,10 @@ QGroupBox* SequencesPage::buildEvaluationBox() {
     evalLayout->addWidget(resultsArea);
 
     connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
+    connect(m_evaluatePairs, &QPushButton::clicked, this, [this] {
+        const auto path = openFileDialog(this, tr("Evaluate on pairs"), tr("Pairs (*.tsv *.txt);;All files (*)"));
+        if (!path.isEmpty()) evaluatePairs(path);
+    });
     connect(m_cancel, &QPushButton::clicked, this, [this] {
         if (m_cancelFlag) m_cancelFlag->store(true);
     });
@@ -238,6 +246,7 @@ void SequencesPage::connectSignals() {
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
         forgetEvaluation();
         refillExamples();
+        refillRules();
         translate();
     });
     for (QComboBox* box : {m_compare, m_rule})
@@ -299,15 +308,15 @@ void SequencesPage::ensureModels() {
     if (!samples.isEmpty()) {
         const auto files = QDir(samples + QStringLiteral("/models")).entryInfoList({QStringLiteral("seq-*.pt")}, QDir::Files, QDir::Name);
         for (const auto& f : files) {
-            auto m = SeqModel::open(f.absoluteFilePath().toStdString());
-            if (m) m_models.push_back(std::shared_ptr<const SeqModel>(std::move(m.value())));
+            auto m = openTranslator(f.absoluteFilePath().toStdString());
+            if (m) m_models.push_back(*m);
         }
         std::stable_sort(m_models.begin(), m_models.end(), [](const auto& a, const auto& b) {
-            return (a->task().name() == "dates") > (b->task().name() == "dates");
+            return (a->taskName() == "dates") > (b->taskName() == "dates");
         });
     }
     refreshCombos();
-    if (m_models.size() > 1 && m_models[1]->task().name() == m_models[0]->task().name()) {
+    if (m_models.size() > 1 && m_models[1]->taskName() == m_models[0]->taskName()) {
         const QSignalBlocker block(m_compare);
         m_compare->setCurrentIndex(2);
     }
@@ -315,7 +324,7 @@ void SequencesPage::ensureModels() {
         m_output->setText(tr("No sequence model yet: open one (saccade-cli train seq) with Open model…"));
     } else if (m_input->text().isEmpty()) {
         const QSignalBlocker block(m_input);  // the caller translates it
-        m_input->setText(examplesFor(m_models[0]->task().name()).front());
+        m_input->setText(examplesFor(m_models[0]->taskName()).front());
     }
 }
 
@@ -327,7 +336,7 @@ void SequencesPage::showEvent(QShowEvent* event) {
 void SequencesPage::refillExamples() {
     m_examples->clear();
     m_examples->addItem(tr("Examples…"));
-    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->task().name()));
+    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->taskName()));
 }
 
 SequencesPage::~SequencesPage() {
@@ -350,9 +359,20 @@ void SequencesPage::refreshCombos() {
     m_model->setCurrentIndex(std::max(0, current));
     m_compare->setCurrentIndex(std::max(0, compare));
     refillExamples();
+    refillRules();
 }
 
-std::shared_ptr<const SeqModel> SequencesPage::modelAt(int slot) const {
+void SequencesPage::refillRules() {
+    const QSignalBlocker block(m_rule);
+    const QString chosen = m_rule->currentData().toString();
+    m_rule->clear();
+    m_rule->addItem(tr("model's own"), QString());
+    if (auto m = modelAt(0))
+        for (const auto& r : m->rules()) m_rule->addItem(QString::fromStdString(r), QString::fromStdString(r));
+    m_rule->setCurrentIndex(std::max(0, m_rule->findData(chosen)));
+}
+
+std::shared_ptr<const Translator> SequencesPage::modelAt(int slot) const {
     const int index = slot == 0 ? m_model->currentIndex() : m_compare->currentIndex() - 1;
     return index >= 0 && index < int(m_models.size()) ? m_models[size_t(index)] : nullptr;
 }
@@ -400,13 +420,13 @@ bool SequencesPage::openModel(const QString& path, int slot) {
         else combo->setCurrentIndex(index);
         return true;
     }
-    auto m = SeqModel::open(path.toStdString());
+    auto m = openTranslator(path.toStdString());
     if (!m) {
         m_output->setText(QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(m.error()).toHtmlEscaped()));
         Q_EMIT statusMessage(QString::fromStdString(m.error()));
         return false;
     }
-    m_models.push_back(std::shared_ptr<const SeqModel>(std::move(m.value())));
+    m_models.push_back(*m);
     refreshCombos();
     if (slot == 0) m_model->setCurrentIndex(int(m_models.size()) - 1);
     else m_compare->setCurrentIndex(int(m_models.size()));
@@ -431,7 +451,7 @@ void SequencesPage::translate() {
         return;
     }
     m_pending = false;
-    const auto models = std::array<std::shared_ptr<const SeqModel>, 2>{modelAt(0), modelAt(1)};
+    const auto models = std::array<std::shared_ptr<const Translator>, 2>{modelAt(0), modelAt(1)};
     if (!models[0]) return;
     m_busy = true;
     const std::string text = m_input->text().toStdString();
@@ -523,13 +543,12 @@ void SequencesPage::showTranslations() {
         html = QStringLiteral("<span style='color:#b00'>%1</span>").arg(m_errors[0].toHtmlEscaped());
     } else {
         const auto& t = *m_results2[0];
-        const auto& task = main->task();
         html = tr("Output: <b style='font-size:large'>%1</b>").arg(QString::fromStdString(t.output).toHtmlEscaped());
         if (!t.finished) html += tr(" <span style='color:#b00'>(no end token within %1 steps)</span>").arg(t.tokens.size());
         if (t.hasReference)
             html += t.correct() ? tr(" &nbsp;<span style='color:#148c28'>✔ correct</span>")
                                 : tr(" &nbsp;<span style='color:#c81e1e'>✘ the task's answer is %1</span>")
-                                      .arg(QString::fromStdString(task.detokenize(t.reference.target)).toHtmlEscaped());
+                                      .arg(QString::fromStdString(main->detokenize(t.reference.target)).toHtmlEscaped());
         else
             html += tr(" &nbsp;<span style='color:#777'>(no reference: %1)</span>").arg(QString::fromStdString(t.referenceError).toHtmlEscaped());
         if (!t.unknown.empty()) {
@@ -605,25 +624,39 @@ bool SequencesPage::exportFile(const QString& path) {
     else if (suffix == QLatin1String("svg")) written = writeFileAtomic(file, alignmentSvg(t, o));
     else if (suffix == QLatin1String("csv")) written = writeFileAtomic(file, seqAlignmentToCsv(t));
     else if (suffix == QLatin1String("json"))
-        written = writeFileAtomic(file, seqTranslationToJson(*m_results2[0], main->path(), main->task().name()) + "\n");
+        written = writeFileAtomic(file, seqTranslationToJson(*m_results2[0], main->path(), main->taskName()) + "\n");
     else if (suffix == QLatin1String("gif")) written = writeGif(renderAlignmentFrames(t, o), 80, file);
     Q_EMIT statusMessage(written ? tr("Wrote %1").arg(path) : QString::fromStdString(written.error()));
     return written.ok();
 }
 
-void SequencesPage::evaluate(std::int64_t limit) {
+void SequencesPage::evaluate(std::int64_t limit) { runEvaluation(nullptr, QString(), limit); }
+
+bool SequencesPage::evaluatePairs(const QString& path, std::int64_t limit) {
+    auto pairs = readSeqPairs(path.toStdString());
+    if (!pairs) {
+        m_results->setText(QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(pairs.error()).toHtmlEscaped()));
+        Q_EMIT statusMessage(QString::fromStdString(pairs.error()));
+        return false;
+    }
+    runEvaluation(std::make_shared<const std::vector<SeqPairLine>>(std::move(pairs).value()), path, limit);
+    return true;
+}
+
+void SequencesPage::runEvaluation(std::shared_ptr<const std::vector<SeqPairLine>> pairs, const QString& name, std::int64_t limit) {
     ensureModels();
     if (m_evaluating) return;
-    std::vector<std::shared_ptr<const SeqModel>> models;
+    std::vector<std::shared_ptr<const Translator>> models;
     for (int i = 0; i < 2; ++i)
         if (auto m = modelAt(i)) models.push_back(m);
     if (models.empty()) return;
     m_evaluating = true;
     m_evaluate->setEnabled(false);
+    m_evaluatePairs->setEnabled(false);
     m_cancel->setEnabled(true);
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    const auto total = std::int64_t(models.size()) * std::min<std::int64_t>(limit, SeqTask::kTestSize);
-    m_progress->setRange(0, int(total));
+    const auto each = std::min<std::int64_t>(limit, pairs ? std::int64_t(pairs->size()) : SeqTask::kTestSize);
+    m_progress->setRange(0, int(std::int64_t(models.size()) * each));
     m_progress->setValue(0);
     const std::string rule = m_rule->currentData().toString().toStdString();
     const auto seed = std::uint64_t(m_seed->value());
@@ -634,7 +667,8 @@ void SequencesPage::evaluate(std::int64_t limit) {
         if (generation == m_evaluationGeneration) finishEvaluation(watcher->result());
         watcher->deleteLater();
     });
-    const auto future = QtConcurrent::run([models, limit, rule, seed, cancel, self] {
+    const std::string file = name.toStdString();
+    const auto future = QtConcurrent::run([models, limit, rule, seed, cancel, self, pairs, file] {
         std::vector<SeqEvalReport> reports;
         std::int64_t before = 0;
         for (const auto& m : models) {
@@ -642,11 +676,12 @@ void SequencesPage::evaluate(std::int64_t limit) {
             o.limit = limit;
             o.rule = rule;
             o.seed = seed;
-            auto r = m->evaluate(o, [&](std::int64_t done, std::int64_t) {
+            const auto progress = [&](std::int64_t done, std::int64_t) {
                 const auto value = int(before + done);
                 QMetaObject::invokeMethod(self, [self, value] { if (self) self->m_progress->setValue(value); }, Qt::QueuedConnection);
                 return !cancel->load();
-            });
+            };
+            auto r = pairs ? saccade::evaluatePairs(*m, *pairs, file, o, progress) : m->evaluate(o, progress);
             if (!r) return QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(r.error()).toHtmlEscaped());
             before += r->n;
             reports.push_back(*r);
@@ -660,12 +695,18 @@ void SequencesPage::evaluate(std::int64_t limit) {
             html += QStringLiteral("</tr>");
         };
         row(QObject::tr("sentences, rule"), [](const SeqEvalReport& r) { return QStringLiteral("%1, %2").arg(r.n).arg(QString::fromStdString(r.rule)); });
+        if (pairs) row(QObject::tr("pairs file"), [](const SeqEvalReport& r) {
+            return QFileInfo(QString::fromStdString(r.data)).fileName().toHtmlEscaped();
+        });
         row(QObject::tr("exact match"), [](const SeqEvalReport& r) { return percent(r.exactMatch); });
         row(QObject::tr("token accuracy"), [](const SeqEvalReport& r) { return percent(r.tokenAccuracy); });
-        row(QObject::tr("alignment error rate (AER)"), [](const SeqEvalReport& r) { return QString::number(r.aer, 'f', 3); });
+        row(QObject::tr("alignment error rate (AER)"), [](const SeqEvalReport& r) {
+            return r.aerMeasured ? QString::number(r.aer, 'f', 3) : QObject::tr("not measured");
+        });
         row(QObject::tr("attention entropy (nats per step)"), [](const SeqEvalReport& r) { return QString::number(r.entropy, 'f', 2); });
         row(QObject::tr("permutation: median TV of the output"), [](const SeqEvalReport& r) {
-            return r.permutationTested ? QString::number(r.permutationMedianTv, 'f', 3) : QObject::tr("not run (Transformer)");
+            return r.permutationTested ? QString::number(r.permutationMedianTv, 'f', 3)
+                                       : QObject::tr("not run (%1)").arg(QString::fromStdString(r.permutationNote));
         });
         row(QObject::tr("permutation: steps changed by < 0.05"), [](const SeqEvalReport& r) {
             return r.permutationTested ? percent(r.permutationSmallShare) : QStringLiteral("-");
@@ -678,8 +719,9 @@ void SequencesPage::evaluate(std::int64_t limit) {
             return n ? percent(ok / double(n)) + QStringLiteral(" of %1").arg(n) : QObject::tr("none in the split");
         });
         html += QStringLiteral("</table><span style='color:#555'>") +
-                QObject::tr("AER: the decoder fed the reference output, each target token's most attended source token "
-                            "against the gold alignment (sure and possible links). Permutation test (Jain and Wallace "
+                QObject::tr("AER: the decoder fed the reference output (a model that cannot be: its own output on the "
+                            "sentences it got right), each target token's most attended source token against the gold "
+                            "alignment (sure and possible links). Permutation test (Jain and Wallace "
                             "2019): shuffling the weights often leaves the output unchanged; attention is a record of "
                             "access, not an explanation.") +
                 QStringLiteral("</span>");
@@ -697,6 +739,7 @@ void SequencesPage::forgetEvaluation() {
         Q_EMIT evaluationFinished();
     }
     m_evaluate->setEnabled(true);
+    m_evaluatePairs->setEnabled(true);
     m_cancel->setEnabled(false);
     m_progress->setValue(0);
     m_results->setText(tr("Exact match, token accuracy, alignment error rate against the gold alignment, attention "
@@ -707,6 +750,7 @@ void SequencesPage::finishEvaluation(const QString& html) {
     m_results->setText(html);
     m_evaluating = false;
     m_evaluate->setEnabled(true);
+    m_evaluatePairs->setEnabled(true);
     m_cancel->setEnabled(false);
     Q_EMIT evaluationFinished();
 }

@@ -19,7 +19,8 @@
 #include <QWidget>
 
 #include "io/session.h"
-#include "models/seq/seq_model.h"
+#include "data/seq_pairs.h"
+#include "models/translator.h"
 
 class QComboBox;
 class QGroupBox;
@@ -58,8 +59,11 @@ public:
     /// Milliseconds from the last edit to the redrawn matrices.
     double lastLatencyMs() const { return m_lastLatencyMs; }
     QString outputSummary() const;
-    /// Starts the evaluation of the shown models (what the Evaluate button does).
+    /// Starts the evaluation of the shown models on their task's test split (the Evaluate button).
     void evaluate(std::int64_t limit = SeqTask::kTestSize);
+    /// Starts their evaluation on a pairs file (the On pairs… button); false, with the error
+    /// shown, when the file cannot be read.
+    bool evaluatePairs(const QString& path, std::int64_t limit = SeqTask::kTestSize);
     bool evaluating() const { return m_evaluating; }
     QString evaluationText() const;
     void setStep(int step);
@@ -103,10 +107,14 @@ private:
     /// Another model, rule or seed: the table (and a running evaluation) belonged to the old ones.
     void forgetEvaluation();
     int m_evaluationGeneration = 0;  ///< bumped by forgetEvaluation; a late result of an older one is dropped
-    std::shared_ptr<const SeqModel> modelAt(int slot) const;
+    std::shared_ptr<const Translator> modelAt(int slot) const;
     void refreshCombos();
+    /// The rules of the main model ("model's own" first).
+    void refillRules();
+    /// Evaluates the shown models on `pairs` (named `name`), or on their test split when null.
+    void runEvaluation(std::shared_ptr<const std::vector<SeqPairLine>> pairs, const QString& name, std::int64_t limit);
 
-    std::vector<std::shared_ptr<const SeqModel>> m_models;
+    std::vector<std::shared_ptr<const Translator>> m_models;
     QComboBox* m_model = nullptr;
     QComboBox* m_compare = nullptr;
     QComboBox* m_rule = nullptr;
@@ -122,6 +130,7 @@ private:
     QPushButton* m_play = nullptr;
     QTimer* m_playTimer = nullptr;
     QPushButton* m_evaluate = nullptr;
+    QPushButton* m_evaluatePairs = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_results = nullptr;

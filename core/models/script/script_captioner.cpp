@@ -20,6 +20,7 @@
 #include "metrics/bleu.h"
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
+#include "models/script/script_methods.h"
 #include "models/script/script_outputs.h"  // kScriptSumTolerance
 
 namespace saccade {
@@ -37,37 +38,6 @@ constexpr const char* kCaptionSampledSignature =
 struct CaptionOutputs {
     torch::Tensor tokens, attention, chosen;
 };
-
-// Whether `method`'s schema is (self, image: Tensor, max_len: int[, seed: int]) -> Dict[str, Tensor].
-bool signatureFits(const torch::jit::Method& method, bool withSeed) {
-    const auto& schema = method.function().getSchema();
-    const auto& args = schema.arguments();
-    if (args.size() != (withSeed ? 4u : 3u)) return false;
-    if (args[1].type()->kind() != c10::TypeKind::TensorType) return false;
-    for (std::size_t i = 2; i < args.size(); ++i)
-        if (args[i].type()->kind() != c10::TypeKind::IntType) return false;
-    if (schema.returns().size() != 1) return false;
-    const auto dict = schema.returns()[0].type()->cast<c10::DictType>();
-    return dict && dict->getKeyType()->kind() == c10::TypeKind::StringType &&
-           dict->getValueType()->kind() == c10::TypeKind::TensorType;
-}
-
-// "caption(x: Tensor) -> Tensor": the method as Python writes it, without self.
-std::string schemaText(const torch::jit::Method& method) {
-    const auto& schema = method.function().getSchema();
-    std::string text = method.name() + "(";
-    const auto& args = schema.arguments();
-    for (std::size_t i = 1; i < args.size(); ++i)
-        text += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
-    text += ") -> ";
-    if (schema.returns().size() == 1) return text + schema.returns()[0].type()->annotation_str();
-    text += "(";
-    for (std::size_t i = 0; i < schema.returns().size(); ++i)
-        text += (i > 0 ? ", " : "") + schema.returns()[i].type()->annotation_str();
-    return text + ")";
-}
-
-std::string dtypeName(const torch::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
 
 // Reads what `method` returned for `batch` images against a vocabulary of `words` words.
 Result<CaptionOutputs> readCaptionOutputs(const c10::IValue& value, std::int64_t batch, std::int64_t words,
@@ -125,20 +95,6 @@ Result<CaptionOutputs> readCaptionOutputs(const c10::IValue& value, std::int64_t
                          std::to_string(o.attention.size(2)) + "x" + std::to_string(o.attention.size(3)) + " grid"};
     }
     return o;
-}
-
-// The vocabulary attribute: a non-empty List[str].
-Result<std::vector<std::string>> readVocabulary(const torch::jit::Module& module) {
-    if (!module.hasattr("vocabulary")) return Error{"it has no attribute vocabulary: List[str] (one entry per token id)"};
-    const auto v = module.attr("vocabulary");
-    if (!v.isList()) return Error{"its vocabulary must be a List[str], not " + v.tagKind()};
-    std::vector<std::string> words;
-    for (const auto& item : v.toListRef()) {
-        if (!item.isString()) return Error{"its vocabulary must be a List[str]: entry " + std::to_string(words.size()) + " is " + item.tagKind()};
-        words.push_back(item.toStringRef());
-    }
-    if (words.empty()) return Error{"its vocabulary is empty"};
-    return words;
 }
 
 }  // namespace
@@ -242,7 +198,7 @@ Result<std::shared_ptr<ScriptCaptioner>> ScriptCaptioner::load(const ScriptArchi
     const std::string where = "model '" + path + "': ";
     auto method = archive.module.find_method(kCaptionMethod);
     if (!method) return Error{notScriptModelText(path) + ": it has no caption method"};
-    if (!signatureFits(*method, false))
+    if (!methodFits(*method, {c10::TypeKind::TensorType, c10::TypeKind::IntType}))
         return Error{where + "its caption method must be " + kCaptionSignature + ", not " + schemaText(*method)};
     std::shared_ptr<ScriptCaptioner> model(new ScriptCaptioner());
     auto& m = *model->m_impl;
@@ -250,23 +206,17 @@ Result<std::shared_ptr<ScriptCaptioner>> ScriptCaptioner::load(const ScriptArchi
     m.device = archive.device;
     m.module = archive.module;
     if (auto sampled = m.module.find_method(kCaptionSampledMethod)) {
-        if (!signatureFits(*sampled, true))
+        if (!methodFits(*sampled, {c10::TypeKind::TensorType, c10::TypeKind::IntType, c10::TypeKind::IntType}))
             return Error{where + "its caption_sampled method must be " + kCaptionSampledSignature + ", not " +
                          schemaText(*sampled)};
         m.sampled = true;
     }
-    auto vocabulary = readVocabulary(m.module);
+    auto vocabulary = readStringList(m.module, "vocabulary");
     if (!vocabulary) return Error{where + vocabulary.error()};
     m.vocabulary = *vocabulary;
-    if (m.module.hasattr("end_token")) {
-        const auto e = m.module.attr("end_token");
-        if (!e.isInt()) return Error{where + "its end_token must be an int, not " + e.tagKind()};
-        const auto id = e.toInt();
-        if (id < 0 || id >= std::int64_t(m.vocabulary.size()))
-            return Error{where + "its end_token " + std::to_string(id) + " is outside the vocabulary of " +
-                         std::to_string(m.vocabulary.size()) + " words"};
-        m.endToken = int(id);
-    }
+    auto end = readTokenId(m.module, "end_token", m.vocabulary.size());
+    if (!end) return Error{where + end.error()};
+    m.endToken = *end;
     auto settings = readScriptSettings(m.module, archive.extraJson);
     if (!settings) return Error{where + settings.error()};
     auto effective = effectiveSettings(*settings, input);

@@ -74,8 +74,8 @@ Result<SeqBenchResult> benchSeq(const SeqBenchOptions& o) {
     if (!o.model.empty()) {
         auto model = SeqModel::open(o.model, o.device);
         if (!model) return Error{model.error()};
-        const std::string text = (*model)->task().name() == "dates" ? "Wednesday, 22nd of September 2021 ok, yes"
-                                 : (*model)->task().name() == "toy-translation" ? "the big dog sees a small cat near the old river"
+        const std::string text = (*model)->taskName() == "dates" ? "Wednesday, 22nd of September 2021 ok, yes"
+                                 : (*model)->taskName() == "toy-translation" ? "the big dog sees a small cat near the old river"
                                                                                 : "1234567890123456789012345678901234567890";
         r.oneSentenceChars = int(text.size());
         (*model)->translate(text);

@@ -4,6 +4,7 @@
 
 #include "data/seq_task.h"
 #include "models/model_family.h"
+#include "models/seq/seq_model.h"
 #include "models/seq/seq_net.h"
 #include "models/seq/seq_trainer.h"
 
@@ -111,6 +112,11 @@ ModelFamily seqFamily() {
     };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) { return figureLine({{"exact match", p.evalSoft}}); };
     f.network = networkWith(seqConfigFromJson, [](const SeqConfig& c) { return makeSeqNet(c); });
+    f.openText = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<const Translator>> {
+        auto m = SeqModel::open(path, device);
+        if (!m) return Error{m.error()};
+        return std::shared_ptr<const Translator>(std::move(m).value());
+    };
     f.openElsewhere = "reads text, not images: use translate, eval, render --text or the GUI's Sequences page";
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = seqConfigFromJson(config);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "metrics/alignment_error.h"
@@ -13,6 +12,7 @@
 #include "models/model_loading.h"
 #include "models/seq/seq_batch.h"
 #include "models/seq/seq_net.h"
+#include "models/translation_maps.h"
 
 namespace saccade {
 
@@ -24,7 +24,7 @@ struct SeqModel::Impl {
     std::shared_ptr<SeqNetBase> net;
 
     Result<SelectionOptions> rule(const std::string& spec) const {
-        const std::string name = spec.empty() ? (config.hard() ? "argmax" : "soft") : spec;
+        const std::string name = spec.empty() ? (config.hard() && !config.transformer() ? "argmax" : "soft") : spec;
         if (name != "soft" && name != "argmax" && name != "sample")
             return Error{"unknown rule '" + name + "' for a sequence model (use soft, argmax or sample)"};
         if (config.transformer() && name != "soft") return Error{"a Transformer's attention is soft only (rule soft)"};
@@ -39,10 +39,26 @@ SeqModel::SeqModel(std::unique_ptr<Impl> impl) : m(std::move(impl)) {}
 SeqModel::~SeqModel() = default;
 
 const SeqConfig& SeqModel::config() const { return m->config; }
-const SeqTask& SeqModel::task() const { return *m->task; }
+const SeqTask* SeqModel::task() const { return m->task.get(); }
+std::string SeqModel::taskName() const { return m->task->name(); }
+SeqTokenKind SeqModel::tokenKind() const { return m->task->tokenKind(); }
+SeqTokens SeqModel::tokenize(const std::string& text) const { return m->task->tokenize(text); }
+std::vector<std::string> SeqModel::splitTarget(const std::string& text) const { return m->task->tokenize(text).tokens; }
 const CheckpointInfo& SeqModel::info() const { return m->header.info; }
 const std::string& SeqModel::path() const { return m->path; }
-std::string SeqModel::deterministicRule() const { return m->config.hard() ? "argmax" : "soft"; }
+
+std::vector<std::string> SeqModel::rules() const {
+    if (m->config.transformer()) return {"soft"};
+    if (m->config.hard()) return {"argmax", "soft", "sample"};
+    return {"soft", "argmax", "sample"};
+}
+
+std::string SeqModel::describe() const {
+    const auto& c = m->config;
+    const std::string kind = c.transformer() ? "transformer " + std::to_string(c.layers) + "x" + std::to_string(c.heads)
+                                             : c.scorer + (c.hard() ? ", hard" : "");
+    return c.task + ", " + kind;
+}
 
 bool isSeqCheckpoint(const std::string& path) {
     auto info = readCheckpointInfo(path);
@@ -73,68 +89,6 @@ Result<std::unique_ptr<SeqModel>> SeqModel::open(const std::string& path, const 
     return std::unique_ptr<SeqModel>(new SeqModel(std::move(impl)));
 }
 
-
-namespace {
-std::vector<std::vector<double>> rowsOf(const torch::Tensor& m, std::int64_t rows, std::int64_t cols) {
-    const auto c = m.narrow(0, 0, rows).narrow(1, 0, cols).to(torch::kCPU, torch::kDouble).contiguous();
-    std::vector<std::vector<double>> out(static_cast<std::size_t>(rows), std::vector<double>(static_cast<std::size_t>(cols)));
-    const double* p = c.data_ptr<double>();
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t k = 0; k < cols; ++k) out[size_t(r)][size_t(k)] = p[r * cols + k];
-    return out;
-}
-
-/// Every layer and head of a Transformer's translation (batch row 0), `T` output steps kept.
-void addTransformerMaps(SeqTranslation& out, const SeqSteps& steps, int T) {
-    const auto S = std::int64_t(out.source.size());
-    const auto L = steps.cross.size(1), H = steps.cross.size(2);
-    struct Kind {
-        const char* name;
-        torch::Tensor all;
-        std::int64_t rows, cols;
-    };
-    const Kind kinds[] = {{"cross", steps.cross[0], T, S}, {"encoder", steps.encoderSelf[0], S, S}, {"decoder", steps.decoderSelf[0], T, T}};
-    for (const auto& k : kinds)
-        for (std::int64_t l = 0; l < L; ++l) {
-            const std::string layer = std::string(k.name) + " layer " + std::to_string(l + 1);
-            out.maps.push_back({layer + " mean", k.name, rowsOf(k.all[l].mean(0), k.rows, k.cols)});
-            for (std::int64_t h = 0; h < H; ++h)
-                out.maps.push_back({layer + " head " + std::to_string(h + 1), k.name, rowsOf(k.all[l][h], k.rows, k.cols)});
-        }
-    // Rollout (Abnar and Zuidema 2020): per layer (mean over heads + I) / 2, multiplied through.
-    const auto enc = steps.encoderSelf[0].narrow(2, 0, S).narrow(3, 0, S).to(torch::kDouble).mean(1);  // [L, S, S]
-    auto rollout = torch::eye(S, enc.options());
-    for (std::int64_t l = 0; l < L; ++l) rollout = torch::matmul(0.5 * enc[l] + 0.5 * torch::eye(S, enc.options()), rollout);
-    out.maps.push_back({"encoder rollout", "encoder", rowsOf(rollout, S, S)});
-    const auto lastCross = steps.cross[0][L - 1].narrow(1, 0, T).narrow(2, 0, S).to(torch::kDouble).mean(0);
-    out.maps.push_back({"cross (last layer) through the encoder rollout", "cross", rowsOf(torch::matmul(lastCross, rollout), T, S)});
-}
-}  // namespace
-
-SeqTranslation withAttentionMap(const SeqTranslation& t, std::size_t index) {
-    if (index >= t.maps.size()) return t;
-    SeqTranslation v = t;
-    const auto& m = t.maps[index];
-    v.alignment = m.weights;
-    if (m.kind == "encoder") {
-        v.tokens = t.source;
-        v.hasReference = false;
-        v.chosen.assign(t.source.size(), -1);
-        v.centre.clear();
-        v.topWords.assign(t.source.size(), {});  // a source token emits no word
-        v.entropy.clear();
-        for (const auto& row : m.weights) {
-            double h = 0;
-            for (double w : row) h -= w > 0 ? w * std::log(w) : 0;
-            v.entropy.push_back(h);
-        }
-    } else if (m.kind == "decoder") {
-        v.source = {"<s>"};
-        for (std::size_t i = 0; i + 1 < t.tokens.size(); ++i) v.source.push_back(t.tokens[i]);
-        v.hasReference = false;
-    }
-    return v;
-}
 
 Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::string& ruleSpec, std::uint64_t seed) const {
     auto rule = m->rule(ruleSpec);
@@ -191,13 +145,41 @@ Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::s
                 break;
             }
         }
-        if (steps.cross.defined()) addTransformerMaps(out, steps, int(out.tokens.size()));
+        if (steps.cross.defined()) {
+            const auto T = std::int64_t(out.tokens.size()), S = std::int64_t(out.source.size());
+            addTranslationMaps(out, steps.cross[0].narrow(2, 0, T).narrow(3, 0, S), steps.encoderSelf[0].narrow(2, 0, S).narrow(3, 0, S),
+                               steps.decoderSelf[0].narrow(2, 0, T).narrow(3, 0, T));
+        }
     } catch (const c10::Error& e) {
         return Error{"translation failed: " + firstLine(e.what_without_backtrace())};
     }
     const auto n = out.tokens.size() - (out.finished ? 1 : 0);
     out.output = task.detokenize(std::vector<std::string>(out.tokens.begin(), out.tokens.begin() + std::ptrdiff_t(n)));
     return out;
+}
+
+Result<std::vector<std::vector<double>>> SeqModel::forcedAlignment(const std::vector<std::string>& source,
+                                                                   const std::vector<std::string>& target,
+                                                                   const std::string& ruleSpec, std::uint64_t seed) const {
+    auto rule = m->rule(ruleSpec);
+    if (!rule) return Error{rule.error()};
+    if (source.empty() || target.empty()) return Error{"an empty source or target has no alignment"};
+    SeqSample sample;
+    sample.source = source;
+    sample.target = target;
+    try {
+        torch::NoGradGuard noGrad;
+        const auto batch = makeSeqBatch(*m->task, {sample}, m->header.device);
+        const auto enc = m->net->encode(batch.source, batch.lengths);
+        Rng rng(seed);
+        const auto forced = m->net->teacherForced(enc, batch.input, *rule, rng);
+        const auto alpha = forced.alpha[0].to(torch::kCPU, torch::kDouble).contiguous();
+        const auto T = std::min<std::int64_t>(alpha.size(0), std::int64_t(target.size()));
+        const auto S = std::min<std::int64_t>(alpha.size(1), std::int64_t(source.size()));
+        return matrixRows(alpha.narrow(0, 0, T).narrow(1, 0, S));
+    } catch (const c10::Error& e) {
+        return Error{"alignment failed: " + firstLine(e.what_without_backtrace())};
+    }
 }
 
 namespace {
@@ -209,8 +191,7 @@ double median(std::vector<double> v) {
 }
 }  // namespace
 
-Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
-                                         const std::function<bool(std::int64_t, std::int64_t)>& onProgress) const {
+Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o, const SeqEvalProgress& onProgress) const {
     auto rule = m->rule(o.rule);
     if (!rule) return Error{rule.error()};
     if (o.limit < 1) return Error{"the limit must be at least 1 sentence"};
@@ -292,7 +273,13 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
     r.tokenAccuracy = tokenSlots ? double(correctTokens) / double(tokenSlots) : 0;
     r.aer = aer.rate();
     r.entropy = entropySteps ? entropySum / double(entropySteps) : 0;
+    r.aerSentences = N;
+    r.aerSource = "decoder fed the reference output; A = the argmax (soft) or chosen (hard) source token of every target "
+                  "token with a gold alignment; AER = 1 - (|A&S| + |A&P|) / (|A| + |S|)";
     r.permutationTested = !tvs.empty();
+    if (!r.permutationTested)
+        r.permutationNote = o.permutation ? "a Transformer step attends with every layer and head, not one distribution to shuffle"
+                                          : "not asked for";
     if (!tvs.empty()) {
         r.permutationMedianTv = median(tvs);
         double sum = 0;
@@ -307,33 +294,6 @@ Result<SeqEvalReport> SeqModel::evaluate(const SeqEvalOptions& o,
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (onProgress) onProgress(N, N);
     return r;
-}
-
-std::string seqEvalReportToJson(const SeqEvalReport& r) {
-    nlohmann::json lengths = nlohmann::json::array();
-    for (const auto& b : r.byLength)
-        lengths.push_back({{"length", b.length}, {"n", b.n}, {"exact_match", b.exactMatch}, {"seen_in_training", b.seenInTraining}});
-    return nlohmann::json{{"model", r.model},
-                          {"task", r.task},
-                          {"split", "test"},
-                          {"rule", r.rule},
-                          {"sentences", r.n},
-                          {"exact_match", r.exactMatch},
-                          {"token_accuracy", r.tokenAccuracy},
-                          {"aer", r.aer},
-                          {"aer_definition", "decoder fed the reference output; A = the argmax (soft) or chosen (hard) "
-                                             "source token of every target token with a gold alignment; AER = 1 - "
-                                             "(|A&S| + |A&P|) / (|A| + |S|)"},
-                          {"attention_entropy", r.entropy},
-                          {"permutation", !r.permutationTested ? nlohmann::json{{"note", "not run: a Transformer step attends with every layer and head, not one distribution to shuffle"}} : nlohmann::json{{"median_tv", r.permutationMedianTv},
-                                           {"mean_tv", r.permutationMeanTv},
-                                           {"share_below_0.05", r.permutationSmallShare},
-                                           {"note", "attention shuffled over the source at every step, output change as "
-                                                    "total variation distance (Jain and Wallace 2019); attention is a "
-                                                    "record of access, not an explanation"}}},
-                          {"by_length", lengths},
-                          {"seconds", r.seconds}}
-        .dump(2);
 }
 
 }  // namespace saccade

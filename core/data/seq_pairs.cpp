@@ -1,0 +1,98 @@
+#include "data/seq_pairs.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "common/atomic_file.h"
+
+namespace saccade {
+
+namespace {
+
+// "12" as a position; anything else (a sign, a space, more than 6 digits) is not one.
+bool readPosition(const std::string& text, int& out) {
+    if (text.empty() || text.size() > 6) return false;
+    out = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        out = out * 10 + (c - '0');
+    }
+    return true;
+}
+
+Result<Unit> readLinks(const std::string& field, SeqPairLine& pair) {
+    std::istringstream in(field);
+    std::string link;
+    while (in >> link) {
+        const auto at = link.find_first_of("-?");
+        int s = 0, t = 0;
+        if (at == std::string::npos || !readPosition(link.substr(0, at), s) || !readPosition(link.substr(at + 1), t))
+            return Error{"the alignment link '" + link + "' is not S-T (sure) or S?T (possible), positions from 0"};
+        if (link[at] == '-') pair.sure.emplace_back(s, t);
+        pair.possible.emplace_back(s, t);
+    }
+    pair.hasAlignment = true;
+    return Unit{};
+}
+
+}  // namespace
+
+Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name) {
+    std::vector<SeqPairLine> pairs;
+    std::size_t start = 0;
+    for (int number = 1; start < text.size(); ++number) {
+        auto end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        start = end + 1;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> fields;
+        for (std::size_t from = 0;;) {
+            const auto tab = line.find('\t', from);
+            fields.push_back(line.substr(from, tab == std::string::npos ? std::string::npos : tab - from));
+            if (tab == std::string::npos) break;
+            from = tab + 1;
+        }
+        const std::string where = name + ":" + std::to_string(number) + ": ";
+        if (fields.size() < 2 || fields.size() > 3)
+            return Error{where + "a line is SOURCE<TAB>TARGET[<TAB>ALIGNMENT], not " + std::to_string(fields.size()) +
+                         " tab-separated field" + (fields.size() == 1 ? "" : "s")};
+        SeqPairLine pair;
+        pair.line = number;
+        pair.source = fields[0];
+        pair.target = fields[1];
+        if (pair.source.find_first_not_of(" ") == std::string::npos) return Error{where + "the source is empty"};
+        if (pair.target.find_first_not_of(" ") == std::string::npos) return Error{where + "the target is empty"};
+        if (fields.size() == 3)
+            if (auto ok = readLinks(fields[2], pair); !ok) return Error{where + ok.error()};
+        pairs.push_back(std::move(pair));
+    }
+    if (pairs.empty()) return Error{name + " holds no pairs (one SOURCE<TAB>TARGET per line)"};
+    return pairs;
+}
+
+Result<std::vector<SeqPairLine>> readSeqPairs(const std::string& path) {
+    auto text = readFile(path, std::size_t(64) << 20);
+    if (!text) return Error{text.error()};
+    return parseSeqPairs(*text, path);
+}
+
+std::string seqPairsText(const SeqTask& task, Split split, std::int64_t first, std::int64_t count, std::uint64_t seed) {
+    std::string out = "# saccade " + task.name() + " " + splitName(split) + " samples " + std::to_string(first) + ".." +
+                      std::to_string(first + count - 1) + ", seed " + std::to_string(seed) +
+                      ": SOURCE<TAB>TARGET<TAB>alignment (S-T sure, S?T possible)\n";
+    for (std::int64_t i = first; i < first + count; ++i) {
+        const auto s = task.sample(split, i, seed);
+        std::string links;
+        for (std::size_t t = 0; t < s.possible.size(); ++t)
+            for (int src : s.possible[t]) {
+                const bool sure = std::find(s.sure[t].begin(), s.sure[t].end(), src) != s.sure[t].end();
+                links += (links.empty() ? "" : " ") + std::to_string(src) + (sure ? "-" : "?") + std::to_string(t);
+            }
+        out += task.detokenize(s.source) + "\t" + task.detokenize(s.target) + "\t" + links + "\n";
+    }
+    return out;
+}
+
+}  // namespace saccade

@@ -1,0 +1,58 @@
+#include "models/script/script_methods.h"
+
+namespace saccade {
+
+bool methodFits(const torch::jit::Method& method, const std::vector<c10::TypeKind>& kinds) {
+    const auto& schema = method.function().getSchema();
+    const auto& args = schema.arguments();
+    if (args.size() != kinds.size() + 1) return false;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+        if (args[i + 1].type()->kind() != kinds[i]) return false;
+    if (schema.returns().size() != 1) return false;
+    const auto dict = schema.returns()[0].type()->cast<c10::DictType>();
+    return dict && dict->getKeyType()->kind() == c10::TypeKind::StringType &&
+           dict->getValueType()->kind() == c10::TypeKind::TensorType;
+}
+
+std::string schemaText(const torch::jit::Method& method) {
+    const auto& schema = method.function().getSchema();
+    std::string text = method.name() + "(";
+    const auto& args = schema.arguments();
+    for (std::size_t i = 1; i < args.size(); ++i)
+        text += (i > 1 ? ", " : "") + args[i].name() + ": " + args[i].type()->annotation_str();
+    text += ") -> ";
+    if (schema.returns().size() == 1) return text + schema.returns()[0].type()->annotation_str();
+    text += "(";
+    for (std::size_t i = 0; i < schema.returns().size(); ++i)
+        text += (i > 0 ? ", " : "") + schema.returns()[i].type()->annotation_str();
+    return text + ")";
+}
+
+Result<std::vector<std::string>> readStringList(const torch::jit::Module& module, const std::string& name) {
+    if (!module.hasattr(name)) return Error{"it has no attribute " + name + ": List[str] (one entry per token id)"};
+    const auto v = module.attr(name);
+    if (!v.isList()) return Error{"its " + name + " must be a List[str], not " + v.tagKind()};
+    std::vector<std::string> words;
+    for (const auto& item : v.toListRef()) {
+        if (!item.isString())
+            return Error{"its " + name + " must be a List[str]: entry " + std::to_string(words.size()) + " is " + item.tagKind()};
+        words.push_back(item.toStringRef());
+    }
+    if (words.empty()) return Error{"its " + name + " is empty"};
+    return words;
+}
+
+Result<int> readTokenId(const torch::jit::Module& module, const std::string& name, std::size_t vocabulary) {
+    if (!module.hasattr(name)) return -1;
+    const auto e = module.attr(name);
+    if (!e.isInt()) return Error{"its " + name + " must be an int, not " + e.tagKind()};
+    const auto id = e.toInt();
+    if (id < 0 || id >= std::int64_t(vocabulary))
+        return Error{"its " + name + " " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocabulary) +
+                     " words"};
+    return int(id);
+}
+
+std::string dtypeName(const torch::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
+
+}  // namespace saccade

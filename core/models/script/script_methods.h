@@ -1,0 +1,31 @@
+#pragma once
+// Reading an imported TorchScript module's methods and attributes as the contract states them
+// (docs/model-contract.md), shared by the captioner and the translator: whether a method's
+// signature fits, the signature as Python writes it, a List[str] vocabulary, a token attribute.
+// Every failure is one line. Engine header.
+
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+
+#include "common/result.h"
+
+namespace saccade {
+
+/// Whether `method` is (self, ARGS...) -> Dict[str, Tensor], ARGS of the kinds given in order.
+bool methodFits(const torch::jit::Method& method, const std::vector<c10::TypeKind>& args);
+
+/// "caption(x: Tensor) -> Tensor": the method as Python writes it, without self.
+std::string schemaText(const torch::jit::Method& method);
+
+/// The attribute `name`: a non-empty List[str] ("it has no attribute NAME: List[str] ...").
+Result<std::vector<std::string>> readStringList(const torch::jit::Module& module, const std::string& name);
+
+/// The int attribute `name`, a token id below `vocabulary`; -1 when the module has none.
+Result<int> readTokenId(const torch::jit::Module& module, const std::string& name, std::size_t vocabulary);
+
+/// "int64", "float32": a tensor's type as messages say it.
+std::string dtypeName(const torch::Tensor& t);
+
+}  // namespace saccade
