@@ -38,7 +38,11 @@ torch::Tensor inputGradients(GradientForward& f, const torch::Tensor& images, co
         auto chunk = images.slice(0, first, std::min(images.size(0), first + kAttributionChunk)).detach().requires_grad_(true);
         // The images are independent rows: the gradient of the summed logits is each row's own.
         const auto score = f.logits(chunk, rule).select(/*dim=*/1, target).sum();
-        parts.push_back(torch::autograd::grad({score}, {chunk})[0]);
+        const auto g = torch::autograd::grad({score}, {chunk}, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                             /*allow_unused=*/true)[0];
+        TORCH_CHECK(g.defined(), "the model's answer does not reach its pixels through autograd (its forward "
+                                 "detaches them), so it has no input gradient");
+        parts.push_back(g);
     }
     return torch::cat(parts);
 }
