@@ -44,6 +44,8 @@ void addCommands(CLI::App& app, int& exitCode) {
     addAdequacyCommand(app, exitCode);
     addSweepCommand(app, exitCode);
     addFaithfulnessCommand(app, exitCode);
+    addAttributeCommand(app, exitCode);
+    addBenchAttribute(*app.get_subcommand("bench"), exitCode);
     addCostCommand(app, exitCode);
     addReportCommand(app, exitCode);
     addMergeCommand(app, exitCode);

@@ -62,6 +62,11 @@ void addSweepCommand(CLI::App& app, int& exitCode);
 /// faithfulness: mass in the box, pointing, deletion curves, saliency correlation, calibration.
 void addFaithfulnessCommand(CLI::App& app, int& exitCode);
 
+/// attribute: an attribution map of one image beside attention (analysis/attribution.h).
+void addAttributeCommand(CLI::App& app, int& exitCode);
+/// bench attribute: integrated gradients against plain PyTorch autograd.
+void addBenchAttribute(CLI::App& bench, int& exitCode);
+
 /// cost: time and FLOPs per stage and rule.
 void addCostCommand(CLI::App& app, int& exitCode);
 

@@ -25,6 +25,8 @@
 
 namespace saccade {
 
+class GradientForward;  // models/gradient_forward.h
+
 /// A captioner's figures under one rule (see models/caption/caption_eval.h for their definitions).
 struct CaptionRuleReport {
     std::string rule;
@@ -126,6 +128,10 @@ public:
     virtual std::string displayName() const { return summary(); }
     /// Its grid of cells, where it has one.
     virtual CellGrid cellGrid() const { return {}; }
+    /// A forward that autograd can differentiate with respect to the pixels (and the model's
+    /// convolutional grid, where it has one), for attribution methods (analysis/attribution.h);
+    /// null where the model has none. Owned by the model, valid while it lives.
+    virtual GradientForward* gradientForward() { return nullptr; }
     /// How an image of another size becomes this model's input (data/image_fit.h): what the user
     /// set (setImageFit), else the model's own declaration, else the shorter side resized to
     /// imageSize() and the centre cropped square.

@@ -12,6 +12,7 @@
 #include "common/device.h"
 #include "data/batch.h"
 #include "models/batched_eval.h"
+#include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/patch/patch_classifier.h"
@@ -24,6 +25,7 @@ struct PatchModel::Impl {
     torch::Device device{torch::kCPU};
     PatchClassifier net{nullptr};
     std::vector<std::string> classNames;
+    std::unique_ptr<GradientForward> gradient;
 };
 
 namespace {
@@ -45,7 +47,40 @@ torch::Tensor classProbs(PatchClassifier& net, const torch::Tensor& images, cons
     return torch::softmax(net->forwardEncoded(images, encoded, *parsed, rng).logits, -1);
 }
 
+// A deterministic rule for a differentiable forward: nothing may be drawn.
+SelectionOptions gradientRule(const std::string& spec) {
+    auto parsed = parseSelectionRule(spec);
+    TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());
+    const auto r = parsed->rule;
+    TORCH_CHECK(r == SelectionRule::Argmax || r == SelectionRule::Soft || r == SelectionRule::TopK,
+                "the patch classifier is differentiated under argmax, soft or topk:K, not '", spec, "'");
+    return *parsed;
+}
+
 }  // namespace
+
+GradientForward* PatchModel::gradientForward() {
+    auto& m = *m_impl;
+    if (m.gradient) return m.gradient.get();
+    auto logits = [&m](const torch::Tensor& images, const std::string& rule) {
+        Rng rng(0);  // deterministic rules draw nothing
+        return m.net->forward(images, gradientRule(rule), rng).logits;
+    };
+    FunctionGradientForward::Grid grid;
+    if (m.config.variant != "select")
+        grid = [&m](const torch::Tensor& images, const std::string& rule) {
+            const auto options = gradientRule(rule);
+            Rng rng(0);
+            GridForward out;
+            auto encoder = m.net->encoder();  // a holder: shares the module
+            out.grid = encoder->forward(images);  // [B, D, g, g]
+            const auto encoded = out.grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();
+            out.logits = m.net->forwardEncoded(images, encoded, options, rng).logits;
+            return out;
+        };
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid);
+    return m.gradient.get();
+}
 
 PatchModel::PatchModel() : m_impl(std::make_unique<Impl>()) {}
 PatchModel::~PatchModel() = default;

@@ -39,6 +39,9 @@ public:
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;
     CellGrid cellGrid() const override;
+    /// Differentiable under argmax, soft and topk:K; the dense variant's encoder output is the
+    /// feature grid (the select variant reads its values from windows, so it has none).
+    GradientForward* gradientForward() override;
 
     /// One run on one image under `rule` (soft, sample, argmax, topk:K, gumbel:TAU) and seed.
     /// ksample:K runs K sampled paths at once and records, per step, the mean distribution, mean

@@ -11,6 +11,7 @@
 #include "data/batch.h"
 #include "attention/selection.h"
 #include "models/batched_eval.h"
+#include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/ram/ram_network.h"
@@ -23,6 +24,7 @@ struct RamModel::Impl {
     torch::Device device{torch::kCPU};
     RamNetwork net{nullptr};
     std::vector<std::string> classNames;
+    std::unique_ptr<GradientForward> gradient;
 };
 
 namespace {
@@ -54,6 +56,19 @@ double policyEntropyPx(const RamConfig& c) {
 }
 
 }  // namespace
+
+GradientForward* RamModel::gradientForward() {
+    auto& m = *m_impl;
+    if (m.gradient) return m.gradient.get();
+    auto logits = [&m](const torch::Tensor& images, const std::string& rule) {
+        TORCH_CHECK(rule == "mean", "the recurrent attention model is differentiated under mean (its glimpses at the "
+                    "policy means), not '", rule, "'");
+        Rng rng(0);  // the mean rule draws nothing
+        return m.net->forward(images, RamRule::Mean, rng).logits;
+    };
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "mean", logits);
+    return m.gradient.get();
+}
 
 RamModel::RamModel() : m_impl(std::make_unique<Impl>()) {}
 RamModel::~RamModel() = default;

@@ -27,6 +27,8 @@ public:
     std::string trainedMode() const override { return "reinforce"; }
     std::string deterministicRule() const override { return "mean"; }
     std::string summary() const override;
+    /// Differentiable under its deterministic rule; no convolutional grid.
+    GradientForward* gradientForward() override;
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;
 

@@ -18,6 +18,7 @@
 #include "data/dataset.h"
 #include "data/batch.h"
 #include "models/batched_eval.h"
+#include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_outputs.h"
@@ -67,6 +68,7 @@ struct ScriptModel::Impl {
     // The last transformer forward's image and outputs: its maps under every rule come from it.
     Image cachedImage;
     std::optional<ScriptOutputs> cachedOutputs;
+    std::unique_ptr<GradientForward> gradient;  // forward with the graph kept (attribution)
 
     Result<Unit> probe();                         // finds the input shape; sets reference, size, channels
     Result<Unit> finish(const std::string& bytes);  // class names, token grid, the sampled probe, info
@@ -272,6 +274,21 @@ std::vector<std::string> ScriptModel::classNames() const { return m_impl->classN
 int ScriptModel::imageSize() const { return m_impl->size; }
 int ScriptModel::channels() const { return m_impl->channels; }
 int ScriptModel::steps() const { return int(m_impl->reference.steps()); }
+
+GradientForward* ScriptModel::gradientForward() {
+    auto& m = *m_impl;
+    if (m.gradient) return m.gradient.get();
+    const std::string deterministic = deterministicRule();
+    auto logits = [&m, deterministic](const torch::Tensor& images, const std::string& rule) {
+        TORCH_CHECK(rule == deterministic, "an imported model is differentiated under ", deterministic, ", not '", rule, "'");
+        const auto x = m.mean.defined() ? (images - m.mean) / m.std : images;
+        const auto read = readScriptOutputs(m.module.forward({x}), images.size(0), kForwardMethod);
+        TORCH_CHECK(read.ok(), "model '", m.path, "': ", read.ok() ? "" : read.error());
+        return read->logits.select(/*dim=*/1, -1);  // the answer: the last step's logits
+    };
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits);
+    return m.gradient.get();
+}
 
 std::string ScriptModel::deterministicRule() const {
     return m_impl->reference.form == ScriptForm::Transformer ? "attention" : "forward";

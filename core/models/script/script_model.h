@@ -52,6 +52,8 @@ public:
     std::string displayName() const override;
     /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
     std::vector<std::string> evaluationRules() const override;
+    /// forward (under its deterministic rule) with the graph kept, for attribution; no grid.
+    GradientForward* gradientForward() override;
 
     /// Rules: forward; with forward_sampled, sample (forward_sampled(image, seed)) and ksample:K
     /// (K such runs, seeds runSeed(seed, k), averaged). Transformers: attention, rollout, head:K

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "models/batched_eval.h"
+#include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/transformer_maps.h"
@@ -19,7 +20,20 @@ struct VitModel::Impl {
     // The last image traced and its forward: every rule's maps come from the same attention weights.
     Image cachedImage;
     torch::Tensor cachedAttentions, cachedLogits;
+    std::unique_ptr<GradientForward> gradient;
 };
+
+GradientForward* VitModel::gradientForward() {
+    auto& m = *m_impl;
+    if (m.gradient) return m.gradient.get();
+    auto logits = [&m](const torch::Tensor& images, const std::string& rule) {
+        auto parsed = parseTransformerRule(rule, m.config.heads);  // the answer does not depend on it
+        TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());
+        return m.net->forward(images).logits;
+    };
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "attention", logits);
+    return m.gradient.get();
+}
 
 VitModel::VitModel() : m_impl(std::make_unique<Impl>()) {}
 VitModel::~VitModel() = default;

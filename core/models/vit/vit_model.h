@@ -32,6 +32,9 @@ public:
     std::vector<std::string> evaluationRules() const override { return {"attention"}; }
     bool hasStochasticRuns() const override { return false; }
 
+    /// Differentiable under its deterministic rule; no convolutional grid.
+    GradientForward* gradientForward() override;
+
     Result<Trace> trace(const Image& image, const std::string& rule, std::uint64_t seed, const std::string& imageId,
                         const std::optional<GroundTruth>& truth = std::nullopt) override;
     /// Batched, 64 images a forward (the answer does not depend on the rule, which is checked).

@@ -1,0 +1,139 @@
+// saccade-cli attribute: an attribution map (gradient, gradient x input, integrated gradients,
+// SmoothGrad, occlusion, Grad-CAM) of one image, beside the model's attention: its cells, the
+// completeness of integrated gradients, and mass in the box and the pointing game scored as
+// attention's are (analysis/attribution.h).
+
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include "analysis/attribution.h"
+#include "commands.h"
+#include "data/image_io.h"
+#include "input_options.h"
+#include "render/trace_render.h"
+#include "run_input.h"
+#include "strict_options.h"
+
+namespace saccade::cli {
+
+namespace {
+
+struct AttributeArgs {
+    std::string model, image, sample, device = "auto", baseline = "black", out;
+    InputOptions input;
+    AttributionOptions options;
+    int target = -1;
+    bool json = false;
+};
+
+// The map over the image as a one-step trace: the renderer's heatmap, legend and box.
+Trace attributionTrace(const AttributionMap& m, const TraceInput& in) {
+    Trace t;
+    t.modelId = m.method;
+    t.imageId = in.id;
+    t.rule = m.method + " (" + m.rule + ")";
+    t.imageWidth = m.width;
+    t.imageHeight = m.height;
+    TraceStep step;
+    double total = 0;
+    for (double v : m.magnitude) total += v;
+    GridDistribution grid{m.height, m.width, {}};
+    for (double v : m.magnitude) grid.probs.push_back(float(total > 0 ? v / total : 0.0));
+    step.grid = std::move(grid);
+    t.steps.push_back(std::move(step));
+    t.groundTruth = in.truth;
+    return t;
+}
+
+void printAttribution(const AttributionMap& m) {
+    std::cout << std::fixed << std::setprecision(3) << m.method << " (" << m.rule << " rule) of class " << m.target
+              << " (predicted " << m.predicted << "), " << m.rows << "x" << m.cols << " cells, " << m.forwards
+              << " images through the model, " << m.seconds << " s\n";
+    if (m.completenessError)
+        std::cout << "  completeness: sum " << *m.attributionSum << " vs f(x) - f(baseline) = " << *m.fInput << " - "
+                  << *m.fBaseline << ", error " << std::setprecision(2) << 100 * *m.completenessError << "%\n";
+    if (m.massInBox)
+        std::cout << std::setprecision(1) << "  mass in box " << 100 * *m.massInBox << "% of the cells ("
+                  << 100 * *m.massInBoxPixels << "% of the pixels; the box is " << 100 * *m.boxArea
+                  << "% of the image), pointing game " << (*m.pointing ? "hit" : "miss") << "\n";
+    else
+        std::cout << "  mass in box and pointing game: not measured (the image has no box)\n";
+}
+
+// The baseline named by --baseline: black, mean, or an image file read with the model's channels.
+Result<Unit> setAttributionBaseline(AttributionOptions& o, const std::string& baseline, int channels) {
+    if (baseline == "black" || baseline == "mean") {
+        o.baseline = baseline;
+        return Unit{};
+    }
+    ImageLoadOptions lo;
+    lo.channels = channels;
+    auto loaded = loadImage(baseline, lo);
+    if (!loaded) return Error{"--baseline: " + loaded.error()};
+    o.baseline = "image";
+    o.baselineImage = *loaded;
+    return Unit{};
+}
+
+int runAttribute(AttributeArgs a) {
+    if (a.target >= 0) a.options.target = a.target;
+    if (auto ok = checkAttributionOptions(a.options); !ok) return badInput("attribute", ok.error());
+    if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
+    auto model = loadModelWith(a.model, a.device, a.input);
+    if (!model) return badInput("attribute", model.error());
+    if (auto ok = setAttributionBaseline(a.options, a.baseline, (*model)->channels()); !ok) return badInput("attribute", ok.error());
+    auto input = resolveInput(**model, a.image, a.sample);
+    if (!input) return badInput("attribute", input.error());
+    auto map = attribute(**model, input->image, a.options, input->truth);
+    if (!map) return badInput("attribute", map.error());
+    if (!a.out.empty()) {
+        RenderOptions ro;
+        ro.chosen = false;
+        ro.path = false;
+        ro.stepNumbers = false;
+        auto written = saveImagePng(renderTraceStep(input->image, attributionTrace(*map, *input), 0, ro), a.out);
+        if (!written) {
+            std::cerr << "saccade-cli attribute: " << written.error() << "\n";
+            return kExitFailure;
+        }
+    }
+    if (a.json)
+        std::cout << attributionToJson(*map) << "\n";
+    else
+        printAttribution(*map);
+    if (!a.out.empty() && !a.json) std::cout << "wrote " << a.out << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void addAttributeCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<AttributeArgs>();
+    auto* cmd = app.add_subcommand(
+        "attribute", "An attribution map of one image beside attention: gradient, gradient-x-input, "
+                     "integrated-gradients (with its completeness error), smoothgrad, occlusion or gradcam, pooled to "
+                     "the model's cells and scored on the box (mass in box, pointing game) as attention is.");
+    cmd->add_option("--model", a->model, "checkpoint (.pt) or TorchScript file")->required();
+    cmd->add_option("--image", a->image, "image file (fitted to the model's input)");
+    cmd->add_option("--sample", a->sample, "test sample DATASET:INDEX (with its box)");
+    cmd->add_option("--method", a->options.method, "gradient, gradient-x-input, integrated-gradients, smoothgrad, "
+                                                   "occlusion or gradcam")->required();
+    cmd->add_option("--target", a->target, "class attributed (default: the predicted one)")->check(wholeNumberIn(0, 1000000));
+    cmd->add_option("--rule", a->options.rule, "rule differentiated (default: the model's deterministic rule)");
+    cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
+        ->capture_default_str()->check(wholeNumberIn(0, 100000));
+    cmd->add_option("--quadrature", a->options.quadrature, "integrated gradients: trapezoid, midpoint or gauss-legendre")->capture_default_str();
+    cmd->add_option("--baseline", a->baseline, "integrated gradients: black, mean or an image FILE of the model's input size")
+        ->capture_default_str();
+    cmd->add_option("--samples", a->options.samples, "smoothgrad: noisy copies")->capture_default_str()->check(wholeNumberIn(0, 100000));
+    cmd->add_option("--sigma", a->options.sigma, "smoothgrad: noise std in pixel units (0-1)")->capture_default_str();
+    cmd->add_option("--seed", a->options.seed, "smoothgrad's noise")->capture_default_str();
+    cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--out", a->out, "PNG of the map over the image");
+    cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution)");
+    addInputOptions(cmd, a->input);
+    cmd->callback([a, &exitCode] { exitCode = runAttribute(*a); });
+}
+
+}  // namespace saccade::cli

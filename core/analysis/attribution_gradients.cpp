@@ -1,0 +1,151 @@
+#include "analysis/attribution_gradients.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "common/rng.h"
+
+namespace saccade {
+
+namespace {
+
+// Images per forward: 64 integrated-gradient steps and both ends go in one batch.
+constexpr std::int64_t kAttributionChunk = 128;
+
+torch::Tensor attributionToCpuDouble(const torch::Tensor& t) { return t.detach().to(torch::kCPU, torch::kDouble); }
+
+}  // namespace
+
+torch::Tensor targetLogits(GradientForward& f, const torch::Tensor& images, const std::string& rule, int target) {
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> parts;
+    for (std::int64_t first = 0; first < images.size(0); first += kAttributionChunk) {
+        const auto chunk = images.slice(0, first, std::min(images.size(0), first + kAttributionChunk));
+        parts.push_back(f.logits(chunk, rule).select(/*dim=*/1, target));
+    }
+    return torch::cat(parts);
+}
+
+torch::Tensor inputGradients(GradientForward& f, const torch::Tensor& images, const std::string& rule, int target) {
+    torch::AutoGradMode enable(true);
+    std::vector<torch::Tensor> parts;
+    for (std::int64_t first = 0; first < images.size(0); first += kAttributionChunk) {
+        auto chunk = images.slice(0, first, std::min(images.size(0), first + kAttributionChunk)).detach().requires_grad_(true);
+        // The images are independent rows: the gradient of the summed logits is each row's own.
+        const auto score = f.logits(chunk, rule).select(/*dim=*/1, target).sum();
+        const auto g = torch::autograd::grad({score}, {chunk}, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                             /*allow_unused=*/true)[0];
+        TORCH_CHECK(g.defined(), "the model's answer does not reach its pixels through autograd (its forward "
+                                 "detaches them), so it has no input gradient");
+        parts.push_back(g);
+    }
+    return torch::cat(parts);
+}
+
+GradientAttribution plainGradient(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target,
+                                  bool timesInput) {
+    GradientAttribution out;
+    const auto g = inputGradients(f, x, rule, target)[0];
+    out.pixels = attributionToCpuDouble(timesInput ? g * x[0] : g);
+    out.forwards = 1;
+    return out;
+}
+
+namespace {
+
+// The nodes in [0, 1] and weights of the n-point Gauss-Legendre rule (Newton on P_n, as in
+// Numerical Recipes' gauleg), exact for polynomials of degree 2n - 1.
+std::pair<std::vector<double>, std::vector<double>> gaussLegendre(int n) {
+    std::vector<double> nodes(static_cast<size_t>(n)), weights(static_cast<size_t>(n));
+    for (int i = 0; i < (n + 1) / 2; ++i) {
+        double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0;
+        for (int iteration = 0; iteration < 100; ++iteration) {
+            double p0 = 1, p1 = 0;
+            for (int j = 1; j <= n; ++j) {
+                const double p2 = p1;
+                p1 = p0;
+                p0 = ((2.0 * j - 1) * z * p1 - (j - 1.0) * p2) / j;
+            }
+            dp = n * (z * p0 - p1) / (z * z - 1);
+            const double step = p0 / dp;
+            z -= step;
+            if (std::abs(step) < 1e-15) break;
+        }
+        const double w = 1.0 / ((1 - z * z) * dp * dp);  // 2 / (...) on [-1, 1], halved on [0, 1]
+        nodes[size_t(i)] = (1 - z) / 2;
+        nodes[size_t(n - 1 - i)] = (1 + z) / 2;
+        weights[size_t(i)] = weights[size_t(n - 1 - i)] = w;
+    }
+    return {nodes, weights};
+}
+
+// The points of the path and their weights under `quadrature` with `steps` intervals or nodes.
+std::pair<torch::Tensor, torch::Tensor> igPoints(int steps, const std::string& quadrature) {
+    std::vector<double> alphas, weights;
+    if (quadrature == "gauss-legendre") {
+        std::tie(alphas, weights) = gaussLegendre(steps);
+    } else if (quadrature == "trapezoid") {  // alpha = k / N, k = 0..N, end weights halved
+        for (int k = 0; k <= steps; ++k) {
+            alphas.push_back(double(k) / steps);
+            weights.push_back((k == 0 || k == steps ? 0.5 : 1.0) / steps);
+        }
+    } else {  // midpoint: alpha = (k + 1/2) / N
+        for (int k = 0; k < steps; ++k) {
+            alphas.push_back((k + 0.5) / steps);
+            weights.push_back(1.0 / steps);
+        }
+    }
+    return {torch::tensor(alphas, torch::kDouble), torch::tensor(weights, torch::kDouble)};
+}
+
+}  // namespace
+
+GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
+                                        const std::string& rule, int target, int steps, const std::string& quadrature) {
+    const auto [alphaValues, weights] = igPoints(steps, quadrature);
+    const auto alphas = alphaValues.to(x.options());
+    const auto points = alphas.size(0);
+    const auto delta = x - baseline;
+    const auto path = baseline + alphas.view({-1, 1, 1, 1}) * delta;  // [P, C, S, S]
+    const auto grads = inputGradients(f, path, rule, target);
+    const auto meanGrad = (attributionToCpuDouble(grads) * weights.view({-1, 1, 1, 1})).sum(/*dim=*/0);
+    GradientAttribution out;
+    out.pixels = attributionToCpuDouble(delta[0]) * meanGrad;
+    const auto ends = attributionToCpuDouble(targetLogits(f, torch::cat({x, baseline}), rule, target));
+    out.fInput = ends[0].item<double>();
+    out.fBaseline = ends[1].item<double>();
+    out.forwards = points + 2;
+    return out;
+}
+
+GradientAttribution smoothGrad(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target,
+                               int samples, double sigma, std::uint64_t seed) {
+    Rng rng(seed);
+    // Drawn on the CPU so a seed gives the same copies on every device.
+    const auto noise = rng.normal({samples, x.size(1), x.size(2), x.size(3)}, torch::kCPU).to(x.device());
+    const auto noisy = x.expand({samples, -1, -1, -1}) + sigma * noise;
+    GradientAttribution out;
+    out.pixels = attributionToCpuDouble(inputGradients(f, noisy, rule, target)).mean(/*dim=*/0);
+    out.forwards = samples;
+    return out;
+}
+
+GradientAttribution gradCam(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target) {
+    torch::AutoGradMode enable(true);
+    const auto forward = f.gridForward(x, rule);
+    TORCH_CHECK(forward.grid.defined() && forward.grid.dim() == 4, "the model gave no feature grid");
+    const auto score = forward.logits.select(/*dim=*/1, target).sum();
+    const auto g = torch::autograd::grad({score}, {forward.grid})[0];  // [1, D, g, g]
+    const auto weights = g.mean({2, 3}, /*keepdim=*/true);
+    GradientAttribution out;
+    out.grid = attributionToCpuDouble((weights * forward.grid).sum(/*dim=*/1)[0]);
+    out.forwards = 1;
+    return out;
+}
+
+}  // namespace saccade

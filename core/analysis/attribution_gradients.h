@@ -1,0 +1,46 @@
+#pragma once
+// The gradient methods of analysis/attribution.h on tensors: what attribute() runs for every
+// method but occlusion. Engine header: includes LibTorch.
+
+#include <cstdint>
+#include <string>
+
+#include <torch/types.h>
+
+#include "models/gradient_forward.h"
+
+namespace saccade {
+
+/// What a gradient method gives: the signed attribution per channel and pixel [C, S, S] (CPU,
+/// float64), or Grad-CAM's map over the feature grid [g, g]; integrated gradients' end values.
+struct GradientAttribution {
+    torch::Tensor pixels;  ///< [C, S, S]; undefined for Grad-CAM
+    torch::Tensor grid;    ///< [g, g] before the ReLU; Grad-CAM only
+    double fInput = 0, fBaseline = 0;
+    std::int64_t forwards = 0;
+};
+
+/// The target's logit for each image [B] (no graph kept), in chunks.
+torch::Tensor targetLogits(GradientForward& f, const torch::Tensor& images, const std::string& rule, int target);
+
+/// d logit[target] / d images for every image [B, C, S, S], in chunks of batched forwards.
+torch::Tensor inputGradients(GradientForward& f, const torch::Tensor& images, const std::string& rule, int target);
+
+/// gradient, gradient-x-input: x [1, C, S, S].
+GradientAttribution plainGradient(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target,
+                                  bool timesInput);
+
+/// Integrated gradients from `baseline` to x (both [1, C, S, S]) with `steps` intervals under the
+/// trapezoid rule (steps + 1 points), the midpoint rule or Gauss-Legendre (steps points), the
+/// points batched.
+GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
+                                        const std::string& rule, int target, int steps, const std::string& quadrature);
+
+/// SmoothGrad: the mean gradient over `samples` noisy copies of x (noise N(0, sigma^2), from `seed`).
+GradientAttribution smoothGrad(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target,
+                               int samples, double sigma, std::uint64_t seed);
+
+/// Grad-CAM on the model's feature grid (f.hasFeatureGrid() must hold).
+GradientAttribution gradCam(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target);
+
+}  // namespace saccade

@@ -1,0 +1,72 @@
+#pragma once
+// GradientForward: what attribution methods (analysis/attribution.h) ask of an image classifier:
+// a batched forward that autograd can differentiate with respect to the input pixels, and, where
+// the answer is read from a convolutional feature grid, that grid (for Grad-CAM). A model hands
+// one out through AttentionModel::gradientForward(); the methods never ask which family it is.
+// Engine header: includes LibTorch.
+
+#include <functional>
+#include <string>
+#include <utility>
+
+#include <torch/types.h>
+
+namespace saccade {
+
+/// A convolutional feature grid and the logits computed from it in the same graph.
+struct GridForward {
+    torch::Tensor grid;    ///< [B, D, g, g], part of the graph that gives `logits`; undefined: none
+    torch::Tensor logits;  ///< [B, classes]
+};
+
+class GradientForward {
+public:
+    virtual ~GradientForward() = default;
+
+    /// The device the model's weights live on; inputs go there.
+    virtual torch::Device device() const = 0;
+    /// The rule differentiated when the caller names none: the model's deterministic one.
+    virtual std::string defaultRule() const = 0;
+    /// Logits [B, classes] of images [B, C, S, S] in [0, 1] (the model's size and channels) under
+    /// `rule` (a deterministic rule of the model; others raise c10::Error naming the accepted
+    /// ones). The graph reaches the images: autograd gives d logits / d images. Nothing is
+    /// sampled. Not thread-safe, as the model.
+    virtual torch::Tensor logits(const torch::Tensor& images, const std::string& rule) = 0;
+    /// The feature grid the answer is read from and the logits from it, under `rule`; an
+    /// undefined grid when the model has none (the default).
+    virtual GridForward gridForward(const torch::Tensor& images, const std::string& rule) {
+        (void)images;
+        (void)rule;
+        return {};
+    }
+    /// Whether gridForward gives a grid, without running it.
+    virtual bool hasFeatureGrid() const { return false; }
+};
+
+/// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
+class FunctionGradientForward : public GradientForward {
+public:
+    using Logits = std::function<torch::Tensor(const torch::Tensor&, const std::string&)>;
+    using Grid = std::function<GridForward(const torch::Tensor&, const std::string&)>;
+    /// `grid` empty: the model has no feature grid.
+    FunctionGradientForward(torch::Device device, std::string defaultRule, Logits logits, Grid grid = {})
+        : m_device(device), m_rule(std::move(defaultRule)), m_logits(std::move(logits)), m_grid(std::move(grid)) {}
+
+    torch::Device device() const override { return m_device; }
+    std::string defaultRule() const override { return m_rule; }
+    torch::Tensor logits(const torch::Tensor& images, const std::string& rule) override {
+        return m_logits(images, rule);
+    }
+    GridForward gridForward(const torch::Tensor& images, const std::string& rule) override {
+        return m_grid ? m_grid(images, rule) : GridForward{};
+    }
+    bool hasFeatureGrid() const override { return bool(m_grid); }
+
+private:
+    torch::Device m_device;
+    std::string m_rule;
+    Logits m_logits;
+    Grid m_grid;
+};
+
+}  // namespace saccade
