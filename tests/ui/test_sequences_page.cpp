@@ -29,7 +29,42 @@ private Q_SLOTS:
     void aForeignFileIsRefused();
     void transformerMapsAndHeadView();
     void openingTheSelectedBundledModelTranslates();
+    void importedTranslatorBesideOursAndOnPairs();
 };
+
+void TestSequencesPage::importedTranslatorBesideOursAndOnPairs() {
+    // The nn.Transformer example beside Saccade's own Transformer: its rule list is its own, its
+    // maps are every layer and head, and both are evaluated on a pairs file of the test split.
+    SequencesPage page;
+    page.resize(1280, 760);
+    page.show();
+    page.waitForIdle();
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-transformer.pt"), 1));
+    page.setText(QStringLiteral("17 SEP 1999"));
+    page.waitForIdle();
+    const auto& t = *page.view(0)->translation();
+    QCOMPARE(QString::fromStdString(t.output), QStringLiteral("1999-09-17"));
+    QCOMPARE(QString::fromStdString(t.rule), QStringLiteral("translate"));
+    QCOMPARE(int(t.maps.size()), 2 * 2 * 5 + 2);  // cross and encoder, 2 layers x (mean + 4 heads), 2 rollouts
+    QCOMPARE(QString::fromStdString(page.view(1)->translation()->output), QStringLiteral("1999-09-17"));
+    auto* rule = page.findChild<QComboBox*>(QStringLiteral("seqRule"));
+    QCOMPARE(rule->count(), 2);  // the model's own, translate
+    QCOMPARE(rule->itemText(1), QStringLiteral("translate"));
+    QVERIFY(page.outputSummary().contains(QStringLiteral("no task of its own")));
+    // Its own task's split does not exist: said, not crashed.
+    page.evaluate(20);
+    QTRY_VERIFY_WITH_TIMEOUT(!page.evaluating(), 60000);
+    QVERIFY2(page.evaluationText().contains(QStringLiteral("evaluate it on a file of pairs")), qPrintable(page.evaluationText()));
+    QVERIFY(!page.evaluatePairs(QStringLiteral("/nonexistent/pairs.tsv")));
+    QVERIFY(page.evaluatePairs(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/dates-test-200.tsv"), 30));
+    QTRY_VERIFY_WITH_TIMEOUT(!page.evaluating(), 120000);
+    const auto text = page.evaluationText();
+    QVERIFY2(text.contains(QStringLiteral("30, translate")) && text.contains(QStringLiteral("dates-test-200.tsv")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("100.0%")), qPrintable(text));
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        page.grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/sequences-import.png"));
+}
 
 void TestSequencesPage::openingTheSelectedBundledModelTranslates() {
     // `saccade samples/models/seq-dates-additive.pt`: the file is the model already selected

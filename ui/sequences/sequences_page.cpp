@@ -588,11 +588,13 @@ void SequencesPage::updateStepLabel() {
         return;
     }
     const auto& t = *m_results2[0];
-    QString s = tr("Step %1 of %2: '%3'   entropy %4 nats   likeliest words:")
+    QString s = tr("Step %1 of %2: '%3'   entropy %4 nats")
                     .arg(step + 1)  // counted from 1, as on every page
                     .arg(t.tokens.size())
                     .arg(QString::fromStdString(t.tokens[size_t(step)]))
                     .arg(t.entropy[size_t(step)], 0, 'f', 2);
+    // An imported translator gives no word probabilities: nothing to list.
+    if (!t.topWords[size_t(step)].empty()) s += tr("   likeliest words:");
     for (const auto& [w, p] : t.topWords[size_t(step)]) s += QStringLiteral("  %1 %2").arg(QString::fromStdString(w)).arg(p, 0, 'f', 3);
     if (!t.centre.empty()) s += tr("   local-p centre %1").arg(t.centre[size_t(step)], 0, 'f', 1);
     m_stepLabel->setText(s);

@@ -223,9 +223,8 @@ SeqTokenKind ScriptTranslator::tokenKind() const { return m->sourceCharacters ? 
 bool ScriptTranslator::canForceTarget() const { return m->canAlign; }
 
 std::string ScriptTranslator::describe() const {
-    const std::string shape = m->layers * m->heads == 1 ? "one alignment"
-                                                        : std::to_string(m->layers) + " layers x " + std::to_string(m->heads) + " heads";
-    return "TorchScript, " + shape + ", " + std::to_string(m->source.size()) + " -> " + std::to_string(m->target.size()) + " tokens";
+    if (m->layers * m->heads == 1) return "TorchScript, one alignment";
+    return "TorchScript, " + std::to_string(m->layers) + " layers x " + std::to_string(m->heads) + " heads";
 }
 
 SeqTokens ScriptTranslator::tokenize(const std::string& text) const {
