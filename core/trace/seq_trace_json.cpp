@@ -16,7 +16,7 @@ std::string seqTranslationToJson(const SeqTranslation& t, const std::string& mod
     nlohmann::json j{{"schema", "saccade.seq-trace"},
                      {"version", kSeqTraceVersion},
                      {"model", modelPath},
-                     {"task", task},
+                     {"task", task.empty() ? nlohmann::json() : nlohmann::json(task)},  // null: an import without a task
                      {"rule", t.rule},
                      {"seed", t.seed},
                      {"source", t.source},
