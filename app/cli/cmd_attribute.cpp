@@ -112,13 +112,13 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     auto a = std::make_shared<AttributeArgs>();
     auto* cmd = app.add_subcommand(
         "attribute", "An attribution map of one image beside attention: gradient, gradient-x-input, "
-                     "integrated-gradients (with its completeness error), smoothgrad, occlusion or gradcam, pooled to "
+                     "integrated-gradients (with its completeness error), smoothgrad, occlusion, gradcam or gradient-rollout, pooled to "
                      "the model's cells and scored on the box (mass in box, pointing game) as attention is.");
     cmd->add_option("--model", a->model, "checkpoint (.pt) or TorchScript file")->required();
     cmd->add_option("--image", a->image, "image file (fitted to the model's input)");
     cmd->add_option("--sample", a->sample, "test sample DATASET:INDEX (with its box)");
     cmd->add_option("--method", a->options.method, "gradient, gradient-x-input, integrated-gradients, smoothgrad, "
-                                                   "occlusion or gradcam")->required();
+                                                   "occlusion, gradcam or gradient-rollout (transformers)")->required();
     cmd->add_option("--target", a->target, "class attributed (default: the predicted one)")->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--rule", a->options.rule, "rule differentiated (default: the model's deterministic rule)");
     cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")

@@ -88,6 +88,7 @@ int runBenchAttribute(const BenchAttributeArgs& a) {
     if (!in) return badInput("bench attribute", in.error());
     AttributionOptions o;
     o.method = "integrated-gradients";
+    o.quadrature = "trapezoid";  // what the reference script computes
     o.steps = a.steps;
     o.rule = a.rule;
     auto map = attribute(**model, in->image, o);  // the warm-up, and the figures

@@ -140,6 +140,8 @@ Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, cons
     if (!f) return Error{model.displayName() + " has no differentiable forward for " + o.method};
     if (o.method == "gradcam" && !f->hasFeatureGrid())
         return Error{model.displayName() + " has no convolutional grid for Grad-CAM"};
+    if (o.method == "gradient-rollout" && !f->hasAttentionGraph())
+        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout"};
     auto x = modelInput(image, model.imageSize(), model.channels(), f->device());
     if (!x) return Error{x.error()};
     if (map.rule.empty()) map.rule = f->defaultRule();
@@ -162,6 +164,8 @@ Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, cons
         if (std::abs(change) > 1e-12) map.completenessError = std::abs(*map.attributionSum - change) / std::abs(change);
     } else if (o.method == "smoothgrad") {
         a = smoothGrad(*f, *x, map.rule, map.target, o.samples, o.sigma, o.seed);
+    } else if (o.method == "gradient-rollout") {
+        a = gradientRollout(*f, *x, map.rule, map.target);
     } else {
         a = gradCam(*f, *x, map.rule, map.target);
     }
@@ -170,13 +174,14 @@ Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, cons
         setAttributionPixels(map, a.pixels);
         return Unit{};
     }
-    // Grad-CAM: the grid's cells over the pixels; the signed map is the map before the ReLU.
-    const int g = int(a.grid.size(0));
+    // Grad-CAM and rollout: the grid's cells over the pixels; the signed map is Grad-CAM's map
+    // before the ReLU (rollout's is non-negative already).
+    const int rows = int(a.grid.size(0)), cols = int(a.grid.size(1));
     const auto flat = a.grid.contiguous();
     std::vector<double> raw(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel()), positive;
     for (double v : raw) positive.push_back(std::max(0.0, v));
-    map.signedMap = attributionCellsToPixels(raw, g, g, map.width, map.height);
-    map.magnitude = attributionCellsToPixels(positive, g, g, map.width, map.height);
+    map.signedMap = attributionCellsToPixels(raw, rows, cols, map.width, map.height);
+    map.magnitude = attributionCellsToPixels(positive, rows, cols, map.width, map.height);
     return Unit{};
 }
 
@@ -184,7 +189,7 @@ Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, cons
 
 const std::vector<std::string>& attributionMethods() {
     static const std::vector<std::string> methods{"gradient", "gradient-x-input", "integrated-gradients",
-                                                  "smoothgrad", "occlusion", "gradcam"};
+                                                  "smoothgrad", "occlusion", "gradcam", "gradient-rollout"};
     return methods;
 }
 

@@ -148,4 +148,26 @@ GradientAttribution gradCam(GradientForward& f, const torch::Tensor& x, const st
     return out;
 }
 
+GradientAttribution gradientRollout(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target) {
+    torch::AutoGradMode enable(true);
+    const auto g = f.attentionGraph(x, rule);
+    TORCH_CHECK(!g.attentions.empty(), "the model gave no attention graph");
+    const auto score = g.logits.select(/*dim=*/1, target).sum();
+    const auto grads = torch::autograd::grad({score}, g.attentions, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                             /*allow_unused=*/true);
+    const auto tokens = g.attentions.front().size(-1);
+    auto relevance = torch::eye(tokens, torch::TensorOptions().dtype(torch::kDouble));
+    for (std::size_t l = 0; l < g.attentions.size(); ++l) {
+        if (!grads[l].defined()) continue;  // a layer the answer does not read (after the read-out's last use)
+        const auto a = g.attentions[l][0].detach().to(torch::kCPU, torch::kDouble);
+        const auto d = grads[l][0].to(torch::kCPU, torch::kDouble);
+        relevance = relevance + torch::matmul((d * a).clamp_min(0).mean(/*dim=*/0), relevance);
+    }
+    const auto row = relevance[g.readout].slice(/*dim=*/0, g.prefix, g.prefix + std::int64_t(g.gridRows) * g.gridCols);
+    GradientAttribution out;
+    out.grid = row.reshape({g.gridRows, g.gridCols}).contiguous();
+    out.forwards = 1;
+    return out;
+}
+
 }  // namespace saccade

@@ -15,7 +15,7 @@ namespace saccade {
 /// float64), or Grad-CAM's map over the feature grid [g, g]; integrated gradients' end values.
 struct GradientAttribution {
     torch::Tensor pixels;  ///< [C, S, S]; undefined for Grad-CAM
-    torch::Tensor grid;    ///< [g, g] before the ReLU; Grad-CAM only
+    torch::Tensor grid;    ///< [rows, cols]: Grad-CAM's map before the ReLU, or gradient-weighted rollout
     double fInput = 0, fBaseline = 0;
     std::int64_t forwards = 0;
 };
@@ -35,6 +35,12 @@ GradientAttribution plainGradient(GradientForward& f, const torch::Tensor& x, co
 /// points batched.
 GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
                                         const std::string& rule, int target, int steps, const std::string& quadrature);
+
+/// Gradient-weighted attention rollout (Chefer et al. 2021, "Generic Attention-model
+/// Explainability"): R = I, then per layer R += mean over heads of ReLU(dA * A) R, with dA the
+/// target logit's gradient with respect to the layer's attention A; the read-out token's row over
+/// the patch grid, as `grid` [rows, cols] (non-negative). Needs f.hasAttentionGraph().
+GradientAttribution gradientRollout(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target);
 
 /// SmoothGrad: the mean gradient over `samples` noisy copies of x (noise N(0, sigma^2), from `seed`).
 GradientAttribution smoothGrad(GradientForward& f, const torch::Tensor& x, const std::string& rule, int target,

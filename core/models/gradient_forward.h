@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -17,6 +18,16 @@ namespace saccade {
 struct GridForward {
     torch::Tensor grid;    ///< [B, D, g, g], part of the graph that gives `logits`; undefined: none
     torch::Tensor logits;  ///< [B, classes]
+};
+
+/// A transformer's forward with every layer's attention in the graph of its logits (for
+/// gradient-weighted rollout), and where the patch grid lies among its tokens.
+struct AttentionGraph {
+    torch::Tensor logits;                   ///< [B, classes]
+    std::vector<torch::Tensor> attentions;  ///< per layer [B, heads, tokens, tokens], in the graph of `logits`
+    int prefix = 0;                         ///< tokens before the patch grid (CLS, registers)
+    int readout = 0;                        ///< the token whose row is the map (CLS: 0)
+    int gridRows = 0, gridCols = 0;         ///< the patch grid, row-major after the prefix
 };
 
 class GradientForward {
@@ -41,6 +52,15 @@ public:
     }
     /// Whether gridForward gives a grid, without running it.
     virtual bool hasFeatureGrid() const { return false; }
+    /// The forward with every layer's attention in the graph; empty attentions when the model has
+    /// none it can hand out (the default).
+    virtual AttentionGraph attentionGraph(const torch::Tensor& images, const std::string& rule) {
+        (void)images;
+        (void)rule;
+        return {};
+    }
+    /// Whether attentionGraph gives attention, without running it.
+    virtual bool hasAttentionGraph() const { return false; }
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -61,8 +81,16 @@ public:
         return m_grid ? m_grid(images, rule) : GridForward{};
     }
     bool hasFeatureGrid() const override { return bool(m_grid); }
+    using Attention = std::function<AttentionGraph(const torch::Tensor&, const std::string&)>;
+    /// Gives the model's attention graph (transformers).
+    void setAttentionGraph(Attention attention) { m_attention = std::move(attention); }
+    AttentionGraph attentionGraph(const torch::Tensor& images, const std::string& rule) override {
+        return m_attention ? m_attention(images, rule) : AttentionGraph{};
+    }
+    bool hasAttentionGraph() const override { return bool(m_attention); }
 
 private:
+    Attention m_attention;
     torch::Device m_device;
     std::string m_rule;
     Logits m_logits;

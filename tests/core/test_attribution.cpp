@@ -159,6 +159,7 @@ TEST(Attribution, IntegratedGradientsAreCompleteOnTheTinyPatchModelAt64Steps) {
     o.method = "integrated-gradients";
     o.rule = "soft";
     o.steps = 64;
+    o.quadrature = "trapezoid";
     for (const char* baseline : {"black", "mean"}) {
         o.baseline = baseline;
         auto map = attribute(*model, blobImage(28), o);

@@ -31,7 +31,19 @@ GradientForward* VitModel::gradientForward() {
         TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());
         return m.net->forward(images).logits;
     };
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "attention", logits);
+    auto gradient = std::make_unique<FunctionGradientForward>(m.device, "attention", logits);
+    gradient->setAttentionGraph([&m](const torch::Tensor& images, const std::string& rule) {
+        auto parsed = parseTransformerRule(rule, m.config.heads);
+        TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());
+        auto out = m.net->forward(images, /*keepAttention=*/true);
+        AttentionGraph g;
+        g.logits = out.logits;
+        g.attentions = std::move(out.layerAttentions);
+        g.prefix = 1;  // the CLS token, whose row is read
+        g.gridRows = g.gridCols = m.config.grid();
+        return g;
+    });
+    m.gradient = std::move(gradient);
     return m.gradient.get();
 }
 

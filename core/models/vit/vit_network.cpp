@@ -58,6 +58,7 @@ VitOutput VitNetworkImpl::forward(const torch::Tensor& images, bool keepAttentio
     VitOutput out;
     out.logits = m_head(m_norm(h.select(1, 0)));
     if (keepAttention) out.attentions = torch::stack(maps, 1);
+    out.layerAttentions = std::move(maps);
     return out;
 }
 

@@ -13,6 +13,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
+#include <vector>
 
 #include "models/vit/vit_config.h"
 
@@ -21,6 +22,9 @@ namespace saccade {
 struct VitOutput {
     torch::Tensor logits;      ///< [N, K]
     torch::Tensor attentions;  ///< [N, layers, heads, tokens, tokens] when asked for, else undefined
+    /// When asked for: each layer's attention [N, heads, tokens, tokens] as the forward used it
+    /// (in the graph of `logits`, so autograd gives d logits / d attention).
+    std::vector<torch::Tensor> layerAttentions;
 };
 
 class VitLayerImpl : public torch::nn::Module {
