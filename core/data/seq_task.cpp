@@ -99,15 +99,16 @@ SeqTokens SeqTask::tokenize(const std::string& text) const {
     return out;
 }
 
-std::string SeqTask::detokenize(const std::vector<std::string>& tokens) const {
+std::string joinTokens(const std::vector<std::string>& tokens, SeqTokenKind kind) {
     std::string s;
-    const bool words = tokenKind() == SeqTokenKind::Words;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (words && i > 0) s += ' ';
+        if (kind == SeqTokenKind::Words && i > 0) s += ' ';
         s += tokens[i];
     }
     return s;
 }
+
+std::string SeqTask::detokenize(const std::vector<std::string>& tokens) const { return joinTokens(tokens, tokenKind()); }
 
 std::vector<std::string> seqTaskNames() { return {"dates", "reverse", "sort", "toy-translation"}; }
 

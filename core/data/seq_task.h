@@ -94,6 +94,9 @@ private:
     SeqVocab m_source, m_target;
 };
 
+/// Tokens as text: characters joined, words with a space between.
+std::string joinTokens(const std::vector<std::string>& tokens, SeqTokenKind kind);
+
 /// "dates", "reverse", "sort", "toy-translation"; anything else is an Error listing them.
 Result<std::shared_ptr<const SeqTask>> openSeqTask(const std::string& name);
 std::vector<std::string> seqTaskNames();

@@ -10,15 +10,7 @@
 
 namespace saccade {
 
-std::string Translator::detokenize(const std::vector<std::string>& tokens) const {
-    std::string s;
-    const bool words = tokenKind() == SeqTokenKind::Words;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (words && i > 0) s += ' ';
-        s += tokens[i];
-    }
-    return s;
-}
+std::string Translator::detokenize(const std::vector<std::string>& tokens) const { return joinTokens(tokens, tokenKind()); }
 
 std::vector<std::string> Translator::splitTarget(const std::string& text) const { return splitText(text, tokenKind()); }
 

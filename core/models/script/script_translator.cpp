@@ -272,7 +272,7 @@ Result<SeqTranslation> ScriptTranslator::translate(const std::string& text, cons
         out.entropy.push_back(h);
     }
     if (o->cross.size(0) * o->cross.size(1) > 1 || o->encoder.defined()) addTranslationMaps(out, o->cross, o->encoder, {});
-    for (std::size_t i = 0; i < words.size(); ++i) out.output += (i > 0 && !m->targetCharacters ? " " : "") + words[i];
+    out.output = joinTokens(words, m->targetCharacters ? SeqTokenKind::Characters : SeqTokenKind::Words);
     return out;
 }
 
