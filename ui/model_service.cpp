@@ -106,7 +106,8 @@ ModelService::ModelService(QObject* parent)
       m_samplesGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_runsGeneration(std::make_shared<std::atomic<quint64>>(0)),
       m_comparisonGeneration(std::make_shared<std::atomic<quint64>>(0)),
-      m_adequacyGeneration(std::make_shared<std::atomic<quint64>>(0)) {
+      m_adequacyGeneration(std::make_shared<std::atomic<quint64>>(0)),
+      m_attributionGeneration(std::make_shared<std::atomic<quint64>>(0)) {
     startWorker(nullptr);
 }
 
@@ -128,6 +129,7 @@ void ModelService::abandonWorker(std::shared_ptr<AttentionModel> keep) {
     ++*m_runsGeneration;
     ++*m_comparisonGeneration;
     ++*m_adequacyGeneration;
+    ++*m_attributionGeneration;
     // The stuck call may return some day: then its thread ends (quit) and is deleted; until then
     // it is left alone, never waited for.
     QThread* old = m_thread;
@@ -177,6 +179,7 @@ ModelService::~ModelService() {
     ++*m_runsGeneration;
     ++*m_comparisonGeneration;
     ++*m_adequacyGeneration;
+    ++*m_attributionGeneration;
     ++m_epoch;
     m_thread->quit();
     if (m_thread->wait(5000)) delete m_thread;
@@ -471,6 +474,23 @@ void ModelService::requestAdequacy(const QString& dataset, const AdequacyOptions
 }
 
 void ModelService::cancelAdequacy() { ++*m_adequacyGeneration; }
+
+void ModelService::requestAttribution(const Image& image, const std::optional<GroundTruth>& truth,
+                                      const AttributionOptions& options) {
+    const quint64 generation = ++*m_attributionGeneration;
+    QPointer<ModelService> self(this);
+    post([self, image, truth, options, generation, gen = m_attributionGeneration, this](WorkerState& state) {
+        if (gen->load() != generation) return;  // a newer request came first
+        Result<AttributionMap> map = Error{"no model is loaded"};
+        if (state.model) map = attribute(*state.model, image, options, truth);
+        if (!self || gen->load() != generation) return;
+        reply([this, map = std::move(map), generation, gen] {
+            if (gen->load() != generation) return;
+            if (map) Q_EMIT attributionReady(*map);
+            else Q_EMIT attributionFailed(QString::fromStdString(map.error()));
+        });
+    });
+}
 
 void ModelService::cancelComparison() { ++*m_comparisonGeneration; }
 

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "analysis/adequacy.h"
+#include "analysis/attribution.h"
 #include "analysis/dataset_comparison.h"
 #include "analysis/rule_comparison.h"
 #include "common/progress.h"
@@ -135,6 +136,9 @@ public:
     /// cancelAdequacy(), stops it.
     void requestAdequacy(const QString& dataset, const AdequacyOptions& options);
     void cancelAdequacy();
+    /// Queues an attribution map of `image` (analysis/attribution.h); a newer request drops an
+    /// older one that has not started. Emits attributionReady or attributionFailed.
+    void requestAttribution(const Image& image, const std::optional<GroundTruth>& truth, const AttributionOptions& options);
 
     /// Gives up on the model call running now (a load or a trace that does not return: an imported
     /// model whose forward loops): its thread is left to finish or to end with the process, and a
@@ -176,6 +180,8 @@ Q_SIGNALS:
     void adequacyProgress(double fraction);
     void adequacyReady(const saccade::AdequacyReport& report, const QString& dataset);
     void adequacyFailed(const QString& message);
+    void attributionReady(const saccade::AttributionMap& map);
+    void attributionFailed(const QString& message);
 
 private:
     struct WorkerState;
@@ -215,6 +221,7 @@ private:
     std::shared_ptr<std::atomic<quint64>> m_runsGeneration;
     std::shared_ptr<std::atomic<quint64>> m_comparisonGeneration;
     std::shared_ptr<std::atomic<quint64>> m_adequacyGeneration;
+    std::shared_ptr<std::atomic<quint64>> m_attributionGeneration;
     std::optional<ModelCard> m_card;
     bool m_loading = false;
     bool m_tracePending = false;

@@ -25,6 +25,7 @@
 #include "attention/adequacy_panel.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
+#include "attention/attribution_view.h"
 #include "attention/attention_toolbar.h"
 #include "attention/caption_strip.h"
 #include "charts/band_chart.h"
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void datasetTabComparesOnAnImageFolder();
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
+    void attributionMapBesideAttention();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void photoOnTorchvisionVitWithItsPreprocessing();
     void importedCaptionerShowsItsWords();  // last: it moves the page to scenes64
@@ -205,6 +207,47 @@ void TestAttentionPage::importedCaptionerShowsItsWords() {
     const auto words = m_page->captionStrip()->words();
     QVERIFY2(!words.isEmpty() && words.front() == QString::fromStdString(trace.steps.front().token),
              qPrintable(words.join(QLatin1Char(' '))));
+}
+
+void TestAttentionPage::attributionMapBesideAttention() {
+    // Saccade's ViT on a test sample under rollout, its gradient-weighted rollout beside it: both
+    // canvases, one colour scale, the figures in the row; Grad-CAM is refused in one line on the
+    // map's canvas; alone, the attention canvas gives way.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/vit-translated-fashion60.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("vit")),
+                             60'000);
+    m_page->openSample(QStringLiteral("translated-fashion60"), 3);
+    QVERIFY(m_page->setRule(QStringLiteral("rollout")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->rule == "rollout" && m_page->canvas()->trace()->imageId == "translated-fashion60:test:3", 30'000);
+    waitForTrace();
+    auto* view = m_page->attributionView();
+    QVERIFY(!view->canvas()->isVisible());
+    QVERIFY(view->setMethod(QStringLiteral("gradient-rollout")));
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value(), 30'000);
+    QVERIFY(view->canvas()->isVisible() && m_page->canvas()->isVisible());
+    QVERIFY2(view->figuresText().contains(QStringLiteral("mass in box")) && view->figuresText().contains(QStringLiteral("pointing hit")),
+             qPrintable(view->figuresText()));
+    QCOMPARE(view->map()->rows, 10);
+    QCOMPARE(view->canvas()->trace()->steps.size(), std::size_t(1));
+    const double shared = m_page->canvas()->colourScaleMax();
+    QCOMPARE(view->canvas()->colourScaleMax(), shared);
+    QCOMPARE(shared, std::max(m_page->canvas()->stepMax(), view->canvas()->stepMax()));
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        m_page->grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/attention-attribution.png"));
+    QVERIFY(view->setMethod(QStringLiteral("gradcam")));
+    QTRY_VERIFY_WITH_TIMEOUT(!view->busy(), 30'000);
+    QVERIFY(!view->map());
+    QVERIFY2(view->canvas()->message().contains(QStringLiteral("no convolutional grid for Grad-CAM")),
+             qPrintable(view->canvas()->message()));
+    QVERIFY(view->setMethod(QStringLiteral("integrated-gradients")));
+    view->setSideBySide(false);
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value(), 30'000);
+    QVERIFY(!m_page->canvas()->isVisible());
+    QVERIFY(view->figuresText().contains(QStringLiteral("completeness error")));
+    QCOMPARE(view->canvas()->colourScaleMax(), view->canvas()->stepMax());  // alone: its own scale
+    QVERIFY(view->setMethod(QString()));  // back to the attention alone
+    QVERIFY(m_page->canvas()->isVisible() && !view->canvas()->isVisible());
 }
 
 void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {

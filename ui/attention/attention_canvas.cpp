@@ -207,19 +207,32 @@ QRectF AttentionCanvas::cellRect(int rows, int cols, int cell) const {
     return QRectF(x0, y0, x1 - x0, y1 - y0);
 }
 
+void AttentionCanvas::setScaleFloor(double floor) {
+    if (floor == m_scaleFloor) return;
+    m_scaleFloor = floor;
+    rebuildHeatmap();
+    update();
+}
+
+void AttentionCanvas::setLegendText(const QString& text) {
+    m_legendText = text;
+    update();
+}
+
 void AttentionCanvas::rebuildHeatmap() {
     m_heatmap = QImage();
-    m_heatmapMax = 0;
+    m_heatmapMax = m_stepMax = 0;
     if (!m_trace || m_step >= int(m_trace->steps.size())) return;
     const auto& grid = m_trace->steps[size_t(m_step)].grid;
     if (!grid || grid->rows <= 0 || grid->cols <= 0 ||
         int(grid->probs.size()) != grid->rows * grid->cols)
         return;
-    m_heatmapMax = *std::max_element(grid->probs.begin(), grid->probs.end());
+    m_heatmapMax = m_stepMax = *std::max_element(grid->probs.begin(), grid->probs.end());
     if (m_sameScale)  // the largest attention of any step: colours mean the same on every step
         for (const auto& step : m_trace->steps)
             if (step.grid && !step.grid->probs.empty())
                 m_heatmapMax = std::max(m_heatmapMax, double(*std::max_element(step.grid->probs.begin(), step.grid->probs.end())));
+    m_heatmapMax = std::max(m_heatmapMax, m_scaleFloor);
     // Opacity grows with attention, so cells the step ignores leave the image readable.
     const double opacity = std::clamp(m_overlays.heatmapOpacity, 0.0, 1.0);
     m_heatmap = QImage(grid->cols, grid->rows, QImage::Format_ARGB32);
@@ -446,8 +459,10 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     p.drawText(labels, Qt::AlignRight | Qt::AlignTop, QString::number(m_heatmapMax, 'f', 3));
     p.drawText(QRectF(bar.right() + 8, area.top(), area.right() - bar.right() - 8, 18),
                Qt::AlignLeft | Qt::AlignVCenter,
-               m_sameScale ? tr("attention p, step %1 (scale of all steps)").arg(m_step + 1)
-                           : tr("attention p, step %1 (this step's scale)").arg(m_step + 1));
+               !m_legendText.isEmpty() ? m_legendText
+               : m_sameScale           ? tr("attention p, step %1 (scale of all steps)").arg(m_step + 1)
+               : m_scaleFloor > 0      ? tr("attention p, step %1 (shared scale)").arg(m_step + 1)
+                                       : tr("attention p, step %1 (this step's scale)").arg(m_step + 1));
     if (!m_visits.empty())
         p.drawText(QRectF(bar.right() + 8, area.top() + 16, area.right() - bar.right() - 8, 16),
                    Qt::AlignLeft | Qt::AlignVCenter, tr("dashed: share of the runs that looked there"));

@@ -68,6 +68,13 @@ public:
     bool sameScale() const { return m_sameScale; }
     /// The attention the brightest colour stands for (the legend's right end).
     double colourScaleMax() const { return m_heatmapMax; }
+    /// The largest value the current step's map holds (its own scale, before any floor).
+    double stepMax() const { return m_stepMax; }
+    /// The brightest colour stands for at least `floor` (0: the map's own scale): two canvases
+    /// side by side share one scale this way.
+    void setScaleFloor(double floor);
+    /// The words right of the legend's bar (empty: "attention p, step N ...").
+    void setLegendText(const QString& text);
     /// The grid cell of the current step under a widget point (none off the image or without a grid).
     std::optional<int> cellAt(QPointF widgetPoint) const;
     /// What hovering a widget point reads out: the cell's row, column and attention at this step.
@@ -121,6 +128,9 @@ private:
     std::optional<Trace> m_trace;
     QImage m_heatmap;      ///< rows x cols ARGB cells of the current step (empty: none)
     double m_heatmapMax = 0;
+    double m_stepMax = 0;
+    double m_scaleFloor = 0;
+    QString m_legendText;
     bool m_sameScale = false;
     QRectF m_legendRect;  ///< where paintEvent drew the legend (widget coordinates)
     int m_step = 0;

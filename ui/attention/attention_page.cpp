@@ -37,6 +37,7 @@
 #include "model_service.h"
 #include "attention/step_info_panel.h"
 #include "attention/step_scrubber.h"
+#include "attention/attribution_view.h"
 #include "attention/trace_export.h"
 #include "attention/export_options_dialog.h"
 #include "render/trace_render.h"
@@ -65,6 +66,8 @@ AttentionPage::AttentionPage(QWidget* parent) : QWidget(parent) {
     m_info = new StepInfoPanel(this);
     m_models = new ModelPanel(this);
     m_images = new ImagePanel(m_service, this);
+    m_attribution = new AttributionView(m_service, m_canvas, this);
+    connect(m_attribution, &AttributionView::statusMessage, this, &AttentionPage::statusMessage);
     buildTabs();
     buildLayout();
     addShortcuts();
@@ -119,7 +122,13 @@ void AttentionPage::buildLayout() {
     m_canvas->installEventFilter(this);
     buildWaitBar();
     centreLayout->addWidget(m_toolbar);
-    centreLayout->addWidget(m_canvas, 1);
+    centreLayout->addWidget(m_attribution->row());
+    // The attention and, when a map is chosen, the map beside it (or alone).
+    auto* maps = new QHBoxLayout;
+    maps->setSpacing(4);
+    maps->addWidget(m_canvas, 1);
+    maps->addWidget(m_attribution->canvas(), 1);
+    centreLayout->addLayout(maps, 1);
     centreLayout->addWidget(m_caption);
     centreLayout->addWidget(m_scrubber);
     m_splitter = new QSplitter(Qt::Horizontal, this);
@@ -156,6 +165,7 @@ void AttentionPage::addShortcuts() {
 void AttentionPage::connectViews() {
     connect(m_scrubber, &StepScrubber::stepChanged, this, [this](int step) {
         m_canvas->setStep(step);
+        m_attribution->attentionStepChanged();
         m_info->setStep(step);
         m_caption->setStep(step);
     });
@@ -453,6 +463,7 @@ void AttentionPage::forgetRuns() {
 
 void AttentionPage::onModelLoaded(const ModelCard& card) {
     forgetRuns();
+    m_attribution->clear();
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
@@ -620,6 +631,7 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
         m_pendingStep.reset();
     }
     m_canvas->setStep(m_scrubber->currentStep());
+    m_attribution->traceShown(image, m_truth, QString::fromStdString(trace.rule));
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
     m_caption->setTrace(trace);

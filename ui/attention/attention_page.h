@@ -27,6 +27,7 @@ class AdequacyMark;
 class AdequacyPanel;
 class AttentionCanvas;
 class AttentionToolbar;
+class AttributionView;
 class CaptionStrip;
 class CompareRunsPanel;
 class DatasetComparePanel;
@@ -76,6 +77,8 @@ public:
     AdequacyMark* adequacyMark() const { return m_mark; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
+    /// The map chooser and the map beside the attention.
+    AttributionView* attributionView() const { return m_attribution; }
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 
@@ -155,6 +158,7 @@ private:
     StepInfoPanel* m_info = nullptr;
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;
+    AttributionView* m_attribution = nullptr;
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     QString m_bundledFolder;

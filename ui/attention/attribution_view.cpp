@@ -1,0 +1,160 @@
+#include "attention/attribution_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
+#include "attention/attention_canvas.h"
+#include "image_convert.h"
+#include "model_service.h"
+
+namespace saccade::ui {
+
+Trace attributionTrace(const AttributionMap& map, const std::optional<GroundTruth>& truth) {
+    Trace t;
+    t.rule = map.rule;
+    t.imageWidth = map.width;
+    t.imageHeight = map.height;
+    TraceStep step;
+    GridDistribution grid{map.rows, map.cols, {}};
+    for (double c : map.cells) grid.probs.push_back(float(c));
+    step.grid = grid;
+    t.steps.push_back(step);
+    t.groundTruth = truth;
+    return t;
+}
+
+QString attributionFigures(const AttributionMap& m) {
+    auto percent = [](const std::optional<double>& v) {
+        return v ? QString::number(100 * *v, 'f', 1) + QLatin1Char('%') : QObject::tr("not measured");
+    };
+    QString s = QObject::tr("class %1: mass in box %2 (box %3) · pointing %4")
+                    .arg(m.target)
+                    .arg(percent(m.massInBox), percent(m.boxArea))
+                    .arg(m.pointing ? (*m.pointing ? QObject::tr("hit") : QObject::tr("miss")) : QObject::tr("not measured"));
+    if (m.completenessError) s += QObject::tr(" · completeness error %1").arg(QString::number(100 * *m.completenessError, 'f', 2) + '%');
+    return s + QObject::tr(" · %1 ms").arg(1000 * m.seconds, 0, 'f', 0);
+}
+
+AttributionView::AttributionView(ModelService* service, AttentionCanvas* attention, QWidget* parent)
+    : QObject(parent), m_service(service), m_attention(attention) {
+    m_canvas = new AttentionCanvas(parent);
+    m_canvas->setObjectName(QStringLiteral("attributionCanvas"));
+    m_canvas->setVisible(false);
+    m_row = new QWidget(parent);
+    m_combo = new QComboBox(m_row);
+    m_combo->setObjectName(QStringLiteral("mapCombo"));
+    m_combo->addItem(tr("attention (the rule's)"), QString());
+    for (const auto& name : attributionMethods()) m_combo->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    m_combo->setToolTip(tr("The map to show beside attention: gradient, gradient x input, integrated gradients, "
+                           "SmoothGrad, occlusion, Grad-CAM (convolutional grids) or gradient-weighted rollout "
+                           "(transformers), of the class the model gives, under the rule shown"));
+    m_beside = new QCheckBox(tr("Side by side"), m_row);
+    m_beside->setObjectName(QStringLiteral("sideBySide"));
+    m_beside->setChecked(true);
+    m_beside->setToolTip(tr("The map beside the attention, on one colour scale; off: the map alone"));
+    m_figures = new QLabel(m_row);
+    m_figures->setObjectName(QStringLiteral("mapFigures"));
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* layout = new QHBoxLayout(m_row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("Map:"), m_row));
+    layout->addWidget(m_combo);
+    layout->addWidget(m_beside);
+    layout->addWidget(m_figures, 1);
+    connect(m_combo, &QComboBox::currentIndexChanged, this, [this] {
+        m_map.reset();
+        updateVisibility();
+        request();
+    });
+    connect(m_beside, &QCheckBox::toggled, this, [this] { updateVisibility(); });
+    connect(m_service, &ModelService::attributionReady, this, &AttributionView::onReady);
+    connect(m_service, &ModelService::attributionFailed, this, &AttributionView::onFailed);
+}
+
+QString AttributionView::method() const { return m_combo->currentData().toString(); }
+
+bool AttributionView::setMethod(const QString& method) {
+    const int index = m_combo->findData(method);
+    if (index < 0) return false;
+    m_combo->setCurrentIndex(index);
+    return true;
+}
+
+void AttributionView::setSideBySide(bool on) { m_beside->setChecked(on); }
+QString AttributionView::figuresText() const { return m_figures->text(); }
+
+void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule) {
+    const bool same = m_image && m_image->pixels == image.pixels && m_image->width == image.width && m_rule == rule;
+    m_image = image;
+    m_truth = truth;
+    m_rule = rule;
+    if (!same || !m_map) request();
+    else shareScale();
+}
+
+void AttributionView::clear() {
+    m_image.reset();
+    m_map.reset();
+    m_canvas->clearTrace();
+    m_figures->clear();
+    shareScale();
+}
+
+void AttributionView::request() {
+    if (method().isEmpty() || !m_image) {
+        m_figures->clear();
+        shareScale();
+        return;
+    }
+    AttributionOptions o;
+    o.method = method().toStdString();
+    o.rule = m_rule.toStdString();
+    m_busy = true;
+    m_figures->setText(tr("computing %1…").arg(method()));
+    m_service->requestAttribution(*m_image, m_truth, o);
+}
+
+void AttributionView::onReady(const AttributionMap& map) {
+    m_busy = false;
+    if (!m_image || QString::fromStdString(map.method) != method()) return;  // an answer to an older choice
+    m_map = map;
+    m_canvas->setMessage({});
+    m_canvas->setImage(toQImage(*m_image));
+    m_canvas->setOverlays(m_attention->overlays());
+    m_canvas->setTrace(attributionTrace(map, m_truth));
+    m_canvas->setLegendText(tr("%1, share per cell").arg(method()));
+    m_figures->setText(attributionFigures(map));
+    shareScale();
+}
+
+void AttributionView::onFailed(const QString& message) {
+    m_busy = false;
+    m_map.reset();
+    m_canvas->clearTrace();
+    m_canvas->setMessage(message);
+    m_figures->setText(tr("%1: not available (see the map)").arg(method()));
+    shareScale();
+    Q_EMIT statusMessage(message);
+}
+
+void AttributionView::updateVisibility() {
+    const bool shown = !method().isEmpty();
+    m_canvas->setVisible(shown);
+    m_attention->setVisible(!shown || m_beside->isChecked());
+    m_beside->setEnabled(shown);
+    shareScale();
+}
+
+void AttributionView::attentionStepChanged() { shareScale(); }
+
+void AttributionView::shareScale() {
+    // Both maps are shares of their whole: one scale lets colours compare across the two.
+    const bool both = m_map && m_canvas->isVisibleTo(m_canvas->parentWidget()) && m_attention->isVisibleTo(m_attention->parentWidget());
+    const double top = both ? std::max(m_attention->stepMax(), m_canvas->stepMax()) : 0;
+    m_attention->setScaleFloor(top);
+    m_canvas->setScaleFloor(top);
+}
+
+}  // namespace saccade::ui
