@@ -21,16 +21,16 @@
 namespace saccade {
 namespace {
 
-constexpr int kSize = 8, kGrid = 4, kCells = kGrid * kGrid;
+constexpr int kMapSize = 8, kMapGrid = 4, kMapCells = kMapGrid * kMapGrid;
 
 // One hidden unit: h = sum over pixels of 0.01 (c + 1) x, c the pixel's cell; logits (h, 0, -h).
 // On a white image cell c adds 0.04 (c + 1) to h: the perfect map is c + 1.
 std::unique_ptr<test::TwoLayerModel> cellWeightedModel() {
-    auto model = std::make_unique<test::TwoLayerModel>(kSize, kGrid, 1);
+    auto model = std::make_unique<test::TwoLayerModel>(kMapSize, kMapGrid, 1);
     torch::NoGradGuard noGrad;
-    auto w = torch::zeros({1, kSize * kSize});
-    for (int y = 0; y < kSize; ++y)
-        for (int x = 0; x < kSize; ++x) w[0][y * kSize + x] = 0.01f * float((y / 2) * kGrid + x / 2 + 1);
+    auto w = torch::zeros({1, kMapSize * kMapSize});
+    for (int y = 0; y < kMapSize; ++y)
+        for (int x = 0; x < kMapSize; ++x) w[0][y * kMapSize + x] = 0.01f * float((y / 2) * kMapGrid + x / 2 + 1);
     model->net()->hiddenLayer->weight.copy_(w);
     model->net()->hiddenLayer->bias.zero_();
     model->net()->outLayer->weight.copy_(torch::tensor({{1.f}, {0.f}, {-1.f}}));
@@ -39,7 +39,7 @@ std::unique_ptr<test::TwoLayerModel> cellWeightedModel() {
 }
 
 Image whiteImage() {
-    Image im = Image::zeros(kSize, kSize);
+    Image im = Image::zeros(kMapSize, kMapSize);
     for (auto& p : im.pixels) p = 255;
     return im;
 }
@@ -48,13 +48,13 @@ double classZero(double h) { return std::exp(h) / (std::exp(h) + 1 + std::exp(-h
 
 std::vector<double> perfectMap() {
     std::vector<double> map;
-    for (int c = 0; c < kCells; ++c) map.push_back(c + 1);
+    for (int c = 0; c < kMapCells; ++c) map.push_back(c + 1);
     return map;
 }
 
 TEST(DeletionCurves, FollowTheMapsOrderOnAKnownModel) {
     auto model = cellWeightedModel();
-    auto curves = deletionInsertionCurves(*model, whiteImage(), kGrid, kGrid, perfectMap(), 0, "argmax", 1, {0, 0.5, 1});
+    auto curves = deletionInsertionCurves(*model, whiteImage(), kMapGrid, kMapGrid, perfectMap(), 0, "argmax", 1, {0, 0.5, 1});
     ASSERT_TRUE(curves.ok()) << curves.error();
     // Deleting the top half (cells 9-16 of 1-16) leaves h = 0.04 (1 + ... + 8) = 1.44.
     EXPECT_NEAR(curves->deletion[0], classZero(0.04 * 136), 1e-6);
@@ -75,13 +75,13 @@ TEST(DeletionCurves, APerfectMapBeatsItsReverse) {
     std::vector<double> reversed;
     for (double v : perfectMap()) reversed.push_back(-v);
     const auto fractions = curveFractions(16);
-    auto perfect = deletionInsertionCurves(*model, whiteImage(), kGrid, kGrid, perfectMap(), 0, "argmax", 1, fractions);
-    auto reverse = deletionInsertionCurves(*model, whiteImage(), kGrid, kGrid, reversed, 0, "argmax", 1, fractions);
+    auto perfect = deletionInsertionCurves(*model, whiteImage(), kMapGrid, kMapGrid, perfectMap(), 0, "argmax", 1, fractions);
+    auto reverse = deletionInsertionCurves(*model, whiteImage(), kMapGrid, kMapGrid, reversed, 0, "argmax", 1, fractions);
     ASSERT_TRUE(perfect.ok() && reverse.ok());
     EXPECT_GT(perfect->insertionAuc, reverse->insertionAuc + 0.1);
     EXPECT_LT(perfect->deletionAuc, reverse->deletionAuc - 0.1);
     EXPECT_EQ(cellsByImportance({0.1, 0.5, 0.5, 0.2}), (std::vector<int>{1, 2, 3, 0}));
-    auto wrong = deletionInsertionCurves(*model, whiteImage(), kGrid, kGrid, {1, 2}, 0, "argmax", 1, fractions);
+    auto wrong = deletionInsertionCurves(*model, whiteImage(), kMapGrid, kMapGrid, {1, 2}, 0, "argmax", 1, fractions);
     ASSERT_FALSE(wrong.ok());
     EXPECT_EQ(wrong.error(), "a map of 2 cells on a 4x4 grid");
 }
@@ -89,9 +89,9 @@ TEST(DeletionCurves, APerfectMapBeatsItsReverse) {
 std::vector<Image> patternImages(int count) {
     std::vector<Image> images;
     for (int k = 0; k < count; ++k) {
-        Image im = Image::zeros(kSize, kSize);
-        for (int y = 0; y < kSize; ++y)
-            for (int x = 0; x < kSize; ++x) im.at(x, y) = std::uint8_t((x * (37 + k) + y * (11 + 3 * k) + 29 * k) % 256);
+        Image im = Image::zeros(kMapSize, kMapSize);
+        for (int y = 0; y < kMapSize; ++y)
+            for (int x = 0; x < kMapSize; ++x) im.at(x, y) = std::uint8_t((x * (37 + k) + y * (11 + 3 * k) + 29 * k) % 256);
         images.push_back(im);
     }
     return images;
@@ -105,11 +105,11 @@ std::vector<torch::Tensor> parameterCopies(torch::nn::Module& module) {
 
 TEST(SanityCheck, FlagsTheInputOnlyMapNotTheGradientAndRestoresTheWeights) {
     torch::manual_seed(7);
-    test::TwoLayerModel model(kSize, kGrid, 16);
+    test::TwoLayerModel model(kMapSize, kMapGrid, 16);
     const auto before = parameterCopies(*model.net());
     MapSettings settings;
     settings.rule = "argmax";
-    settings.rows = settings.cols = kGrid;
+    settings.rows = settings.cols = kMapGrid;
     const auto images = patternImages(6);
     auto curves = sanityCheck(model, images, std::vector<int>(images.size(), 0), {"attention", "gradient"}, settings, 3);
     ASSERT_TRUE(curves.ok()) << curves.error();
@@ -183,7 +183,7 @@ TEST(MapMethods, BadInputIsOneLineNamingTheMap) {
     EXPECT_FALSE(parseMapMethods("").ok());
     EXPECT_FALSE(parseMapMethods("gradient,").ok());
     EXPECT_EQ(parseMapMethods("attention,occlusion")->size(), 2u);
-    test::TwoLayerModel model(kSize, kGrid, 4);
+    test::TwoLayerModel model(kMapSize, kMapGrid, 4);
     EXPECT_EQ(checkMapMethod(model, "rollout").error(), "two-layer test model has no rollout (it is not a transformer)");
     EXPECT_EQ(checkMapMethod(model, "gradcam").error(), "two-layer test model has no convolutional grid for Grad-CAM");
     EXPECT_TRUE(checkMapMethod(model, "integrated-gradients").ok());
@@ -193,12 +193,12 @@ TEST(MapMethods, EveryMapIsOnTheGridAndSumsToOne) {
     auto model = cellWeightedModel();
     MapSettings settings;
     settings.rule = "argmax";
-    settings.rows = settings.cols = kGrid;
+    settings.rows = settings.cols = kMapGrid;
     settings.attribution.samples = 4;
     for (const char* method : {"attention", "gradient", "gradient-x-input", "integrated-gradients", "smoothgrad", "occlusion"}) {
         auto map = imageMap(*model, method, whiteImage(), 0, settings);
         ASSERT_TRUE(map.ok()) << method << ": " << map.error();
-        ASSERT_EQ(map->size(), size_t(kCells)) << method;
+        ASSERT_EQ(map->size(), size_t(kMapCells)) << method;
         double total = 0;
         for (double v : *map) total += v;
         EXPECT_NEAR(total, 1.0, 1e-6) << method;
