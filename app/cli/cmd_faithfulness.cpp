@@ -10,6 +10,7 @@
 #include "analysis/faithfulness.h"
 #include "commands.h"
 #include "input_options.h"
+#include "map_faithfulness.h"
 #include "models/model_input.h"
 #include "shard_option.h"
 #include "strict_options.h"
@@ -24,6 +25,7 @@ struct FaithfulnessArgs {
     std::string model, dataset, device = "auto", shard;
     InputOptions input;
     FaithfulnessOptions options;
+    MapFaithfulnessArgs maps;
     bool json = false;
 };
 
@@ -95,11 +97,15 @@ void printFaithfulness(const FaithfulnessReport& r) {
                       << std::setw(15) << b.meanAttention << std::setw(12) << b.onObject << "\n";
 }
 
-int runFaithfulness(const FaithfulnessArgs& a) {
+int runFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
+    const int mode = mapFaithfulnessMode(cmd, a.maps);
+    if (mode > 0) return mode;
     auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("faithfulness", model.error());
     auto dataset = openDatasetFor(**model, a.dataset.empty() ? (*model)->info().dataset : a.dataset, 1);
     if (!dataset) return badInput("faithfulness", dataset.error());
+    if (mode < 0)
+        return runMapFaithfulness(a.maps, **model, **dataset, a.options.limit, a.options.seed, a.options.rule, a.json);
     if ((*model)->info().modelType == "caption") return runCaptionFaithfulness(a, **model, **dataset);
     auto options = a.options;
     auto shard = shardOf(a.shard);
@@ -131,7 +137,9 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
                         "deletion curves (most attended against random cells), rank correlation with occlusion "
                         "saliency, and the calibration of attention as the probability of the object. On a "
                         "captioner, word by word: the mass on the object each word names, and whether the word "
-                        "survives occluding the cells it looked at.");
+                        "survives occluding the cells it looked at. With --methods, attention, rollout and "
+                        "attribution maps side by side: mass in box, pointing game, deletion and insertion AUC and "
+                        "the model-randomisation sanity check.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
     cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
@@ -143,9 +151,10 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
                     "rollout or head:K, one step per layer");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_flag("--json", a->json, "print the report as JSON (schema saccade.faithfulness)");
+    addMapFaithfulnessOptions(cmd, a->maps);
     addShardOption(cmd, a->shard);
     addInputOptions(cmd, a->input);
-    cmd->callback([a, &exitCode] { exitCode = runFaithfulness(*a); });
+    cmd->callback([a, cmd, &exitCode] { exitCode = runFaithfulness(*a, *cmd); });
 }
 
 }  // namespace saccade::cli

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "analysis/attribution_gradients.h"
+#include "analysis/deletion_curves.h"
 #include "analysis/faithfulness.h"
 #include "metrics/attention_regions.h"
 #include "models/gradient_forward.h"
@@ -15,8 +16,6 @@
 namespace saccade {
 
 namespace {
-
-constexpr std::size_t kAttributionOcclusionChunk = 64;  // occluded copies per outputProbs call
 
 bool isAttributionMethod(const std::string& name) {
     const auto& all = attributionMethods();
@@ -109,16 +108,9 @@ void scoreAttributionOnBox(AttributionMap& map, const Box& box) {
 Result<Unit> occlusionAttribution(AttentionModel& model, const Image& image, const AttributionOptions& o, AttributionMap& map) {
     std::vector<Image> copies{image};
     for (int c = 0; c < map.rows * map.cols; ++c) copies.push_back(occludeCells(image, map.rows, map.cols, {c}));
-    std::vector<std::vector<float>> probs;
-    for (std::size_t first = 0; first < copies.size(); first += kAttributionOcclusionChunk) {
-        const std::vector<Image> chunk(copies.begin() + long(first),
-                                       copies.begin() + long(std::min(copies.size(), first + kAttributionOcclusionChunk)));
-        auto p = model.outputProbs(chunk, map.rule, o.seed);
-        if (!p) return Error{p.error()};
-        if (p->size() != chunk.size()) return Error{"the model gave " + std::to_string(p->size()) + " outputs for " +
-                                                    std::to_string(chunk.size()) + " images"};
-        for (auto& v : *p) probs.push_back(std::move(v));
-    }
+    auto batched = batchedOutputProbs(model, copies, map.rule, o.seed);
+    if (!batched) return Error{batched.error()};
+    const auto& probs = *batched;
     const auto& intact = probs.front();
     map.predicted = int(std::max_element(intact.begin(), intact.end()) - intact.begin());
     map.target = o.target.value_or(map.predicted);

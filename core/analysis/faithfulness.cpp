@@ -1,5 +1,7 @@
 #include "analysis/faithfulness.h"
 
+#include "analysis/deletion_curves.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -40,15 +42,21 @@ double probOf(const std::vector<float>& p, int label) {
     return label >= 0 && label < int(p.size()) ? p[size_t(label)] : 0.0;
 }
 
-// The mean of per-step maps of `cells` cells.
-std::vector<double> meanMap(const std::vector<std::vector<double>>& steps, int cells) {
+}  // namespace
+
+std::vector<double> meanStepMap(const std::vector<std::vector<double>>& steps, int cells) {
     std::vector<double> map(size_t(cells), 0.0);
     for (const auto& a : steps)
         for (size_t i = 0; i < map.size(); ++i) map[i] += a[i] / double(steps.size());
     return map;
 }
 
-}  // namespace
+std::pair<int, int> measuredGrid(const AttentionModel& model, const Trace& t, int fallback) {
+    if (const auto g = model.cellGrid(); g.side > 0) return {g.side, g.side};
+    if (!t.steps.empty())
+        if (const auto& g = t.steps.front().grid) return {g->rows, g->cols};
+    return {fallback, fallback};
+}
 
 Image occludeCells(const Image& image, int rows, int cols, const std::vector<int>& cells, std::uint8_t fill) {
     Image out = image;
@@ -150,8 +158,6 @@ FaithfulnessReport faithfulnessFromSums(const FaithfulnessSums& s, const std::ve
 
 namespace {
 
-constexpr std::size_t kOcclusionChunk = 64;  // occluded copies per call (the model batches them)
-
 int argmaxOf(const std::vector<float>& p) {
     return p.empty() ? -1 : int(std::max_element(p.begin(), p.end()) - p.begin());
 }
@@ -170,17 +176,9 @@ struct FaithfulnessWork {
 // The class probabilities of `images`, in chunks with progress after each; false: cancelled.
 Result<std::vector<std::vector<float>>> occludedProbs(AttentionModel& model, const std::vector<Image>& images,
                                                       const std::string& rule, std::uint64_t seed, FaithfulnessWork& work) {
-    std::vector<std::vector<float>> probs;
-    for (std::size_t first = 0; first < images.size(); first += kOcclusionChunk) {
-        const std::vector<Image> chunk(images.begin() + long(first),
-                                       images.begin() + long(std::min(images.size(), first + kOcclusionChunk)));
-        auto p = model.outputProbs(chunk, rule, seed);
-        if (!p) return Error{p.error()};
-        if (p->size() != chunk.size()) return Error{"the model gave " + std::to_string(p->size()) + " outputs for " +
-                                                    std::to_string(chunk.size()) + " images"};
-        for (auto& v : *p) probs.push_back(std::move(v));
-        if (!work.step(std::int64_t(chunk.size()))) return Error{"the faithfulness measurement was cancelled"};
-    }
+    bool cancelled = false;
+    auto probs = batchedOutputProbs(model, images, rule, seed, [&](std::int64_t n) { return !(cancelled = !work.step(n)); });
+    if (cancelled) return Error{"the faithfulness measurement was cancelled"};
     return probs;
 }
 
@@ -212,10 +210,9 @@ Result<Unit> addDeletion(AttentionModel& model, FaithfulnessSums& s, const Trace
                          const std::vector<double>& map, const FaithfulnessOptions& o, std::int64_t i,
                          const std::string& rule, FaithfulnessWork& work) {
     const int cells = s.rows * s.cols;
-    std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
-    std::iota(byAttention.begin(), byAttention.end(), 0);
+    std::vector<int> byAttention = cellsByImportance(map);
+    std::vector<int> byChance(static_cast<size_t>(cells));
     std::iota(byChance.begin(), byChance.end(), 0);
-    std::stable_sort(byAttention.begin(), byAttention.end(), [&](int a, int b) { return map[size_t(a)] > map[size_t(b)]; });
     std::mt19937_64 random(mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
     std::shuffle(byChance.begin(), byChance.end(), random);
     std::vector<Image> copies;
@@ -256,14 +253,6 @@ Result<Unit> addSaliency(AttentionModel& model, FaithfulnessSums& s, const Trace
         ++s.correlationImages;
     }
     return Unit{};
-}
-
-// The grid the maps are measured on: the model's cells where it declares them, else the
-// trace's own grid (a transformer's patches), else `fallback` cells a side (a RAM's Gaussians).
-std::pair<int, int> measuredGrid(const AttentionModel& model, const Trace& t, int fallback) {
-    if (const auto g = model.cellGrid(); g.side > 0) return {g.side, g.side};
-    if (const auto& g = t.steps.front().grid) return {g->rows, g->cols};
-    return {fallback, fallback};
 }
 
 }  // namespace
@@ -309,7 +298,7 @@ Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Data
             stepMaps.push_back(attentionOnGrid(step, sample.image.width, sample.image.height, s.rows, s.cols));
         if (sample.box.w > 0 && sample.box.h > 0) addBoxFigures(s, *t, sample, stepMaps, o.bins);
         if (!work.step(1)) return Error{"the faithfulness measurement was cancelled"};
-        const auto map = meanMap(stepMaps, s.rows * s.cols);
+        const auto map = meanStepMap(stepMaps, s.rows * s.cols);
         if (auto d = addDeletion(model, s, *t, sample, map, o, i, rule, work); !d) return Error{d.error()};
         if (i < o.saliencyImages)
             if (auto c = addSaliency(model, s, *t, sample, map, rule, o.seed, work); !c) return Error{c.error()};

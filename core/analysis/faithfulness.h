@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/progress.h"
@@ -111,6 +112,13 @@ double totalVariation(const std::vector<float>& p, const std::vector<float>& q);
 
 /// Spearman's rank correlation (average ranks for ties); 0 when either side is constant.
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+/// The mean of per-step maps of `cells` cells each: a trace's one map.
+std::vector<double> meanStepMap(const std::vector<std::vector<double>>& steps, int cells);
+
+/// The grid maps are measured on (rows, cols): the model's cells where it declares them, else the
+/// trace's own grid (a transformer's patches), else `fallback` cells a side (a RAM's Gaussians).
+std::pair<int, int> measuredGrid(const AttentionModel& model, const Trace& trace, int fallback);
 
 Result<FaithfulnessReport> measureFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
                                                const FaithfulnessOptions& options, const Progress& progress = {});

@@ -1,8 +1,10 @@
 #pragma once
 // GradientForward: what attribution methods (analysis/attribution.h) ask of an image classifier:
 // a batched forward that autograd can differentiate with respect to the input pixels, and, where
-// the answer is read from a convolutional feature grid, that grid (for Grad-CAM). A model hands
-// one out through AttentionModel::gradientForward(); the methods never ask which family it is.
+// the answer is read from a convolutional feature grid, that grid (for Grad-CAM); for the
+// model-randomisation sanity check (analysis/sanity_check.h), its parameters grouped by layer from
+// the output down. A model hands one out through AttentionModel::gradientForward(); the methods
+// never ask which family it is.
 // Engine header: includes LibTorch.
 
 #include <functional>
@@ -28,6 +30,12 @@ struct AttentionGraph {
     int prefix = 0;                         ///< tokens before the patch grid (CLS, registers)
     int readout = 0;                        ///< the token whose row is the map (CLS: 0)
     int gridRows = 0, gridCols = 0;         ///< the patch grid, row-major after the prefix
+};
+
+/// One layer's parameters: the model's own tensors (writing them writes the model).
+struct ParameterGroup {
+    std::string name;  ///< the layer's path in the network ("classifier", "layers.3", "encoder.0")
+    std::vector<torch::Tensor> tensors;
 };
 
 class GradientForward {
@@ -61,6 +69,13 @@ public:
     }
     /// Whether attentionGraph gives attention, without running it.
     virtual bool hasAttentionGraph() const { return false; }
+    /// The model's parameters grouped by layer, the output layer first and the input layer last
+    /// (models/parameter_groups.h); empty where the model does not offer them (the default).
+    /// Whoever writes the tensors calls weightsChanged() after, and restores them.
+    virtual std::vector<ParameterGroup> parameterGroups() { return {}; }
+    /// Tells the model its weights were written, so that it drops what it cached from them (a
+    /// transformer's last attention maps).
+    virtual void weightsChanged() {}
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -68,9 +83,16 @@ class FunctionGradientForward : public GradientForward {
 public:
     using Logits = std::function<torch::Tensor(const torch::Tensor&, const std::string&)>;
     using Grid = std::function<GridForward(const torch::Tensor&, const std::string&)>;
-    /// `grid` empty: the model has no feature grid.
-    FunctionGradientForward(torch::Device device, std::string defaultRule, Logits logits, Grid grid = {})
-        : m_device(device), m_rule(std::move(defaultRule)), m_logits(std::move(logits)), m_grid(std::move(grid)) {}
+    /// The parameter groups, top first, and what to do when the weights were written (either empty).
+    struct Weights {
+        std::function<std::vector<ParameterGroup>()> groups;
+        std::function<void()> changed;
+    };
+    /// `grid` empty: the model has no feature grid; `weights.groups` empty: no parameter groups.
+    FunctionGradientForward(torch::Device device, std::string defaultRule, Logits logits, Grid grid = {},
+                            Weights weights = {})
+        : m_device(device), m_rule(std::move(defaultRule)), m_logits(std::move(logits)), m_grid(std::move(grid)),
+          m_weights(std::move(weights)) {}
 
     torch::Device device() const override { return m_device; }
     std::string defaultRule() const override { return m_rule; }
@@ -88,6 +110,12 @@ public:
         return m_attention ? m_attention(images, rule) : AttentionGraph{};
     }
     bool hasAttentionGraph() const override { return bool(m_attention); }
+    std::vector<ParameterGroup> parameterGroups() override {
+        return m_weights.groups ? m_weights.groups() : std::vector<ParameterGroup>{};
+    }
+    void weightsChanged() override {
+        if (m_weights.changed) m_weights.changed();
+    }
 
 private:
     Attention m_attention;
@@ -95,6 +123,7 @@ private:
     std::string m_rule;
     Logits m_logits;
     Grid m_grid;
+    Weights m_weights;
 };
 
 }  // namespace saccade

@@ -13,6 +13,7 @@
 #include "data/batch.h"
 #include "models/batched_eval.h"
 #include "models/gradient_forward.h"
+#include "models/parameter_groups.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/patch/patch_classifier.h"
@@ -78,7 +79,8 @@ GradientForward* PatchModel::gradientForward() {
             out.logits = m.net->forwardEncoded(images, encoded, options, rng).logits;
             return out;
         };
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid);
+    FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid, weights);
     return m.gradient.get();
 }
 

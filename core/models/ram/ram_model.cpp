@@ -12,6 +12,7 @@
 #include "attention/selection.h"
 #include "models/batched_eval.h"
 #include "models/gradient_forward.h"
+#include "models/parameter_groups.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/ram/ram_network.h"
@@ -66,7 +67,8 @@ GradientForward* RamModel::gradientForward() {
         Rng rng(0);  // the mean rule draws nothing
         return m.net->forward(images, RamRule::Mean, rng).logits;
     };
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "mean", logits);
+    FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "mean", logits, FunctionGradientForward::Grid{}, weights);
     return m.gradient.get();
 }
 

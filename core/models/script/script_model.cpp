@@ -19,6 +19,7 @@
 #include "data/batch.h"
 #include "models/batched_eval.h"
 #include "models/gradient_forward.h"
+#include "models/parameter_groups.h"
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_outputs.h"
@@ -286,7 +287,13 @@ GradientForward* ScriptModel::gradientForward() {
         TORCH_CHECK(read.ok(), "model '", m.path, "': ", read.ok() ? "" : read.error());
         return read->logits.select(/*dim=*/1, -1);  // the answer: the last step's logits
     };
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits);
+    auto groups = [&m] {
+        std::vector<std::pair<std::string, torch::Tensor>> named;
+        for (const auto& p : m.module.named_parameters(/*recurse=*/true)) named.emplace_back(p.name, p.value);
+        return layerGroupsFromTop(named);
+    };
+    FunctionGradientForward::Weights weights{groups, [&m] { m.cachedOutputs.reset(); }};
+    m.gradient = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits, FunctionGradientForward::Grid{}, weights);
     return m.gradient.get();
 }
 

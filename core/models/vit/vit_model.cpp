@@ -4,6 +4,7 @@
 
 #include "models/batched_eval.h"
 #include "models/gradient_forward.h"
+#include "models/parameter_groups.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/transformer_maps.h"
@@ -31,7 +32,9 @@ GradientForward* VitModel::gradientForward() {
         TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());
         return m.net->forward(images).logits;
     };
-    auto gradient = std::make_unique<FunctionGradientForward>(m.device, "attention", logits);
+    FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); },
+                                             [&m] { m.cachedAttentions = torch::Tensor(); }};
+    auto gradient = std::make_unique<FunctionGradientForward>(m.device, "attention", logits, FunctionGradientForward::Grid{}, weights);
     gradient->setAttentionGraph([&m](const torch::Tensor& images, const std::string& rule) {
         auto parsed = parseTransformerRule(rule, m.config.heads);
         TORCH_CHECK(parsed.ok(), parsed.ok() ? "" : parsed.error());

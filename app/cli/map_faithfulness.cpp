@@ -1,0 +1,98 @@
+#include "map_faithfulness.h"
+
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/faithfulness.h"
+#include "analysis/map_comparison.h"
+#include "commands.h"
+#include "run_input.h"
+#include "strict_options.h"
+
+namespace saccade::cli {
+
+namespace {
+
+std::string percentOrNot(const std::optional<double>& v) {
+    if (!v) return "not measured";
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << 100 * *v << "%";
+    return out.str();
+}
+
+std::string sanityText(const MapFigures& m) {
+    if (!m.sanity || !m.sanity->finalSpearman) return "not measured";
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(2) << *m.sanity->finalSpearman << " / " << *m.sanity->finalPearson
+        << (m.sanity->flagged ? "  FLAGGED: does not depend on the model" : "  depends on the model");
+    return out.str();
+}
+
+void printMapFaithfulness(const MapComparisonReport& r) {
+    std::cout << std::fixed << std::setprecision(1) << r.dataset << " test split, " << r.images << " images (" << r.boxed
+              << " with a box), " << r.rule << " rule, maps on a " << r.rows << "x" << r.cols << " grid, "
+              << r.fractions.size() << " curve points, " << r.seconds << " s\n  " << kAttentionCaveat << "\n";
+    std::cout << "  map                    mass in box   pointing   deletion AUC   insertion AUC   sanity: Spearman / "
+                 "Pearson after every layer is randomised\n";
+    for (const auto& m : r.maps)
+        std::cout << "  " << std::left << std::setw(22) << m.method << std::right << std::setw(12)
+                  << percentOrNot(m.massInBox) << std::setw(11) << percentOrNot(m.pointing) << std::setprecision(3)
+                  << std::setw(15) << m.deletionAuc << std::setw(16) << m.insertionAuc << "   " << sanityText(m)
+                  << std::setprecision(1) << "\n";
+    if (r.uniformMass) std::cout << "  (a uniform map puts " << 100 * *r.uniformMass << "% in the box)\n";
+    std::cout << "  deletion AUC: the target's probability as the map's cells are deleted, most important first "
+                 "(lower is better); insertion AUC: as they are restored on a blank image (higher is better)\n";
+    if (r.sanityNote.empty())
+        std::cout << "  sanity check on " << r.sanityImages << " images, layers randomised from the output down (seed "
+                  << r.seed << "); flagged above a Spearman of " << std::setprecision(2) << r.sanityThreshold << "\n";
+    else
+        std::cout << "  sanity check: not measured (" << r.sanityNote << ")\n";
+}
+
+}  // namespace
+
+void addMapFaithfulnessOptions(CLI::App* cmd, MapFaithfulnessArgs& a) {
+    cmd->add_option("--methods", a.methods,
+                    "compare maps instead: a comma-separated subset of attention, rollout, gradient, gradient-x-input, "
+                    "integrated-gradients, smoothgrad, occlusion, gradcam (mass in box, pointing game, deletion and "
+                    "insertion AUC, model-randomisation sanity check)");
+    cmd->add_option("--sanity-images", a.sanityImages, "with --methods: images for the sanity check (0: not run)")
+        ->capture_default_str()->check(wholeNumberIn(0, 1000000));
+    cmd->add_option("--curve-points", a.curvePoints, "with --methods: steps of the deletion and insertion curves")
+        ->capture_default_str()->check(wholeNumberIn(1, 10000));
+}
+
+int mapFaithfulnessMode(const CLI::App& cmd, const MapFaithfulnessArgs& a) {
+    if (cmd.count("--methods") == 0) {
+        for (const char* only : {"--sanity-images", "--curve-points"})
+            if (cmd.count(only)) return badInput("faithfulness", std::string(only) + " applies only with --methods");
+        return 0;
+    }
+    for (const char* not_ : {"--shard", "--saliency-images"})
+        if (cmd.count(not_)) return badInput("faithfulness", std::string(not_) + " does not apply with --methods");
+    if (auto methods = parseMapMethods(a.methods); !methods) return badInput("faithfulness", methods.error());
+    return -1;
+}
+
+int runMapFaithfulness(const MapFaithfulnessArgs& a, AttentionModel& model, const Dataset& dataset, std::int64_t limit,
+                       std::uint64_t seed, const std::string& rule, bool json) {
+    auto methods = parseMapMethods(a.methods);
+    if (!methods) return badInput("faithfulness", methods.error());
+    MapComparisonOptions o;
+    o.methods = *methods;
+    o.limit = limit;
+    o.sanityImages = a.sanityImages;
+    o.curvePoints = a.curvePoints;
+    o.rule = rule;
+    o.seed = seed;
+    auto r = compareMaps(model, dataset, Split::Test, o, consoleProgress("faithfulness"));
+    if (!r) return badInput("faithfulness", r.error());
+    if (json)
+        std::cout << mapComparisonToJson(*r) << "\n";
+    else
+        printMapFaithfulness(*r);
+    return 0;
+}
+
+}  // namespace saccade::cli

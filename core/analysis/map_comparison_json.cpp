@@ -1,0 +1,62 @@
+// JSON of the comparison of maps (analysis/map_comparison.h); documented in docs/schemas.md.
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/faithfulness.h"
+#include "analysis/map_comparison.h"
+
+namespace saccade {
+
+namespace {
+
+template <typename T>
+nlohmann::json mapOrNull(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json sanityJson(const std::optional<SanityCurve>& s) {
+    if (!s) return nullptr;
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& step : s->steps)
+        steps.push_back({{"layer", step.layer}, {"spearman", step.spearman}, {"pearson", step.pearson}});
+    return {{"images", s->images},
+            {"steps", steps},
+            {"final_spearman", mapOrNull(s->finalSpearman)},
+            {"final_pearson", mapOrNull(s->finalPearson)},
+            {"flagged", s->finalSpearman ? nlohmann::json(s->flagged) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace
+
+std::string mapComparisonToJson(const MapComparisonReport& r, int indent) {
+    nlohmann::json maps = nlohmann::json::array();
+    for (const auto& m : r.maps)
+        maps.push_back({{"method", m.method},
+                        {"images", m.images},
+                        {"mass_in_box", mapOrNull(m.massInBox)},
+                        {"pointing", mapOrNull(m.pointing)},
+                        {"deletion", m.deletion},
+                        {"insertion", m.insertion},
+                        {"deletion_auc", m.images ? nlohmann::json(m.deletionAuc) : nlohmann::json(nullptr)},
+                        {"insertion_auc", m.images ? nlohmann::json(m.insertionAuc) : nlohmann::json(nullptr)},
+                        {"sanity", sanityJson(m.sanity)}});
+    nlohmann::json j{{"schema", "saccade.map-faithfulness"},
+                     {"version", 1},
+                     {"caveat", kAttentionCaveat},
+                     {"dataset", r.dataset},
+                     {"rule", r.rule},
+                     {"images", r.images},
+                     {"boxed_images", r.boxed},
+                     {"grid", {r.rows, r.cols}},
+                     {"fractions", r.fractions},
+                     {"uniform_mass", mapOrNull(r.uniformMass)},
+                     {"sanity_images", r.sanityImages},
+                     {"sanity_threshold", r.sanityThreshold},
+                     {"sanity_note", r.sanityNote.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sanityNote)},
+                     {"seed", r.seed},
+                     {"maps", maps},
+                     {"seconds", r.seconds}};
+    return j.dump(indent);
+}
+
+}  // namespace saccade
