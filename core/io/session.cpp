@@ -37,6 +37,7 @@ std::string sessionToJson(const Session& s) {
                      {"tab", s.tab},
                      {"notes", s.notes}};
     if (!s.pageTab.empty()) j["page_tab"] = s.pageTab;
+    if (!s.attributionMap.empty()) j["attention_map"] = {{"method", s.attributionMap}, {"side_by_side", s.mapSideBySide}};
     if (s.sequences) {
         const auto& q = *s.sequences;
         j["sequences"] = {{"model", q.model}, {"compare", q.compare}, {"text", q.text}, {"rule", q.rule},
@@ -94,6 +95,11 @@ Result<Session> sessionFromJson(const std::string& text) {
         s.page = stringField(j, "page");
         s.tab = stringField(j, "tab");
         s.pageTab = j.contains("page_tab") ? stringField(j, "page_tab") : std::string();  // optional
+        if (j.contains("attention_map")) {  // optional: sessions saved before it have none
+            if (!j["attention_map"].is_object()) return Error{"attention_map must be an object"};
+            s.attributionMap = stringField(j["attention_map"], "method");
+            s.mapSideBySide = boolField(j["attention_map"], "side_by_side");
+        }
         s.notes = stringField(j, "notes");
         if (j.contains("sequences")) {  // optional: sessions saved before it have none
             if (!j["sequences"].is_object()) return Error{"sequences must be an object"};

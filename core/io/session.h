@@ -46,6 +46,10 @@ struct Session {
     std::string pageTab;                  ///< the open page's own tab when it has tabs ("cost"); empty: none
     std::string notes;
     std::optional<SessionSequences> sequences;  ///< when the Sequences page had a model
+    /// The Attention page's map beside the attention: an attribution method ("" : none) and
+    /// whether it is shown beside the attention (else alone).
+    std::string attributionMap;
+    bool mapSideBySide = true;
 };
 
 std::string sessionToJson(const Session& session);

@@ -73,6 +73,20 @@ TEST(Session, RoundTripsEveryField) {
     auto cost = sessionFromJson(sessionToJson(onCost));
     ASSERT_TRUE(cost.ok()) << cost.error();
     EXPECT_EQ(cost->pageTab, "cost");
+    EXPECT_TRUE(back->attributionMap.empty());  // optional: no map beside the attention
+    EXPECT_EQ(sessionToJson(s).find("attention_map"), std::string::npos);
+    Session withMap = s;
+    withMap.attributionMap = "gradient-rollout";
+    withMap.mapSideBySide = false;
+    auto mapped = sessionFromJson(sessionToJson(withMap));
+    ASSERT_TRUE(mapped.ok()) << mapped.error();
+    EXPECT_EQ(mapped->attributionMap, "gradient-rollout");
+    EXPECT_FALSE(mapped->mapSideBySide);
+    auto notObject = sessionToJson(s);
+    notObject.insert(notObject.find('{') + 1, "\"attention_map\": 3,");
+    auto refused = sessionFromJson(notObject);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), "attention_map must be an object");
     EXPECT_EQ(back->notes, s.notes);
     ASSERT_TRUE(back->sequences.has_value());
     EXPECT_EQ(back->sequences->compare, "/models/seq-dates-additive.pt");

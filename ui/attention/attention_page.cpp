@@ -402,6 +402,8 @@ QString AttentionPage::captureSession(Session& s) const {
     const OverlaySettings o = m_toolbar->overlays();
     s.overlays = {o.heatmap, o.chosen, o.path, o.truth, o.grid, o.heatmapOpacity};
     s.tab = m_tabs->tabText(m_tabs->currentIndex()).toLower().toStdString();
+    s.attributionMap = m_attribution->method().toStdString();
+    s.mapSideBySide = m_attribution->sideBySide();
     return {};
 }
 
@@ -422,6 +424,12 @@ void AttentionPage::openSession(const Session& s) {
     }
     for (int i = 0; i < m_tabs->count(); ++i)
         if (m_tabs->tabText(i).toLower().toStdString() == s.tab) m_tabs->setCurrentIndex(i);
+    m_attribution->setSideBySide(s.mapSideBySide);
+    if (!m_attribution->setMethod(QString::fromStdString(s.attributionMap))) {
+        m_attribution->setMethod(QString());
+        Q_EMIT statusMessage(tr("The session's map '%1' is not one this version draws: the attention is shown alone")
+                                 .arg(QString::fromStdString(s.attributionMap)));
+    }
     m_input.reset();
     m_inputFile = QString::fromStdString(s.imageFile);
     m_inputDataset = QString::fromStdString(s.dataset);

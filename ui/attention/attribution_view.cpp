@@ -29,11 +29,10 @@ QString attributionFigures(const AttributionMap& m) {
     auto percent = [](const std::optional<double>& v) {
         return v ? QString::number(100 * *v, 'f', 1) + QLatin1Char('%') : QObject::tr("not measured");
     };
-    QString s = QObject::tr("class %1: mass in box %2 (box %3) · pointing %4")
-                    .arg(m.target)
+    QString s = QObject::tr("in box %1 (box %2) · pointing %3")
                     .arg(percent(m.massInBox), percent(m.boxArea))
                     .arg(m.pointing ? (*m.pointing ? QObject::tr("hit") : QObject::tr("miss")) : QObject::tr("not measured"));
-    if (m.completenessError) s += QObject::tr(" · completeness error %1").arg(QString::number(100 * *m.completenessError, 'f', 2) + '%');
+    if (m.completenessError) s += QObject::tr(" · completeness %1").arg(QString::number(100 * *m.completenessError, 'f', 2) + '%');
     return s + QObject::tr(" · %1 ms").arg(1000 * m.seconds, 0, 'f', 0);
 }
 
@@ -57,6 +56,9 @@ AttributionView::AttributionView(ModelService* service, AttentionCanvas* attenti
     m_figures = new QLabel(m_row);
     m_figures->setObjectName(QStringLiteral("mapFigures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Long figures never widen the centre column (the side panels keep their room): elided by
+    // the row's width, whole in the tooltip.
+    m_figures->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* layout = new QHBoxLayout(m_row);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr("Map:"), m_row));
@@ -71,6 +73,7 @@ AttributionView::AttributionView(ModelService* service, AttentionCanvas* attenti
     connect(m_beside, &QCheckBox::toggled, this, [this] { updateVisibility(); });
     connect(m_service, &ModelService::attributionReady, this, &AttributionView::onReady);
     connect(m_service, &ModelService::attributionFailed, this, &AttributionView::onFailed);
+    updateVisibility();
 }
 
 QString AttributionView::method() const { return m_combo->currentData().toString(); }
@@ -83,6 +86,7 @@ bool AttributionView::setMethod(const QString& method) {
 }
 
 void AttributionView::setSideBySide(bool on) { m_beside->setChecked(on); }
+bool AttributionView::sideBySide() const { return m_beside->isChecked(); }
 QString AttributionView::figuresText() const { return m_figures->text(); }
 
 void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule) {
@@ -126,6 +130,11 @@ void AttributionView::onReady(const AttributionMap& map) {
     m_canvas->setTrace(attributionTrace(map, m_truth));
     m_canvas->setLegendText(tr("%1, share per cell").arg(method()));
     m_figures->setText(attributionFigures(map));
+    m_figures->setToolTip(tr("%1 of class %2 (the model gives %3), under %4: %5")
+                              .arg(method())
+                              .arg(map.target)
+                              .arg(map.predicted)
+                              .arg(QString::fromStdString(map.rule), m_figures->text()));
     shareScale();
 }
 

@@ -38,6 +38,7 @@ public:
     QString method() const;
     bool setMethod(const QString& method);
     void setSideBySide(bool on);
+    bool sideBySide() const;
     QString figuresText() const;
     /// The map of the shown method's last answer (none while computing or after an error).
     const std::optional<AttributionMap>& map() const { return m_map; }
@@ -79,7 +80,7 @@ private:
 /// `truth`: what the canvas draws for an attribution map.
 Trace attributionTrace(const AttributionMap& map, const std::optional<GroundTruth>& truth);
 
-/// "mass in box 35.5% · pointing hit · completeness error 0.30% · 6 ms", with "not measured"
+/// "in box 35.5% (box 8.6%) · pointing hit · completeness 0.30% · 6 ms", with "not measured"
 /// where a figure was not.
 QString attributionFigures(const AttributionMap& map);
 
