@@ -202,6 +202,15 @@ TEST(ScriptTranslator, ImageAndTextModelsAreToldApart) {
     EXPECT_FALSE(fileReadsText(patch));
     EXPECT_NE(openError(patch).find("holds a patch classifier, which reads images"), std::string::npos);
     EXPECT_FALSE(fileReadsText(std::string(SACCADE_SAMPLES_DIR) + "/torchscript/sat_captioner.pt"));
+    EXPECT_TRUE(fileReadsText(std::string(SACCADE_SAMPLES_DIR) + "/torchscript/seq_translator.pt"));
+    // A classifier whose submodule has a method called translate is not a translator.
+    torch::jit::Module inner("__torch__.Shifter");
+    inner.define("def translate(self, x: Tensor) -> Tensor:\n    return x + 1\n");
+    torch::jit::Module outer("__torch__.Classifier");
+    outer.register_module("shifter", inner);
+    outer.define("def forward(self, x: Tensor) -> Tensor:\n    return self.shifter.translate(x)\n");
+    outer.save(dir.file("classifier.pt"));
+    EXPECT_FALSE(fileReadsText(dir.file("classifier.pt")));
 }
 
 TEST(SeqPairs, ParsedStrictly) {

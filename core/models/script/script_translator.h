@@ -29,7 +29,8 @@ public:
     static Result<std::shared_ptr<ScriptTranslator>> load(const ScriptArchive& archive);
     /// Whether an opened module is a translator: it has a `translate` method.
     static bool isTranslator(const ScriptArchive& archive);
-    /// Whether the TorchScript file at `path` defines a method `translate` (its code read, not its weights).
+    /// Whether the top module of the TorchScript file at `path` defines a method `translate` (its
+    /// code read, not its weights; a submodule's method of that name does not count).
     static bool fileDefinesTranslate(const std::string& path);
 
     const std::string& path() const override;
