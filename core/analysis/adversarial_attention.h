@@ -33,7 +33,7 @@ namespace saccade {
 
 struct AdversarialOptions {
     double epsilon = 0.01;       ///< TV tolerance on the output, in (0, 1)
-    int steps = 300;             ///< Adam steps per start (>= 1)
+    int steps = 1000;            ///< Adam steps per start (>= 1)
     int restarts = 1;            ///< seeded starts per image (>= 1); the farthest feasible kept
     double learningRate = 0.1;   ///< Adam on the attention logits (> 0)
     double penalty = 500;        ///< lambda of the relaxed constraint (> 0)
