@@ -28,7 +28,7 @@ struct AdversarialArgs {
     std::string model, image, sample, dataset, device = "auto", out;
     std::int64_t limit = 200;
     AdversarialOptions options;
-    bool json = false;
+    bool json = false, limitGiven = false;
 };
 
 // One strip's trace: each attention step's map, the output it gives, the image's label.
@@ -158,6 +158,7 @@ int runAdversarial(const AdversarialArgs& a) {
     if (auto ok = checkAdversarialOptions(a.options); !ok) return badInput("adversarial", ok.error());
     const int given = int(!a.image.empty()) + int(!a.sample.empty()) + int(!a.dataset.empty());
     if (given != 1) return badInput("adversarial", "give exactly one of --image FILE, --sample DATASET:INDEX and --dataset NAME");
+    if (a.limitGiven && a.dataset.empty()) return badInput("adversarial", "--limit goes with --dataset");
     auto model = loadAttentionModel(a.model, a.device);
     if (!model) return badInput("adversarial", model.error());
     GradientForward* forward = (*model)->gradientForward();
@@ -191,7 +192,7 @@ void addAdversarialCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--image", a->image, "image file (fitted to the model's input)");
     cmd->add_option("--sample", a->sample, "test sample DATASET:INDEX");
     cmd->add_option("--dataset", a->dataset, "search the first --limit images of this dataset's test split");
-    cmd->add_option("--limit", a->limit, "test images with --dataset")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
+    auto* limit = cmd->add_option("--limit", a->limit, "test images with --dataset")->capture_default_str()->check(wholeNumberIn(1, 1000000000));
     cmd->add_option("--epsilon", a->options.epsilon, "largest total variation between the outputs, in (0, 1)")
         ->capture_default_str();
     cmd->add_option("--steps", a->options.steps, "Adam steps per start")->capture_default_str()->check(wholeNumberIn(0, 1000000));
@@ -202,7 +203,10 @@ void addAdversarialCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--out", a->out, "PNG of the learned and the adversarial maps (with --dataset: the farthest image)");
     cmd->add_flag("--json", a->json, "print the result as JSON (schema saccade.adversarial_attention; a split's "
                                      "without the per-image maps)");
-    cmd->callback([a, &exitCode] { exitCode = runAdversarial(*a); });
+    cmd->callback([a, limit, &exitCode] {
+        a->limitGiven = limit->count() > 0;
+        exitCode = runAdversarial(*a);
+    });
 }
 
 }  // namespace saccade::cli
