@@ -46,6 +46,7 @@ void addCommands(CLI::App& app, int& exitCode) {
     addFaithfulnessCommand(app, exitCode);
     addAttributeCommand(app, exitCode);
     addBenchAttribute(*app.get_subcommand("bench"), exitCode);
+    addAdversarialCommand(app, exitCode);
     addCostCommand(app, exitCode);
     addReportCommand(app, exitCode);
     addMergeCommand(app, exitCode);

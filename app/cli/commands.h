@@ -66,6 +66,8 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode);
 void addAttributeCommand(CLI::App& app, int& exitCode);
 /// bench attribute: integrated gradients against plain PyTorch autograd.
 void addBenchAttribute(CLI::App& bench, int& exitCode);
+/// adversarial: how far soft attention can move without changing the answer (analysis/adversarial_attention.h).
+void addAdversarialCommand(CLI::App& app, int& exitCode);
 
 /// cost: time and FLOPs per stage and rule.
 void addCostCommand(CLI::App& app, int& exitCode);

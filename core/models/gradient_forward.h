@@ -4,7 +4,8 @@
 // the answer is read from a convolutional feature grid, that grid (for Grad-CAM); for the
 // model-randomisation sanity check (analysis/sanity_check.h), its parameters grouped by layer from
 // the output down. A model hands one out through AttentionModel::gradientForward(); the methods
-// never ask which family it is.
+// never ask which family it is. A soft-attention model also hands out its head on an attention
+// distribution of the caller's choosing (attentionHead), for analysis/adversarial_attention.h.
 // Engine header: includes LibTorch.
 
 #include <functional>
@@ -36,6 +37,18 @@ struct AttentionGraph {
 struct ParameterGroup {
     std::string name;  ///< the layer's path in the network ("classifier", "layers.3", "encoder.0")
     std::vector<torch::Tensor> tensors;
+};
+
+/// A soft-attention model's images encoded once, and its head run on any attention distribution
+/// over its cells (Jain and Wallace 2019: how far attention can move without changing the answer).
+struct AttentionHead {
+    torch::Tensor attention;  ///< [B, T, L] the model's own soft attention per step, no graph
+    torch::Tensor logits;     ///< [B, classes] its logits under that attention, no graph
+    int rows = 0, cols = 0;   ///< the grid of the L = rows x cols cells, row-major
+    /// Logits [B, classes] with `attention` [B, T, L] (each row a distribution) put in place of the
+    /// model's at every step: the context is the attention-weighted sum of the cell features.
+    /// The graph reaches `attention`, not the images. Valid while the model lives; not thread-safe.
+    std::function<torch::Tensor(const torch::Tensor&)> run;
 };
 
 class GradientForward {
@@ -76,6 +89,14 @@ public:
     /// Tells the model its weights were written, so that it drops what it cached from them (a
     /// transformer's last attention maps).
     virtual void weightsChanged() {}
+    /// The soft-attention head of images [B, C, S, S] in [0, 1]: an empty `run` when the model
+    /// has no soft attention over cells to replace (the default).
+    virtual AttentionHead attentionHead(const torch::Tensor& images) {
+        (void)images;
+        return {};
+    }
+    /// Whether attentionHead gives a head, without running it.
+    virtual bool hasAttentionHead() const { return false; }
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -116,9 +137,17 @@ public:
     void weightsChanged() override {
         if (m_weights.changed) m_weights.changed();
     }
+    using Head = std::function<AttentionHead(const torch::Tensor&)>;
+    /// Gives the model's soft-attention head (soft attention over a grid of cells).
+    void setAttentionHead(Head head) { m_head = std::move(head); }
+    AttentionHead attentionHead(const torch::Tensor& images) override {
+        return m_head ? m_head(images) : AttentionHead{};
+    }
+    bool hasAttentionHead() const override { return bool(m_head); }
 
 private:
     Attention m_attention;
+    Head m_head;
     torch::Device m_device;
     std::string m_rule;
     Logits m_logits;

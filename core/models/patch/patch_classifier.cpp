@@ -105,6 +105,26 @@ torch::Tensor PatchClassifierImpl::allPatchFeatures(const torch::Tensor& images)
     return m_patchNet->forward(flat).view({B, L, -1});
 }
 
+torch::Tensor PatchClassifierImpl::softValues(const torch::Tensor& images, const torch::Tensor& encoded) {
+    return m_patchNet.is_empty() ? encoded : allPatchFeatures(images);
+}
+
+torch::Tensor PatchClassifierImpl::logitsUnderAttention(const torch::Tensor& encoded, const torch::Tensor& values,
+                                                        const torch::Tensor& attention) {
+    TORCH_CHECK(attention.dim() == 3 && attention.size(0) == m_config.steps && attention.size(1) == values.size(0) &&
+                    attention.size(2) == values.size(1),
+                "patch classifier: attention of shape [", m_config.steps, ", ", values.size(0), ", ", values.size(1),
+                "] expected, got ", attention.sizes());
+    const auto mean = encoded.mean(/*dim=*/1);
+    auto h = torch::tanh(m_initH(mean));
+    auto c = torch::tanh(m_initC(mean));
+    for (int t = 0; t < m_config.steps; ++t) {
+        const auto context = torch::bmm(attention[t].unsqueeze(1), values).squeeze(1);
+        std::tie(h, c) = m_rnn(torch::sigmoid(m_gate(h)) * context, std::make_tuple(h, c));
+    }
+    return m_classifier(h);
+}
+
 PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const SelectionOptions& rule,
                                          Rng& rng, const torch::Tensor& useExpectation, std::int64_t episodes) {
     if (m_clock) m_clock->start();

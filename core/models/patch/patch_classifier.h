@@ -55,6 +55,15 @@ public:
     /// Select variant: every cell's patch features [B, L, D] (what soft attention needs).
     torch::Tensor allPatchFeatures(const torch::Tensor& images);
 
+    /// The cell features soft attention weights, [B, L, D]: the encoded cells (dense) or every
+    /// cell's patch features (select). `encoded` = encode(images).
+    torch::Tensor softValues(const torch::Tensor& images, const torch::Tensor& encoded);
+    /// The soft rule with `attention` [T, B, L] in place of the scorer's distribution at each step:
+    /// the context is attention[t] weighted over `values` (softValues), gated and read by the
+    /// LSTM as forward() does. Logits [B, C] of the final step; the graph reaches `attention`.
+    torch::Tensor logitsUnderAttention(const torch::Tensor& encoded, const torch::Tensor& values,
+                                       const torch::Tensor& attention);
+
     const PatchConfig& config() const { return m_config; }
     /// The cell encoder (dense: the features; select: the cheap pass) and, in the select
     /// variant, the patch network (else empty): for counting their multiply-adds.

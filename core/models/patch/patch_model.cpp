@@ -58,6 +58,27 @@ SelectionOptions gradientRule(const std::string& spec) {
     return *parsed;
 }
 
+// The soft rule's head on a given attention (gradient_forward.h's AttentionHead): the images
+// are encoded once, without a graph; `run` builds a graph only from the attention it is given.
+AttentionHead softAttentionHead(PatchClassifier& net, const torch::Tensor& images) {
+    AttentionHead head;
+    torch::Tensor encoded, values;
+    {
+        torch::NoGradGuard noGrad;
+        encoded = net->encode(images);
+        values = net->softValues(images, encoded);
+        Rng rng(0);  // the soft rule draws nothing
+        const auto out = net->forwardEncoded(images, encoded, *parseSelectionRule("soft"), rng);
+        head.attention = out.probs.transpose(0, 1).contiguous();  // [B, T, L]
+        head.logits = out.logits;
+    }
+    head.rows = head.cols = net->config().grid;
+    head.run = [net, encoded, values](const torch::Tensor& attention) mutable {
+        return net->logitsUnderAttention(encoded, values, attention.transpose(0, 1));
+    };
+    return head;
+}
+
 }  // namespace
 
 GradientForward* PatchModel::gradientForward() {
@@ -80,7 +101,9 @@ GradientForward* PatchModel::gradientForward() {
             return out;
         };
     FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid, weights);
+    auto forward = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid, weights);
+    forward->setAttentionHead([&m](const torch::Tensor& images) { return softAttentionHead(m.net, images); });
+    m.gradient = std::move(forward);
     return m.gradient.get();
 }
 
