@@ -178,7 +178,7 @@ TEST(ParameterGroups, NameLayersUpToTheirBlock) {
 TEST(MapMethods, BadInputIsOneLineNamingTheMap) {
     EXPECT_EQ(parseMapMethods("attention,saliency").error(),
               "--methods: unknown map 'saliency' (use attention, rollout, gradient, gradient-x-input, "
-              "integrated-gradients, smoothgrad, occlusion, gradcam)");
+              "integrated-gradients, smoothgrad, occlusion, gradcam, gradient-rollout)");
     EXPECT_EQ(parseMapMethods("gradient,gradient").error(), "--methods: 'gradient' is named twice");
     EXPECT_FALSE(parseMapMethods("").ok());
     EXPECT_FALSE(parseMapMethods("gradient,").ok());

@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFrame>
+#include <QPalette>
 #include <QHBoxLayout>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -655,7 +657,15 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
 void AttentionPage::buildWaitBar() {
     // A model call that takes long (an imported model whose forward loops) says so, with a Cancel,
     // over the top of the canvas: the layout does not move when it comes and goes.
-    m_waitBar = new QWidget(m_canvas);
+    // A frame with a palette, not a style sheet: a style sheet's font would outlive presentation
+    // type if the bar first showed while presenting.
+    auto* bar = new QFrame(m_canvas);
+    bar->setFrameShape(QFrame::Box);
+    QPalette palette = bar->palette();
+    palette.setColor(QPalette::Window, QColor(0xff, 0xf4, 0xd6));
+    palette.setColor(QPalette::WindowText, QColor(0xe0, 0xc0, 0x60));  // the frame's line
+    bar->setPalette(palette);
+    m_waitBar = bar;
     m_waitBar->setObjectName(QStringLiteral("modelWaitBar"));
     auto* row = new QHBoxLayout(m_waitBar);
     row->setContentsMargins(6, 2, 6, 2);
@@ -666,7 +676,6 @@ void AttentionPage::buildWaitBar() {
     row->addWidget(m_waitText, 1);
     row->addWidget(m_waitCancel);
     m_waitBar->setAutoFillBackground(true);
-    m_waitBar->setStyleSheet(QStringLiteral("#modelWaitBar { background: #fff4d6; border: 1px solid #e0c060; }"));
     m_waitBar->hide();
     connect(m_waitCancel, &QPushButton::clicked, m_service, &ModelService::cancelModelWork);
     auto* poll = new QTimer(this);
