@@ -56,14 +56,15 @@ void addEval(CLI::App& app, int& exitCode) {
     cmd->callback([a, &exitCode] {
         auto split = parseSplit(a->split);
         if (!split) { exitCode = badInput("eval", split.error()); return; }
-        if (fileReadsText(a->model)) {
-            if (!a->dataset.empty() || *split != Split::Test || !a->shard.empty() || !a->input.resize.empty() || !a->input.crop.empty() || !a->input.mean.empty() || !a->input.std.empty())
+        // --pairs opens the model as a translator, which says what else it is when it is not one.
+        const bool readsText = fileReadsText(a->model);
+        if (readsText || !a->pairs.empty()) {
+            if (readsText && (!a->dataset.empty() || *split != Split::Test || !a->shard.empty() || !a->input.resize.empty() || !a->input.crop.empty() || !a->input.mean.empty() || !a->input.std.empty()))
                 { exitCode = badInput("eval", "a sequence model is evaluated on its task's test split or on --pairs: drop --dataset, --split, --shard and the image options"); return; }
-            if (a->rules.find(',') != std::string::npos) { exitCode = badInput("eval", "a sequence model takes one rule: soft, argmax or sample (an import: translate)"); return; }
+            if (readsText && a->rules.find(',') != std::string::npos) { exitCode = badInput("eval", "a sequence model takes one rule: soft, argmax or sample (an import: translate)"); return; }
             exitCode = runSeqEval(a->model, a->device, a->rules, a->limit, a->seed, a->json, a->pairs);
             return;
         }
-        if (!a->pairs.empty()) { exitCode = badInput("eval", "--pairs is for models that read text; this one reads images (--dataset)"); return; }
         auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
         std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
