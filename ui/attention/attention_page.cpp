@@ -641,7 +641,9 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
         m_pendingStep.reset();
     }
     m_canvas->setStep(m_scrubber->currentStep());
-    m_attribution->traceShown(image, m_truth, QString::fromStdString(trace.rule));
+    const auto& first = trace.steps.empty() ? std::optional<GridDistribution>() : trace.steps.front().grid;
+    m_attribution->traceShown(image, m_truth, QString::fromStdString(trace.rule),
+                              first && first->rows == first->cols ? first->rows : 0);
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
     m_caption->setTrace(trace);

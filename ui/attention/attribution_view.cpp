@@ -89,11 +89,14 @@ void AttributionView::setSideBySide(bool on) { m_beside->setChecked(on); }
 bool AttributionView::sideBySide() const { return m_beside->isChecked(); }
 QString AttributionView::figuresText() const { return m_figures->text(); }
 
-void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule) {
-    const bool same = m_image && m_image->pixels == image.pixels && m_image->width == image.width && m_rule == rule;
+void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule,
+                                 int gridSide) {
+    const bool same = m_image && m_image->pixels == image.pixels && m_image->width == image.width && m_rule == rule &&
+                      m_gridSide == gridSide;
     m_image = image;
     m_truth = truth;
     m_rule = rule;
+    m_gridSide = gridSide;
     if (!same || !m_map) request();
     else shareScale();
 }
@@ -115,6 +118,7 @@ void AttributionView::request() {
     AttributionOptions o;
     o.method = method().toStdString();
     o.rule = m_rule.toStdString();
+    if (m_gridSide > 0) o.cellsPerSide = m_gridSide;  // used where the model has no cell grid of its own
     m_busy = true;
     m_figures->setText(tr("computing %1…").arg(method()));
     m_service->requestAttribution(*m_image, m_truth, o);

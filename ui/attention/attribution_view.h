@@ -45,8 +45,10 @@ public:
     /// A map is asked for and has not come yet.
     bool busy() const { return m_busy; }
 
-    /// The page shows a new trace of `image` (its truth, its rule): a chosen method follows it.
-    void traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule);
+    /// The page shows a new trace of `image` (its truth, its rule, the side of its square attention
+    /// grid, 0 for none): a chosen method follows it, on that grid where the model has no cell
+    /// grid of its own (a ViT's patches), so the two maps have the same cells.
+    void traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule, int gridSide = 0);
     /// Another model opened: the old map goes.
     void clear();
     /// The attention canvas moved to another step: the shared colour scale follows.
@@ -72,6 +74,7 @@ private:
     std::optional<Image> m_image;
     std::optional<GroundTruth> m_truth;
     QString m_rule;
+    int m_gridSide = 0;
     std::optional<AttributionMap> m_map;
     bool m_busy = false;
 };
