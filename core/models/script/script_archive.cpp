@@ -5,6 +5,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/torch.h>
 
 #include "common/atomic_file.h"
@@ -86,6 +87,32 @@ std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& st) {
     if (st.inputSize > 0 && st.inputChannels > 0 && st.inputChannels != 1 && st.inputChannels != 3)
         candidates.push_back({st.inputChannels, st.inputSize});
     return candidates;
+}
+
+Result<std::pair<int, int>> probeInputShape(const ScriptSettings& settings, const std::string& path,
+                                            const torch::Device& device, torch::Tensor& mean, torch::Tensor& std,
+                                            const std::function<Result<Unit>(const torch::Tensor& grey)>& tryShape,
+                                            const bool& raised) {
+    const auto candidates = probeShapes(settings);
+    if (candidates.empty())
+        return Error{"model '" + path + "': mean and std have " + std::to_string(settings.mean.size()) +
+                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
+    // The probe runs unoptimised: TorchScript's optimising executor spends its first two calls
+    // profiling and compiling (about 2x a forward on ViT-B/16), which one call cannot repay.
+    // Later calls optimise as PyTorch does.
+    torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
+    std::string lastError;
+    for (const auto& [c, side] : candidates) {
+        // A single mean and std apply to every channel of this try.
+        std::tie(mean, std) = normalisationTensors(settings, c, device);
+        auto out = tryShape(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)));
+        if (out) return std::make_pair(c, side);
+        if (!raised) return Error{out.error()};
+        lastError = out.error();
+    }
+    if (candidates.size() == 1) return Error{lastError};
+    return Error{lastError + " (tried " + std::to_string(candidates.size()) +
+                 " input shapes; declare input_size or center_crop, see docs/model-contract.md)"};
 }
 
 std::pair<torch::Tensor, torch::Tensor> normalisationTensors(const ScriptSettings& st, int channels,

@@ -6,6 +6,7 @@
 // normalisation tensors, and a model's own error message. Engine header.
 
 #include <exception>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,15 @@ Result<ScriptSettings> effectiveSettings(ScriptSettings settings, const InputOve
 /// The input shapes a probe tries, as (channels, side): the declared size, or each size of
 /// kScriptProbeSizes, with the channel counts the settings allow.
 std::vector<std::pair<int, int>> probeShapes(const ScriptSettings& settings);
+
+/// The probe both imports run: each shape of probeShapes(settings) in turn, `mean` and `std` set
+/// for its channels, `tryShape` called on a grey image of that shape, until one succeeds; its
+/// (channels, side) is returned. A call that ran but broke the contract is the answer at once;
+/// one that raised (`raised` true after it) may want another size, so the next shape is tried.
+Result<std::pair<int, int>> probeInputShape(const ScriptSettings& settings, const std::string& path,
+                                            const torch::Device& device, torch::Tensor& mean, torch::Tensor& std,
+                                            const std::function<Result<Unit>(const torch::Tensor& grey)>& tryShape,
+                                            const bool& raised);
 
 /// The settings' mean and std as [1, channels, 1, 1] tensors on `device` (one value applies to
 /// every channel); undefined tensors when the settings have no normalisation.

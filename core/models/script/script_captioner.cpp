@@ -135,29 +135,17 @@ struct ScriptCaptioner::Impl {
     }
 
     Result<Unit> probe() {
-        const auto candidates = probeShapes(settings);
-        if (candidates.empty())
-            return Error{"model '" + path + "': mean and std have " + std::to_string(settings.mean.size()) +
-                         " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
-        torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
-        std::string lastError;
-        for (const auto& [c, side] : candidates) {
-            std::tie(mean, std) = normalisationTensors(settings, c, device);
-            auto out = call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)), false, 0);
-            if (out) {
-                size = side;
-                channels = c;
-                steps = int(out->tokens.size(1));
-                gridRows = int(out->attention.size(2));
-                gridCols = int(out->attention.size(3));
-                return Unit{};
-            }
-            if (!lastCallRaised) return Error{out.error()};
-            lastError = out.error();
-        }
-        if (candidates.size() == 1) return Error{lastError};
-        return Error{lastError + " (tried " + std::to_string(candidates.size()) +
-                     " input shapes; declare input_size or center_crop, see docs/model-contract.md)"};
+        auto shape = probeInputShape(settings, path, device, mean, std, [this](const torch::Tensor& grey) -> Result<Unit> {
+            auto out = call(grey, false, 0);
+            if (!out) return Error{out.error()};
+            steps = int(out->tokens.size(1));
+            gridRows = int(out->attention.size(2));
+            gridCols = int(out->attention.size(3));
+            return Unit{};
+        }, lastCallRaised);
+        if (!shape) return Error{shape.error()};
+        std::tie(channels, size) = *shape;
+        return Unit{};
     }
 
     // The words of image `i` up to and including end_token: their ids.

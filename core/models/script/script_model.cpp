@@ -154,33 +154,15 @@ ScriptModel::ScriptModel() : m_impl(std::make_unique<Impl>()) {}
 ScriptModel::~ScriptModel() = default;
 
 Result<Unit> ScriptModel::Impl::probe() {
-    const auto candidates = probeShapes(settings);
-    if (candidates.empty())
-        return Error{"model '" + path + "': mean and std have " + std::to_string(settings.mean.size()) +
-                     " values: give 1 or one per channel (1 or 3), or input_size [C, S, S]"};
-    // The probe runs unoptimised: TorchScript's optimising executor spends its first two calls
-    // profiling and compiling (about 2x a forward on ViT-B/16), which one call cannot repay.
-    // Later calls optimise as PyTorch does.
-    torch::jit::GraphOptimizerEnabledGuard unoptimised(false);
-    std::string lastError;
-    for (const auto& [c, side] : candidates) {
-        // A single mean and std apply to every channel of this try.
-        std::tie(mean, std) = normalisationTensors(settings, c, device);
-        auto out = call(torch::full({1, c, side, side}, 0.5, torch::TensorOptions().device(device)), false, 0);
-        if (out) {
-            reference = *out;
-            size = side;
-            channels = c;
-            return Unit{};
-        }
-        // A forward that ran but broke the contract is the answer; one that raised on the input
-        // may just want another size.
-        if (!lastCallRaised) return Error{out.error()};
-        lastError = out.error();
-    }
-    if (candidates.size() == 1) return Error{lastError};
-    return Error{lastError + " (tried " + std::to_string(candidates.size()) +
-                 " input shapes; declare input_size or center_crop, see docs/model-contract.md)"};
+    auto shape = probeInputShape(settings, path, device, mean, std, [this](const torch::Tensor& grey) -> Result<Unit> {
+        auto out = call(grey, false, 0);
+        if (!out) return Error{out.error()};
+        reference = *out;
+        return Unit{};
+    }, lastCallRaised);
+    if (!shape) return Error{shape.error()};
+    std::tie(channels, size) = *shape;
+    return Unit{};
 }
 
 Result<Unit> ScriptModel::Impl::finish(const std::string& bytes) {
