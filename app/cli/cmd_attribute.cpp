@@ -8,9 +8,11 @@
 #include <memory>
 
 #include "analysis/attribution.h"
+#include "attribute_text.h"
 #include "commands.h"
 #include "data/image_io.h"
 #include "input_options.h"
+#include "models/translator.h"
 #include "render/trace_render.h"
 #include "run_input.h"
 #include "strict_options.h"
@@ -20,7 +22,7 @@ namespace saccade::cli {
 namespace {
 
 struct AttributeArgs {
-    std::string model, image, sample, device = "auto", baseline = "black", out;
+    std::string model, image, sample, device = "auto", baseline = "black", out, text, targetText;
     InputOptions input;
     AttributionOptions options;
     int target = -1;
@@ -76,7 +78,30 @@ Result<Unit> setAttributionBaseline(AttributionOptions& o, const std::string& ba
     return Unit{};
 }
 
+// --text: the sequence model's options from the shared ones.
+int runAttributeOnText(const AttributeArgs& a) {
+    if (!a.image.empty() || !a.sample.empty()) return badInput("attribute", "give --text or an image (--image, --sample), not both");
+    AttributeTextArgs t;
+    t.model = a.model;
+    t.device = a.device;
+    t.text = a.text;
+    t.targetText = a.targetText;
+    t.out = a.out;
+    t.json = a.json;
+    t.target = a.target;
+    t.options.method = a.options.method;
+    t.options.rule = a.options.rule;
+    t.options.steps = a.options.steps;
+    t.options.quadrature = a.options.quadrature;
+    t.options.baseline = a.baseline == "black" ? "unknown" : a.baseline;  // black is the images' default
+    return runAttributeText(t);
+}
+
 int runAttribute(AttributeArgs a) {
+    if (!a.text.empty()) return runAttributeOnText(a);
+    if (!a.targetText.empty()) return badInput("attribute", "--target-text goes with --text");
+    if (fileReadsText(a.model))
+        return badInput("attribute", a.model + " reads text: give --text \"...\" to attribute its output over the source");
     if (a.target >= 0) a.options.target = a.target;
     if (auto ok = checkAttributionOptions(a.options); !ok) return badInput("attribute", ok.error());
     if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
@@ -113,25 +138,31 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     auto* cmd = app.add_subcommand(
         "attribute", "An attribution map of one image beside attention: gradient, gradient-x-input, "
                      "integrated-gradients (with its completeness error), smoothgrad, occlusion, gradcam or gradient-rollout, pooled to "
-                     "the model's cells and scored on the box (mass in box, pointing game) as attention is.");
+                     "the model's cells and scored on the box (mass in box, pointing game) as attention is. With --text, a sequence "
+                     "model's attribution of each output token over the source tokens.");
     cmd->add_option("--model", a->model, "checkpoint (.pt) or TorchScript file")->required();
     cmd->add_option("--image", a->image, "image file (fitted to the model's input)");
     cmd->add_option("--sample", a->sample, "test sample DATASET:INDEX (with its box)");
+    cmd->add_option("--text", a->text, "sequence models: the source text; each output token is attributed over its tokens");
+    cmd->add_option("--target-text", a->targetText, "with --text: the output explained (default: the model's own translation)");
     cmd->add_option("--method", a->options.method, "gradient, gradient-x-input, integrated-gradients, smoothgrad, "
-                                                   "occlusion, gradcam or gradient-rollout (transformers)")->required();
-    cmd->add_option("--target", a->target, "class attributed (default: the predicted one)")->check(wholeNumberIn(0, 1000000));
+                                                   "occlusion, gradcam or gradient-rollout (transformers); with --text: "
+                                                   "attention, rollout, gradient, gradient-x-input, integrated-gradients or occlusion")->required();
+    cmd->add_option("--target", a->target, "class attributed (default: the predicted one); with --text: the one output "
+                                           "position printed (default: all)")->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--rule", a->options.rule, "rule differentiated (default: the model's deterministic rule)");
     cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
         ->capture_default_str()->check(wholeNumberIn(0, 100000));
     cmd->add_option("--quadrature", a->options.quadrature, "integrated gradients: trapezoid, midpoint or gauss-legendre")->capture_default_str();
-    cmd->add_option("--baseline", a->baseline, "integrated gradients: black, mean or an image FILE of the model's input size")
+    cmd->add_option("--baseline", a->baseline, "integrated gradients: black, mean or an image FILE of the model's input size; "
+                                              "with --text: unknown (the default: every source token's row the <unk> row) or zero")
         ->capture_default_str();
     cmd->add_option("--samples", a->options.samples, "smoothgrad: noisy copies")->capture_default_str()->check(wholeNumberIn(0, 100000));
     cmd->add_option("--sigma", a->options.sigma, "smoothgrad: noise std in pixel units (0-1)")->capture_default_str();
     cmd->add_option("--seed", a->options.seed, "smoothgrad's noise")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--out", a->out, "PNG of the map over the image");
-    cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution)");
+    cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution; with --text saccade.seq-attribution)");
     addInputOptions(cmd, a->input);
     cmd->callback([a, &exitCode] { exitCode = runAttribute(*a); });
 }

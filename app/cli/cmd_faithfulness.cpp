@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "analysis/caption_faithfulness.h"
+#include "models/translator.h"
 #include "analysis/faithfulness.h"
 #include "commands.h"
 #include "input_options.h"
@@ -97,7 +98,23 @@ void printFaithfulness(const FaithfulnessReport& r) {
                       << std::setw(15) << b.meanAttention << std::setw(12) << b.onObject << "\n";
 }
 
+// A sequence model: the maps table over its task's test split, no images.
+int runSeqFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
+    for (const char* image : {"--dataset", "--saliency-images", "--sanity-images", "--curve-points", "--shard"})
+        if (cmd.count(image)) return badInput("faithfulness", std::string(image) + " is for image models; " + a.model + " reads text");
+    SeqMapFaithfulnessArgs s;
+    s.model = a.model;
+    s.device = a.device;
+    s.methods = a.maps.methods;
+    s.rule = a.options.rule;
+    s.limit = a.options.limit;
+    s.seed = a.options.seed;
+    s.json = a.json;
+    return runSeqMapFaithfulness(s);
+}
+
 int runFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
+    if (fileReadsText(a.model)) return runSeqFaithfulness(a, cmd);
     const int mode = mapFaithfulnessMode(cmd, a.maps);
     if (mode > 0) return mode;
     auto model = loadModelWith(a.model, a.device, a.input);
@@ -139,7 +156,8 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
                         "captioner, word by word: the mass on the object each word names, and whether the word "
                         "survives occluding the cells it looked at. With --methods, attention, rollout and "
                         "attribution maps side by side: mass in box, pointing game, deletion and insertion AUC and "
-                        "the model-randomisation sanity check.");
+                        "the model-randomisation sanity check; on a sequence model, each map's AER against the gold "
+                        "alignment and the fall of the word's probability when its top source token is removed.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
     cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));

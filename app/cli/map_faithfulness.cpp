@@ -5,8 +5,11 @@
 #include <sstream>
 
 #include "analysis/faithfulness.h"
+#include "analysis/image_maps.h"
 #include "analysis/map_comparison.h"
+#include "analysis/seq_map_comparison.h"
 #include "commands.h"
+#include "models/translator.h"
 #include "run_input.h"
 #include "strict_options.h"
 
@@ -50,7 +53,46 @@ void printMapFaithfulness(const MapComparisonReport& r) {
         std::cout << "  sanity check: not measured (" << r.sanityNote << ")\n";
 }
 
+void printSeqMapFaithfulness(const SeqMapComparisonReport& r) {
+    std::cout << std::fixed << std::setprecision(1) << r.task << " test split, " << r.sentences << " sentences ("
+              << r.tokens << " output tokens, </s> included; " << r.aerSentences << " with gold links), " << r.rule
+              << " rule, teacher-forced on the reference, " << r.seconds << " s\n  " << kAttentionCaveat << "\n"
+              << "  map                     AER   p(word) falls, its top source token as <unk>   completeness\n";
+    for (const auto& m : r.maps) {
+        std::ostringstream aer, completeness;
+        if (m.aer) aer << std::fixed << std::setprecision(3) << *m.aer;
+        else aer << "not measured";
+        if (m.completenessError) completeness << std::fixed << std::setprecision(3) << 100 * *m.completenessError << "%";
+        std::cout << "  " << std::left << std::setw(22) << m.method << std::right << std::setw(12) << aer.str()
+                  << std::setprecision(3) << std::setw(13) << m.deletionFall << std::setw(37) << completeness.str() << "\n";
+    }
+    std::cout << std::setprecision(3) << "  (a random source token as <unk>: p falls by " << r.randomFall
+              << "; AER: lower is better; the fall: higher means the map found what the word needs)\n";
+}
+
 }  // namespace
+
+int runSeqMapFaithfulness(const SeqMapFaithfulnessArgs& a) {
+    if (a.methods.empty())
+        return badInput("faithfulness", a.model + " is a sequence model: give --methods (attention, rollout, gradient, "
+                                                  "gradient-x-input, integrated-gradients, occlusion); its attention's AER is in eval");
+    auto methods = parseMethodList(a.methods, seqAttributionMethods());
+    if (!methods) return badInput("faithfulness", methods.error());
+    auto model = openTranslator(a.model, a.device);
+    if (!model) return badInput("faithfulness", model.error());
+    SeqMapComparisonOptions o;
+    o.methods = *methods;
+    o.limit = a.limit;
+    o.seed = a.seed;
+    o.attribution.rule = a.rule;
+    auto r = compareSeqMaps(**model, o, consoleProgress("faithfulness"));
+    if (!r) return badInput("faithfulness", r.error());
+    if (a.json)
+        std::cout << seqMapComparisonToJson(*r) << "\n";
+    else
+        printSeqMapFaithfulness(*r);
+    return 0;
+}
 
 void addMapFaithfulnessOptions(CLI::App* cmd, MapFaithfulnessArgs& a) {
     cmd->add_option("--methods", a.methods,

@@ -30,4 +30,15 @@ int mapFaithfulnessMode(const CLI::App& cmd, const MapFaithfulnessArgs& args);
 int runMapFaithfulness(const MapFaithfulnessArgs& args, AttentionModel& model, const Dataset& dataset,
                        std::int64_t limit, std::uint64_t seed, const std::string& rule, bool json);
 
+struct SeqMapFaithfulnessArgs {
+    std::string model, device, methods, rule;
+    std::int64_t limit = 200;
+    std::uint64_t seed = 1;
+    bool json = false;
+};
+
+/// A sequence model's table (analysis/seq_map_comparison.h) on its task's test split; exit 0, or
+/// 2 with one line.
+int runSeqMapFaithfulness(const SeqMapFaithfulnessArgs& args);
+
 }  // namespace saccade::cli

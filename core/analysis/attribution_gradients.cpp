@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "analysis/path_quadrature.h"
 #include "common/rng.h"
 
 namespace saccade {
@@ -58,49 +59,10 @@ GradientAttribution plainGradient(GradientForward& f, const torch::Tensor& x, co
 
 namespace {
 
-// The nodes in [0, 1] and weights of the n-point Gauss-Legendre rule (Newton on P_n, as in
-// Numerical Recipes' gauleg), exact for polynomials of degree 2n - 1.
-std::pair<std::vector<double>, std::vector<double>> gaussLegendre(int n) {
-    std::vector<double> nodes(static_cast<size_t>(n)), weights(static_cast<size_t>(n));
-    for (int i = 0; i < (n + 1) / 2; ++i) {
-        double z = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 0;
-        for (int iteration = 0; iteration < 100; ++iteration) {
-            double p0 = 1, p1 = 0;
-            for (int j = 1; j <= n; ++j) {
-                const double p2 = p1;
-                p1 = p0;
-                p0 = ((2.0 * j - 1) * z * p1 - (j - 1.0) * p2) / j;
-            }
-            dp = n * (z * p0 - p1) / (z * z - 1);
-            const double step = p0 / dp;
-            z -= step;
-            if (std::abs(step) < 1e-15) break;
-        }
-        const double w = 1.0 / ((1 - z * z) * dp * dp);  // 2 / (...) on [-1, 1], halved on [0, 1]
-        nodes[size_t(i)] = (1 - z) / 2;
-        nodes[size_t(n - 1 - i)] = (1 + z) / 2;
-        weights[size_t(i)] = weights[size_t(n - 1 - i)] = w;
-    }
-    return {nodes, weights};
-}
-
 // The points of the path and their weights under `quadrature` with `steps` intervals or nodes.
 std::pair<torch::Tensor, torch::Tensor> igPoints(int steps, const std::string& quadrature) {
-    std::vector<double> alphas, weights;
-    if (quadrature == "gauss-legendre") {
-        std::tie(alphas, weights) = gaussLegendre(steps);
-    } else if (quadrature == "trapezoid") {  // alpha = k / N, k = 0..N, end weights halved
-        for (int k = 0; k <= steps; ++k) {
-            alphas.push_back(double(k) / steps);
-            weights.push_back((k == 0 || k == steps ? 0.5 : 1.0) / steps);
-        }
-    } else {  // midpoint: alpha = (k + 1/2) / N
-        for (int k = 0; k < steps; ++k) {
-            alphas.push_back((k + 0.5) / steps);
-            weights.push_back(1.0 / steps);
-        }
-    }
-    return {torch::tensor(alphas, torch::kDouble), torch::tensor(weights, torch::kDouble)};
+    const auto q = pathQuadrature(steps, quadrature);
+    return {torch::tensor(q.alphas, torch::kDouble), torch::tensor(q.weights, torch::kDouble)};
 }
 
 }  // namespace

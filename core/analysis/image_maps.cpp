@@ -47,14 +47,14 @@ const std::vector<std::string>& mapMethods() {
     return methods;
 }
 
-Result<std::vector<std::string>> parseMapMethods(const std::string& commaList) {
+Result<std::vector<std::string>> parseMethodList(const std::string& commaList, const std::vector<std::string>& allowed) {
     std::vector<std::string> out;
     std::stringstream in(commaList);
     std::string name;
     while (std::getline(in, name, ',')) {
-        if (!isMapMethod(name)) {
+        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
             std::string all;
-            for (const auto& m : mapMethods()) all += (all.empty() ? "" : ", ") + m;
+            for (const auto& m : allowed) all += (all.empty() ? "" : ", ") + m;
             return Error{"--methods: unknown map '" + name + "' (use " + all + ")"};
         }
         if (std::find(out.begin(), out.end(), name) != out.end()) return Error{"--methods: '" + name + "' is named twice"};
@@ -62,6 +62,10 @@ Result<std::vector<std::string>> parseMapMethods(const std::string& commaList) {
     }
     if (out.empty() || commaList.back() == ',') return Error{"--methods: give a comma-separated list of maps"};
     return out;
+}
+
+Result<std::vector<std::string>> parseMapMethods(const std::string& commaList) {
+    return parseMethodList(commaList, mapMethods());
 }
 
 Result<Unit> checkMapMethod(AttentionModel& model, const std::string& method) {

@@ -20,8 +20,10 @@ namespace saccade {
 /// The map names, in the order a table lists them: attention, rollout, then attributionMethods().
 const std::vector<std::string>& mapMethods();
 
-/// Parses a comma-separated list of map names (each once). Errors: an empty list, an unknown or
-/// repeated name.
+/// Parses a comma-separated list of map names (each once) out of `allowed`, for images here and
+/// for sentences (analysis/seq_attribution.h). Errors: an empty list, an unknown or repeated name.
+Result<std::vector<std::string>> parseMethodList(const std::string& commaList, const std::vector<std::string>& allowed);
+/// parseMethodList over mapMethods().
 Result<std::vector<std::string>> parseMapMethods(const std::string& commaList);
 
 /// Whether `model` gives `method`'s map: one line naming it when it does not (no rollout on a

@@ -17,6 +17,15 @@ std::vector<std::vector<double>> matrixRows(const torch::Tensor& m) {
     return out;
 }
 
+torch::Tensor encoderRollout(const torch::Tensor& encoder) {
+    // Rollout (Abnar and Zuidema 2020): per layer (mean over heads + I) / 2, multiplied through.
+    const auto enc = encoder.detach().to(torch::kCPU, torch::kDouble).mean(1);  // [L, S, S]
+    const auto S = enc.size(1);
+    auto rollout = torch::eye(S, enc.options());
+    for (std::int64_t l = 0; l < enc.size(0); ++l) rollout = torch::matmul(0.5 * enc[l] + 0.5 * torch::eye(S, enc.options()), rollout);
+    return rollout;
+}
+
 void addTranslationMaps(SeqTranslation& out, const torch::Tensor& cross, const torch::Tensor& encoder,
                         const torch::Tensor& decoder) {
     const std::pair<const char*, torch::Tensor> kinds[] = {{"cross", cross}, {"encoder", encoder}, {"decoder", decoder}};
@@ -30,11 +39,7 @@ void addTranslationMaps(SeqTranslation& out, const torch::Tensor& cross, const t
         }
     }
     if (!encoder.defined()) return;
-    // Rollout (Abnar and Zuidema 2020): per layer (mean over heads + I) / 2, multiplied through.
-    const auto enc = encoder.to(torch::kCPU, torch::kDouble).mean(1);  // [L, S, S]
-    const auto S = enc.size(1);
-    auto rollout = torch::eye(S, enc.options());
-    for (std::int64_t l = 0; l < enc.size(0); ++l) rollout = torch::matmul(0.5 * enc[l] + 0.5 * torch::eye(S, enc.options()), rollout);
+    const auto rollout = encoderRollout(encoder);
     out.maps.push_back({"encoder rollout", "encoder", matrixRows(rollout)});
     const auto lastCross = cross[cross.size(0) - 1].to(torch::kCPU, torch::kDouble).mean(0);
     out.maps.push_back({"cross (last layer) through the encoder rollout", "cross", matrixRows(torch::matmul(lastCross, rollout))});

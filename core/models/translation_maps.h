@@ -15,6 +15,11 @@ namespace saccade {
 /// A 2-D tensor as rows of doubles.
 std::vector<std::vector<double>> matrixRows(const torch::Tensor& m);
 
+/// The encoder's rollout (Abnar and Zuidema 2020) of its self-attention [L, H, S, S]: per layer
+/// (mean over heads + I) / 2, multiplied through; [S, S] float64 on the CPU. The last
+/// cross-attention times it is the cross-attention through the rollout.
+torch::Tensor encoderRollout(const torch::Tensor& encoder);
+
 /// Adds to out.maps: `cross` [L, H, T, S] (T output steps, S source tokens); `encoder`
 /// [L', H', S, S] and `decoder` [L'', H'', T, T] when defined (they may have other layer and head
 /// counts). The rollout maps need `encoder`.

@@ -17,6 +17,8 @@
 
 namespace saccade {
 
+class SeqGradientForward;  // models/seq_gradient_forward.h (an engine header)
+
 struct SeqLengthBucket {
     int length = 0;
     std::int64_t n = 0;
@@ -89,6 +91,11 @@ public:
                                                                      const std::string& rule, std::uint64_t seed) const = 0;
     /// Its task's test split; an Error for a model without a task (evaluate it on pairs).
     virtual Result<SeqEvalReport> evaluate(const SeqEvalOptions& options, const SeqEvalProgress& onProgress = {}) const = 0;
+
+    /// Its decoder along a given target from source embeddings autograd can reach, for attribution
+    /// over the source (analysis/seq_attribution.h); null where the model offers none (the default:
+    /// an import's contract has no embedding entry). Valid while the translator lives.
+    virtual SeqGradientForward* gradientForward() const { return nullptr; }
 
     /// Tokens back to text (characters joined, words with spaces).
     std::string detokenize(const std::vector<std::string>& tokens) const;

@@ -11,6 +11,7 @@
 #include "common/seed_mix.h"
 #include "models/model_loading.h"
 #include "models/seq/seq_batch.h"
+#include "models/seq/seq_gradient.h"
 #include "models/seq/seq_net.h"
 #include "models/translation_maps.h"
 
@@ -22,6 +23,7 @@ struct SeqModel::Impl {
     SeqConfig config;
     std::shared_ptr<const SeqTask> task;
     std::shared_ptr<SeqNetBase> net;
+    std::unique_ptr<SeqNetGradient> gradient;  // made on first use
 
     Result<SelectionOptions> rule(const std::string& spec) const {
         const std::string name = spec.empty() ? (config.hard() && !config.transformer() ? "argmax" : "soft") : spec;
@@ -51,6 +53,16 @@ std::vector<std::string> SeqModel::rules() const {
     if (m->config.transformer()) return {"soft"};
     if (m->config.hard()) return {"argmax", "soft", "sample"};
     return {"soft", "argmax", "sample"};
+}
+
+SeqGradientForward* SeqModel::gradientForward() const {
+    if (!m->gradient) {
+        auto rules = this->rules();
+        rules.erase(std::remove(rules.begin(), rules.end(), "sample"), rules.end());
+        m->gradient = std::make_unique<SeqNetGradient>(m->net, m->task, m->header.device, std::move(rules),
+                                                       [impl = m.get()](const std::string& r) { return impl->rule(r); });
+    }
+    return m->gradient.get();
 }
 
 std::string SeqModel::describe() const {

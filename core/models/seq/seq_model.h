@@ -37,6 +37,8 @@ public:
     SeqTokens tokenize(const std::string& text) const override;
     std::vector<std::string> splitTarget(const std::string& text) const override;
     bool canForceTarget() const override { return true; }
+    /// Its deterministic rules (soft, argmax) over the source's embedding rows.
+    SeqGradientForward* gradientForward() const override;
     /// Soft models: soft, argmax, sample; hard ones: argmax, soft, sample; Transformers: soft.
     std::vector<std::string> rules() const override;
 

@@ -42,6 +42,13 @@ class SeqNetBase : public torch::nn::Module {
 public:
     /// source [B, S] int64 ids (kSeqPad after each row's length), lengths [B] int64 >= 1.
     virtual SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths) = 0;
+    /// The source tokens' embedding rows [B, S, E], as the table holds them (before any scaling or
+    /// positions): what attribution methods differentiate with respect to.
+    virtual torch::Tensor embedSource(const torch::Tensor& source) = 0;
+    /// encode() from `embedded` [B, S, E] (embedSource's rows, or any others) in place of the table's
+    /// rows of `source`; autograd reaches `embedded`. Same results as encode() to float precision.
+    virtual SeqEncoded encodeEmbedded(const torch::Tensor& embedded, const torch::Tensor& source,
+                                      const torch::Tensor& lengths) = 0;
     /// Teacher forcing: `input` [B, T] starts with <s> and holds the target shifted right.
     virtual SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule,
                                    Rng& rng) = 0;

@@ -55,32 +55,42 @@ SeqNetworkImpl::SeqNetworkImpl(const SeqConfig& c) : m_config(c) {
 }
 
 SeqEncoded SeqNetworkImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
-    PackedWeightScope packOnce;  // the encoder's recurrent weights serve every position
-    SeqEncoded e = sourceLengths(source, lengths);
-    const auto S = source.size(1);
-    const bool padded = e.lengths.min().item<std::int64_t>() < S;
     // The step-by-step GRU with fused gates on the CPU; elsewhere ATen's (cuDNN's) own kernel.
     const bool fusedGru = m_gru && source.device().is_cpu() && m_srcEmbed->weight.scalar_type() == torch::kFloat;
-    if (fusedGru) {
-        e.keys = bidirectionalGru(m_gru, m_srcEmbed->weight, source, padded ? e.mask : torch::Tensor());
-    } else if (!padded) {  // no padding: no packing
-        const auto emb = m_srcEmbed(source);
+    if (!fusedGru) return encodeEmbedded(m_srcEmbed(source), source, lengths);
+    PackedWeightScope packOnce;  // the encoder's recurrent weights serve every position
+    SeqEncoded e = sourceLengths(source, lengths);
+    const bool padded = e.lengths.min().item<std::int64_t>() < source.size(1);
+    e.keys = bidirectionalGru(m_gru, m_srcEmbed->weight, source, padded ? e.mask : torch::Tensor());
+    finishEncode(e, source);
+    return e;
+}
+
+SeqEncoded SeqNetworkImpl::encodeEmbedded(const torch::Tensor& emb, const torch::Tensor& source,
+                                          const torch::Tensor& lengths) {
+    SeqEncoded e = sourceLengths(source, lengths);
+    const auto S = source.size(1);
+    TORCH_CHECK(emb.dim() == 3 && emb.size(0) == source.size(0) && emb.size(1) == S, "embedded must be [B, S, E]");
+    if (e.lengths.min().item<std::int64_t>() == S) {  // no padding: no packing
         e.keys = m_gru ? std::get<0>(m_gru(emb)) : std::get<0>(m_lstm(emb));
     } else {
-        const auto emb = m_srcEmbed(source);
         namespace rnn = torch::nn::utils::rnn;
         const auto packed = rnn::pack_padded_sequence(emb, e.lengths, /*batch_first=*/true, /*enforce_sorted=*/false);
         const auto out = m_gru ? std::get<0>(m_gru->forward_with_packed_input(packed))
                                : std::get<0>(m_lstm->forward_with_packed_input(packed));
         e.keys = std::get<0>(rnn::pad_packed_sequence(out, /*batch_first=*/true, /*padding_value=*/0.0, S));
     }
+    finishEncode(e, source);
+    return e;
+}
+
+void SeqNetworkImpl::finishEncode(SeqEncoded& e, const torch::Tensor& source) {
     const auto lenF = e.lengths.to(source.device(), e.keys.scalar_type());
     e.span = lenF - 1;
     const auto mean = e.keys.sum(1) / lenF.unsqueeze(1);  // padding rows of the keys are 0
     e.h0 = torch::tanh(m_bridge(mean));
     if (m_bridgeC) e.c0 = torch::tanh(m_bridgeC(mean));
     e.prepared = m_scorer->prepareKeys(e.keys);
-    return e;
 }
 
 torch::Tensor SeqNetworkImpl::scores(const State& st, const SeqEncoded& enc, torch::Tensor* centre) {

@@ -35,6 +35,10 @@ public:
 
     /// source [B, S] int64 ids (kSeqPad after each row's length), lengths [B] int64 >= 1.
     SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths) override;
+    torch::Tensor embedSource(const torch::Tensor& source) override { return m_srcEmbed(source); }
+    /// The module's GRU or LSTM (never the fused CPU loop, which reads the table itself).
+    SeqEncoded encodeEmbedded(const torch::Tensor& embedded, const torch::Tensor& source,
+                              const torch::Tensor& lengths) override;
 
     /// Teacher forcing: `input` [B, T] starts with <s> and holds the target shifted right; step t
     /// reads input[:, t]. `rule` is the location rule (soft; sample or argmax for hard alignment).
@@ -60,6 +64,8 @@ public:
     void setDeferredWeightGrads(bool on) { m_deferGrads = on; }
 
 private:
+    /// The decoder's start and the scorer's keys from e.keys.
+    void finishEncode(SeqEncoded& e, const torch::Tensor& source);
     struct State {
         torch::Tensor h, c;
     };

@@ -84,13 +84,24 @@ SeqTransformerImpl::SeqTransformerImpl(const SeqConfig& c) : m_config(c) {
 }
 
 torch::Tensor SeqTransformerImpl::embed(torch::nn::Embedding& table, const torch::Tensor& ids) {
-    const auto x = table(ids) * std::sqrt(double(m_config.dim));
-    return x + sinusoids(ids.size(1), m_config.dim, x.options()).unsqueeze(0);
+    return positioned(table(ids));
+}
+
+torch::Tensor SeqTransformerImpl::positioned(const torch::Tensor& rows) const {
+    const auto x = rows * std::sqrt(double(m_config.dim));
+    return x + sinusoids(rows.size(1), m_config.dim, x.options()).unsqueeze(0);
 }
 
 SeqEncoded SeqTransformerImpl::encode(const torch::Tensor& source, const torch::Tensor& lengths) {
+    return encodeEmbedded(m_srcEmbed(source), source, lengths);
+}
+
+SeqEncoded SeqTransformerImpl::encodeEmbedded(const torch::Tensor& embedded, const torch::Tensor& source,
+                                              const torch::Tensor& lengths) {
     SeqEncoded e = sourceLengths(source, lengths);
-    auto x = embed(m_srcEmbed, source);
+    TORCH_CHECK(embedded.dim() == 3 && embedded.size(0) == source.size(0) && embedded.size(1) == source.size(1),
+                "embedded must be [B, S, D]");
+    auto x = positioned(embedded);
     std::vector<torch::Tensor> maps;
     for (const auto& module : *m_encoder) {
         auto layer = std::dynamic_pointer_cast<TransformerLayerImpl>(module);

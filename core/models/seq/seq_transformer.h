@@ -44,6 +44,10 @@ public:
 
     /// keys: the encoder's output [B, S, D]; encoderSelf: its attention [B, L, H, S, S].
     SeqEncoded encode(const torch::Tensor& source, const torch::Tensor& lengths) override;
+    torch::Tensor embedSource(const torch::Tensor& source) override { return m_srcEmbed(source); }
+    /// `embedded` scaled by sqrt(d), plus the positions, through the encoder.
+    SeqEncoded encodeEmbedded(const torch::Tensor& embedded, const torch::Tensor& source,
+                              const torch::Tensor& lengths) override;
     SeqSteps teacherForced(const SeqEncoded& enc, const torch::Tensor& input, const SelectionOptions& rule,
                            Rng& rng) override;
     /// Greedy, re-reading the whole prefix at every step; the record is that of the final prefix
@@ -58,6 +62,8 @@ public:
 
 private:
     torch::Tensor embed(torch::nn::Embedding& table, const torch::Tensor& ids);
+    /// Embedding rows [B, S, D] scaled by sqrt(d), plus the sinusoidal positions.
+    torch::Tensor positioned(const torch::Tensor& rows) const;
     SeqConfig m_config;
     torch::nn::Embedding m_srcEmbed{nullptr}, m_tgtEmbed{nullptr};
     torch::nn::ModuleList m_encoder, m_decoder;  // per layer: attention(s), norms and feed-forward

@@ -1,0 +1,37 @@
+#pragma once
+// The sequence networks' SeqGradientForward (models/seq_gradient_forward.h): the encoder read from
+// embedding rows the caller hands in, the decoder teacher-forced along a target, the weights kept
+// out of the graph. Engine header: includes LibTorch.
+
+#include <functional>
+#include <memory>
+
+#include "attention/selection.h"
+#include "data/seq_task.h"
+#include "models/seq/seq_net.h"
+#include "models/seq_gradient_forward.h"
+
+namespace saccade {
+
+class SeqNetGradient : public SeqGradientForward {
+public:
+    /// `rule` parses a rule name as the model does (soft, argmax, sample; empty: its own).
+    using RuleParser = std::function<Result<SelectionOptions>(const std::string&)>;
+    SeqNetGradient(std::shared_ptr<SeqNetBase> net, std::shared_ptr<const SeqTask> task, torch::Device device,
+                   std::vector<std::string> rules, RuleParser rule);
+
+    std::vector<std::string> rules() const override { return m_rules; }
+    bool hasLayerAttention() const override { return m_net->config().transformer(); }
+    Result<SeqForcedInput> prepare(const std::vector<std::string>& source, const std::vector<std::string>& target) override;
+    SeqForcedOutput forced(const torch::Tensor& embedded, const torch::Tensor& source, const torch::Tensor& input,
+                           const std::string& rule) override;
+
+private:
+    std::shared_ptr<SeqNetBase> m_net;
+    std::shared_ptr<const SeqTask> m_task;
+    torch::Device m_device;
+    std::vector<std::string> m_rules;
+    RuleParser m_rule;
+};
+
+}  // namespace saccade
