@@ -14,8 +14,13 @@
 #include <QComboBox>
 #include <QtTest>
 
+#include <algorithm>
+#include <numeric>
+
 #include "sequences/alignment_view.h"
 #include "sequences/sequences_page.h"
+#include "analysis/seq_attribution.h"
+#include "models/seq/seq_model.h"
 
 using namespace saccade::ui;
 
@@ -30,6 +35,7 @@ private Q_SLOTS:
     void transformerMapsAndHeadView();
     void openingTheSelectedBundledModelTranslates();
     void importedTranslatorBesideOursAndOnPairs();
+    void attributionMapBesideTheAttention();
 };
 
 void TestSequencesPage::importedTranslatorBesideOursAndOnPairs() {
@@ -227,6 +233,54 @@ void TestSequencesPage::aForeignFileIsRefused() {
     page.setText(QStringLiteral("1 May 2000"));
     page.waitForIdle();
     QCOMPARE(QString::fromStdString(page.view(0)->translation()->output), QStringLiteral("2000-05-01"));
+}
+
+void TestSequencesPage::attributionMapBesideTheAttention() {
+    // Integrated gradients of the additive model's own output, drawn on the attention's colour
+    // scale (rows sum to 1) with the attention beside it; the same rows as core gives.
+    SequencesPage page;
+    page.resize(1280, 760);
+    page.show();
+    page.waitForIdle();
+    const QString path = QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-additive.pt");
+    QVERIFY(page.openModel(path));
+    auto* compare = page.findChild<QComboBox*>(QStringLiteral("seqCompare"));
+    QVERIFY(compare);
+    compare->setCurrentIndex(0);  // nothing beside it
+    page.setText(QStringLiteral("Wednesday, 17 SEP 1999"));
+    page.waitForIdle();
+    const auto attention = *page.view(0)->translation();
+    QVERIFY(page.setMap(QStringLiteral("attribution: integrated-gradients")));
+    page.waitForIdle();
+    const auto& shown = *page.view(0)->translation();
+    QVERIFY2(QString::fromStdString(shown.rule).startsWith(QStringLiteral("integrated-gradients")), shown.rule.c_str());
+    QCOMPARE(shown.tokens, attention.tokens);
+    for (const auto& row : shown.alignment) QVERIFY(std::abs(std::accumulate(row.begin(), row.end(), 0.0) - 1.0) < 1e-6);
+    QVERIFY(shown.alignment != attention.alignment);
+    auto model = saccade::SeqModel::open(path.toStdString(), "cpu");
+    QVERIFY(model.ok());
+    auto target = attention.tokens;
+    target.pop_back();  // </s>
+    saccade::SeqAttributionOptions o;
+    o.method = "integrated-gradients";
+    const auto direct = saccade::attributeTranslation(**model, attention.source, target, o);
+    QVERIFY(direct.ok());
+    for (std::size_t t = 0; t < direct->rows.size(); ++t)
+        for (std::size_t k = 0; k < direct->rows[t].size(); ++k) QVERIFY(std::abs(direct->rows[t][k] - shown.alignment[t][k]) < 1e-6);
+    // No model beside: the attention is drawn beside the map.
+    QVERIFY(page.view(1)->isVisible());
+    QCOMPARE(page.view(1)->translation()->alignment, attention.alignment);
+    const auto titles = page.findChildren<QLabel*>(QStringLiteral("alignmentTitle"));
+    QVERIFY(std::any_of(titles.begin(), titles.end(), [](QLabel* l) { return l->text().endsWith(QStringLiteral(": attention")); }));
+    QVERIFY(page.outputSummary().contains(QStringLiteral("share of its attribution: integrated-gradients")));
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        page.grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/sequences-attribution.png"));
+    // An import offers no gradients: its attention is shown, and the title says why.
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
+    QVERIFY(page.setMap(QStringLiteral("attribution: gradient")));
+    page.waitForIdle();
+    QCOMPARE(QString::fromStdString(page.view(0)->translation()->rule), QStringLiteral("translate"));
+    QVERIFY(std::any_of(titles.begin(), titles.end(), [](QLabel* l) { return l->text().contains(QStringLiteral("offers no gradients")); }));
 }
 
 void TestSequencesPage::transformerMapsAndHeadView() {

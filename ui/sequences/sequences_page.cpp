@@ -35,6 +35,7 @@
 #include "models/translation_maps.h"
 #include "models/translator_eval.h"
 #include "sequences/alignment_view.h"
+#include "sequences/attribution_maps.h"
 #include "trace/seq_trace_json.h"
 
 namespace saccade::ui {
@@ -59,6 +60,8 @@ QString modelName(const Translator& m) {
 struct TranslateJob {
     std::optional<SeqTranslation> result[2];
     QString error[2];
+    std::optional<SeqTranslation> attributed[2];  ///< the chosen attribution map's view, when one is chosen
+    QString attributionError[2];
 };
 
 QString percent(double v) { return QString::number(100 * v, 'f', 1) + QLatin1Char('%'); }
@@ -169,9 +172,11 @@ QHBoxLayout* SequencesPage::buildStepRow() {
     m_map = new QComboBox(this);
     m_map->setObjectName(QStringLiteral("seqMap"));
     m_map->setToolTip(tr("Transformers: each layer's and head's cross-, encoder self- and decoder self-attention, their "
-                         "means over heads, and attention rollout (Abnar and Zuidema 2020)"));
+                         "means over heads, and attention rollout (Abnar and Zuidema 2020). Every model: each output "
+                         "token's attribution over the input (gradient, gradient x input, integrated gradients, "
+                         "occlusion), drawn beside the attention"));
     m_map->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_map->setMinimumContentsLength(14);
+    m_map->setMinimumContentsLength(26);  // "attribution: integrated-gradients"
     m_mode = new QComboBox(this);
     m_mode->setObjectName(QStringLiteral("seqMode"));
     m_mode->addItems({tr("matrix"), tr("head view")});
@@ -263,7 +268,11 @@ void SequencesPage::connectSignals() {
         m_examples->setCurrentIndex(0);
     });
     connect(m_stepSlider, &QSlider::valueChanged, this, &SequencesPage::setStep);
-    connect(m_map, &QComboBox::currentIndexChanged, this, [this] { showTranslations(); });
+    connect(m_map, &QComboBox::currentIndexChanged, this, [this] {
+        // An attribution map is computed on the worker with the translation; attention maps come with it.
+        if (!attributionMethodOf(m_map->currentText()).empty()) translate();
+        else showTranslations();
+    });
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int mode) {
         for (auto* v : m_views) v->setHeadView(mode == 1);
     });
@@ -457,6 +466,7 @@ void SequencesPage::translate() {
     const std::string text = m_input->text().toStdString();
     const std::string rule = m_rule->currentData().toString().toStdString();
     const auto seed = std::uint64_t(m_seed->value());
+    const std::string method = attributionMethodOf(m_map->currentText());
     auto* watcher = new QFutureWatcher<TranslateJob>(this);
     connect(watcher, &QFutureWatcher<TranslateJob>::finished, this, [this, watcher] {
         const auto job = watcher->result();
@@ -464,6 +474,8 @@ void SequencesPage::translate() {
         for (int i = 0; i < 2; ++i) {
             m_results2[i] = job.result[i];
             m_errors[i] = job.error[i];
+            m_attributed[i] = job.attributed[i];
+            m_attributionErrors[i] = job.attributionError[i];
         }
         showTranslations();
         m_busy = false;
@@ -471,7 +483,7 @@ void SequencesPage::translate() {
         Q_EMIT translated();
         if (m_pending) translate();
     });
-    const auto future = QtConcurrent::run([models, text, rule, seed] {
+    const auto future = QtConcurrent::run([models, text, rule, seed, method] {
         TranslateJob job;
         auto run = [&](int i) {
             // A control or direction-override character (U+202E) would reorder the token lines drawn under it.
@@ -479,6 +491,10 @@ void SequencesPage::translate() {
             auto r = shown ? models[i]->translate(text, rule, seed) : Result<SeqTranslation>(Error{shown.error()});
             if (r) job.result[i] = std::move(r.value());
             else job.error[i] = QString::fromStdString(r.error());
+            if (!job.result[i] || method.empty()) return;
+            auto a = attributeShown(*models[i], *job.result[i], method, rule);
+            job.attributed[i] = std::move(a.view);
+            job.attributionError[i] = a.error;
         };
         // The model beside runs on a thread of its own: two cores redraw two matrices at once.
         std::future<void> beside;
@@ -523,19 +539,38 @@ void SequencesPage::showTranslations() {
                 m_map->addItem(QString::fromStdString(m.name));
                 if (m.kind == "cross" && m.name.find(" mean") != std::string::npos) lastCrossMean = QString::fromStdString(m.name);
             }
+            m_map->insertSeparator(m_map->count());
+            m_map->addItems(attributionMapNames());
             m_map->setCurrentIndex(std::max(0, m_map->findText(chosen.isEmpty() || m_map->findText(chosen) < 0 ? lastCrossMean : chosen)));
         } else {
             m_map->addItem(tr("alignment"));
+            m_map->insertSeparator(m_map->count());
+            m_map->addItems(attributionMapNames());
+            m_map->setCurrentIndex(std::max(0, m_map->findText(chosen)));
         }
         m_map->setEnabled(m_map->count() > 1);
     }
+    const bool attribution = !attributionMethodOf(m_map->currentText()).empty();
     for (int i = 0; i < 2; ++i) {
         const auto m = i == 0 ? main : other;
-        m_views[i]->setVisible(m != nullptr);
+        // An attribution map with no model beside: the second view shows the main model's attention.
+        const bool attentionBeside = i == 1 && !m && attribution && main && m_results2[0];
+        m_views[i]->setVisible(m != nullptr || attentionBeside);
+        if (attentionBeside) {
+            m_views[1]->setTranslation(m_results2[0], modelName(*main) + tr(": attention"), m_errors[0]);
+            continue;
+        }
         if (!m) continue;
-        const auto shown = mapped(m_results2[i], m_map->currentText());
         QString title = modelName(*m);
-        if (shown && m_results2[i] && !m_results2[i]->maps.empty()) title += QStringLiteral(": ") + m_map->currentText();
+        if (attribution && m_attributed[i]) {
+            m_views[i]->setTranslation(m_attributed[i], title + QStringLiteral(": ") + m_map->currentText(), QString());
+            continue;
+        }
+        const auto shown = mapped(m_results2[i], m_map->currentText());
+        if (attribution && m_results2[i])
+            title += tr(": attention (no %1 map: %2)").arg(m_map->currentText(), m_attributionErrors[i]);
+        else if (shown && m_results2[i] && !m_results2[i]->maps.empty())
+            title += QStringLiteral(": ") + m_map->currentText();
         m_views[i]->setTranslation(shown, title, m_errors[i]);
     }
     QString html;
@@ -559,8 +594,12 @@ void SequencesPage::showTranslations() {
         if (other && m_results2[1])
             html += tr("<br>Beside it: <b>%1</b>%2").arg(QString::fromStdString(m_results2[1]->output).toHtmlEscaped(),
                                                         m_results2[1]->hasReference ? (m_results2[1]->correct() ? tr(" ✔") : tr(" ✘")) : QString());
-        html += tr("<br><span style='color:#555'>Rows: output tokens; columns: the input; colour: attention weight. "
-                   "Solid outline: gold alignment; dashed: a possible one; white dot: the token a hard rule read.</span>");
+        html += attribution
+                    ? tr("<br><span style='color:#555'>Rows: output tokens; columns: the input; colour: each output token's "
+                         "share of its %1 over the input (rows sum to 1, as attention's). Solid outline: gold alignment.</span>")
+                          .arg(m_map->currentText().toHtmlEscaped())
+                    : tr("<br><span style='color:#555'>Rows: output tokens; columns: the input; colour: attention weight. "
+                         "Solid outline: gold alignment; dashed: a possible one; white dot: the token a hard rule read.</span>");
     }
     m_output->setText(html);
     const int steps = m_views[0]->translation() ? int(m_views[0]->translation()->tokens.size()) : 0;

@@ -140,6 +140,8 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     std::optional<SeqTranslation> m_results2[2];
     QString m_errors[2];
+    std::optional<SeqTranslation> m_attributed[2];  ///< the chosen attribution map of each model's translation
+    QString m_attributionErrors[2];                 ///< why a model has none (an import without gradients)
     QFuture<void> m_translateJob, m_evaluateJob;  ///< waited for (only these) when the page goes
     QElapsedTimer m_editClock;
     double m_lastLatencyMs = 0;
