@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QToolButton>
@@ -42,7 +43,7 @@ MapTablePanel::MapTablePanel(QWidget* parent) : JobPanel(parent) {
     setMapTableHeaders(*m_table);
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->resizeColumnsToContents();
+    fitTable();
     m_reference = new QLabel(this);
     m_reference->setWordWrap(true);
     m_reference->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -52,16 +53,19 @@ MapTablePanel::MapTablePanel(QWidget* parent) : JobPanel(parent) {
     m_insertion = new SeriesChart(this);
     m_insertion->setObjectName(QStringLiteral("mapInsertionChart"));
     m_insertion->setTitles(tr("Insertion: target probability (higher is better)"), tr("fraction of cells restored"), {});
-    for (SeriesChart* chart : {m_deletion, m_insertion}) chart->setMinimumSize(260, 200);
+    for (SeriesChart* chart : {m_deletion, m_insertion}) chart->setMinimumSize(300, 200);
 
+    // The table whole on the left (every column in view at 1280x800), the two charts stacked beside.
     auto* left = new QVBoxLayout;
     left->addWidget(m_summary);
     left->addWidget(m_table, 1);
     left->addWidget(m_reference);
+    auto* charts = new QVBoxLayout;
+    charts->addWidget(m_deletion);
+    charts->addWidget(m_insertion);
     auto* body = new QHBoxLayout;
-    body->addLayout(left, 5);
-    body->addWidget(m_deletion, 3);
-    body->addWidget(m_insertion, 3);
+    body->addLayout(left, 3);
+    body->addLayout(charts, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(options);
     layout->addWidget(m_caveat);
@@ -165,6 +169,13 @@ void MapTablePanel::setImages(int images, int sanityImages) {
     m_sanity->setValue(sanityImages);
 }
 
+void MapTablePanel::fitTable() {
+    // Every column in view: the charts beside give up the width, not the table.
+    m_table->resizeColumnsToContents();
+    m_table->setMinimumWidth(m_table->horizontalHeader()->length() + 2 * m_table->frameWidth() +
+                             m_table->verticalScrollBar()->sizeHint().width());
+}
+
 QString MapTablePanel::caveatText() const { return m_caveat->text(); }
 QString MapTablePanel::referenceText() const { return m_reference->text(); }
 
@@ -212,6 +223,7 @@ void MapTablePanel::showReport() {
                            .arg(QString::fromStdString(r.dataset)).arg(r.images).arg(r.boxed)
                            .arg(QString::fromStdString(r.rule)).arg(r.rows).arg(r.cols).arg(r.seconds, 0, 'f', 1));
     fillMapTable(*m_table, r);
+    fitTable();
     m_reference->setText(mapTableReference(r));
     m_deletion->setSeries(mapCurves(r, /*insertion=*/false), 0, 1);
     m_insertion->setSeries(mapCurves(r, /*insertion=*/true), 0, 1);

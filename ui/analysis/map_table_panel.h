@@ -62,6 +62,8 @@ public:
 private:
     QWidget* buildOptions();
     void showReport();
+    /// Sizes the columns to their contents and keeps them all in view.
+    void fitTable();
     void clearResult() override;
 
     QList<QCheckBox*> m_boxes;  ///< one per mapMethods() name, in its order

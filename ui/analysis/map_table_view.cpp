@@ -92,6 +92,7 @@ void fillMapTable(QTableWidget& table, const MapComparisonReport& r) {
     for (int row = 0; row < int(r.maps.size()); ++row) {
         const MapFigures& m = r.maps[size_t(row)];
         auto* name = new QTableWidgetItem(QString::fromStdString(m.method));
+        name->setData(Qt::DecorationRole, kMapColours[size_t(row) % std::size(kMapColours)]);  // the curves' key
         name->setToolTip(QCoreApplication::translate("MapTable", "%1 images, %2 with a box").arg(m.images).arg(m.boxed));
         table.setItem(row, kMapName, name);
         table.setItem(row, kMapMass, cell(measured(m.massInBox, percent)));
@@ -123,6 +124,7 @@ QVector<SeriesChart::Series> mapCurves(const MapComparisonReport& r, bool insert
         SeriesChart::Series s;
         s.name = QString::fromStdString(r.maps[m].method);
         s.colour = kMapColours[m % std::size(kMapColours)];
+        s.legend = false;  // the table's swatches are the key: a legend of nine names would be cut short
         const auto& ys = insertion ? r.maps[m].insertion : r.maps[m].deletion;
         for (size_t k = 0; k < ys.size() && k < r.fractions.size(); ++k) s.points << QPointF(r.fractions[k], ys[k]);
         curves << s;
