@@ -10,6 +10,7 @@
 #include <map>
 #include <utility>
 
+#include "analysis/image_maps.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "trace/ground_truth.h"
@@ -57,7 +58,7 @@ thread_local quint64 t_jobEpoch = 0;      ///< the epoch of the worker running t
 thread_local bool t_inJob = false;
 
 
-ModelCard makeCard(const QString& path, const AttentionModel& model) {
+ModelCard makeCard(const QString& path, AttentionModel& model) {
     const auto& info = model.info();
     ModelCard card;
     card.path = path;
@@ -90,6 +91,10 @@ ModelCard makeCard(const QString& path, const AttentionModel& model) {
     card.fit = model.imageFit();
     card.preprocessing = QString::fromStdString(model.preprocessing());
     card.name = QString::fromStdString(model.displayName());
+    for (const auto& map : mapMethods()) {
+        const auto gives = checkMapMethod(model, map);
+        card.maps.append({QString::fromStdString(map), gives ? QString() : QString::fromStdString(gives.error())});
+    }
     card.name += QStringLiteral(" (%1)").arg(QFileInfo(path).fileName());  // two models of one kind differ by file
     return card;
 }

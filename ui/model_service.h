@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QHash>
+#include <QList>
 #include <QPair>
 #include <QString>
 #include <QStringList>
@@ -57,6 +58,9 @@ struct ModelCard {
     ImageFit fit;           ///< how an image of another size becomes its input (AttentionModel::imageFit)
     QString preprocessing;  ///< the fit and the normalisation, in words (AttentionModel::preprocessing)
     InputOverrides input;   ///< what the user set over the model's own preprocessing
+    /// Every map of analysis/image_maps.h (mapMethods(), in order) and why the model does not give
+    /// it: checkMapMethod's line, empty when it does.
+    QList<QPair<QString, QString>> maps;
 };
 
 struct TraceRequest {

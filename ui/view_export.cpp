@@ -164,7 +164,8 @@ QString tableCsv(const QTableWidget& table) {
     QStringList lines, header;
     for (int c = 0; c < table.columnCount(); ++c) {
         const auto* h = table.horizontalHeaderItem(c);
-        header << csvField(h ? h->text() : QString::number(c + 1));
+        // A header broken over two lines on screen is one name in the file.
+        header << csvField(h ? h->text().replace(QLatin1Char('\n'), QLatin1Char(' ')) : QString::number(c + 1));
     }
     lines << header.join(QLatin1Char(','));
     for (int r = 0; r < table.rowCount(); ++r) {

@@ -43,7 +43,8 @@ QString saveSvg(const QSize& size, const QString& title, const std::function<voi
 /// Writes `json` to `path`, which must end in .json (else the error says to name it so).
 QString exportJsonFile(const std::string& json, const QString& path);
 
-/// CSV of a table: the header labels, then every row's cell texts (quoted where needed).
+/// CSV of a table: the header labels (each on one line), then every row's cell texts (quoted where
+/// needed).
 QString tableCsv(const QTableWidget& table);
 
 /// .csv: tableCsv; .png or .svg: every row of the table drawn with its header.

@@ -10,6 +10,7 @@
 #include "analysis/caption_sweep_panel.h"
 #include "analysis/cost_panel.h"
 #include "analysis/faithfulness_panel.h"
+#include "analysis/map_table_panel.h"
 #include "analysis/sweep_panel.h"
 
 namespace saccade::ui {
@@ -21,6 +22,7 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     m_sweep = new SweepPanel(this);
     m_faithfulness = new FaithfulnessPanel(this);
     m_cost = new CostPanel(this);
+    m_maps = new MapTablePanel(this);
     m_captionSweep = new CaptionSweepPanel(this);
     m_captionFaithfulness = new CaptionFaithfulnessPanel(this);
     // One Faithfulness tab: a classifier's maps, or a captioner's words.
@@ -30,6 +32,8 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_sweep, tr("Boundary sweep"));
     m_tabs->addTab(m_captionSweep, tr("Caption sweep"));
     m_tabs->addTab(m_faithfulnessStack, tr("Faithfulness"));
+    m_tabs->addTab(m_maps, tr("Maps"));
+    m_tabs->setTabToolTip(m_tabs->indexOf(m_maps), tr("Attention beside attribution: every map scored on the same boxes"));
     m_tabs->addTab(m_cost, tr("Cost"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), false);
     auto* layout = new QVBoxLayout(this);
@@ -41,7 +45,8 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 }
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                            const QString& deterministicRule, const QString& outputKind) {
+                            const QString& deterministicRule, const QString& outputKind,
+                            const QList<QPair<QString, QString>>& maps) {
     // Every panel first, while its tab is enabled: each stops a job of the previous model.
     m_model->setText(dataset.isEmpty()
                          ? tr("Model: <b>%1</b> (no dataset of its own), the one open on the Attention page.")
@@ -53,6 +58,7 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_faithfulness->setModel(checkpoint, dataset, rules, deterministicRule);
     m_captionFaithfulness->setModel(checkpoint, dataset);
     m_cost->setModel(checkpoint);
+    m_maps->setModel(checkpoint, dataset, maps);
     // A captioner sweeps an object under its words and measures faithfulness word by word; the
     // classifiers' sweep scores one answer per image, which a caption is not.
     const bool caption = outputKind == QLatin1String("caption");
@@ -63,6 +69,9 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_tabs->setTabToolTip(m_tabs->indexOf(m_captionSweep), caption ? QString() : tr("For captioners"));
     m_tabs->setTabEnabled(m_tabs->indexOf(m_sweep), !caption);
     m_tabs->setTabToolTip(m_tabs->indexOf(m_sweep), forClassifiers);
+    m_tabs->setTabEnabled(m_tabs->indexOf(m_maps), !caption);
+    m_tabs->setTabToolTip(m_tabs->indexOf(m_maps), caption ? tr("For classifiers: a map is of one answer")
+                                                           : tr("Attention beside attribution: every map scored on the same boxes"));
     m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
                                  ? shown
                                  : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));

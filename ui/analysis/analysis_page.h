@@ -1,7 +1,9 @@
 #pragma once
-// AnalysisPage ("Probes & cost"): the boundary-case explorer, the faithfulness of attention, and
-// what selection costs, for the model open on the Attention page.
+// AnalysisPage ("Probes & cost"): the boundary-case explorer, the faithfulness of attention, its
+// maps beside attribution, and what selection costs, for the model open on the Attention page.
 
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -19,6 +21,7 @@ class CaptionFaithfulnessPanel;
 class CaptionSweepPanel;
 class CostPanel;
 class FaithfulnessPanel;
+class MapTablePanel;
 class SweepPanel;
 
 class AnalysisPage : public QWidget {
@@ -27,10 +30,12 @@ class AnalysisPage : public QWidget {
 public:
     explicit AnalysisPage(QWidget* parent = nullptr);
 
-    /// The model to analyse: its checkpoint and dataset, its rules and what its runs output
-    /// ("class" or "caption": a captioner has its own sweep and faithfulness tabs).
+    /// The model to analyse: its checkpoint and dataset, its rules, what its runs output
+    /// ("class" or "caption": a captioner has its own sweep and faithfulness tabs) and the maps it
+    /// gives (ModelCard::maps: name, and why not where it does not).
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
-                  const QString& deterministicRule = {}, const QString& outputKind = {});
+                  const QString& deterministicRule = {}, const QString& outputKind = {},
+                  const QList<QPair<QString, QString>>& maps = {});
 
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
@@ -39,6 +44,8 @@ public:
     /// The Faithfulness tab's page: the classifiers' panel or the captioners'.
     QStackedWidget* faithfulnessTab() const { return m_faithfulnessStack; }
     CostPanel* costPanel() const { return m_cost; }
+    /// Attention beside attribution: the maps table.
+    MapTablePanel* mapTablePanel() const { return m_maps; }
     QTabWidget* tabs() const { return m_tabs; }
 
 Q_SIGNALS:
@@ -51,6 +58,7 @@ private:
     SweepPanel* m_sweep = nullptr;
     FaithfulnessPanel* m_faithfulness = nullptr;
     CostPanel* m_cost = nullptr;
+    MapTablePanel* m_maps = nullptr;
     CaptionSweepPanel* m_captionSweep = nullptr;
     CaptionFaithfulnessPanel* m_captionFaithfulness = nullptr;
     QStackedWidget* m_faithfulnessStack = nullptr;

@@ -485,7 +485,7 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_comparison->setModel(card.classNames, m_images->datasets(), card.dataset, card.deterministicRule);
     m_service->cancelAdequacy();
     m_adequacy->setModel(card.classNames, m_images->datasets(), card.dataset);
-    Q_EMIT modelOpened(card.path, card.dataset, card.rules, card.deterministicRule, card.outputKind);
+    Q_EMIT modelOpened(card.path, card.dataset, card.rules, card.deterministicRule, card.outputKind, card.maps);
     Q_EMIT statusMessage(tr("Loaded %1 on %2").arg(QFileInfo(card.path).fileName(), card.device));
     // A session names its image; else keep the current input when it fits the new model; else
     // the saved or the first sample.

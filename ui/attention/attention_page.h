@@ -5,6 +5,8 @@
 // worker; the newest one wins and the view never waits on it.
 
 #include <QImage>
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -102,9 +104,10 @@ Q_SIGNALS:
     void statusMessage(const QString& message);
     /// A model was loaded: its checkpoint and dataset.
     /// A model opened: its file, dataset, rule names (ModelCard::rules), deterministic rule and
-    /// what its runs output ("class" or "caption").
+    /// what its runs output ("class" or "caption"), and the maps it gives (ModelCard::maps).
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                     const QString& deterministicRule, const QString& outputKind);
+                     const QString& deterministicRule, const QString& outputKind,
+                     const QList<QPair<QString, QString>>& maps);
     /// A sequence model (text in, text out) was asked for: it belongs on the Sequences page.
     void sequenceModelRequested(const QString& checkpoint);
 
