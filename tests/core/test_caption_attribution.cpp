@@ -81,12 +81,17 @@ TEST(CaptionAttribution, TheWordForwardSaysTheCaptionsWordWithItsProbabilities) 
     EXPECT_TRUE(model->wordForward(words, 1, "argmax").ok());
 }
 
-// Disabled: it fails, and says something is wrong. The finite difference converges (0.645 along
-// the gradient's own direction at every step from 0.02 to 0.0005, with or without grad mode, in a
-// batch of one or two) while autograd's input gradient gives 0.791: one of the fused backward
-// kernels the decoder runs (additive scores, LSTM gates, packed products) does not return the
-// exact gradient with respect to its inputs. Enable once that is found (docs/results.md).
-TEST(CaptionAttribution, DISABLED_TheWordLogitsGradientIsTheFiniteDifference) {
+// The input gradient is the derivative of the word's logit wherever the logit has one. Not at a
+// scenes64 image itself: its flat colour regions give equal conv outputs inside the encoder's 2x2
+// max-pool windows (on test scene 1, 4,526 of the first pool's 16,384 windows tie on a positive
+// maximum), where the logit has a kink and autograd returns one subgradient (the first index of
+// each tie: 0.791 along the gradient's own direction, while the central difference converges to
+// 0.645 at any step, the mean of one-sided slopes of 0.642 and 0.648). The fused kernels are not
+// involved: the double-precision forward, which takes ATen's reference path everywhere, gives the
+// same 0.791. So the check runs at the image plus noise of 0.01, where no window ties, with steps
+// small enough (2e-3, a pixel moves by ~2e-5) that the differences cross no near-tie: there
+// autograd and the difference agree to 0.2% in float, to 1e-6 in double.
+TEST(CaptionAttribution, TheWordLogitsGradientIsTheFiniteDifference) {
     auto [model, dataset] = softCaptioner();
     ASSERT_TRUE(model && dataset);
     const Sample sample = dataset->sample(Split::Test, 1);
@@ -96,24 +101,25 @@ TEST(CaptionAttribution, DISABLED_TheWordLogitsGradientIsTheFiniteDifference) {
     ASSERT_GE(step, 0) << t->output.text;
     auto f = model->wordForward(captionTokens(*t), step, "soft");
     ASSERT_TRUE(f.ok()) << f.error();
-    auto x = modelInput(sample.image, model->imageSize(), model->channels(), (*f)->device());
-    ASSERT_TRUE(x.ok());
+    auto image = modelInput(sample.image, model->imageSize(), model->channels(), (*f)->device());
+    ASSERT_TRUE(image.ok());
+    torch::manual_seed(7);
+    const auto x = *image + 0.01 * torch::randn(image->sizes()).to(image->device());  // off the max-pool ties
     const auto vocabulary = model->classNames();
     const int target = int(std::find(vocabulary.begin(), vocabulary.end(), t->steps[size_t(step)].token) - vocabulary.begin());
-    const auto g = inputGradients(**f, *x, "soft", target).to(torch::kCPU, torch::kDouble);
-    // Directions of unit norm along the gradient and halfway to random ones, so that the logit
-    // moves by far more than float32's rounding at a step of 0.02 (a pixel moves by ~2e-4).
+    const auto g = inputGradients(**f, x, "soft", target).to(torch::kCPU, torch::kDouble);
+    // Directions of unit norm along the gradient and halfway to random ones.
     const auto unit = [](const torch::Tensor& v) { return v / v.norm(); };
-    const auto along = unit(g.to(torch::kFloat).to(x->device()));
+    const auto along = unit(g.to(torch::kFloat).to(x.device()));
     torch::manual_seed(3);
     for (int direction = 0; direction < 3; ++direction) {
-        const auto v = direction == 0 ? along : unit(along + unit(torch::randn_like(*x)));
-        const double eps = 0.02;
-        const auto ends = targetLogits(**f, torch::cat({*x + eps * v, *x - eps * v}), "soft", target).to(torch::kDouble);
+        const auto v = direction == 0 ? along : unit(along + unit(torch::randn(x.sizes()).to(x.device())));
+        const double eps = 2e-3;
+        const auto ends = targetLogits(**f, torch::cat({x + eps * v, x - eps * v}), "soft", target).to(torch::kDouble);
         const double difference = (ends[0].item<double>() - ends[1].item<double>()) / (2 * eps);
         const double analytic = (g * v.to(torch::kCPU, torch::kDouble)).sum().item<double>();
         EXPECT_GT(analytic, 0.0);
-        EXPECT_NEAR(analytic, difference, 0.02 * std::abs(analytic)) << "direction " << direction;
+        EXPECT_NEAR(analytic, difference, 0.01 * std::abs(analytic)) << "direction " << direction;
     }
 }
 
