@@ -25,7 +25,7 @@ struct AttributeArgs {
     std::string model, image, sample, device = "auto", baseline = "black", out, text, targetText;
     InputOptions input;
     AttributionOptions options;
-    int target = -1;
+    int target = -1, step = -1;
     bool json = false;
 };
 
@@ -49,8 +49,13 @@ Trace attributionTrace(const AttributionMap& m, const TraceInput& in) {
 }
 
 void printAttribution(const AttributionMap& m) {
-    std::cout << std::fixed << std::setprecision(3) << m.method << " (" << m.rule << " rule) of class " << m.target
-              << " (predicted " << m.predicted << "), " << m.rows << "x" << m.cols << " cells, " << m.forwards
+    std::cout << std::fixed << std::setprecision(3) << m.method << " (" << m.rule << " rule) of ";
+    if (m.step)  // a word of the model's caption
+        std::cout << "the word '" << m.word << "' at step " << *m.step << " of '" << m.caption << "' (word " << m.target
+                  << ", predicted " << m.predicted << ")";
+    else
+        std::cout << "class " << m.target << " (predicted " << m.predicted << ")";
+    std::cout << ", " << m.rows << "x" << m.cols << " cells, " << m.forwards
               << " images through the model, " << m.seconds << " s\n";
     if (m.completenessError)
         std::cout << "  completeness: sum " << *m.attributionSum << " vs f(x) - f(baseline) = " << *m.fInput << " - "
@@ -59,7 +64,12 @@ void printAttribution(const AttributionMap& m) {
         std::cout << std::setprecision(1) << "  mass in box " << 100 * *m.massInBox << "% of the cells ("
                   << 100 * *m.massInBoxPixels << "% of the pixels; the box is " << 100 * *m.boxArea
                   << "% of the image), pointing game " << (*m.pointing ? "hit" : "miss") << "\n";
-    else
+    if (m.attentionMassInBox)
+        std::cout << "  attention at this step: mass on the named object " << 100 * *m.attentionMassInBox
+                  << "%, pointing game " << (*m.attentionPointing ? "hit" : "miss") << "\n";
+    if (m.step && !m.massInBox)
+        std::cout << "  mass on the object and pointing game: not measured (the word names no object of the truth)\n";
+    else if (!m.massInBox)
         std::cout << "  mass in box and pointing game: not measured (the image has no box)\n";
 }
 
@@ -103,6 +113,7 @@ int runAttribute(AttributeArgs a) {
     if (fileReadsText(a.model))
         return badInput("attribute", a.model + " reads text: give --text \"...\" to attribute its output over the source");
     if (a.target >= 0) a.options.target = a.target;
+    if (a.step >= 0) a.options.step = a.step;
     if (auto ok = checkAttributionOptions(a.options); !ok) return badInput("attribute", ok.error());
     if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
     auto model = loadModelWith(a.model, a.device, a.input);
@@ -150,6 +161,8 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
                                                    "attention, rollout, gradient, gradient-x-input, integrated-gradients or occlusion")->required();
     cmd->add_option("--target", a->target, "class attributed (default: the predicted one); with --text: the one output "
                                            "position printed (default: all)")->check(wholeNumberIn(0, 1000000));
+    cmd->add_option("--step", a->step, "captioners: the word attributed, by its index in the caption (default: the "
+                                       "first word that names an object, else the first)")->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--rule", a->options.rule, "rule differentiated (default: the model's deterministic rule)");
     cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
         ->capture_default_str()->check(wholeNumberIn(0, 100000));

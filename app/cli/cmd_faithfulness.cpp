@@ -156,8 +156,10 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
                         "captioner, word by word: the mass on the object each word names, and whether the word "
                         "survives occluding the cells it looked at. With --methods, attention, rollout and "
                         "attribution maps side by side: mass in box, pointing game, deletion and insertion AUC and "
-                        "the model-randomisation sanity check; on a sequence model, each map's AER against the gold "
-                        "alignment and the fall of the word's probability when its top source token is removed.");
+                        "the model-randomisation sanity check; on a captioner, per object word, the attention at its step and "
+                        "each map of the word: mass on the named object and pointing game; on a sequence model, each "
+                        "map's AER against the gold alignment and the fall of the word's probability when its top "
+                        "source token is removed.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
     cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/caption_attribution.h"
 #include "analysis/faithfulness.h"
 #include "analysis/image_maps.h"
 #include "analysis/map_comparison.h"
@@ -70,6 +71,37 @@ void printSeqMapFaithfulness(const SeqMapComparisonReport& r) {
               << "; AER: lower is better; the fall: higher means the map found what the word needs)\n";
 }
 
+// A model that outputs words: per object word, the attention at its step and each map of the
+// word, on the named object's box.
+int runWordMapFaithfulness(const std::vector<std::string>& methods, AttentionModel& model, const Dataset& dataset,
+                           std::int64_t limit, std::uint64_t seed, const std::string& rule, bool json) {
+    CaptionAttributionOptions o;
+    o.methods = methods;
+    o.limit = limit;
+    o.seed = seed;
+    o.rule = rule;
+    auto r = compareCaptionMaps(model, dataset, Split::Test, o, consoleProgress("faithfulness"));
+    if (!r) return badInput("faithfulness", r.error());
+    if (json) {
+        std::cout << captionAttributionToJson(*r) << "\n";
+        return 0;
+    }
+    std::cout << std::fixed << std::setprecision(1) << r->dataset << " test split, " << r->images << " scenes, "
+              << r->words << " object words, " << r->rule << " rule, maps on a " << r->rows << "x" << r->cols
+              << " grid, " << r->seconds << " s\n  " << kAttentionCaveat << "\n"
+              << "  map                    mass on the named object   pointing   IG completeness error (mean / max)\n";
+    for (const auto& m : r->maps) {
+        std::cout << "  " << std::left << std::setw(22) << m.method << std::right << std::setw(26)
+                  << percentOrNot(m.massOnObject) << std::setw(11) << percentOrNot(m.pointing);
+        if (m.completenessError)
+            std::cout << "   " << percentOrNot(m.completenessError) << " / " << percentOrNot(m.maxCompletenessError);
+        std::cout << "\n";
+    }
+    std::cout << "  (a uniform map puts " << 100 * r->uniformMass << "% on the named object; each word's map is its "
+                 "logit's, the decoder teacher-forced on the caption's earlier words)\n";
+    return 0;
+}
+
 }  // namespace
 
 int runSeqMapFaithfulness(const SeqMapFaithfulnessArgs& a) {
@@ -121,6 +153,7 @@ int runMapFaithfulness(const MapFaithfulnessArgs& a, AttentionModel& model, cons
                        std::uint64_t seed, const std::string& rule, bool json) {
     auto methods = parseMapMethods(a.methods);
     if (!methods) return badInput("faithfulness", methods.error());
+    if (model.outputKind() != "class") return runWordMapFaithfulness(*methods, model, dataset, limit, seed, rule, json);
     MapComparisonOptions o;
     o.methods = *methods;
     o.limit = limit;

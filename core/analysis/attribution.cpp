@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <memory>
 
 #include <torch/torch.h>
 
@@ -104,16 +106,18 @@ void scoreAttributionOnBox(AttributionMap& map, const Box& box) {
                   (double(map.width) * map.height);
 }
 
+using ProbsOf = std::function<Result<std::vector<std::vector<float>>>(const std::vector<Image>&)>;
+
 // Occlusion: each cell filled alone; the fall of the target's probability.
-Result<Unit> occlusionAttribution(AttentionModel& model, const Image& image, const AttributionOptions& o, AttributionMap& map) {
+Result<Unit> occlusionAttribution(const ProbsOf& probsOf, const Image& image, const AttributionOptions& o, AttributionMap& map) {
     std::vector<Image> copies{image};
     for (int c = 0; c < map.rows * map.cols; ++c) copies.push_back(occludeCells(image, map.rows, map.cols, {c}));
-    auto batched = batchedOutputProbs(model, copies, map.rule, o.seed);
+    auto batched = probsOf(copies);
     if (!batched) return Error{batched.error()};
     const auto& probs = *batched;
     const auto& intact = probs.front();
     map.predicted = int(std::max_element(intact.begin(), intact.end()) - intact.begin());
-    map.target = o.target.value_or(map.predicted);
+    map.target = o.target.value_or(map.target >= 0 ? map.target : map.predicted);
     if (auto ok = checkAttributionTarget(map.target, int(intact.size())); !ok) return Error{ok.error()};
     std::vector<double> fall, size;
     for (int c = 0; c < map.rows * map.cols; ++c) {
@@ -126,9 +130,73 @@ Result<Unit> occlusionAttribution(AttentionModel& model, const Image& image, con
     return Unit{};
 }
 
-// The gradient methods, on the model's differentiable forward.
-Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, const AttributionOptions& o, AttributionMap& map) {
-    GradientForward* f = model.gradientForward();
+// A word forward's probabilities of images, in chunks without gradients: occlusion's reading of
+// a word step.
+Result<std::vector<std::vector<float>>> wordStepProbs(GradientForward& f, const AttentionModel& model,
+                                                      const std::vector<Image>& images, const std::string& rule) {
+    torch::NoGradGuard noGrad;
+    std::vector<std::vector<float>> out;
+    constexpr std::size_t kChunk = 64;
+    for (std::size_t first = 0; first < images.size(); first += kChunk) {
+        std::vector<torch::Tensor> rows;
+        for (std::size_t i = first; i < std::min(images.size(), first + kChunk); ++i) {
+            auto x = modelInput(images[i], model.imageSize(), model.channels(), f.device());
+            if (!x) return Error{x.error()};
+            rows.push_back(*x);
+        }
+        const auto probs = torch::softmax(f.logits(torch::cat(rows), rule), /*dim=*/1).to(torch::kCPU, torch::kFloat).contiguous();
+        for (std::int64_t r = 0; r < probs.size(0); ++r)
+            out.emplace_back(probs[r].data_ptr<float>(), probs[r].data_ptr<float>() + probs.size(1));
+    }
+    return out;
+}
+
+// A model that outputs words: its caption of the image under the rule, the step attributed, its
+// word as the default target, the object it names and the attention there; the step's forward.
+Result<std::shared_ptr<GradientForward>> wordStepForward(AttentionModel& model, const Image& image,
+                                                         const AttributionOptions& o,
+                                                         const std::optional<GroundTruth>& truth, AttributionMap& map) {
+    if (map.rule.empty()) {
+        const auto rules = model.evaluationRules();
+        map.rule = rules.empty() ? model.deterministicRule() : rules.front();
+    }
+    auto t = model.trace(image, map.rule, o.seed, "attribution", truth);
+    if (!t) return Error{t.error()};
+    std::vector<std::string> words;
+    for (const auto& s : t->steps) words.push_back(s.token);
+    int step = 0;
+    if (o.step) {
+        step = *o.step;
+    } else {
+        const auto named = std::find_if(t->steps.begin(), t->steps.end(), [](const TraceStep& s) { return s.wordObject >= 0; });
+        step = named == t->steps.end() ? 0 : int(named - t->steps.begin());
+    }
+    if (step < 0 || step >= int(words.size()))
+        return Error{"step " + std::to_string(step) + " is past the end of the caption '" + t->output.text + "': steps 0-" +
+                     std::to_string(words.size() - 1) + " (" + std::to_string(words.size() - 1) + ": <end>)"};
+    auto f = model.wordForward(words, step, map.rule);
+    if (!f) return Error{f.error()};
+    const TraceStep& at = t->steps[size_t(step)];
+    map.step = step;
+    map.word = at.token;
+    map.caption = t->output.text;
+    const auto names = model.classNames();
+    const auto id = std::find(names.begin(), names.end(), at.token);
+    map.target = id == names.end() ? -1 : int(id - names.begin());
+    if (truth && at.wordObject >= 0 && at.wordObject < int(truth->boxes.size())) {
+        map.object = at.wordObject;
+        const Box& box = truth->boxes[size_t(map.object)];
+        if (at.grid) {
+            map.attentionMassInBox = std::min(1.0, gridMassInBox(*at.grid, map.width, map.height, box));
+            map.attentionPointing = pointsAt(at, map.width, map.height, box);
+        }
+    }
+    return f;
+}
+
+// The gradient methods, on the model's differentiable forward `f`.
+Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, const Image& image, const AttributionOptions& o,
+                                 AttributionMap& map) {
     if (!f) return Error{model.displayName() + " has no differentiable forward for " + o.method};
     if (o.method == "gradcam" && !f->hasFeatureGrid())
         return Error{model.displayName() + " has no convolutional grid for Grad-CAM"};
@@ -139,7 +207,7 @@ Result<Unit> gradientAttribution(AttentionModel& model, const Image& image, cons
     if (map.rule.empty()) map.rule = f->defaultRule();
     const auto logits = f->logits(*x, map.rule);  // checks the rule before any gradient
     map.predicted = int(logits.argmax(/*dim=*/1).item<std::int64_t>());
-    map.target = o.target.value_or(map.predicted);
+    map.target = o.target.value_or(map.target >= 0 ? map.target : map.predicted);
     if (auto ok = checkAttributionTarget(map.target, int(logits.size(1))); !ok) return Error{ok.error()};
     GradientAttribution a;
     if (o.method == "gradient" || o.method == "gradient-x-input") {
@@ -203,7 +271,9 @@ Result<Unit> checkAttributionOptions(const AttributionOptions& o) {
 Result<AttributionMap> attribute(AttentionModel& model, const Image& image, const AttributionOptions& o,
                                  const std::optional<GroundTruth>& truth) {
     if (auto ok = checkAttributionOptions(o); !ok) return Error{ok.error()};
-    if (model.outputKind() != "class") return Error{"attribution maps are for classifiers; this model outputs " + model.outputKind()};
+    const bool words = model.outputKind() != "class";
+    if (o.step && !words)
+        return Error{"--step picks a word of a caption; " + model.displayName() + " outputs a " + model.outputKind()};
     const auto start = std::chrono::steady_clock::now();
     AttributionMap map;
     map.method = o.method;
@@ -212,10 +282,20 @@ Result<AttributionMap> attribute(AttentionModel& model, const Image& image, cons
     const int side = model.cellGrid().side;
     map.rows = map.cols = side > 0 ? side : o.cellsPerSide;
     try {
+        std::shared_ptr<GradientForward> word;
+        if (words) {
+            auto f = wordStepForward(model, image, o, truth, map);
+            if (!f) return Error{f.error()};
+            word = *f;
+        }
+        GradientForward* f = words ? word.get() : model.gradientForward();
         if (o.method == "occlusion") {
             if (map.rule.empty()) map.rule = model.deterministicRule();
-            if (auto ok = occlusionAttribution(model, image, o, map); !ok) return Error{ok.error()};
-        } else if (auto ok = gradientAttribution(model, image, o, map); !ok) {
+            const ProbsOf probsOf = [&](const std::vector<Image>& copies) {
+                return words ? wordStepProbs(*f, model, copies, map.rule) : batchedOutputProbs(model, copies, map.rule, o.seed);
+            };
+            if (auto ok = occlusionAttribution(probsOf, image, o, map); !ok) return Error{ok.error()};
+        } else if (auto ok = gradientAttribution(model, f, image, o, map); !ok) {
             return Error{ok.error()};
         }
     } catch (const c10::Error& e) {
@@ -223,7 +303,10 @@ Result<AttributionMap> attribute(AttentionModel& model, const Image& image, cons
         return Error{o.method + " failed: " + what.substr(0, what.find('\n'))};
     }
     map.cells = poolAttributionToCells(map.magnitude, map.rows, map.cols, map.width, map.height);
-    if (truth && !truth->boxes.empty()) scoreAttributionOnBox(map, truth->boxes.front());
+    if (words && map.object >= 0)
+        scoreAttributionOnBox(map, truth->boxes[size_t(map.object)]);
+    else if (!words && truth && !truth->boxes.empty())
+        scoreAttributionOnBox(map, truth->boxes.front());
     map.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return map;
 }

@@ -24,6 +24,11 @@
 // - gradient-rollout:      gradient-weighted attention rollout (Chefer et al. 2021) for
 //   transformers that hand out their attention in the graph (Saccade's ViT): beside plain
 //   rollout, each layer's attention weighted by the target's gradient, its ReLU, mean over heads.
+// A model that outputs words (a captioner) is attributed one word at a time: the word at
+// `step` of the caption it gives the image under the rule (AttentionModel::wordForward), its
+// logit with the decoder teacher-forced on the caption's earlier words; occlusion reads that
+// word's probability from the same forward. The box scored is the one of the object the word
+// names (the trace's wordObject), beside the attention's mass at that step.
 // Not thread-safe: one caller of the model at a time.
 
 #include <cstdint>
@@ -56,6 +61,9 @@ struct AttributionOptions {
     double sigma = 0.15;              ///< smoothgrad: noise std in pixel units (> 0)
     std::uint64_t seed = 1;           ///< smoothgrad's noise; occlusion's rule where it samples
     int cellsPerSide = 10;            ///< the cell grid of a model without one of its own
+    /// Models that output words: the word attributed, by its index in the model's caption (0: the
+    /// first word); none: the first word that names an object of the truth, else the first word.
+    std::optional<int> step;
 };
 
 /// One attribution map. Pixel maps are row-major over the model's input (width x height).
@@ -74,6 +82,14 @@ struct AttributionMap {
     std::optional<double> boxArea;                     ///< the box's share of the image (uniform's mass)
     std::int64_t forwards = 0;                         ///< images through the model
     double seconds = 0;
+    /// Models that output words: the step attributed, its word (the target's by default), the
+    /// caption, the object of the truth the word names (-1: none; the box scored), and the
+    /// attention at that step scored on that box as the map is (cells).
+    std::optional<int> step;
+    std::string word, caption;
+    int object = -1;
+    std::optional<double> attentionMassInBox;
+    std::optional<bool> attentionPointing;
 };
 
 /// The map of `options.method` on `image` (of the model's input size and channels). Errors, one
@@ -81,6 +97,9 @@ struct AttributionMap {
 /// unknown baseline or quadrature, a baseline image of the wrong size, a rule the model cannot
 /// differentiate, a model without gradients, "X has no convolutional grid for Grad-CAM".
 /// With `truth` and a box, the box figures are set (the first box), else they stay empty.
+/// Models that output words: also a step past the caption's end, a step given to a model that
+/// outputs no words, a method the model cannot support; the box is the named object's (none for
+/// a word that names none).
 Result<AttributionMap> attribute(AttentionModel& model, const Image& image, const AttributionOptions& options,
                                  const std::optional<GroundTruth>& truth = std::nullopt);
 

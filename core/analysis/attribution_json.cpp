@@ -55,6 +55,13 @@ std::string attributionToJson(const AttributionMap& m, bool pixels, int indent) 
                      {"box_area", attributionOrNull(m.boxArea)},
                      {"forwards", m.forwards},
                      {"seconds", m.seconds}};
+    if (m.step)  // a model that outputs words: the word attributed, and the attention at its step
+        j["word"] = {{"step", *m.step},
+                     {"word", m.word},
+                     {"caption", m.caption},
+                     {"object", m.object >= 0 ? nlohmann::json(m.object) : nlohmann::json(nullptr)},
+                     {"attention_mass_in_box", attributionOrNull(m.attentionMassInBox)},
+                     {"attention_pointing", attributionOrNull(m.attentionPointing)}};
     if (pixels) j["pixels"] = attributionRows(m.magnitude, m.height, m.width);
     return j.dump(indent);
 }

@@ -132,6 +132,22 @@ public:
     /// convolutional grid, where it has one), for attribution methods (analysis/attribution.h);
     /// null where the model has none. Owned by the model, valid while it lives.
     virtual GradientForward* gradientForward() { return nullptr; }
+    /// A model that outputs words (a caption): word `step` of the caption `words` (classNames()
+    /// entries; a closing "<end>" may end them) as a classifier of the image, for attribution
+    /// methods: its logits(images, rule) are the word logits [B, vocabulary] at that step, the
+    /// decoder teacher-forced on words[0, step) and attending under `rule` (a deterministic rule of
+    /// the model; empty: the one it decodes with, evaluationRules().front(), its defaultRule()). Step
+    /// words.size() is the word after the last. The forward shares the model's weights: valid
+    /// while the model lives; not thread-safe, as the model. Errors, one line: a step outside
+    /// [0, words.size()], a word not in the vocabulary or after "<end>", a rule it cannot
+    /// differentiate, a model that does not output words (the default).
+    virtual Result<std::shared_ptr<GradientForward>> wordForward(const std::vector<std::string>& words, int step,
+                                                                 const std::string& rule) {
+        (void)words;
+        (void)step;
+        (void)rule;
+        return Error{displayName() + " outputs a " + outputKind() + ", not words: it has no word steps"};
+    }
     /// How an image of another size becomes this model's input (data/image_fit.h): what the user
     /// set (setImageFit), else the model's own declaration, else the shorter side resized to
     /// imageSize() and the centre cropped square.

@@ -12,6 +12,7 @@
 #include "models/caption/caption_data.h"
 #include "models/caption/caption_eval.h"
 #include "models/caption/caption_network.h"
+#include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
 
@@ -173,6 +174,58 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
     } catch (const c10::Error& e) {
         return Error{std::string("trace failed: ") + e.what_without_backtrace()};
     }
+}
+
+namespace {
+
+// The location rule a word forward differentiates: soft or argmax, nothing sampled.
+Result<SelectionOptions> differentiableCaptionRule(const std::string& spec, const std::string& mode) {
+    auto rule = parseCaptionRule(spec, mode);
+    if (!rule) return Error{rule.error()};
+    if (rule->beam > 0 || (rule->location.rule != SelectionRule::Soft && rule->location.rule != SelectionRule::Argmax))
+        return Error{"a word's attribution differentiates the captioner under soft or argmax attention, not '" + spec + "'"};
+    return rule->location;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<GradientForward>> CaptionModel::wordForward(const std::vector<std::string>& words, int step,
+                                                                   const std::string& ruleSpec) {
+    auto& m = *m_impl;
+    const auto& vocabulary = m.config.vocabulary;
+    if (step < 0 || step > int(words.size()) || step + 1 >= m.config.maxLength)
+        return Error{"word step " + std::to_string(step) + " is past the caption's end: it has " +
+                     std::to_string(words.size()) + " steps (0-" + std::to_string(std::max<int>(0, int(words.size()) - 1)) + ")"};
+    std::vector<std::int64_t> prefix{kStartToken};
+    for (int i = 0; i < step; ++i) {
+        const auto at = std::find(vocabulary.begin(), vocabulary.end(), words[size_t(i)]);
+        if (at == vocabulary.end()) return Error{"the word '" + words[size_t(i)] + "' is not in the captioner's vocabulary"};
+        if (at - vocabulary.begin() == kEndToken) return Error{"word step " + std::to_string(step) + " is past the caption's <end>"};
+        prefix.push_back(at - vocabulary.begin());
+    }
+    prefix.push_back(kEndToken);  // a target that is not <pad>: teacherForced runs every step of the row
+    const std::string spec = ruleSpec.empty() ? evaluationRules().front() : ruleSpec;
+    if (auto ok = differentiableCaptionRule(spec, m.config.mode); !ok) return Error{ok.error()};
+    const auto tokens = torch::tensor(prefix, torch::TensorOptions().dtype(torch::kLong)).to(m.device).unsqueeze(0);
+    Impl* impl = &m;
+    // Logits at `step` and the encoder's grid they come from, in one graph.
+    auto run = [impl, tokens, step](const torch::Tensor& images, const std::string& name) -> GridForward {
+        auto rule = differentiableCaptionRule(name, impl->config.mode);
+        if (!rule) TORCH_CHECK(false, rule.error());
+        GridForward out;
+        const auto annotations = impl->net->encode(images, &out.grid);
+        Rng unused(0);
+        // The deferred weight gradients assume a backward pass that reaches the weights; an
+        // attribution asks for the pixels' gradient alone.
+        const bool deferred = impl->net->deferredWeightGrads();
+        impl->net->setDeferredWeightGrads(false);
+        const auto steps = impl->net->teacherForced(annotations, tokens.expand({images.size(0), -1}), *rule, unused);
+        impl->net->setDeferredWeightGrads(deferred);
+        out.logits = steps.wordLogits.select(/*dim=*/0, step);
+        return out;
+    };
+    auto logits = [run](const torch::Tensor& images, const std::string& name) { return run(images, name).logits; };
+    return std::shared_ptr<GradientForward>(std::make_shared<FunctionGradientForward>(m.device, spec, logits, run));
 }
 
 Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint64_t seed, const std::string& imageId,

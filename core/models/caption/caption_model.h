@@ -37,6 +37,12 @@ public:
     std::string outputKind() const override { return "caption"; }
     std::vector<std::string> evaluationRules() const override;
 
+    /// Word `step` of `words` as a classifier of the image (AttentionModel::wordForward): the
+    /// encoder, then the decoder teacher-forced on the earlier words under soft or argmax
+    /// attention; its feature grid is the encoder's g x g output, the grid attention reads.
+    Result<std::shared_ptr<GradientForward>> wordForward(const std::vector<std::string>& words, int step,
+                                                         const std::string& rule) override;
+
     /// Words of stochastic captions (sample, ksample) are drawn at this temperature (0: greedy,
     /// the default). Must be finite and >= 0.
     Result<Unit> setWordTemperature(double temperature);

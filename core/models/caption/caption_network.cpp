@@ -87,13 +87,14 @@ CaptionNetworkImpl::CaptionNetworkImpl(const CaptionConfig& config) : m_config(c
     m_out = register_module("out", nn::Linear(config.embed, V));
 }
 
-torch::Tensor CaptionNetworkImpl::encode(const torch::Tensor& images) {
+torch::Tensor CaptionNetworkImpl::encode(const torch::Tensor& images, torch::Tensor* gridOut) {
     TORCH_CHECK(images.dim() == 4 && images.size(1) == m_config.inChannels && images.size(2) == m_config.imageSize &&
                     images.size(3) == m_config.imageSize,
                 "the captioner takes [B, ", m_config.inChannels, ", ", m_config.imageSize, ", ", m_config.imageSize,
                 "] images, got ", images.sizes());
     if (m_clock) m_clock->start();
     const auto grid = m_encoder->forward(images);  // [B, D, g, g]
+    if (gridOut) *gridOut = grid;
     auto annotations = grid.flatten(/*start_dim=*/2).transpose(1, 2);
     annotations = m_position.defined() ? annotations + m_position : annotations.contiguous();
     lapIf(m_clock, "encoder");

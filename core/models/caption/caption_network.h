@@ -56,8 +56,9 @@ class CaptionNetworkImpl : public torch::nn::Module {
 public:
     explicit CaptionNetworkImpl(const CaptionConfig& config);
 
-    /// images [B, C, S, S] in [0, 1] -> annotations [B, L, D] (row-major cells).
-    torch::Tensor encode(const torch::Tensor& images);
+    /// images [B, C, S, S] in [0, 1] -> annotations [B, L, D] (row-major cells). With `grid`, the
+    /// encoder's output [B, D, g, g] there too, in the same graph (Grad-CAM's feature grid).
+    torch::Tensor encode(const torch::Tensor& images, torch::Tensor* grid = nullptr);
 
     /// Teacher forcing: tokens [B, T + 1] (<start>, words, <end>, <pad>...) give T steps, step t
     /// reading token t and predicting token t + 1. `useExpectation` ([B] bool, optional) replaces
@@ -86,6 +87,7 @@ public:
     /// Whether teacher forcing defers the cell's weight gradients to one product at the end of
     /// the backward pass (models/deferred_weight_grads.h); on by default, off to compare.
     void setDeferredWeightGrads(bool on) { m_deferGrads = on; }
+    bool deferredWeightGrads() const { return m_deferGrads; }
 
     /// Times the stages of later calls (encoder, scoring, selection, decoder) on `clock`.
     void setStageClock(StageClock* clock) { m_clock = clock; }
