@@ -177,7 +177,14 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--out", a->out, "PNG of the map over the image");
     cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution; with --text saccade.seq-attribution)");
     addInputOptions(cmd, a->input);
-    cmd->callback([a, &exitCode] { exitCode = runAttribute(*a); });
+    cmd->callback([a, cmd, &exitCode] {
+        for (const char* text : {"--text", "--target-text"})
+            if (cmd->count(text) && cmd->get_option(text)->as<std::string>().empty()) {
+                exitCode = badInput("attribute", std::string(text) + " is empty: nothing to attribute");
+                return;
+            }
+        exitCode = runAttribute(*a);
+    });
 }
 
 }  // namespace saccade::cli

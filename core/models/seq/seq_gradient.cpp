@@ -43,6 +43,10 @@ Result<SeqForcedInput> SeqNetGradient::prepare(const std::vector<std::string>& s
     if (source.empty() || target.empty()) return Error{"an empty source or target has no attribution"};
     if (source.size() > 200)
         return Error{"the source holds " + std::to_string(source.size()) + " tokens; at most 200 are read"};
+    for (const auto& token : target)
+        if (!m_task->targetVocab().contains(token))
+            return Error{"'" + token + "' is not a token the model writes (its output vocabulary has " +
+                         std::to_string(m_task->targetVocab().size()) + " tokens)"};
     SeqSample sample;
     sample.source = source;
     sample.target = target;
