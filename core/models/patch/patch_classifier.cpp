@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "models/conv_pool_relu.h"
 #include "models/path_pooling.h"
 
 namespace saccade {
@@ -91,13 +92,14 @@ torch::Tensor PatchClassifierImpl::encodeStemPath(const torch::Tensor& start, co
                                                   const torch::Tensor& alphas) {
     TORCH_CHECK(m_patchNet.is_empty(), "the encoder's stem is split off in the dense variant only");
     // The constructor's dense encoder from its layer 1 on: the stem's ReLU and 2 x 2 pool, fused
-    // on the path; then each max-pool before the ReLU it follows (they commute), so only the
-    // pooled values are rectified.
-    auto conv = [this](std::size_t layer, const torch::Tensor& x) { return m_encoder->at<nn::Conv2dImpl>(layer).forward(x); };
+    // on the path; the second convolution, its ReLU and pool fused (models/conv_pool_relu.h: the
+    // pool comes first, as they commute, and the backward pass reads only what it passes on).
+    auto& second = m_encoder->at<nn::Conv2dImpl>(3);
     auto features = reluMaxPoolOnPath(start, direction, alphas, /*kernel=*/2);
-    features = torch::relu(torch::max_pool2d(conv(3, features), m_config.imageSize / 2 / m_config.grid));
-    features = torch::relu(conv(6, features));
-    features = torch::relu(conv(8, features));
+    features = convMaxPoolRelu(features, second.weight, second.bias, /*padding=*/1,
+                               /*kernel=*/m_config.imageSize / 2 / m_config.grid);
+    features = torch::relu(m_encoder->at<nn::Conv2dImpl>(6).forward(features));
+    features = torch::relu(m_encoder->at<nn::Conv2dImpl>(8).forward(features));
     return features.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();  // [P, L, D], as encode()
 }
 
