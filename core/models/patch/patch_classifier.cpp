@@ -98,8 +98,9 @@ torch::Tensor PatchClassifierImpl::encodeStemPath(const torch::Tensor& start, co
     auto features = reluMaxPoolOnPath(start, direction, alphas, /*kernel=*/2);
     features = convMaxPoolRelu(features, second.weight, second.bias, /*padding=*/1,
                                /*kernel=*/m_config.imageSize / 2 / m_config.grid);
-    features = torch::relu(m_encoder->at<nn::Conv2dImpl>(6).forward(features));
-    features = torch::relu(m_encoder->at<nn::Conv2dImpl>(8).forward(features));
+    // In place: a convolution's backward pass reads its input, not its output.
+    features = m_encoder->at<nn::Conv2dImpl>(6).forward(features).relu_();
+    features = m_encoder->at<nn::Conv2dImpl>(8).forward(features).relu_();
     return features.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();  // [P, L, D], as encode()
 }
 
