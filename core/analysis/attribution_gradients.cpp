@@ -65,6 +65,38 @@ std::pair<torch::Tensor, torch::Tensor> igPoints(int steps, const std::string& q
     return {torch::tensor(q.alphas, torch::kDouble), torch::tensor(q.weights, torch::kDouble)};
 }
 
+// sum_p w_p dF/dx at x_p = baseline + alphas[p] (x - baseline), [1, C, S, S], through the model's
+// affine first layer z = A x + c (gradient_forward.h): z_p = z_b + alphas[p] (z_x - z_b), so the
+// layer runs on the two ends, the rest differentiates with respect to z_b, which every point
+// shares (sum_p w_p dF/dz_p, in chunks), and A^T pulls that sum back once.
+torch::Tensor weightedGradientThroughAffineInput(GradientForward& f, const torch::Tensor& x,
+                                                 const torch::Tensor& baseline, const torch::Tensor& alphas,
+                                                 const torch::Tensor& weights, const std::string& rule, int target) {
+    const auto split = f.affineInputSplit();
+    torch::Tensor start, direction;
+    {
+        torch::NoGradGuard noGrad;
+        const auto ends = split.affine(torch::cat({baseline, x}));
+        start = ends.slice(/*dim=*/0, 0, 1).clone();
+        direction = ends.slice(/*dim=*/0, 1, 2) - start;
+    }
+    torch::AutoGradMode enable(true);
+    start.requires_grad_(true);
+    torch::Tensor atOutput;  // sum_p w_p dF/dz_p
+    for (std::int64_t first = 0; first < alphas.size(0); first += kAttributionChunk) {
+        const auto last = std::min(alphas.size(0), first + kAttributionChunk);
+        const auto logits = split.pathLogits(start, direction, alphas.slice(0, first, last), rule);
+        const auto score = (logits.select(/*dim=*/1, target) * weights.slice(0, first, last)).sum();
+        const auto g = torch::autograd::grad({score}, {start}, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                             /*allow_unused=*/true)[0];
+        TORCH_CHECK(g.defined(), "the model's answer does not reach its first layer through autograd");
+        atOutput = atOutput.defined() ? atOutput + g : g;
+    }
+    // Affine: A^T g is the same at any point; the baseline serves.
+    const auto point = baseline.detach().clone().requires_grad_(true);
+    return torch::autograd::grad({split.affine(point)}, {point}, {atOutput})[0];
+}
+
 }  // namespace
 
 GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
@@ -73,9 +105,15 @@ GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor&
     const auto alphas = alphaValues.to(x.options());
     const auto points = alphas.size(0);
     const auto delta = x - baseline;
-    const auto path = baseline + alphas.view({-1, 1, 1, 1}) * delta;  // [P, C, S, S]
-    const auto grads = inputGradients(f, path, rule, target);
-    const auto meanGrad = (attributionToCpuDouble(grads) * weights.view({-1, 1, 1, 1})).sum(/*dim=*/0);
+    torch::Tensor meanGrad;  // [C, S, S]
+    if (f.hasAffineInputSplit()) {
+        meanGrad = attributionToCpuDouble(
+            weightedGradientThroughAffineInput(f, x, baseline, alphas, weights.to(x.options()), rule, target)[0]);
+    } else {
+        const auto path = baseline + alphas.view({-1, 1, 1, 1}) * delta;  // [P, C, S, S]
+        const auto grads = inputGradients(f, path, rule, target);
+        meanGrad = (attributionToCpuDouble(grads) * weights.view({-1, 1, 1, 1})).sum(/*dim=*/0);
+    }
     GradientAttribution out;
     out.pixels = attributionToCpuDouble(delta[0]) * meanGrad;
     const auto ends = attributionToCpuDouble(targetLogits(f, torch::cat({x, baseline}), rule, target));

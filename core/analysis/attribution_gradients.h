@@ -32,7 +32,8 @@ GradientAttribution plainGradient(GradientForward& f, const torch::Tensor& x, co
 
 /// Integrated gradients from `baseline` to x (both [1, C, S, S]) with `steps` intervals under the
 /// trapezoid rule (steps + 1 points), the midpoint rule or Gauss-Legendre (steps points), the
-/// points batched.
+/// points batched. Where the model splits its forward after an affine first layer
+/// (f.hasAffineInputSplit()), that layer runs on x and the baseline only and its backward once.
 GradientAttribution integratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
                                         const std::string& rule, int target, int steps, const std::string& quadrature);
 

@@ -6,6 +6,8 @@
 // the output down. A model hands one out through AttentionModel::gradientForward(); the methods
 // never ask which family it is. A soft-attention model also hands out its head on an attention
 // distribution of the caller's choosing (attentionHead), for analysis/adversarial_attention.h.
+// A model whose first layer is affine in the pixels may hand out its forward split there
+// (affineInputSplit), which integrated gradients use to run that layer twice instead of per point.
 // Engine header: includes LibTorch.
 
 #include <functional>
@@ -49,6 +51,24 @@ struct AttentionHead {
     /// model's at every step: the context is the attention-weighted sum of the cell features.
     /// The graph reaches `attention`, not the images. Valid while the model lives; not thread-safe.
     std::function<torch::Tensor(const torch::Tensor&)> run;
+};
+
+/// A forward split after a first layer that is affine in the pixels (a convolution or a linear map
+/// with nothing after it): logits(x) = rest(affine(x)). Along a straight path x_a = b + a (x - b)
+/// the features are affine(b) + a (affine(x) - affine(b)), so integrated gradients run `affine` on
+/// the path's two ends only and pull the weighted sum of the path's gradients back through it
+/// once (Sundararajan et al. 2017's sum, reassociated; analysis/attribution_gradients.h).
+struct AffineInputSplit {
+    /// Features [B, ...] of images [B, C, S, S] in [0, 1]: the first layer alone, affine in the
+    /// images; autograd differentiates it.
+    std::function<torch::Tensor(const torch::Tensor& images)> affine;
+    /// Logits [P, classes] under `rule` of the features start + alphas[p] * direction (start and
+    /// direction [1, ...] from `affine`, alphas [P] on their device and dtype). The graph reaches
+    /// `start` and `direction`; a model may run the layers after `affine` on the factored path
+    /// without forming the [P, ...] features.
+    std::function<torch::Tensor(const torch::Tensor& start, const torch::Tensor& direction, const torch::Tensor& alphas,
+                                const std::string& rule)>
+        pathLogits;
 };
 
 class GradientForward {
@@ -97,6 +117,12 @@ public:
     }
     /// Whether attentionHead gives a head, without running it.
     virtual bool hasAttentionHead() const { return false; }
+    /// The forward split after its affine first layer; empty functions when the model has no such
+    /// split (the default), and attribution then differentiates logits() at every point.
+    /// Valid while the model lives; not thread-safe, as the model.
+    virtual AffineInputSplit affineInputSplit() { return {}; }
+    /// Whether affineInputSplit gives a split, without asking for it.
+    virtual bool hasAffineInputSplit() const { return false; }
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -144,8 +170,13 @@ public:
         return m_head ? m_head(images) : AttentionHead{};
     }
     bool hasAttentionHead() const override { return bool(m_head); }
+    /// Gives the model's split after its affine first layer (both functions set).
+    void setAffineInputSplit(AffineInputSplit split) { m_split = std::move(split); }
+    AffineInputSplit affineInputSplit() override { return m_split; }
+    bool hasAffineInputSplit() const override { return m_split.affine && m_split.pathLogits; }
 
 private:
+    AffineInputSplit m_split;
     Attention m_attention;
     Head m_head;
     torch::Device m_device;

@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include "models/conv_pool_relu.h"
+#include "models/path_pooling.h"
+
 namespace saccade {
 
 namespace nn = torch::nn;
@@ -80,6 +83,27 @@ torch::Tensor PatchClassifierImpl::encode(const torch::Tensor& images) {
     return grid.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();  // [B, L, D], row-major cells
 }
 
+torch::Tensor PatchClassifierImpl::encoderStem(const torch::Tensor& images) {
+    TORCH_CHECK(m_patchNet.is_empty(), "the encoder's stem is split off in the dense variant only");
+    return m_encoder->at<nn::Conv2dImpl>(0).forward(images);
+}
+
+torch::Tensor PatchClassifierImpl::encodeStemPath(const torch::Tensor& start, const torch::Tensor& direction,
+                                                  const torch::Tensor& alphas) {
+    TORCH_CHECK(m_patchNet.is_empty(), "the encoder's stem is split off in the dense variant only");
+    // The constructor's dense encoder from its layer 1 on: the stem's ReLU and 2 x 2 pool, fused
+    // on the path; the second convolution, its ReLU and pool fused (models/conv_pool_relu.h: the
+    // pool comes first, as they commute, and the backward pass reads only what it passes on).
+    auto& second = m_encoder->at<nn::Conv2dImpl>(3);
+    auto features = reluMaxPoolOnPath(start, direction, alphas, /*kernel=*/2);
+    features = convMaxPoolRelu(features, second.weight, second.bias, /*padding=*/1,
+                               /*kernel=*/m_config.imageSize / 2 / m_config.grid);
+    // In place: a convolution's backward pass reads its input, not its output.
+    features = m_encoder->at<nn::Conv2dImpl>(6).forward(features).relu_();
+    features = m_encoder->at<nn::Conv2dImpl>(8).forward(features).relu_();
+    return features.flatten(/*start_dim=*/2).transpose(1, 2).contiguous();  // [P, L, D], as encode()
+}
+
 torch::Tensor PatchClassifierImpl::windows(const torch::Tensor& images) {
     const int cell = m_config.imageSize / m_config.grid;
     // Windows of 3 x 3 cells centred on each cell, zero outside the image.
@@ -136,9 +160,12 @@ PatchOutput PatchClassifierImpl::forward(const torch::Tensor& one, const Selecti
 PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const torch::Tensor& encoded,
                                                 const SelectionOptions& rule, Rng& rng,
                                                 const torch::Tensor& useExpectation, std::int64_t episodes) {
-    TORCH_CHECK(episodes == 1 || one.size(0) == 1, "patch classifier: episodes > 1 needs a single image");
-    TORCH_CHECK(encoded.dim() == 3 && encoded.size(0) == one.size(0), "patch classifier: encoded features of ",
-                encoded.size(0), " images for ", one.size(0));
+    const bool select = !m_patchNet.is_empty();
+    TORCH_CHECK(one.defined() || !select, "patch classifier: the select variant reads the images");
+    const auto count = one.defined() ? one.size(0) : encoded.size(0);
+    TORCH_CHECK(episodes == 1 || count == 1, "patch classifier: episodes > 1 needs a single image");
+    TORCH_CHECK(encoded.dim() == 3 && encoded.size(0) == count, "patch classifier: encoded features of ",
+                encoded.size(0), " images for ", count);
     const bool singleCell = rule.rule == SelectionRule::Sample || rule.rule == SelectionRule::Argmax;
     if (episodes > 1 && singleCell && !useExpectation.defined()) return forwardPaths(one, encoded, rule, rng, episodes);
     // Episodes of one image: everything before the first selection is the same for all of them.
@@ -148,11 +175,10 @@ PatchOutput PatchClassifierImpl::forwardEncoded(const torch::Tensor& one, const 
         sizes[0] = episodes;
         return x.expand(sizes);
     };
-    const auto images = share(one);
+    const auto images = one.defined() ? share(one) : one;
     const auto keys = share(encoded);
     // Select variant: one chosen cell per step reads only that window; rules that weight every
     // cell need every cell's patch features, computed once, before any selection.
-    const bool select = !m_patchNet.is_empty();
     const auto values = !select ? keys
                         : (!singleCell || useExpectation.defined()) ? allPatchFeatures(images)
                                                                      : keys;
@@ -200,7 +226,7 @@ PatchOutput PatchClassifierImpl::forwardPaths(const torch::Tensor& one, const to
     // One state per distinct path prefix; `path` maps each episode to its prefix's row.
     auto h = torch::tanh(m_initH(mean));
     auto c = torch::tanh(m_initC(mean));
-    auto path = torch::zeros({episodes}, torch::TensorOptions().dtype(torch::kLong).device(one.device()));
+    auto path = torch::zeros({episodes}, torch::TensorOptions().dtype(torch::kLong).device(encoded.device()));
     std::vector<torch::Tensor> stepLogits, probs, indices, logProb, entropy;
     SelectionOptions checked = rule;
     checked.checkFinite = false;

@@ -41,7 +41,8 @@ public:
     /// the recurrent step and the classifier run once per distinct path of cells so far.
     PatchOutput forward(const torch::Tensor& images, const SelectionOptions& rule, Rng& rng,
                         const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
-    /// forward() with `encoded` = encode(images) computed once for several rules or draws.
+    /// forward() with `encoded` = encode(images) computed once for several rules or draws. The
+    /// dense variant reads only the keys: `images` may be undefined there.
     PatchOutput forwardEncoded(const torch::Tensor& images, const torch::Tensor& encoded,
                                const SelectionOptions& rule, Rng& rng,
                                const torch::Tensor& useExpectation = {}, std::int64_t episodes = 1);
@@ -49,6 +50,14 @@ public:
     /// The keys the scorer reads, [B, L, K]: the cell features (dense) or the cheap
     /// low-resolution features (select).
     torch::Tensor encode(const torch::Tensor& images);
+    /// Dense variant: the encoder's first layer alone, a convolution (affine in the pixels):
+    /// images [B, C, S, S] -> [B, 16, S, S].
+    torch::Tensor encoderStem(const torch::Tensor& images);
+    /// Dense variant: encode() of the P images whose encoderStem() outputs are start + alphas[p] *
+    /// direction (start, direction [1, 16, S, S]; alphas [P]), without forming those outputs
+    /// (models/path_pooling.h): keys [P, L, D] whose graph reaches start and direction.
+    torch::Tensor encodeStemPath(const torch::Tensor& start, const torch::Tensor& direction,
+                                 const torch::Tensor& alphas);
     /// Select variant: the patch network's features of the given cells. images [B, C, S, S],
     /// cells [B] int64 -> [B, D]. Only these B windows are processed.
     torch::Tensor patchFeatures(const torch::Tensor& images, const torch::Tensor& cells);

@@ -103,6 +103,20 @@ GradientForward* PatchModel::gradientForward() {
     FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
     auto forward = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid, weights);
     forward->setAttentionHead([&m](const torch::Tensor& images) { return softAttentionHead(m.net, images); });
+    if (m.config.variant != "select") {
+        // The dense encoder opens with a convolution: integrated gradients run it on the path's
+        // ends only. (The select variant's patch network reads the pixels as well.)
+        AffineInputSplit split;
+        split.affine = [&m](const torch::Tensor& images) { return m.net->encoderStem(images); };
+        split.pathLogits = [&m](const torch::Tensor& start, const torch::Tensor& direction, const torch::Tensor& alphas,
+                                const std::string& rule) {
+            const auto options = gradientRule(rule);
+            Rng rng(0);
+            const auto encoded = m.net->encodeStemPath(start, direction, alphas);
+            return m.net->forwardEncoded(torch::Tensor(), encoded, options, rng).logits;
+        };
+        forward->setAffineInputSplit(std::move(split));
+    }
     m.gradient = std::move(forward);
     return m.gradient.get();
 }
