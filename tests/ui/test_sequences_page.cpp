@@ -252,7 +252,7 @@ void TestSequencesPage::attributionMapBesideTheAttention() {
     const auto attention = *page.view(0)->translation();
     QVERIFY(page.setMap(QStringLiteral("attribution: integrated-gradients")));
     page.waitForIdle();
-    const auto& shown = *page.view(0)->translation();
+    const auto shown = *page.view(0)->translation();
     QVERIFY2(QString::fromStdString(shown.rule).startsWith(QStringLiteral("integrated-gradients")), shown.rule.c_str());
     QCOMPARE(shown.tokens, attention.tokens);
     for (const auto& row : shown.alignment) QVERIFY(std::abs(std::accumulate(row.begin(), row.end(), 0.0) - 1.0) < 1e-6);
@@ -275,6 +275,15 @@ void TestSequencesPage::attributionMapBesideTheAttention() {
     QVERIFY(page.outputSummary().contains(QStringLiteral("share of its attribution: integrated-gradients")));
     if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
         page.grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/sequences-attribution.png"));
+    // The same model on both sides: two threads attribute with one network, the same rows come back.
+    QVERIFY(page.openModel(path, 1));
+    page.waitForIdle();
+    for (int v = 0; v < 2; ++v) {
+        const auto& rows = page.view(v)->translation()->alignment;
+        QCOMPARE(rows.size(), shown.alignment.size());
+        for (std::size_t t = 0; t < rows.size(); ++t)
+            for (std::size_t k = 0; k < rows[t].size(); ++k) QVERIFY(std::abs(rows[t][k] - shown.alignment[t][k]) < 1e-6);
+    }
     // An import offers no gradients: its attention is shown, and the title says why.
     QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
     QVERIFY(page.setMap(QStringLiteral("attribution: gradient")));

@@ -68,6 +68,7 @@ SeqForcedOutput SeqNetGradient::forced(const torch::Tensor& embedded, const torc
                 "' cannot be differentiated here (use ", m_rules.front(), ")");
     const auto rule = m_rule(ruleName);
     TORCH_CHECK(rule.ok(), rule ? std::string() : rule.error());
+    const std::lock_guard<std::mutex> lock(m_freeze);
     FrozenParameters frozen(*m_net);
     const auto B = embedded.size(0), S = embedded.size(1);
     const auto lengths = torch::full({B}, S, torch::kLong);

@@ -1,10 +1,12 @@
 #pragma once
 // The sequence networks' SeqGradientForward (models/seq_gradient_forward.h): the encoder read from
 // embedding rows the caller hands in, the decoder teacher-forced along a target, the weights kept
-// out of the graph. Engine header: includes LibTorch.
+// out of the graph. forced() may be called from two threads at once (the weights' gradient flags are
+// switched under a lock for the forward; the backward passes need no lock). Engine header.
 
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "attention/selection.h"
 #include "data/seq_task.h"
@@ -32,6 +34,7 @@ private:
     torch::Device m_device;
     std::vector<std::string> m_rules;
     RuleParser m_rule;
+    std::mutex m_freeze;  // forward passes on two threads (one model on both sides of the page) freeze in turn
 };
 
 }  // namespace saccade

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 
 #include <torch/torch.h>
 
@@ -24,6 +25,7 @@ struct SeqModel::Impl {
     std::shared_ptr<const SeqTask> task;
     std::shared_ptr<SeqNetBase> net;
     std::unique_ptr<SeqNetGradient> gradient;  // made on first use
+    std::once_flag gradientMade;
 
     Result<SelectionOptions> rule(const std::string& spec) const {
         const std::string name = spec.empty() ? (config.hard() && !config.transformer() ? "argmax" : "soft") : spec;
@@ -56,12 +58,12 @@ std::vector<std::string> SeqModel::rules() const {
 }
 
 SeqGradientForward* SeqModel::gradientForward() const {
-    if (!m->gradient) {
+    std::call_once(m->gradientMade, [this] {
         auto rules = this->rules();
         rules.erase(std::remove(rules.begin(), rules.end(), "sample"), rules.end());
         m->gradient = std::make_unique<SeqNetGradient>(m->net, m->task, m->header.device, std::move(rules),
                                                        [impl = m.get()](const std::string& r) { return impl->rule(r); });
-    }
+    });
     return m->gradient.get();
 }
 
