@@ -90,6 +90,7 @@ private Q_SLOTS:
     void attributionMapBesideAttention();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void photoOnTorchvisionVitWithItsPreprocessing();
+    void captionerWordMapFollowsTheStep();  // near the end: it moves the page to scenes64
     void importedCaptionerShowsItsWords();  // last: it moves the page to scenes64
     void cleanupTestCase();
 
@@ -251,6 +252,34 @@ void TestAttentionPage::attributionMapBesideAttention() {
     QCOMPARE(view->canvas()->colourScaleMax(), view->canvas()->stepMax());  // alone: its own scale
     QVERIFY(view->setMethod(QString()));  // back to the attention alone
     QVERIFY(m_page->canvas()->isVisible() && !view->canvas()->isVisible());
+}
+
+void TestAttentionPage::captionerWordMapFollowsTheStep() {
+    // The soft captioner: the map is the shown step's word's, and moves with the step.
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/caption-soft-scenes64.pt"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() && QString::fromStdString(m_page->canvas()->trace()->modelId)
+                                                              .startsWith(QStringLiteral("caption/")),
+                             60'000);
+    QVERIFY(m_page->setRule(QStringLiteral("soft")));
+    m_page->openSample(QStringLiteral("scenes64"), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->imageId == "scenes64:test:0" && m_page->canvas()->trace()->rule == "soft",
+                             30'000);
+    waitForTrace();
+    const auto trace = *m_page->canvas()->trace();
+    QVERIFY(trace.steps.size() >= 3);
+    auto* view = m_page->attributionView();
+    m_page->scrubber()->setCurrentStep(1);
+    QVERIFY(view->setMethod(QStringLiteral("gradient-x-input")));
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value() && view->map()->step == 1, 30'000);
+    QCOMPARE(view->map()->word, trace.steps[1].token);
+    QVERIFY2(view->figuresText().startsWith(QStringLiteral("'%1'").arg(QString::fromStdString(trace.steps[1].token))),
+             qPrintable(view->figuresText()));
+    m_page->scrubber()->setCurrentStep(2);
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value() && view->map()->step == 2, 30'000);
+    QCOMPARE(view->map()->word, trace.steps[2].token);
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        m_page->grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/attention-caption-attribution.png"));
+    QVERIFY(view->setMethod(QString()));
 }
 
 void TestAttentionPage::importedTransformerOffersRolloutAndHeads() {

@@ -642,8 +642,9 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
     }
     m_canvas->setStep(m_scrubber->currentStep());
     const auto& first = trace.steps.empty() ? std::optional<GridDistribution>() : trace.steps.front().grid;
+    const bool wordSteps = std::any_of(trace.steps.begin(), trace.steps.end(), [](const TraceStep& s) { return !s.token.empty(); });
     m_attribution->traceShown(image, m_truth, QString::fromStdString(trace.rule),
-                              first && first->rows == first->cols ? first->rows : 0);
+                              first && first->rows == first->cols ? first->rows : 0, wordSteps);
     m_info->setTrace(trace, ms);
     m_info->setStep(m_scrubber->currentStep());
     m_caption->setTrace(trace);

@@ -33,6 +33,11 @@ QString attributionFigures(const AttributionMap& m) {
                     .arg(percent(m.massInBox), percent(m.boxArea))
                     .arg(m.pointing ? (*m.pointing ? QObject::tr("hit") : QObject::tr("miss")) : QObject::tr("not measured"));
     if (m.completenessError) s += QObject::tr(" · completeness %1").arg(QString::number(100 * *m.completenessError, 'f', 2) + '%');
+    if (m.step) {  // a captioner's word: its map, scored on the object it names, beside the attention at its step
+        s = QObject::tr("'%1': ").arg(QString::fromStdString(m.word)) + s;
+        if (m.object < 0) s += QObject::tr(" · the word names no object");
+        else if (m.attentionMassInBox) s += QObject::tr(" · attention there %1").arg(percent(m.attentionMassInBox));
+    }
     return s + QObject::tr(" · %1 ms").arg(1000 * m.seconds, 0, 'f', 0);
 }
 
@@ -90,9 +95,10 @@ bool AttributionView::sideBySide() const { return m_beside->isChecked(); }
 QString AttributionView::figuresText() const { return m_figures->text(); }
 
 void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule,
-                                 int gridSide) {
+                                 int gridSide, bool wordSteps) {
     const bool same = m_image && m_image->pixels == image.pixels && m_image->width == image.width && m_rule == rule &&
-                      m_gridSide == gridSide;
+                      m_gridSide == gridSide && m_wordSteps == wordSteps && (!wordSteps || m_requestedStep == m_attention->step());
+    m_wordSteps = wordSteps;
     m_image = image;
     m_truth = truth;
     m_rule = rule;
@@ -119,6 +125,8 @@ void AttributionView::request() {
     o.method = method().toStdString();
     o.rule = m_rule.toStdString();
     if (m_gridSide > 0) o.cellsPerSide = m_gridSide;  // used where the model has no cell grid of its own
+    m_requestedStep = m_wordSteps ? m_attention->step() : -1;
+    if (m_wordSteps) o.step = m_requestedStep;
     m_busy = true;
     m_figures->setText(tr("computing %1…").arg(method()));
     m_service->requestAttribution(*m_image, m_truth, o);
@@ -127,6 +135,7 @@ void AttributionView::request() {
 void AttributionView::onReady(const AttributionMap& map) {
     m_busy = false;
     if (!m_image || QString::fromStdString(map.method) != method()) return;  // an answer to an older choice
+    if (m_wordSteps && map.step && *map.step != m_attention->step()) return;  // an older step's word
     m_map = map;
     m_canvas->setMessage({});
     m_canvas->setImage(toQImage(*m_image));
@@ -160,7 +169,10 @@ void AttributionView::updateVisibility() {
     shareScale();
 }
 
-void AttributionView::attentionStepChanged() { shareScale(); }
+void AttributionView::attentionStepChanged() {
+    if (m_wordSteps && !method().isEmpty() && m_image && m_attention->step() != m_requestedStep) request();
+    else shareScale();
+}
 
 void AttributionView::shareScale() {
     // Both maps are shares of their whole: one scale lets colours compare across the two.

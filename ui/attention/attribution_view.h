@@ -47,11 +47,14 @@ public:
 
     /// The page shows a new trace of `image` (its truth, its rule, the side of its square attention
     /// grid, 0 for none): a chosen method follows it, on that grid where the model has no cell
-    /// grid of its own (a ViT's patches), so the two maps have the same cells.
-    void traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule, int gridSide = 0);
+    /// grid of its own (a ViT's patches), so the two maps have the same cells. `wordSteps`: the
+    /// steps are words (a captioner): the map is the current step's word's, and follows the step.
+    void traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule, int gridSide = 0,
+                    bool wordSteps = false);
     /// Another model opened: the old map goes.
     void clear();
     /// The attention canvas moved to another step: the shared colour scale follows.
+    /// The attention's step moved: the scale is shared again, and a word's map follows the step.
     void attentionStepChanged();
 
 Q_SIGNALS:
@@ -77,6 +80,8 @@ private:
     int m_gridSide = 0;
     std::optional<AttributionMap> m_map;
     bool m_busy = false;
+    bool m_wordSteps = false;  ///< a captioner: one map per word step
+    int m_requestedStep = -1;  ///< the word step last asked for
 };
 
 /// A one-step trace of `map` over an image of its size (the cells as the step's grid), with
