@@ -100,7 +100,7 @@ void printFaithfulness(const FaithfulnessReport& r) {
 
 // A sequence model: the maps table over its task's test split, no images.
 int runSeqFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
-    for (const char* image : {"--dataset", "--saliency-images", "--sanity-images", "--curve-points", "--shard"})
+    for (const char* image : {"--dataset", "--saliency-images", "--curve-points", "--shard"})
         if (cmd.count(image)) return badInput("faithfulness", std::string(image) + " is for image models; " + a.model + " reads text");
     SeqMapFaithfulnessArgs s;
     s.model = a.model;
@@ -108,6 +108,7 @@ int runSeqFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
     s.methods = a.maps.methods;
     s.rule = a.options.rule;
     s.limit = a.options.limit;
+    s.sanitySentences = a.maps.sanityImages;  // sentences here
     s.seed = a.options.seed;
     s.json = a.json;
     return runSeqMapFaithfulness(s);
@@ -159,7 +160,7 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode) {
                         "the model-randomisation sanity check; on a captioner, per object word, the attention at its step and "
                         "each map of the word: mass on the named object and pointing game; on a sequence model, each "
                         "map's AER against the gold alignment and the fall of the word's probability when its top "
-                        "source token is removed.");
+                        "source token is removed, and the sanity check on its first sentences.");
     cmd->add_option("--model", a->model, "checkpoint (.pt)")->required();
     cmd->add_option("--dataset", a->dataset, "test split to measure on (default: the model's dataset)");
     cmd->add_option("--limit", a->options.limit, "test images")->capture_default_str()->check(wholeNumberIn(1, 1000000000));

@@ -25,11 +25,11 @@ std::string percentOrNot(const std::optional<double>& v) {
     return out.str();
 }
 
-std::string sanityText(const MapFigures& m) {
-    if (!m.sanity || !m.sanity->finalSpearman) return "not measured";
+std::string sanityText(const std::optional<SanityCurve>& sanity) {
+    if (!sanity || !sanity->finalSpearman) return "not measured";
     std::ostringstream out;
-    out << std::fixed << std::setprecision(2) << *m.sanity->finalSpearman << " / " << *m.sanity->finalPearson
-        << (m.sanity->flagged ? "  FLAGGED: does not depend on the model" : "  depends on the model");
+    out << std::fixed << std::setprecision(2) << *sanity->finalSpearman << " / " << *sanity->finalPearson
+        << (sanity->flagged ? "  FLAGGED: does not depend on the model" : "  depends on the model");
     return out.str();
 }
 
@@ -42,7 +42,7 @@ void printMapFaithfulness(const MapComparisonReport& r) {
     for (const auto& m : r.maps)
         std::cout << "  " << std::left << std::setw(22) << m.method << std::right << std::setw(12)
                   << percentOrNot(m.massInBox) << std::setw(11) << percentOrNot(m.pointing) << std::setprecision(3)
-                  << std::setw(15) << m.deletionAuc << std::setw(16) << m.insertionAuc << "   " << sanityText(m)
+                  << std::setw(15) << m.deletionAuc << std::setw(16) << m.insertionAuc << "   " << sanityText(m.sanity)
                   << std::setprecision(1) << "\n";
     if (r.uniformMass) std::cout << "  (a uniform map puts " << 100 * *r.uniformMass << "% in the box)\n";
     std::cout << "  deletion AUC: the target's probability as the map's cells are deleted, most important first "
@@ -58,17 +58,25 @@ void printSeqMapFaithfulness(const SeqMapComparisonReport& r) {
     std::cout << std::fixed << std::setprecision(1) << r.task << " test split, " << r.sentences << " sentences ("
               << r.tokens << " output tokens, </s> included; " << r.aerSentences << " with gold links), " << r.rule
               << " rule, teacher-forced on the reference, " << r.seconds << " s\n  " << kAttentionCaveat << "\n"
-              << "  map                     AER   p(word) falls, its top source token as <unk>   completeness\n";
+              << "  map                     AER   p(word) falls, its top source token as <unk>   completeness   "
+                 "sanity: Spearman / Pearson after every layer is randomised\n";
     for (const auto& m : r.maps) {
         std::ostringstream aer, completeness;
         if (m.aer) aer << std::fixed << std::setprecision(3) << *m.aer;
         else aer << "not measured";
         if (m.completenessError) completeness << std::fixed << std::setprecision(3) << 100 * *m.completenessError << "%";
         std::cout << "  " << std::left << std::setw(22) << m.method << std::right << std::setw(12) << aer.str()
-                  << std::setprecision(3) << std::setw(13) << m.deletionFall << std::setw(37) << completeness.str() << "\n";
+                  << std::setprecision(3) << std::setw(13) << m.deletionFall << std::setw(37) << completeness.str()
+                  << "   " << sanityText(m.sanity) << "\n";
     }
     std::cout << std::setprecision(3) << "  (a random source token as <unk>: p falls by " << r.randomFall
               << "; AER: lower is better; the fall: higher means the map found what the word needs)\n";
+    if (r.sanitySentences > 0)
+        std::cout << "  sanity check on " << r.sanitySentences << " sentences, each target row's map over the source, "
+                  << "layers randomised from the output down to the source embeddings (seed " << r.seed
+                  << "); flagged above a Spearman of " << std::setprecision(2) << r.sanityThreshold << "\n";
+    else
+        std::cout << "  sanity check: not measured (--sanity-images 0)\n";
 }
 
 // A model that outputs words: per object word, the attention at its step and each map of the
@@ -116,6 +124,7 @@ int runSeqMapFaithfulness(const SeqMapFaithfulnessArgs& a) {
     o.methods = *methods;
     o.limit = a.limit;
     o.seed = a.seed;
+    o.sanitySentences = a.sanitySentences;
     o.attribution.rule = a.rule;
     auto r = compareSeqMaps(**model, o, consoleProgress("faithfulness"));
     if (!r) return badInput("faithfulness", r.error());
@@ -131,7 +140,8 @@ void addMapFaithfulnessOptions(CLI::App* cmd, MapFaithfulnessArgs& a) {
                     "compare maps instead: a comma-separated subset of attention, rollout, gradient, gradient-x-input, "
                     "integrated-gradients, smoothgrad, occlusion, gradcam (mass in box, pointing game, deletion and "
                     "insertion AUC, model-randomisation sanity check)");
-    cmd->add_option("--sanity-images", a.sanityImages, "with --methods: images for the sanity check (0: not run)")
+    cmd->add_option("--sanity-images", a.sanityImages,
+                    "with --methods: images (on a sequence model, sentences) for the sanity check (0: not run)")
         ->capture_default_str()->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--curve-points", a.curvePoints, "with --methods: steps of the deletion and insertion curves")
         ->capture_default_str()->check(wholeNumberIn(1, 10000));

@@ -33,6 +33,7 @@ int runMapFaithfulness(const MapFaithfulnessArgs& args, AttentionModel& model, c
 struct SeqMapFaithfulnessArgs {
     std::string model, device, methods, rule;
     std::int64_t limit = 200;
+    std::int64_t sanitySentences = 10;  ///< --sanity-images: sentences for the sanity check (0: not run)
     std::uint64_t seed = 1;
     bool json = false;
 };

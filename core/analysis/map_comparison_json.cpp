@@ -4,6 +4,7 @@
 
 #include "analysis/faithfulness.h"
 #include "analysis/map_comparison.h"
+#include "analysis/sanity_json.h"
 
 namespace saccade {
 
@@ -12,18 +13,6 @@ namespace {
 template <typename T>
 nlohmann::json mapOrNull(const std::optional<T>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-nlohmann::json sanityJson(const std::optional<SanityCurve>& s) {
-    if (!s) return nullptr;
-    nlohmann::json steps = nlohmann::json::array();
-    for (const auto& step : s->steps)
-        steps.push_back({{"layer", step.layer}, {"spearman", step.spearman}, {"pearson", step.pearson}});
-    return {{"images", s->images},
-            {"steps", steps},
-            {"final_spearman", mapOrNull(s->finalSpearman)},
-            {"final_pearson", mapOrNull(s->finalPearson)},
-            {"flagged", s->finalSpearman ? nlohmann::json(s->flagged) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace
@@ -39,7 +28,7 @@ std::string mapComparisonToJson(const MapComparisonReport& r, int indent) {
                         {"insertion", m.insertion},
                         {"deletion_auc", m.images ? nlohmann::json(m.deletionAuc) : nlohmann::json(nullptr)},
                         {"insertion_auc", m.images ? nlohmann::json(m.insertionAuc) : nlohmann::json(nullptr)},
-                        {"sanity", sanityJson(m.sanity)}});
+                        {"sanity", sanityCurveJson(m.sanity)}});
     nlohmann::json j{{"schema", "saccade.map-faithfulness"},
                      {"version", 1},
                      {"caveat", kAttentionCaveat},

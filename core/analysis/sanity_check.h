@@ -8,7 +8,8 @@
 // Randomising a tensor replaces it by draws from a normal distribution with the tensor's own mean
 // and standard deviation (its scale kept, its learnt structure gone; a constant tensor, such as a
 // one-number bias, draws with a standard deviation of its absolute value, or 1 where it is 0),
-// from one seeded stream on the CPU. The model's parameter groups come from
+// from one seeded stream on the CPU (analysis/weight_randomisation.h, shared with the sequence
+// models' check, analysis/seq_sanity_check.h). The model's parameter groups come from
 // GradientForward::parameterGroups (models/gradient_forward.h). Every weight is copied back when
 // the check ends, on success, error or exception alike: the model is bit for bit unchanged.
 //

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/seq_attribution.h"
+#include "analysis/sanity_json.h"
 #include "analysis/seq_map_comparison.h"
 
 namespace saccade {
@@ -64,7 +65,8 @@ std::string seqMapComparisonToJson(const SeqMapComparisonReport& r, int indent) 
                         {"aer", seqOrNull(m.aer)},
                         {"deletion_fall", m.deletionFall},
                         {"completeness_error", seqOrNull(m.completenessError)},
-                        {"seconds", m.seconds}});
+                        {"seconds", m.seconds},
+                        {"sanity", sanityCurveJson(m.sanity)}});
     nlohmann::json j{{"schema", "saccade.seq-map-faithfulness"},
                      {"version", 1},
                      {"model", r.model},
@@ -74,6 +76,9 @@ std::string seqMapComparisonToJson(const SeqMapComparisonReport& r, int indent) 
                      {"tokens", r.tokens},
                      {"aer_sentences", r.aerSentences},
                      {"random_fall", r.randomFall},
+                     {"sanity_sentences", r.sanitySentences},
+                     {"sanity_threshold", r.sanityThreshold},
+                     {"seed", r.seed},
                      {"maps", maps},
                      {"seconds", r.seconds}};
     return j.dump(indent);

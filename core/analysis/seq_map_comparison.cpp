@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "common/seed_mix.h"
+#include "analysis/seq_sanity_check.h"
 #include "metrics/alignment_error.h"
 #include "models/seq_gradient_forward.h"
 
@@ -76,12 +77,16 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
                      "entry): attribution maps need one of Saccade's sequence models"};
     if (!model.task()) return Error{model.path() + " has no task with a test split to score maps on"};
     if (o.limit < 1) return Error{"--limit must be at least 1 sentence"};
+    if (o.sanitySentences < 0) return Error{"--sanity-images must be 0 or more sentences"};
     if (o.methods.empty()) return Error{"no methods to compare"};
     for (const auto& m : o.methods)
         if (auto ok = checkSeqMethod(m, *f); !ok) return Error{ok.error()};
     const auto t0 = std::chrono::steady_clock::now();
     const auto& task = *model.task();
     const auto N = std::min<std::int64_t>(o.limit, SeqTask::kTestSize);
+    const auto sanityN = std::min<std::int64_t>(o.sanitySentences, N);  // as images: within the limit
+    // The table's share of the progress bar; the sanity check has the rest.
+    const double share = sanityN > 0 ? 0.5 : 1.0;
     std::vector<MethodSums> sums(o.methods.size());
     SeqMapComparisonReport report;
     report.task = task.name();
@@ -89,7 +94,7 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
     report.rule = o.attribution.rule.empty() ? f->rules().front() : o.attribution.rule;
     double randomFall = 0;
     for (std::int64_t i = 0; i < N; ++i) {
-        if (progress && !progress(double(i) / double(N))) return Error{"cancelled"};
+        if (progress && !progress(share * double(i) / double(N))) return Error{"cancelled"};
         const auto s = task.sample(Split::Test, i, kSeqTestSeed);
         auto fall = scoreSentence(*f, s, o, sums, mixSeed(o.seed, 0xde1, std::uint64_t(i)));
         if (!fall) return Error{"sentence " + std::to_string(i) + ": " + fall.error()};
@@ -110,6 +115,18 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
         if (sums[m].completenessCount) fig.completenessError = sums[m].completeness / double(sums[m].completenessCount);
         fig.seconds = sums[m].seconds;
         report.maps.push_back(fig);
+    }
+    report.seed = o.seed;
+    report.sanityThreshold = o.sanityThreshold;
+    if (sanityN > 0) {
+        std::vector<SeqSample> sentences;
+        for (std::int64_t i = 0; i < sanityN; ++i) sentences.push_back(task.sample(Split::Test, i, kSeqTestSeed));
+        const Progress rest =
+            progress ? Progress([&](double x) { return progress(share + (1 - share) * x); }) : Progress{};
+        auto curves = seqSanityCheck(*f, sentences, o.methods, o.attribution, o.seed, o.sanityThreshold, rest);
+        if (!curves) return Error{curves.error()};
+        for (std::size_t m = 0; m < curves->size(); ++m) report.maps[m].sanity = (*curves)[m];
+        report.sanitySentences = sanityN;
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return report;

@@ -6,7 +6,9 @@
 //   target token against the gold alignment;
 // - deletion: the fall of the reference token's probability when that source token is read as
 //   <unk>, against a random source token of the sentence (seeded): a map that predicts what the
-//   answer needs makes the first fall far more than the second.
+//   answer needs makes the first fall far more than the second;
+// - the model-randomisation sanity check on the first sentences (analysis/seq_sanity_check.h):
+//   does the map change once the layers are randomised?
 // Not thread-safe: one caller of the model at a time.
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/sanity_check.h"
 #include "analysis/seq_attribution.h"
 #include "common/progress.h"
 #include "common/result.h"
@@ -24,7 +27,9 @@ namespace saccade {
 struct SeqMapComparisonOptions {
     std::vector<std::string> methods;  ///< each must pass checkSeqMethod
     std::int64_t limit = 200;          ///< test sentences
-    std::uint64_t seed = 1;            ///< the random tokens of the deletion baseline
+    std::uint64_t seed = 1;            ///< the random tokens of the deletion baseline; the sanity check's weights
+    std::int64_t sanitySentences = 10; ///< first test sentences (at most limit) for the sanity check; 0: not run
+    double sanityThreshold = kSanityThreshold;
     SeqAttributionOptions attribution; ///< rule, steps, quadrature (the method is each of `methods`)
 };
 
@@ -34,18 +39,23 @@ struct SeqMapFigures {
     double deletionFall = 0;                ///< mean fall of p(reference token), its pointed token removed
     std::optional<double> completenessError;  ///< integrated gradients: mean over sentences
     double seconds = 0;
+    std::optional<SanityCurve> sanity;  ///< unset when the check did not run
 };
 
 struct SeqMapComparisonReport {
     std::string task, rule, model;
     std::int64_t sentences = 0, tokens = 0, aerSentences = 0;
     double randomFall = 0;  ///< the same fall with a random source token per step
+    std::int64_t sanitySentences = 0;  ///< sentences the sanity check ran on (0: not run)
+    double sanityThreshold = kSanityThreshold;
+    std::uint64_t seed = 1;
     std::vector<SeqMapFigures> maps;  ///< in the order of options.methods
     double seconds = 0;
 };
 
 /// The table. Errors: a model without gradients ("X offers no gradients over its source: ..."),
-/// one without a test split, an unsupported method, limit < 1, a map's error, cancel.
+/// one without a test split, an unsupported method, limit < 1, sanitySentences < 0, a model
+/// without parameter groups while sanitySentences > 0, a map's error, cancel.
 Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const SeqMapComparisonOptions& options,
                                               const Progress& progress = {});
 

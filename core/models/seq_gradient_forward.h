@@ -2,8 +2,10 @@
 // SeqGradientForward: what attribution methods over a source sentence (analysis/seq_attribution.h)
 // ask of a sequence model: the source's embedding rows, and the decoder's word logits along a given
 // target (teacher forcing) from any rows in their place, in a graph autograd can differentiate
-// with respect to them. A translator hands one out through Translator::gradientForward(); the
-// methods never ask which family it is. Engine header: includes LibTorch.
+// with respect to them; for the model-randomisation sanity check (analysis/seq_sanity_check.h), its
+// parameters grouped by layer from the output down. A translator hands one out through
+// Translator::gradientForward(); the methods never ask which family it is. Engine header: includes
+// LibTorch.
 
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 #include <torch/types.h>
 
 #include "common/result.h"
+#include "models/gradient_forward.h"  // ParameterGroup
 
 namespace saccade {
 
@@ -49,6 +52,11 @@ public:
     /// raises c10::Error). The graph reaches `embedded` and no weight. Not thread-safe.
     virtual SeqForcedOutput forced(const torch::Tensor& embedded, const torch::Tensor& source,
                                    const torch::Tensor& input, const std::string& rule) = 0;
+    /// The network's parameters by layer, the output layer first and the source embedding table
+    /// last (writing them writes the model); empty (the default): no sanity check.
+    virtual std::vector<ParameterGroup> parameterGroups() { return {}; }
+    /// Tells the model its weights were written, so that it drops what it cached from them.
+    virtual void weightsChanged() {}
 };
 
 }  // namespace saccade

@@ -1,6 +1,7 @@
 // Attribution over a sentence's source tokens (analysis/seq_attribution.h) on the bundled sequence
 // models: the attention map is the model's own alignment, the gradients match finite differences
-// of the logits, integrated gradients are complete, and the table's attention AER is eval's.
+// of the logits, integrated gradients are complete, the table's attention AER is eval's, and the
+// model-randomisation sanity check leaves the weights as they were.
 
 #include <cmath>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include "analysis/seq_attribution.h"
 #include "analysis/seq_map_comparison.h"
+#include "analysis/seq_sanity_check.h"
 #include "models/seq/seq_model.h"
 #include "models/seq_gradient_forward.h"
 
@@ -119,12 +121,15 @@ TEST(SeqAttribution, TableAttentionAerIsEvalsAer) {
     SeqMapComparisonOptions o;
     o.methods = {"attention", "occlusion"};
     o.limit = 20;
+    o.sanitySentences = 0;
     auto r = compareSeqMaps(*model, o);
     ASSERT_TRUE(r.ok()) << r.error();
     ASSERT_EQ(r->maps.size(), 2u);
     ASSERT_TRUE(r->maps[0].aer.has_value());
     EXPECT_NEAR(*r->maps[0].aer, eval->aer, 1e-9);
     EXPECT_EQ(r->sentences, 20);
+    EXPECT_EQ(r->sanitySentences, 0);
+    EXPECT_FALSE(r->maps[0].sanity.has_value());
     // Removing the token the map points at costs the word far more than a random token.
     for (const auto& m : r->maps) EXPECT_GT(m.deletionFall, 3 * r->randomFall) << m.method;
 }
@@ -151,6 +156,75 @@ TEST(SeqAttribution, RefusesWhatCannotBeAttributed) {
     EXPECT_FALSE(attributeTranslation(*model, s.source, s.target, o).ok());
     o.steps = 8;
     EXPECT_FALSE(attributeTranslation(*model, {}, s.target, o).ok());
+}
+
+std::vector<torch::Tensor> copyOfEveryParameter(SeqGradientForward& f) {
+    std::vector<torch::Tensor> copies;
+    for (const auto& g : f.parameterGroups())
+        for (const auto& t : g.tensors) copies.push_back(t.detach().clone());
+    return copies;
+}
+
+void expectBitExact(SeqGradientForward& f, const std::vector<torch::Tensor>& before) {
+    const auto after = copyOfEveryParameter(f);
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < before.size(); ++i) EXPECT_TRUE(torch::equal(after[i], before[i])) << "tensor " << i;
+}
+
+TEST(SeqAttribution, SanityCheckRestoresEveryWeightBitExactly) {
+    auto model = openSeq("seq-dates-additive.pt");
+    ASSERT_TRUE(model);
+    auto* f = model->gradientForward();
+    ASSERT_NE(f, nullptr);
+    const auto groups = f->parameterGroups();
+    ASSERT_GT(groups.size(), 2u);
+    EXPECT_EQ(groups.back().name, "src_embed");  // the input's table last
+    const auto before = copyOfEveryParameter(*f);
+    const auto& s = firstTest(*model);
+    SeqAttributionOptions o;
+    o.method = "gradient";
+    const auto trained = attributeSentence(*f, s.source, s.target, o);
+    ASSERT_TRUE(trained.ok()) << trained.error();
+    auto curves = seqSanityCheck(*f, {s}, {"gradient"}, o, /*seed=*/7);
+    ASSERT_TRUE(curves.ok()) << curves.error();
+    ASSERT_EQ(curves->size(), 1u);
+    ASSERT_TRUE((*curves)[0].finalSpearman.has_value());
+    EXPECT_LT(*(*curves)[0].finalSpearman, 0.99);  // the cascade did write the model's own tensors
+    expectBitExact(*f, before);
+    // Cancelled half-way, with layers still random: restored all the same.
+    int calls = 0;
+    curves = seqSanityCheck(*f, {s}, {"gradient"}, o, /*seed=*/7, kSanityThreshold, [&](double) { return ++calls < 2; });
+    ASSERT_FALSE(curves.ok());
+    expectBitExact(*f, before);
+    const auto again = attributeSentence(*f, s.source, s.target, o);
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_EQ(again->rows, trained->rows);
+}
+
+TEST(SeqAttribution, TableSanityCurveHasOneStepPerGroup) {
+    auto model = openSeq("seq-dates-additive.pt");
+    ASSERT_TRUE(model);
+    SeqMapComparisonOptions o;
+    o.methods = {"attention", "gradient"};
+    o.limit = 3;
+    o.sanitySentences = 3;
+    auto r = compareSeqMaps(*model, o);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->sanitySentences, 3);
+    const auto groups = model->gradientForward()->parameterGroups();
+    for (const auto& m : r->maps) {
+        ASSERT_TRUE(m.sanity.has_value()) << m.method;
+        ASSERT_EQ(m.sanity->steps.size(), groups.size()) << m.method;
+        for (std::size_t g = 0; g < groups.size(); ++g) EXPECT_EQ(m.sanity->steps[g].layer, groups[g].name);
+        EXPECT_GT(m.sanity->images, 0) << m.method;
+        ASSERT_TRUE(m.sanity->finalSpearman.has_value()) << m.method;
+        EXPECT_TRUE(std::isfinite(*m.sanity->finalSpearman)) << m.method;
+        EXPECT_GE(*m.sanity->finalSpearman, -1.0);
+        EXPECT_LE(*m.sanity->finalSpearman, 1.0);
+    }
+    const auto json = seqMapComparisonToJson(*r);
+    EXPECT_NE(json.find("\"final_spearman\""), std::string::npos);
+    EXPECT_NE(json.find("\"sanity_sentences\": 3"), std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "models/parameter_groups.h"
 #include "models/seq/seq_batch.h"
 
 namespace saccade {
@@ -76,6 +77,16 @@ SeqForcedOutput SeqNetGradient::forced(const torch::Tensor& embedded, const torc
     Rng rng(1);  // deterministic rules draw nothing
     const auto steps = m_net->teacherForced(enc, input, *rule, rng);
     return {steps.logits, steps.alpha, steps.cross, steps.encoderSelf};
+}
+
+std::vector<ParameterGroup> SeqNetGradient::parameterGroups() {
+    // Registration order, reversed, is top first for every Saccade sequence network; the source
+    // embedding table comes last, so that the end of the cascade is a model with nothing learnt.
+    auto groups = layerGroupsFromTop(*m_net);
+    const auto src =
+        std::find_if(groups.begin(), groups.end(), [](const ParameterGroup& g) { return g.name == "src_embed"; });
+    if (src != groups.end()) std::rotate(src, std::next(src), groups.end());
+    return groups;
 }
 
 }  // namespace saccade

@@ -27,6 +27,9 @@ public:
     Result<SeqForcedInput> prepare(const std::vector<std::string>& source, const std::vector<std::string>& target) override;
     SeqForcedOutput forced(const torch::Tensor& embedded, const torch::Tensor& source, const torch::Tensor& input,
                            const std::string& rule) override;
+    /// layerGroupsFromTop over the network (models/parameter_groups.h): the output projection
+    /// first, the encoder's layers, then the target and source embedding tables.
+    std::vector<ParameterGroup> parameterGroups() override;
 
 private:
     std::shared_ptr<SeqNetBase> m_net;
