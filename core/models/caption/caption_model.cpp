@@ -217,10 +217,13 @@ Result<std::shared_ptr<GradientForward>> CaptionModel::wordForward(const std::ve
         Rng unused(0);
         // The deferred weight gradients assume a backward pass that reaches the weights; an
         // attribution asks for the pixels' gradient alone.
-        const bool deferred = impl->net->deferredWeightGrads();
-        impl->net->setDeferredWeightGrads(false);
+        struct DeferredOff {  // back as it was on return or exception
+            CaptionNetworkImpl& net;
+            const bool was = net.deferredWeightGrads();
+            explicit DeferredOff(CaptionNetworkImpl& n) : net(n) { net.setDeferredWeightGrads(false); }
+            ~DeferredOff() { net.setDeferredWeightGrads(was); }
+        } off(*impl->net);
         const auto steps = impl->net->teacherForced(annotations, tokens.expand({images.size(0), -1}), *rule, unused);
-        impl->net->setDeferredWeightGrads(deferred);
         out.logits = steps.wordLogits.select(/*dim=*/0, step);
         return out;
     };
