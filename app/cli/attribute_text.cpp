@@ -37,7 +37,7 @@ void printSeqAttribution(const SeqAttribution& a, int only) {
 int runAttributeText(const AttributeTextArgs& a) {
     auto model = openTranslator(a.model, a.device);
     if (!model) return badInput("attribute", model.error());
-    auto translated = (*model)->translate(a.text, a.options.rule.empty() ? "" : a.options.rule, 1);
+    auto translated = (*model)->translate(a.text, a.options.rule, 1);
     if (!translated) return badInput("attribute", translated.error());
     auto target = (*model)->splitTarget(a.targetText);
     if (a.targetText.empty()) {

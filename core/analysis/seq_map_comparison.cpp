@@ -40,7 +40,7 @@ struct MethodSums {
 
 // One sentence: every method's map, its AER counts and its deletion fall; and the random fall.
 Result<double> scoreSentence(SeqGradientForward& f, const SeqSample& s, const SeqMapComparisonOptions& o,
-                             std::vector<MethodSums>& sums, std::uint64_t sentenceSeed) {
+                             const std::string& rule, std::vector<MethodSums>& sums, std::uint64_t sentenceSeed) {
     auto in = f.prepare(s.source, s.target);
     if (!in) return Error{in.error()};
     for (std::size_t m = 0; m < o.methods.size(); ++m) {
@@ -61,7 +61,6 @@ Result<double> scoreSentence(SeqGradientForward& f, const SeqSample& s, const Se
     const auto draws = rng.uniform({std::int64_t(in->targetIds.size())}, torch::kCPU);
     for (std::int64_t t = 0; t < draws.size(0); ++t)
         random.push_back(std::min(int(s.source.size()) - 1, int(draws[t].item<double>() * double(s.source.size()))));
-    const auto rule = o.attribution.rule.empty() ? f.rules().front() : o.attribution.rule;
     double fall = 0;
     for (double v : pointedFall(f, *in, rule, random)) fall += v;
     return fall;
@@ -96,7 +95,7 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
     for (std::int64_t i = 0; i < N; ++i) {
         if (progress && !progress(share * double(i) / double(N))) return Error{"cancelled"};
         const auto s = task.sample(Split::Test, i, kSeqTestSeed);
-        auto fall = scoreSentence(*f, s, o, sums, mixSeed(o.seed, 0xde1, std::uint64_t(i)));
+        auto fall = scoreSentence(*f, s, o, report.rule, sums, mixSeed(o.seed, 0xde1, std::uint64_t(i)));
         if (!fall) return Error{"sentence " + std::to_string(i) + ": " + fall.error()};
         randomFall += *fall;
         report.tokens += std::int64_t(s.target.size()) + 1;  // and </s>

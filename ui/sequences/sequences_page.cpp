@@ -563,7 +563,9 @@ void SequencesPage::showTranslations() {
         if (!m) continue;
         QString title = modelName(*m);
         if (attribution && m_attributed[i]) {
-            m_views[i]->setTranslation(m_attributed[i], title + QStringLiteral(": ") + m_map->currentText(), QString());
+            m_views[i]->setTranslation(m_attributed[i], title + QStringLiteral(": ") +
+                                                            QString::fromStdString(attributionMethodOf(m_map->currentText())),
+                                       QString());
             continue;
         }
         const auto shown = mapped(m_results2[i], m_map->currentText());
