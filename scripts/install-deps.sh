@@ -20,7 +20,8 @@ packages=(cmake ninja-build g++ pkgconf
           desktop-file-utils appstream  # tests/install validates the .desktop and metainfo files
           chromium                      # tests/core/test_report.cpp renders the HTML report headless
           iproute2                      # tests/cli/two_hosts.sh: two ranks in two network namespaces
-          python3-matplotlib)           # tests/cli/example_reader.sh runs examples/plot_trace_and_runs.py
+          python3-matplotlib            # tests/cli/example_reader.sh runs examples/plot_trace_and_runs.py
+          python3-torch python3-torchvision)  # tests/matrix and the imports' export scripts write TorchScript files
 gui_packages=(qt6-base-dev qt6-charts-dev qt6-svg-dev "${qt_opengl[@]}" libgl-dev libxkbcommon-dev)
 [ "${1:-}" = "--no-gui" ] || packages+=("${gui_packages[@]}")
 

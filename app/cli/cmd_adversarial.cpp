@@ -10,6 +10,7 @@
 
 #include "analysis/adversarial_attention.h"
 #include "commands.h"
+#include "input_options.h"
 #include "common/parse.h"
 #include "data/image_io.h"
 #include "models/gradient_forward.h"
@@ -159,7 +160,7 @@ int runAdversarial(const AdversarialArgs& a) {
     const int given = int(!a.image.empty()) + int(!a.sample.empty()) + int(!a.dataset.empty());
     if (given != 1) return badInput("adversarial", "give exactly one of --image FILE, --sample DATASET:INDEX and --dataset NAME");
     if (a.limitGiven && a.dataset.empty()) return badInput("adversarial", "--limit goes with --dataset");
-    auto model = loadAttentionModel(a.model, a.device);
+    auto model = loadModelWith(a.model, a.device, InputOptions{});
     if (!model) return badInput("adversarial", model.error());
     GradientForward* forward = (*model)->gradientForward();
     if (!forward || !forward->hasAttentionHead())

@@ -26,7 +26,7 @@ struct AttributeArgs {
     InputOptions input;
     AttributionOptions options;
     int target = -1, step = -1;
-    bool json = false;
+    bool json = false, pixels = false;
 };
 
 // The map over the image as a one-step trace: the renderer's heatmap, legend and box.
@@ -110,6 +110,7 @@ int runAttributeOnText(const AttributeArgs& a) {
 int runAttribute(AttributeArgs a) {
     if (!a.text.empty()) return runAttributeOnText(a);
     if (!a.targetText.empty()) return badInput("attribute", "--target-text goes with --text");
+    if (a.pixels && !a.json) return badInput("attribute", "--pixels goes with --json");
     if (fileReadsText(a.model))
         return badInput("attribute", a.model + " reads text: give --text \"...\" to attribute its output over the source");
     if (a.target >= 0) a.options.target = a.target;
@@ -135,7 +136,7 @@ int runAttribute(AttributeArgs a) {
         }
     }
     if (a.json)
-        std::cout << attributionToJson(*map) << "\n";
+        std::cout << attributionToJson(*map, a.pixels) << "\n";
     else
         printAttribution(*map);
     if (!a.out.empty() && !a.json) std::cout << "wrote " << a.out << "\n";
@@ -176,6 +177,7 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--out", a->out, "PNG of the map over the image");
     cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution; with --text saccade.seq-attribution)");
+    cmd->add_flag("--pixels", a->pixels, "with --json on an image: add the map's magnitude per pixel (rows of the model's input)");
     addInputOptions(cmd, a->input);
     cmd->callback([a, cmd, &exitCode] {
         for (const char* text : {"--text", "--target-text"})

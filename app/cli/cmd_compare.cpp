@@ -242,7 +242,7 @@ void addBenchCompare(CLI::App& bench, int& exitCode) {
     cmd->add_option("--repeats", a->repeats, "timed repeats (median)")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->callback([a, &exitCode] {
-        auto model = loadAttentionModel(a->model, a->device);
+        auto model = loadModelWith(a->model, a->device, InputOptions{});
         if (!model) { exitCode = badInput("bench compare", model.error()); return; }
         auto input = resolveInput(**model, "", a->sample.empty() ? (*model)->info().dataset + ":0" : a->sample);
         if (!input) { exitCode = badInput("bench compare", input.error()); return; }

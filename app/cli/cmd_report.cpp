@@ -11,6 +11,7 @@
 
 #include "child_process.h"
 #include "commands.h"
+#include "input_options.h"
 #include "common/atomic_file.h"
 #include "models/attention_model.h"
 #include "report/html_report.h"
@@ -106,7 +107,7 @@ void addReportCommand(CLI::App& app, int& exitCode) {
             a->report.faithfulnessImages = std::min<std::int64_t>(a->report.faithfulnessImages, 30);
             a->report.costRepeats = 1;
         }
-        auto model = loadAttentionModel(a->report.modelPath, a->device);
+        auto model = loadModelWith(a->report.modelPath, a->device, InputOptions{});
         if (!model) { exitCode = badInput("report", model.error()); return; }
         a->report.generated = nowUtc();
         auto html = buildHtmlReport(**model, a->report, consoleProgress("report"));

@@ -15,6 +15,7 @@
 #include "analysis/boundary_sweep.h"
 #include "analysis/caption_sweep.h"
 #include "commands.h"
+#include "input_options.h"
 #include "shard_option.h"
 #include "strict_options.h"
 #include "common/parse.h"
@@ -113,7 +114,7 @@ int runCaptionSweep(AttentionModel& m, const SweepArgs& a) {
 }
 
 int runSweep(const SweepArgs& a) {
-    auto model = loadAttentionModel(a.model, a.device);
+    auto model = loadModelWith(a.model, a.device, InputOptions{});
     if (!model) return badInput("sweep", model.error());
     auto& m = **model;
     if (!a.shard.empty() && !a.out.empty())

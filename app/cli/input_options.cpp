@@ -1,5 +1,7 @@
 #include "input_options.h"
 
+#include <iostream>
+
 namespace saccade::cli {
 
 void addInputOptions(CLI::App* cmd, InputOptions& o) {
@@ -16,7 +18,9 @@ void addInputOptions(CLI::App* cmd, InputOptions& o) {
 Result<std::shared_ptr<AttentionModel>> loadModelWith(const std::string& path, const std::string& device, const InputOptions& o) {
     auto overrides = parseInputOverrides(o.resize, o.crop, o.mean, o.std);
     if (!overrides) return Error{overrides.error()};
-    return loadAttentionModel(path, device, *overrides);
+    auto model = loadAttentionModel(path, device, *overrides);
+    if (model && !(*model)->warning().empty()) std::cerr << "saccade-cli: warning: " << (*model)->warning() << "\n";
+    return model;
 }
 
 }  // namespace saccade::cli

@@ -20,6 +20,7 @@ struct InputOptions {
 void addInputOptions(CLI::App* cmd, InputOptions& o);
 
 /// Loads `path` on `device` with the options' preprocessing; a bad value is an Error naming its option.
+/// The model's warning (AttentionModel::warning), if any, goes to stderr as one line.
 Result<std::shared_ptr<AttentionModel>> loadModelWith(const std::string& path, const std::string& device, const InputOptions& o);
 
 }  // namespace saccade::cli

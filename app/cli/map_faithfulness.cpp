@@ -44,6 +44,7 @@ void printMapFaithfulness(const MapComparisonReport& r) {
                   << percentOrNot(m.massInBox) << std::setw(11) << percentOrNot(m.pointing) << std::setprecision(3)
                   << std::setw(15) << m.deletionAuc << std::setw(16) << m.insertionAuc << "   " << sanityText(m.sanity)
                   << std::setprecision(1) << "\n";
+    for (const auto& [method, reason] : r.omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
     if (r.uniformMass) std::cout << "  (a uniform map puts " << 100 * *r.uniformMass << "% in the box)\n";
     std::cout << "  deletion AUC: the target's probability as the map's cells are deleted, most important first "
                  "(lower is better); insertion AUC: as they are restored on a blank image (higher is better)\n";

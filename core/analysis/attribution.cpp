@@ -197,11 +197,7 @@ Result<std::shared_ptr<GradientForward>> wordStepForward(AttentionModel& model, 
 // The gradient methods, on the model's differentiable forward `f`.
 Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, const Image& image, const AttributionOptions& o,
                                  AttributionMap& map) {
-    if (!f) return Error{model.displayName() + " has no differentiable forward for " + o.method};
-    if (o.method == "gradcam" && !f->hasFeatureGrid())
-        return Error{model.displayName() + " has no convolutional grid for Grad-CAM"};
-    if (o.method == "gradient-rollout" && !f->hasAttentionGraph())
-        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout"};
+    if (auto ok = checkGradientMethod(model, f, o.method); !ok) return Error{ok.error()};
     auto x = modelInput(image, model.imageSize(), model.channels(), f->device());
     if (!x) return Error{x.error()};
     if (map.rule.empty()) map.rule = f->defaultRule();
@@ -246,6 +242,17 @@ Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, cons
 }
 
 }  // namespace
+
+Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f, const std::string& method) {
+    const bool imported = model.info().modelType == "torchscript";
+    if (!f) return Error{model.displayName() + " has no differentiable forward for " + method};
+    if (method == "gradcam" && !f->hasFeatureGrid())
+        return Error{model.displayName() + " has no convolutional grid for Grad-CAM" +
+                     (imported ? std::string(" (forward returns no 'features' [N, C, h, w])") : std::string())};
+    if (method == "gradient-rollout" && !f->hasAttentionGraph())
+        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout"};
+    return Unit{};
+}
 
 const std::vector<std::string>& attributionMethods() {
     static const std::vector<std::string> methods{"gradient", "gradient-x-input", "integrated-gradients",

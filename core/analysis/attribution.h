@@ -103,6 +103,10 @@ struct AttributionMap {
 Result<AttributionMap> attribute(AttentionModel& model, const Image& image, const AttributionOptions& options,
                                  const std::optional<GroundTruth>& truth = std::nullopt);
 
+/// Whether the gradient method `method` runs on `model` through `f` (its gradientForward, may be
+/// null): one line naming what the model lacks (a differentiable forward, a convolutional grid
+/// for Grad-CAM, attention in the graph for gradient-weighted rollout).
+Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f, const std::string& method);
 /// The options' own checks (method, steps, samples, sigma, baseline, quadrature), before any model.
 Result<Unit> checkAttributionOptions(const AttributionOptions& options);
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/image_fit.h"
 #include "io/shard_json.h"
 
 #include "metrics/attention_regions.h"
@@ -93,9 +94,10 @@ Result<SweepResult> runBoundarySweep(AttentionModel& model, const SweepOptions& 
     if (o.probe.canvas != model.imageSize())
         return Error{"the probe canvas (" + std::to_string(o.probe.canvas) + " px) must be the model's input size (" +
                      std::to_string(model.imageSize()) + " px)"};
-    if (model.channels() != 1) return Error{"probes are greyscale; this model takes " + std::to_string(model.channels()) + " channels"};
     auto probes = makeProbes(o.probe, source);
     if (!probes) return Error{probes.error()};
+    // Probes are drawn grey; a colour model sees them as grey RGB (each channel the same).
+    for (auto& probe : probes.value()) probe.sample.image = withChannels(probe.sample.image, model.channels());
     const auto start = std::chrono::steady_clock::now();
     SweepResult r;
     r.probe = o.probe;

@@ -79,12 +79,7 @@ Result<Unit> checkMapMethod(AttentionModel& model, const std::string& method) {
             return Error{model.displayName() + " has no rollout (it is not a transformer)"};
         return Unit{};
     }
-    GradientForward* f = model.gradientForward();
-    if (!f) return Error{model.displayName() + " has no differentiable forward for " + method};
-    if (method == "gradcam" && !f->hasFeatureGrid()) return Error{model.displayName() + " has no convolutional grid for Grad-CAM"};
-    if (method == "gradient-rollout" && !f->hasAttentionGraph())
-        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout"};
-    return Unit{};
+    return checkGradientMethod(model, model.gradientForward(), method);
 }
 
 Result<std::vector<double>> imageMap(AttentionModel& model, const std::string& method, const Image& image, int target,

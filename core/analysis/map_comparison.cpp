@@ -95,8 +95,13 @@ Result<Unit> addSanity(AttentionModel& model, const std::vector<Image>& images, 
 
 Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& dataset, Split split,
                                         const MapComparisonOptions& o, const Progress& progress) {
-    for (const auto& m : o.methods)
-        if (auto ok = checkMapMethod(model, m); !ok) return Error{ok.error()};
+    MapComparisonReport r;
+    std::vector<std::string> methods;  // the ones the model gives; the rest are left out with the reason
+    for (const auto& m : o.methods) {
+        if (auto ok = checkMapMethod(model, m); ok) methods.push_back(m);
+        else r.omitted.push_back({m, ok.error()});
+    }
+    if (methods.empty() && !o.methods.empty()) return Error{r.omitted.front().second};
     if (o.methods.empty() || o.limit < 1 || o.sanityImages < 0 || o.curvePoints < 1)
         return Error{"map faithfulness: methods, images and curve points must be positive"};
     const auto& info = dataset.info();
@@ -107,7 +112,6 @@ Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& da
     const auto start = std::chrono::steady_clock::now();
     auto settings = mapSettings(model, dataset.sample(split, 0).image, o);
     if (!settings) return Error{settings.error()};
-    MapComparisonReport r;
     r.dataset = info.name;
     r.rule = settings->rule;
     r.rows = settings->rows;
@@ -115,7 +119,7 @@ Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& da
     r.fractions = curveFractions(o.curvePoints);
     r.sanityThreshold = o.sanityThreshold;
     r.seed = o.seed;
-    std::vector<MapSums> sums(o.methods.size());
+    std::vector<MapSums> sums(methods.size());
     std::vector<Image> sanityImages;
     std::vector<int> sanityTargets;
     double area = 0;
@@ -124,9 +128,16 @@ Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& da
         auto target = predictedClass(model, sample.image, r.rule, o.seed);
         if (!target) return Error{target.error()};
         const bool boxed = sample.box.w > 0 && sample.box.h > 0;
-        for (size_t m = 0; m < o.methods.size(); ++m) {
-            auto map = imageMap(model, o.methods[m], sample.image, *target, *settings);
-            if (!map) return Error{o.methods[m] + ": " + map.error()};
+        for (size_t m = 0; m < methods.size(); ++m) {
+            auto map = imageMap(model, methods[m], sample.image, *target, *settings);
+            if (!map && i == 0 && methods.size() > 1) {  // the model cannot give this map: its row is left out
+                r.omitted.push_back({methods[m], map.error()});
+                methods.erase(methods.begin() + std::ptrdiff_t(m));
+                sums.erase(sums.begin() + std::ptrdiff_t(m));
+                --m;
+                continue;
+            }
+            if (!map) return Error{methods[m] + ": " + map.error()};
             auto curves = deletionInsertionCurves(model, sample.image, r.rows, r.cols, *map, *target, r.rule, o.seed,
                                                   r.fractions);
             if (!curves) return Error{curves.error()};
@@ -139,8 +150,10 @@ Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& da
         if (progress && !progress(double(i + 1) / double(total + 1))) return Error{"the map faithfulness measurement was cancelled"};
     }
     if (r.boxed > 0) r.uniformMass = area / double(r.boxed);
-    for (size_t m = 0; m < o.methods.size(); ++m) r.maps.push_back(figuresOf(o.methods[m], sums[m]));
-    if (auto ok = addSanity(model, sanityImages, sanityTargets, o, *settings, r); !ok) return Error{ok.error()};
+    for (size_t m = 0; m < methods.size(); ++m) r.maps.push_back(figuresOf(methods[m], sums[m]));
+    MapComparisonOptions given = o;
+    given.methods = methods;
+    if (auto ok = addSanity(model, sanityImages, sanityTargets, given, *settings, r); !ok) return Error{ok.error()};
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }

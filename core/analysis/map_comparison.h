@@ -52,13 +52,17 @@ struct MapComparisonReport {
     std::optional<double> uniformMass;  ///< mean box share of the image: a uniform map's mass
     double sanityThreshold = kSanityThreshold;
     std::uint64_t seed = 1;
-    std::vector<MapFigures> maps;       ///< in the order of options.methods
+    std::vector<MapFigures> maps;       ///< in the order of options.methods, less the omitted ones
+    /// The maps asked for that the model cannot give, each with the reason (checkMapMethod's line,
+    /// or the map's error on the first image); their rows are left out of the table.
+    std::vector<std::pair<std::string, std::string>> omitted;
     /// Why the sanity check did not run ("no parameter groups", "--sanity-images 0"); empty: it ran.
     std::string sanityNote;
     double seconds = 0;
 };
 
-/// The table. Errors: an unsupported method (checkMapMethod's line), a dataset that does not fit
+/// The table. A map the model cannot give is left out (report.omitted) unless it is the only one
+/// asked for. Errors: no map the model gives (checkMapMethod's line), a dataset that does not fit
 /// the model, an empty split, a map's or the model's error, cancel.
 Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& dataset, Split split,
                                         const MapComparisonOptions& options, const Progress& progress = {});

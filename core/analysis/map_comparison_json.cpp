@@ -29,6 +29,8 @@ std::string mapComparisonToJson(const MapComparisonReport& r, int indent) {
                         {"deletion_auc", m.images ? nlohmann::json(m.deletionAuc) : nlohmann::json(nullptr)},
                         {"insertion_auc", m.images ? nlohmann::json(m.insertionAuc) : nlohmann::json(nullptr)},
                         {"sanity", sanityCurveJson(m.sanity)}});
+    nlohmann::json omitted = nlohmann::json::array();
+    for (const auto& [method, reason] : r.omitted) omitted.push_back({{"method", method}, {"reason", reason}});
     nlohmann::json j{{"schema", "saccade.map-faithfulness"},
                      {"version", 1},
                      {"caveat", kAttentionCaveat},
@@ -44,6 +46,7 @@ std::string mapComparisonToJson(const MapComparisonReport& r, int indent) {
                      {"sanity_note", r.sanityNote.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sanityNote)},
                      {"seed", r.seed},
                      {"maps", maps},
+                     {"omitted", omitted},
                      {"seconds", r.seconds}};
     return j.dump(indent);
 }

@@ -1,5 +1,6 @@
 #include "analysis/model_attention_inputs.h"
 
+#include <algorithm>
 #include <map>
 
 #include <torch/torch.h>
@@ -56,6 +57,10 @@ Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path
     }
     auto model = loadAttentionModel(path, "cpu");
     if (!model) return Error{model.error()};
+    const auto rules = (*model)->ruleMenu().rules;
+    if ((*model)->info().modelType == "torchscript" && std::find(rules.begin(), rules.end(), "rollout") != rules.end())
+        return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and length fidelity "
+                            "recomputes each layer's attention from its queries, keys and values, which the contract does not return"};
     if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
     auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
     if (!dataset) return Error{dataset.error()};

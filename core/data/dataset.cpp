@@ -127,7 +127,7 @@ Result<std::shared_ptr<const Dataset>> openDataset(const std::string& name,
         }
         return std::shared_ptr<const Dataset>(std::make_shared<CanvasDataset>(e, source, options.seed));
     }
-    if (isImageFolder(name)) return openImageFolder(name, options.classNames, options.fit);  // after the registered names
+    if (isImageFolder(name)) return openImageFolder(name, options.classNames, options.fit, options.unlabelled);  // after the registered names
     std::string known;
     for (const auto& [n, d] : datasetNames()) known += (known.empty() ? "" : ", ") + n;
     if (name.empty()) return Error{"no dataset given (this model names none): give --dataset NAME or an image folder"};

@@ -37,6 +37,9 @@ struct DatasetOptions {
     /// Image folders: how each image becomes the model's input (data/image_fit.h). With a crop,
     /// the images may have any size; without one, they must all have the same square size.
     ImageFit fit;
+    /// Image folders: the labels mean nothing to the model (a captioner): the subfolders are
+    /// groups of images, one is enough, and their names are not checked against classNames.
+    bool unlabelled = false;
 };
 
 /// A named dataset. Thread-safe for const calls; cheap to share.

@@ -56,8 +56,9 @@ bool isImageFolder(const std::string& name) {
     return !name.empty() && fs::is_directory(name, ec);
 }
 
-Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder, const std::vector<std::string>& classNames,
-                                                       const ImageFit& fit) {
+Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder, const std::vector<std::string>& givenNames,
+                                                       const ImageFit& fit, bool unlabelled) {
+    const std::vector<std::string> classNames = unlabelled ? std::vector<std::string>{} : givenNames;
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) return Error{"image folder '" + folder + "' does not exist"};
     std::vector<fs::path> classDirs;
@@ -65,7 +66,7 @@ Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder
         if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.') classDirs.push_back(entry.path());
     if (ec) return Error{"cannot read image folder '" + folder + "': " + ec.message()};
     std::sort(classDirs.begin(), classDirs.end());
-    if (classDirs.size() < 2 && classNames.empty())
+    if (classDirs.size() < 2 && classNames.empty() && !unlabelled)
         return Error{"image folder '" + folder + "' needs one subfolder per class (FOLDER/CLASS/IMAGE.png), at least two; it has " +
                      std::to_string(classDirs.size())};
     if (classDirs.empty())

@@ -24,9 +24,10 @@ bool isImageFolder(const std::string& name);
 
 /// Scans and checks the folder: every image is decoded once (a corrupt or huge one, one of
 /// another size, an empty class folder, a class folder that names none of `classNames`, or no
-/// class folders at all is an Error naming it).
+/// class folders at all is an Error naming it). `unlabelled` (a captioner's images): one subfolder
+/// is enough and no name is checked; the labels are the folders' order.
 Result<std::shared_ptr<const Dataset>> openImageFolder(const std::string& folder,
                                                        const std::vector<std::string>& classNames = {},
-                                                       const ImageFit& fit = {});
+                                                       const ImageFit& fit = {}, bool unlabelled = false);
 
 }  // namespace saccade

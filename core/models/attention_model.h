@@ -126,6 +126,9 @@ public:
     virtual RuleMenu ruleMenu() const { return {{deterministicRule()}, {}}; }
     /// How a model list names it: "soft patch model, translated-fashion60" (by default its summary).
     virtual std::string displayName() const { return summary(); }
+    /// One line a user should read before trusting the model's views (an import whose outputs are
+    /// exactly uniform on the probe: a head initialised at zero); empty: none.
+    virtual std::string warning() const { return {}; }
     /// Its grid of cells, where it has one.
     virtual CellGrid cellGrid() const { return {}; }
     /// A forward that autograd can differentiate with respect to the pixels (and the model's

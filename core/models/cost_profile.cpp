@@ -14,27 +14,39 @@ namespace saccade {
 
 Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
     if (o.batch < 1 || o.repeats < 1) return Error{"cost: batch and repeats must be positive"};
-    if (isScriptImport(o.model))
-        return Error{"cost accounting counts the layers of a Saccade checkpoint from its config; '" + o.model +
-                     "' has no Saccade sidecar (an imported model's stages are not known)"};
+    const bool imported = isScriptImport(o.model);
     auto info = readCheckpointInfo(o.model);
-    if (!info) return Error{info.error()};
+    if (!imported && !info) return Error{info.error()};
+    const std::string modelType = imported ? "torchscript" : info->modelType;
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
     CostReport r;
-    r.modelType = info->modelType;
+    r.modelType = modelType;
     r.device = device->str();
     r.batch = o.batch;
     r.threads = at::get_num_threads();
     StageClock clock([dev = *device] {
         if (dev.is_cuda()) torch::cuda::synchronize();
     });
-    const ModelFamily* family = findFamily(info->modelType);
+    const ModelFamily* family = findFamily(modelType);
+    if (family && imported && family->importCost) {
+        try {
+            CostRun run(o, *device, clock, progress, family->costTimedRules * o.repeats);
+            auto rules = family->importCost(o.model, run);
+            if (!rules) return Error{rules.error()};
+            r.rules = *rules;
+            return r;
+        } catch (const c10::Error& e) {
+            return Error{"cost: " + firstLine(e.what_without_backtrace())};
+        } catch (const CostCancelled&) {
+            return Error{"the cost measurement was cancelled"};
+        }
+    }
     if (!family || !family->cost) {
         std::string measured;
         for (const ModelFamily* f : modelFamilies())
             if (f->cost) measured += (measured.empty() ? "" : ", ") + f->name;
-        return Error{"cost: '" + o.model + "' holds " + (family ? family->noun : "a '" + info->modelType + "' model") +
+        return Error{"cost: '" + o.model + "' holds " + (family ? family->noun : "a '" + modelType + "' model") +
                      ", whose stages the cost view does not know; it measures " + measured + " models"};
     }
     try {

@@ -120,6 +120,9 @@ struct ModelFamily {
     /// whose stages the cost view does not know. `costTimedRules` timed rules, each `repeats` times.
     std::function<Result<std::vector<RuleCost>>(const std::string& configJson, CostRun& run)> cost;
     int costTimedRules = 0;
+    /// Imports: the cost of the file at `path` measured from the model itself (no sidecar config);
+    /// `costTimedRules` timed calls each `repeats` times. May be empty.
+    std::function<Result<std::vector<RuleCost>>(const std::string& path, CostRun& run)> importCost;
     /// One line under the file name in a model list, from the sidecar's config (JSON text) and dataset.
     std::function<std::string(const std::string& configJson, const std::string& dataset)> listLine;
 };

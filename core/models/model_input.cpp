@@ -57,6 +57,7 @@ DatasetOptions datasetOptionsFor(const AttentionModel& model) {
     DatasetOptions o;
     o.seed = model.info().seed;
     o.classNames = model.classNames();
+    o.unlabelled = model.outputKind() != "class";  // a captioner's "classes" are its words
     if (model.imageSize() > 0) o.fit = model.imageFit();
     return o;
 }

@@ -59,14 +59,22 @@ struct Section {
     }
 };
 
+// How the model was trained, as far as its file says: an import records none of it.
+std::string trainedWith(const AttentionModel& model) {
+    const auto& info = model.info();
+    if (model.trainedMode() == "imported")
+        return "not recorded: an imported model" + (info.dataset.empty() ? std::string() : ", declaring the dataset " + escapeHtml(info.dataset));
+    return escapeHtml(model.trainedMode()) + " attention on " + escapeHtml(info.dataset) + ", " +
+           std::to_string(info.iteration) + " iterations, seed " + std::to_string(info.seed);
+}
+
 std::string cardSection(AttentionModel& model, const ReportOptions& o) {
     const auto& info = model.info();
     std::ostringstream s;
     s << "<h2>Model card</h2><table class=\"card\">"
       << "<tr><th>file</th><td>" << escapeHtml(o.modelPath) << "</td></tr>"
       << "<tr><th>type</th><td>" << escapeHtml(info.modelType) << ", " << escapeHtml(model.summary()) << "</td></tr>"
-      << "<tr><th>trained with</th><td>" << escapeHtml(model.trainedMode()) << " attention on "
-      << escapeHtml(info.dataset) << ", " << info.iteration << " iterations, seed " << info.seed << "</td></tr>"
+      << "<tr><th>trained with</th><td>" << trainedWith(model) << "</td></tr>"
       << "<tr><th>deterministic rule</th><td>" << escapeHtml(model.deterministicRule()) << "</td></tr>"
       << "<tr><th>input</th><td>" << model.imageSize() << " x " << model.imageSize() << ", " << model.channels()
       << " channel(s), " << model.steps() << " steps</td></tr>"

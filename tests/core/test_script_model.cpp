@@ -9,12 +9,16 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "analysis/attribution.h"
+#include "analysis/map_comparison.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
 #include "models/attention_model.h"
 #include "models/model_loading.h"
 #include "models/script/script_model.h"
+#include "models/cost_profile.h"
 #include "models/transformer_maps.h"
+#include "peak_model.h"
 #include "temp_dir.h"
 #include "test_device.h"
 
@@ -567,6 +571,150 @@ TEST(ImageFolder, OpensEvaluatesAndRefusesBrokenLayouts) {
     auto flat = openDataset((dir.path / "flat").string());
     ASSERT_FALSE(flat.ok());
     EXPECT_NE(flat.error().find("one subfolder per class"), std::string::npos) << flat.error();
+}
+
+// Gradients through TorchScript (issue 51): kGridForward's logit 0 is 4 x the image's mean, so
+// its gradient is 4 / 144 at every pixel of a 12x12 image, and integrated gradients from black
+// sum to exactly f(x) - f(black) = 4 b.
+TEST(ScriptGradients, EveryGradientMethodReachesTheImage) {
+    test::TempDir dir;
+    auto model = loadFrom(saveModule(dir, "grid.pt", kGridForward, "", {"bright", "dark", "never"}));
+    ASSERT_TRUE(model.ok()) << model.error();
+    const double b = 191.0 / 255.0;
+    AttributionOptions o;
+    o.target = 0;
+    o.method = "gradient";
+    auto g = attribute(**model, greyImage(12, 191), o);
+    ASSERT_TRUE(g.ok()) << g.error();
+    ASSERT_EQ(g->magnitude.size(), 144u);
+    for (double v : g->magnitude) ASSERT_NEAR(v, 4.0 / 144, 1e-6);
+    o.method = "integrated-gradients";
+    auto ig = attribute(**model, greyImage(12, 191), o);
+    ASSERT_TRUE(ig.ok()) << ig.error();
+    EXPECT_NEAR(*ig->attributionSum, 4 * b, 1e-4);
+    EXPECT_NEAR(*ig->fInput - *ig->fBaseline, 4 * b, 1e-5);
+    EXPECT_LT(*ig->completenessError, 1e-4);
+    for (const char* method : {"gradient-x-input", "smoothgrad"}) {
+        o.method = method;
+        auto m = attribute(**model, greyImage(12, 191), o);
+        ASSERT_TRUE(m.ok()) << method << ": " << m.error();
+    }
+    o.method = "gradcam";  // no `features`: refused, saying what the contract would need
+    EXPECT_EQ(attribute(**model, greyImage(12, 191), o).error(),
+              "imported TorchScript model, grid form has no convolutional grid for Grad-CAM (forward returns no "
+              "'features' [N, C, h, w])");
+}
+
+// Grad-CAM on `features`: logits are 4 x the mean of the features, which are the image itself,
+// so each position's weight is 4 / 144 and the map is the image, rectified.
+TEST(ScriptGradients, GradCamReadsTheFeaturesOutput) {
+    test::TempDir dir;
+    const std::string forward = R"(
+    n = x.size(0)
+    b = x.mean([1, 2, 3])
+    a = torch.ones(n, 1, 3, 2) / 6.0
+    logits = torch.stack([b, 1.0 - b], 1) * 4.0
+    return {"logits": logits, "attention": a, "features": x}
+)";
+    auto model = loadFrom(saveModule(dir, "features.pt", forward));
+    ASSERT_TRUE(model.ok()) << model.error();
+    Image left = Image::zeros(12, 12, 1);
+    for (int y = 0; y < 12; ++y)
+        for (int x = 0; x < 6; ++x) left.at(x, y) = 255;
+    AttributionOptions o;
+    o.method = "gradcam";
+    o.target = 0;
+    o.cellsPerSide = 2;
+    auto cam = attribute(**model, left, o);
+    ASSERT_TRUE(cam.ok()) << cam.error();
+    ASSERT_EQ(cam->cells.size(), 4u);
+    EXPECT_NEAR(cam->cells[0] + cam->cells[2], 1.0, 1e-6);  // all of it on the bright left half
+    EXPECT_NEAR(cam->cells[0], 0.5, 1e-6);
+}
+
+TEST(ScriptGradients, LogitsThatDoNotReachTheImageAreOneTrueLine) {
+    test::TempDir dir;
+    const std::string forward = R"(
+    n = x.size(0)
+    b = x.detach().mean([1, 2, 3])
+    a = torch.ones(n, 1, 3, 2) / 6.0
+    return {"logits": torch.stack([b, 1.0 - b], 1), "attention": a}
+)";
+    const auto path = saveModule(dir, "detached.pt", forward);
+    auto model = loadFrom(path);
+    ASSERT_TRUE(model.ok()) << model.error();
+    AttributionOptions o;
+    o.method = "gradient";
+    const auto error = attribute(**model, greyImage(12, 100), o).error();
+    EXPECT_NE(error.find("its logits do not depend on the image through operations autograd can follow"), std::string::npos)
+        << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos);
+}
+
+TEST(ScriptModel, ExactlyUniformOutputsWarn) {
+    test::TempDir dir;
+    const std::string uniform = R"(
+    n = x.size(0)
+    return {"logits": torch.zeros(n, 4), "attention": torch.ones(n, 1, 3, 2) / 6.0}
+)";
+    auto flat = loadFrom(saveModule(dir, "uniform.pt", uniform));
+    ASSERT_TRUE(flat.ok()) << flat.error();
+    EXPECT_NE((*flat)->warning().find("gives every class exactly the same logit"), std::string::npos);
+    auto grid = loadFrom(saveModule(dir, "grid.pt", kGridForward));
+    ASSERT_TRUE(grid.ok()) << grid.error();
+    EXPECT_EQ((*grid)->warning(), "");
+}
+
+// A map the model cannot give leaves its row out of the table with the reason; the rest are measured.
+TEST(ScriptGradients, MapTableLeavesOutWhatTheModelCannotGive) {
+    test::TempDir dir;
+    const std::string square = R"(
+    n = x.size(0)
+    b = x.mean([1, 2, 3])
+    a = torch.stack([b, 1.0 - b, b, 1.0 - b], 1).view(n, 1, 2, 2) / 2.0
+    return {"logits": torch.stack([b, 1.0 - b], 1) * 4.0, "attention": a}
+)";
+    auto model = loadFrom(saveModule(dir, "square.pt", square, "", {"left", "right"}));
+    ASSERT_TRUE(model.ok()) << model.error();
+    test::SquareDataset data(/*boxes=*/true, 2);
+    MapComparisonOptions o;
+    o.methods = {"attention", "gradient", "gradcam", "rollout"};
+    o.limit = 2;
+    o.sanityImages = 0;
+    o.curvePoints = 4;
+    auto r = compareMaps(**model, data, Split::Test, o);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_EQ(r->maps.size(), 2u);
+    EXPECT_EQ(r->maps[0].method, "attention");
+    EXPECT_EQ(r->maps[1].method, "gradient");
+    ASSERT_EQ(r->omitted.size(), 2u);
+    EXPECT_EQ(r->omitted[0].first, "gradcam");
+    EXPECT_EQ(r->omitted[1].second, "imported TorchScript model, grid form has no rollout (it is not a transformer)");
+    o.methods = {"gradcam"};  // nothing left: the one reason is the error
+    EXPECT_FALSE(compareMaps(**model, data, Split::Test, o).ok());
+}
+
+// Cost of an import from its graph: grid_attention.pt's convolutions (1->32 at 60x60, 32->64 at
+// 30x30, 3x3) and, per step, its query (64x64), scores (36x64), GRU cell (2 x 64x192) and head
+// (64x10): 17,720,448 multiply-adds, all of which its attention depends on but the head's.
+TEST(ScriptCost, CountsAnImportsFlopsFromItsGraph) {
+    CostOptions o;
+    o.model = std::string(SACCADE_SAMPLES_DIR) + "/torchscript/grid_attention.pt";
+    o.batch = 2;
+    o.repeats = 1;
+    o.device = "cpu";
+    auto r = profileCost(o);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->modelType, "torchscript");
+    ASSERT_EQ(r->rules.size(), 1u);
+    const auto& c = r->rules[0];
+    ASSERT_EQ(c.stages.size(), 2u);
+    EXPECT_EQ(c.stages[0].stage, "up to 'attention'");
+    EXPECT_NEAR(c.mflopsPerImage, 2 * 17720448 / 1e6, 1e-6);
+    EXPECT_NEAR(c.stages[0].mflopsPerImage + c.stages[1].mflopsPerImage, c.mflopsPerImage, 1e-9);
+    EXPECT_GT(c.stages[0].msPerImage, 0);
+    o.model = std::string(SACCADE_SAMPLES_DIR) + "/torchscript/sat_captioner.pt";
+    EXPECT_NE(profileCost(o).error().find("an imported captioner makes its attention word by word"), std::string::npos);
 }
 
 }  // namespace

@@ -474,6 +474,7 @@ void AttentionPage::forgetRuns() {
 void AttentionPage::onModelLoaded(const ModelCard& card) {
     forgetRuns();
     m_attribution->clear();
+    m_attribution->setAvailableMaps(card.maps, card.outputKind == QLatin1String("class"));
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QStandardItemModel>
 
 #include "attention/attention_canvas.h"
 #include "image_convert.h"
@@ -105,6 +106,18 @@ void AttributionView::traceShown(const Image& image, const std::optional<GroundT
     m_gridSide = gridSide;
     if (!same || !m_map) request();
     else shareScale();
+}
+
+void AttributionView::setAvailableMaps(const QList<QPair<QString, QString>>& maps, bool classifier) {
+    auto* items = qobject_cast<QStandardItemModel*>(m_combo->model());
+    for (int i = 1; i < m_combo->count(); ++i) {  // 0: the attention itself
+        QString reason;
+        for (const auto& [name, why] : maps)
+            if (classifier && name == m_combo->itemData(i).toString()) reason = why;
+        if (items) items->item(i)->setEnabled(reason.isEmpty());
+        m_combo->setItemData(i, reason.isEmpty() ? QVariant() : QVariant(reason), Qt::ToolTipRole);
+    }
+    if (items && m_combo->currentIndex() > 0 && !items->item(m_combo->currentIndex())->isEnabled()) m_combo->setCurrentIndex(0);
 }
 
 void AttributionView::clear() {

@@ -6,7 +6,9 @@
 // scale for both, the same legend) or alone, with its figures (mass in box, pointing game,
 // integrated gradients' completeness error) in the row.
 
+#include <QList>
 #include <QObject>
+#include <QPair>
 #include <QString>
 #include <optional>
 
@@ -53,6 +55,10 @@ public:
                     bool wordSteps = false);
     /// Another model opened: the old map goes.
     void clear();
+    /// Greys out the maps a classifier cannot give (the model card's maps: name and reason, empty
+    /// when it gives it), with the reason as the item's tooltip; a map shown that the new model
+    /// cannot give falls back to the attention alone. Captioners keep every map (word by word).
+    void setAvailableMaps(const QList<QPair<QString, QString>>& maps, bool classifier);
     /// The attention canvas moved to another step: the shared colour scale follows.
     /// The attention's step moved: the scale is shared again, and a word's map follows the step.
     void attentionStepChanged();

@@ -6,6 +6,7 @@
 #include "models/model_family.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_captioner.h"
+#include "models/script/script_cost.h"
 #include "models/script/script_model.h"
 #include "models/script/script_translator.h"
 
@@ -54,6 +55,8 @@ ModelFamily scriptFamily() {
     f.openText = openScriptTranslator;
     f.holdsText = ScriptTranslator::fileDefinesTranslate;
     f.listLine = [](const std::string&, const std::string&) { return std::string("TorchScript (no sidecar)"); };
+    f.importCost = scriptImportCost;
+    f.costTimedRules = 1;
     return f;
 }
 

@@ -72,6 +72,9 @@ struct ScriptModel::Impl {
     std::unique_ptr<GradientForward> gradient;  // forward with the graph kept (attribution)
 
     Result<Unit> probe();                         // finds the input shape; sets reference, size, channels
+    // forward under the deterministic `rule` with the graph kept (attribution); an Error when the
+    // model raises, breaks the contract, or its logits do not reach the images.
+    Result<ScriptOutputs> graphCall(const torch::Tensor& images, const std::string& rule);
     Result<Unit> finish(const std::string& bytes);  // class names, token grid, the sampled probe, info
 
     // One checked call of forward (sampled: forward_sampled with `seed`) on images in [0, 1].
@@ -258,24 +261,69 @@ int ScriptModel::imageSize() const { return m_impl->size; }
 int ScriptModel::channels() const { return m_impl->channels; }
 int ScriptModel::steps() const { return int(m_impl->reference.steps()); }
 
+// forward with autograd's graph kept from the images to every output: LibTorch records the
+// module's operations as PyTorch does, so each gradient method runs on any differentiable import.
+Result<ScriptOutputs> ScriptModel::Impl::graphCall(const torch::Tensor& images, const std::string& rule) {
+    const std::string deterministic = reference.form == ScriptForm::Transformer ? "attention" : "forward";
+    TORCH_CHECK(rule == deterministic, "an imported model is differentiated under ", deterministic, ", not '", rule, "'");
+    torch::AutoGradMode enable(true);
+    // The images always enter the graph, so that a grid or attention after frozen layers (or the
+    // image itself) is differentiable too.
+    const auto in = images.requires_grad() ? images : images.detach().requires_grad_(true);
+    const auto x = mean.defined() ? (in - mean) / std : in;
+    c10::IValue out;
+    try {
+        out = module.forward({x});
+    } catch (const std::exception& e) {
+        return Error{"model '" + path + "': forward failed: " + modelsOwnMessage(e)};
+    }
+    auto read = readScriptOutputs(out, images.size(0), kForwardMethod, /*keepGraph=*/true);
+    if (!read) return Error{"model '" + path + "': " + read.error()};
+    if (!read->logits.requires_grad())
+        return Error{"model '" + path + "': its logits do not depend on the image through operations autograd can "
+                     "follow (detached, computed under torch.no_grad, or converted to integers): no gradient method applies"};
+    return read;
+}
+
 GradientForward* ScriptModel::gradientForward() {
     auto& m = *m_impl;
     if (m.gradient) return m.gradient.get();
     const std::string deterministic = deterministicRule();
-    auto logits = [&m, deterministic](const torch::Tensor& images, const std::string& rule) {
-        TORCH_CHECK(rule == deterministic, "an imported model is differentiated under ", deterministic, ", not '", rule, "'");
-        const auto x = m.mean.defined() ? (images - m.mean) / m.std : images;
-        const auto read = readScriptOutputs(m.module.forward({x}), images.size(0), kForwardMethod);
-        TORCH_CHECK(read.ok(), "model '", m.path, "': ", read.ok() ? "" : read.error());
-        return read->logits.select(/*dim=*/1, -1);  // the answer: the last step's logits
+    auto read = [&m](const torch::Tensor& images, const std::string& rule) {
+        auto r = m.graphCall(images, rule);
+        TORCH_CHECK(r.ok(), r.ok() ? "" : r.error());
+        return std::move(*r);
     };
+    auto logits = [read](const torch::Tensor& images, const std::string& rule) {
+        return read(images, rule).logits.select(/*dim=*/1, -1);  // the answer: the last step's logits
+    };
+    FunctionGradientForward::Grid grid;
+    if (m.reference.features.defined())
+        grid = [read](const torch::Tensor& images, const std::string& rule) {
+            auto o = read(images, rule);
+            return GridForward{o.features, o.logits.select(1, -1)};
+        };
     auto groups = [&m] {
         std::vector<std::pair<std::string, torch::Tensor>> named;
         for (const auto& p : m.module.named_parameters(/*recurse=*/true)) named.emplace_back(p.name, p.value);
         return layerGroupsFromTop(named);
     };
     FunctionGradientForward::Weights weights{groups, [&m] { m.cachedOutputs.reset(); }};
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits, FunctionGradientForward::Grid{}, weights);
+    auto f = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits, grid, weights);
+    if (m.reference.form == ScriptForm::Transformer) {
+        f->setAttentionGraph([&m, read](const torch::Tensor& images, const std::string& rule) {
+            auto o = read(images, rule);
+            AttentionGraph g;
+            g.logits = o.logits.select(1, -1);
+            for (std::int64_t l = 0; l < o.attentions.size(1); ++l) g.attentions.push_back(o.attentions.select(1, l));
+            g.prefix = m.grid.prefix;
+            g.readout = m.grid.readout;
+            g.gridRows = m.grid.rows;
+            g.gridCols = m.grid.cols;
+            return g;
+        });
+    }
+    m.gradient = std::move(f);
     return m.gradient.get();
 }
 
@@ -293,6 +341,13 @@ RuleMenu ScriptModel::ruleMenu() const {
     if (form() == "transformer") return {{"attention", "head", "rollout"}, {{"head", {0, heads() - 1}}}};
     if (hasSampledForward()) return {{"forward", "sample", "ksample"}, {}};
     return {{"forward"}, {}};
+}
+
+std::string ScriptModel::warning() const {
+    const auto& logits = m_impl->reference.logits;
+    if (!logits.defined() || (logits.amax(-1) - logits.amin(-1)).abs().max().item<double>() > 0) return {};
+    return "model '" + m_impl->path + "' gives every class exactly the same logit on a grey image: its outputs are "
+           "uniform and their gradients zero (a classifier head initialised at zero, as torchvision does, and never trained?)";
 }
 
 std::string ScriptModel::displayName() const { return "imported TorchScript model, " + form() + " form"; }

@@ -50,6 +50,8 @@ public:
     std::string preprocessing() const override;
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;
+    /// Set when forward's logits were exactly equal for every class on the probe image.
+    std::string warning() const override;
     /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
     std::vector<std::string> evaluationRules() const override;
     /// forward (under its deterministic rule) with the graph kept, for attribution; no grid.

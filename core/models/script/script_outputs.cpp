@@ -20,6 +20,7 @@ std::string shapeText(const torch::Tensor& t) {
 struct OutputReader {
     std::string method;
     std::map<std::string, torch::Tensor> tensors;
+    bool keepGraph = false;  // floating tensors stay in autograd's graph (checks read a detached copy)
 
     std::string where(const std::string& key) const { return method + "'s '" + key + "'"; }
 
@@ -45,7 +46,7 @@ struct OutputReader {
         if (floating) {
             auto f = t.detach().to(torch::kFloat32);
             if (!torch::isfinite(f).all().item<bool>()) return Error{where(key) + " holds NaN or inf"};
-            return f;
+            return keepGraph ? t.to(torch::kFloat32) : f;
         }
         return t.detach().to(torch::kInt64);
     }
@@ -76,8 +77,9 @@ std::int64_t ScriptOutputs::steps() const {
     return 0;
 }
 
-Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t batch, const std::string& method) {
-    OutputReader r{method, {}};
+Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t batch, const std::string& method,
+                                        bool keepGraph) {
+    OutputReader r{method, {}, keepGraph};
     if (!value.isGenericDict())
         return Error{method + " returns " + value.tagKind() + ", not a Dict[str, Tensor] (see docs/model-contract.md)"};
     std::string keys;
@@ -158,6 +160,9 @@ Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t b
         if (auto ok = r.distributions("attentions", *a, 1); !ok) return Error{ok.error()};
         o.attentions = *a;
     }
+    auto features = r.get("features", 4, batch, "[N, C, h, w]");
+    if (!features) return Error{features.error()};
+    o.features = *features;
     if (o.perStepLogits && o.form != ScriptForm::Transformer && o.logits.size(1) != o.steps())
         return Error{r.where("logits") + " has " + std::to_string(o.logits.size(1)) + " steps; the attention has " +
                      std::to_string(o.steps())};

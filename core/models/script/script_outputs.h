@@ -31,13 +31,17 @@ struct ScriptOutputs {
     torch::Tensor locationStd;   ///< Glimpses, optional: [N, T, 2] the policy's std (same units)
     torch::Tensor glimpseSize;   ///< Glimpses, optional: [N, T] side as a fraction of the image side
     torch::Tensor attentions;    ///< Transformer: [N, layers, heads, tokens, tokens]
+    torch::Tensor features;      ///< optional, any form: [N, C, h, w] the convolutional grid the logits are read from (Grad-CAM)
 
     std::int64_t steps() const;  ///< T (Grid, Glimpses) or layers (Transformer)
     std::int64_t classes() const { return logits.size(2); }
 };
 
 /// Reads `value` (what `method` returned for a batch of `batch` images) as the contract says.
-Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t batch, const std::string& method);
+/// Floating outputs are detached, unless `keepGraph`: then `logits`, `attentions` and `features`
+/// stay in autograd's graph (attribution differentiates them; the checks read detached copies).
+Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t batch, const std::string& method,
+                                        bool keepGraph = false);
 
 /// An Error when `b` (e.g. forward_sampled's) differs in form or sizes from `a` (forward's).
 Result<Unit> sameScriptShapes(const ScriptOutputs& a, const ScriptOutputs& b, const std::string& methodB);
