@@ -192,6 +192,7 @@ void MainWindow::connectPages() {
         m_attention->openModel(path);
     });
     connect(m_attention, &AttentionPage::modelOpened, m_analysis, &AnalysisPage::setModel);
+    connect(m_attention, &AttentionPage::folderInUse, m_analysis, &AnalysisPage::useFolder);
     connect(m_attention, &AttentionPage::sequenceModelRequested, this, [this](const QString& path) {
         setCurrentPage(kSequencesPage);
         m_sequences->openModel(path);

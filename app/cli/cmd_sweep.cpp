@@ -21,6 +21,7 @@
 #include "common/parse.h"
 #include "data/dataset.h"
 #include "data/image_io.h"
+#include "models/model_input.h"
 #include "render/sweep_render.h"
 #include "run_input.h"
 
@@ -155,7 +156,8 @@ int runSweep(const SweepArgs& a) {
     ranges(p);
     std::shared_ptr<const Dataset> source;
     if (p.object == ProbeObject::Item || p.distractors > 0) {
-        auto d = openDataset(a.dataset.empty() ? m.info().dataset : a.dataset);
+        // Fitted to the model: a photo folder of any size is resized and cropped as the model declares.
+        auto d = openDatasetFor(m, a.dataset.empty() ? m.info().dataset : a.dataset, 1);
         if (!d) return badInput("sweep", d.error());
         source = *d;
     }

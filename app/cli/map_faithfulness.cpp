@@ -70,6 +70,7 @@ void printSeqMapFaithfulness(const SeqMapComparisonReport& r) {
                   << std::setprecision(3) << std::setw(13) << m.deletionFall << std::setw(37) << completeness.str()
                   << "   " << sanityText(m.sanity) << "\n";
     }
+    for (const auto& [method, reason] : r.omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
     std::cout << std::setprecision(3) << "  (a random source token as <unk>: p falls by " << r.randomFall
               << "; AER: lower is better; the fall: higher means the map found what the word needs)\n";
     if (r.sanitySentences > 0)
@@ -106,6 +107,7 @@ int runWordMapFaithfulness(const std::vector<std::string>& methods, AttentionMod
             std::cout << "   " << percentOrNot(m.completenessError) << " / " << percentOrNot(m.maxCompletenessError);
         std::cout << "\n";
     }
+    for (const auto& [method, reason] : r->omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
     std::cout << "  (a uniform map puts " << 100 * r->uniformMass << "% on the named object; each word's map is its "
                  "logit's, the decoder teacher-forced on the caption's earlier words)\n";
     return 0;

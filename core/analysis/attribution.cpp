@@ -245,12 +245,18 @@ Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, cons
 
 Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f, const std::string& method) {
     const bool imported = model.info().modelType == "torchscript";
+    const auto rules = model.ruleMenu().rules;
+    const bool transformer = std::find(rules.begin(), rules.end(), "rollout") != rules.end();
     if (!f) return Error{model.displayName() + " has no differentiable forward for " + method};
     if (method == "gradcam" && !f->hasFeatureGrid())
         return Error{model.displayName() + " has no convolutional grid for Grad-CAM" +
                      (imported ? std::string(" (forward returns no 'features' [N, C, h, w])") : std::string())};
     if (method == "gradient-rollout" && !f->hasAttentionGraph())
-        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout"};
+        return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout" +
+                     (imported && transformer
+                          ? std::string(" (the 'attentions' it returns are stacked copies of its layers' weights, "
+                                        "which its logits do not depend on)")
+                          : std::string())};
     return Unit{};
 }
 

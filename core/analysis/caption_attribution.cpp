@@ -38,8 +38,16 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
     if (model.outputKind() == "class")
         return Error{model.displayName() + " outputs a class, not words: its maps are compared image by image"};
     if (o.methods.empty()) return Error{"--methods: give a comma-separated list of maps"};
-    for (const auto& m : o.methods)
-        if (auto ok = checkCaptionMapMethod(model, m); !ok) return Error{ok.error()};
+    if (model.info().modelType == "torchscript")
+        return Error{"an imported captioner's words are not matched to the scene's objects (whose boxes each map is "
+                     "scored on), and its caption() gives no word scores to attribute"};
+    CaptionAttributionReport r;
+    std::vector<std::string> methods;  // the maps the model gives; the rest are left out with the reason
+    for (const auto& m : o.methods) {
+        if (auto ok = checkCaptionMapMethod(model, m); ok) methods.push_back(m);
+        else r.omitted.push_back({m, ok.error()});
+    }
+    if (methods.empty()) return Error{r.omitted.front().second};
     if (o.limit < 1) return Error{"the scene count must be positive"};
     const std::int64_t n = std::min(o.limit, dataset.size(split));
     if (n < 1 || dataset.sample(split, 0).captionWords.empty())
@@ -47,13 +55,12 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
     const auto rules = model.evaluationRules();
     const std::string rule = !o.rule.empty() ? o.rule : rules.empty() ? model.deterministicRule() : rules.front();
     const auto start = std::chrono::steady_clock::now();
-    CaptionAttributionReport r;
     r.dataset = dataset.info().name;
     r.rule = rule;
     r.rows = r.cols = model.cellGrid().side > 0 ? model.cellGrid().side : o.attribution.cellsPerSide;
-    std::vector<double> mass(o.methods.size(), 0), hits(o.methods.size(), 0), seconds(o.methods.size(), 0);
-    std::vector<double> completeness(o.methods.size(), 0), worst(o.methods.size(), 0);
-    std::vector<std::int64_t> measured(o.methods.size(), 0);
+    std::vector<double> mass(methods.size(), 0), hits(methods.size(), 0), seconds(methods.size(), 0);
+    std::vector<double> completeness(methods.size(), 0), worst(methods.size(), 0);
+    std::vector<std::int64_t> measured(methods.size(), 0);
     double area = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         const Sample sample = dataset.sample(split, i);
@@ -69,19 +76,27 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
             const Box& box = truth.boxes[size_t(step.wordObject)];
             ++r.words;
             area += std::max(0.0, Box{0, 0, double(w), double(h)}.intersectionArea(box)) / (double(w) * h);
-            for (std::size_t m = 0; m < o.methods.size(); ++m) {
+            for (std::size_t m = 0; m < methods.size(); ++m) {
                 const auto began = std::chrono::steady_clock::now();
-                if (o.methods[m] == "attention") {
+                if (methods[m] == "attention") {
                     mass[m] += std::min(1.0, gridMassInBox(*step.grid, w, h, box));
                     hits[m] += pointsAt(step, w, h, box) ? 1 : 0;
                 } else {
                     AttributionOptions a = o.attribution;
-                    a.method = o.methods[m];
+                    a.method = methods[m];
                     a.rule = rule;
                     a.seed = o.seed;
                     a.step = int(s);
                     a.target.reset();
                     auto map = attribute(model, sample.image, a, truth);
+                    if (!map && r.words == 1 && methods.size() > 1) {  // the first word: the model cannot give this map
+                        r.omitted.push_back({methods[m], map.error()});
+                        for (auto* v : {&mass, &hits, &seconds, &completeness, &worst}) v->erase(v->begin() + std::ptrdiff_t(m));
+                        measured.erase(measured.begin() + std::ptrdiff_t(m));
+                        methods.erase(methods.begin() + std::ptrdiff_t(m));
+                        --m;
+                        continue;
+                    }
                     if (!map) return Error{map.error()};
                     if (map->object != step.wordObject || !map->massInBox)
                         return Error{"the attribution of '" + step.token + "' in " + id + " was scored on another object"};
@@ -101,9 +116,9 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
     if (r.words == 0) return Error{"no caption named an object: nothing to measure"};
     const double words = double(r.words);
     r.uniformMass = area / words;
-    for (std::size_t m = 0; m < o.methods.size(); ++m) {
+    for (std::size_t m = 0; m < methods.size(); ++m) {
         CaptionMapFigures f;
-        f.method = o.methods[m];
+        f.method = methods[m];
         f.words = r.words;
         f.massOnObject = mass[m] / words;
         f.pointing = hits[m] / words;
@@ -120,6 +135,8 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
 
 std::string captionAttributionToJson(const CaptionAttributionReport& r, int indent) {
     auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json omitted = nlohmann::json::array();
+    for (const auto& [method, reason] : r.omitted) omitted.push_back({{"method", method}, {"reason", reason}});
     nlohmann::json maps = nlohmann::json::array();
     for (const auto& m : r.maps)
         maps.push_back({{"method", m.method},
@@ -139,6 +156,7 @@ std::string captionAttributionToJson(const CaptionAttributionReport& r, int inde
                      {"grid", {{"rows", r.rows}, {"cols", r.cols}}},
                      {"uniform_mass", r.uniformMass},
                      {"maps", maps},
+                     {"omitted", omitted},
                      {"seconds", r.seconds}};
     return j.dump(indent);
 }

@@ -44,12 +44,15 @@ struct CaptionAttributionReport {
     std::int64_t images = 0, words = 0;  ///< scenes, and object words over them
     int rows = 0, cols = 0;              ///< the cell grid the maps are scored on
     double uniformMass = 0;              ///< a uniform map's mean mass (the boxes' mean share)
-    std::vector<CaptionMapFigures> maps;  ///< in the order of options.methods
+    std::vector<CaptionMapFigures> maps;  ///< in the order of options.methods, less the omitted ones
+    /// The maps asked for that the model cannot give, with the reason; left out of the table.
+    std::vector<std::pair<std::string, std::string>> omitted;
     double seconds = 0;
 };
 
-/// The table. Errors, one line: a model that outputs no words, a dataset without captions or
-/// boxes, an unknown method or one the model cannot give (rollout; what attribute() refuses),
+/// The table. A map the model cannot give (rollout; what attribute() refuses on the first object
+/// word) is left out with the reason, unless it is the only one. Errors, one line: a model that
+/// outputs no words, a dataset without captions or boxes, no map the model gives,
 /// no object word in any caption, cancel. Progress after each scene; false cancels.
 Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const Dataset& dataset, Split split,
                                                     const CaptionAttributionOptions& options,

@@ -40,7 +40,8 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
     // The grid of the model's attention, from a trace of a blank probe.
     auto blank = renderSceneProbe(scene, o.object, side, 0, 0, o.seed);
     if (!blank) return Error{blank.error()};
-    const std::string rule = model.trainedMode() == "soft" ? "soft" : "argmax";
+    // The captioner's own deterministic rule (a soft-trained one is shown soft, as it was trained).
+    const std::string rule = model.trainedMode() == "soft" ? "soft" : model.deterministicRule();
     auto first = model.trace(blank->image, rule, o.seed, "probe");
     if (!first) return Error{first.error()};
     if (first->steps.empty() || !first->steps.front().grid) return Error{"the captioner's trace has no attention grid"};
@@ -51,7 +52,10 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
     sweep.side = side;
     sweep.cell = size / grid;
     sweep.line = (grid / 2) * sweep.cell;
-    sweep.runs = o.runs;
+    // A captioner without stochastic runs (an import without caption_sampled) is swept under its
+    // deterministic rule alone, as the classifiers' sweep does.
+    const int runsPerPosition = model.hasStochasticRuns() ? o.runs : 0;
+    sweep.runs = runsPerPosition;
     int dxMin = o.dxMin, dxMax = o.dxMax;
     if (dxMin == 0 && dxMax == 0) dxMin = -side - sweep.cell / 2, dxMax = sweep.cell / 2;
     if (dxMin > dxMax) return Error{"the offsets must be LO:HI with LO <= HI"};
@@ -91,16 +95,16 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
         p.mass = gridMassInBox(*step.grid, size, size, probe->box);
         const int chosen = attendedCell(step);
         p.hit = cellBox(grid, grid, size, size, chosen).intersectionArea(probe->box) > 0;
-        if (o.runs > 0) {
-            auto runs = model.sampleRuns(probe->image, o.runs, o.seed, "probe", truth, 1);
+        if (runsPerPosition > 0) {
+            auto runs = model.sampleRuns(probe->image, runsPerPosition, o.seed, "probe", truth, 1);
             if (!runs) return Error{runs.error()};
             int colour = 0, exact = 0;
             for (const auto& r : runs->runs) {
                 colour += colourOf(splitWords(r.text)) == object[1];
                 exact += r.text == caption;
             }
-            p.runsColourRight = double(colour) / o.runs;
-            p.runsExact = double(exact) / o.runs;
+            p.runsColourRight = double(colour) / runsPerPosition;
+            p.runsExact = double(exact) / runsPerPosition;
         }
         sweep.points.push_back(std::move(p));
         if (progress && !progress(double(dx - dxMin + 1 - range.begin) / double(range.size())))

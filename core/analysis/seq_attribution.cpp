@@ -203,8 +203,8 @@ Result<SeqAttribution> attributeTranslation(const Translator& model, const std::
                                             const std::vector<std::string>& target, const SeqAttributionOptions& options) {
     auto* f = model.gradientForward();
     if (!f)
-        return Error{model.path() + " offers no gradients over its source (an import's contract has no embedding "
-                     "entry): only its attention is shown"};
+        return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's contract "
+                     "has no entry for them), so attribute has no map of it; its attention is in translate and render"};
     return attributeSentence(*f, source, target, options);
 }
 

@@ -67,6 +67,8 @@ std::string seqMapComparisonToJson(const SeqMapComparisonReport& r, int indent) 
                         {"completeness_error", seqOrNull(m.completenessError)},
                         {"seconds", m.seconds},
                         {"sanity", sanityCurveJson(m.sanity)}});
+    nlohmann::json omitted = nlohmann::json::array();
+    for (const auto& [method, reason] : r.omitted) omitted.push_back({{"method", method}, {"reason", reason}});
     nlohmann::json j{{"schema", "saccade.seq-map-faithfulness"},
                      {"version", 1},
                      {"model", r.model},
@@ -80,6 +82,7 @@ std::string seqMapComparisonToJson(const SeqMapComparisonReport& r, int indent) 
                      {"sanity_threshold", r.sanityThreshold},
                      {"seed", r.seed},
                      {"maps", maps},
+                     {"omitted", omitted},
                      {"seconds", r.seconds}};
     return j.dump(indent);
 }

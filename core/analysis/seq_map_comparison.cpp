@@ -68,18 +68,25 @@ Result<double> scoreSentence(SeqGradientForward& f, const SeqSample& s, const Se
 
 }  // namespace
 
-Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const SeqMapComparisonOptions& o,
+Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const SeqMapComparisonOptions& asked,
                                               const Progress& progress) {
     auto* f = model.gradientForward();
     if (!f)
-        return Error{model.path() + " offers no gradients over its source (an import's contract has no embedding "
-                     "entry): attribution maps need one of Saccade's sequence models"};
+        return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's "
+                     "contract has no entry for them): attribution maps need one of Saccade's sequence models"};
     if (!model.task()) return Error{model.path() + " has no task with a test split to score maps on"};
+    // The maps the model gives; the rest are left out of the table with the reason.
+    SeqMapComparisonOptions o = asked;
+    o.methods.clear();
+    std::vector<std::pair<std::string, std::string>> omitted;
+    for (const auto& m : asked.methods) {
+        if (auto ok = checkSeqMethod(m, *f); ok) o.methods.push_back(m);
+        else omitted.push_back({m, ok.error()});
+    }
+    if (o.methods.empty() && !omitted.empty()) return Error{omitted.front().second};
     if (o.limit < 1) return Error{"--limit must be at least 1 sentence"};
     if (o.sanitySentences < 0) return Error{"--sanity-images must be 0 or more sentences"};
     if (o.methods.empty()) return Error{"no methods to compare"};
-    for (const auto& m : o.methods)
-        if (auto ok = checkSeqMethod(m, *f); !ok) return Error{ok.error()};
     const auto t0 = std::chrono::steady_clock::now();
     const auto& task = *model.task();
     const auto N = std::min<std::int64_t>(o.limit, SeqTask::kTestSize);
@@ -88,6 +95,7 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
     const double share = sanityN > 0 ? 0.5 : 1.0;
     std::vector<MethodSums> sums(o.methods.size());
     SeqMapComparisonReport report;
+    report.omitted = omitted;
     report.task = task.name();
     report.model = model.path();
     report.rule = o.attribution.rule.empty() ? f->rules().front() : o.attribution.rule;

@@ -49,11 +49,13 @@ struct SeqMapComparisonReport {
     std::int64_t sanitySentences = 0;  ///< sentences the sanity check ran on (0: not run)
     double sanityThreshold = kSanityThreshold;
     std::uint64_t seed = 1;
-    std::vector<SeqMapFigures> maps;  ///< in the order of options.methods
+    std::vector<SeqMapFigures> maps;  ///< in the order of options.methods, less the omitted ones
+    /// The maps asked for that the model cannot give (rollout on a recurrent model), with the reason.
+    std::vector<std::pair<std::string, std::string>> omitted;
     double seconds = 0;
 };
 
-/// The table. Errors: a model without gradients ("X offers no gradients over its source: ..."),
+/// The table. Errors: a model without gradients ("X offers no teacher-forced forward over its source's embeddings ..."),
 /// one without a test split, an unsupported method, limit < 1, sanitySentences < 0, a model
 /// without parameter groups while sanitySentences > 0, a map's error, cancel.
 Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const SeqMapComparisonOptions& options,

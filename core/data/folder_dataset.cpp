@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/display_text.h"
+#include "data/image_fit.h"
 #include "data/image_io.h"
 
 namespace saccade {
@@ -22,7 +23,9 @@ bool isImageFile(const fs::path& p) {
     return false;
 }
 
-class FolderDataset : public Dataset {
+// A folder is also its own object source: a sweep moves one of its photographs (its luminance,
+// probes being grey) across the model's cells.
+class FolderDataset : public Dataset, public ObjectSource {
 public:
     FolderDataset(DatasetInfo info, std::vector<std::pair<std::string, int>> files, ImageFit fit)
         : m_info(std::move(info)), m_files(std::move(files)), m_fit(fit) {}
@@ -41,7 +44,12 @@ public:
                       : Image::zeros(m_info.width, m_info.height, m_info.channels);
         return s;
     }
-    const ObjectSource* objectSource() const override { return nullptr; }
+    const ObjectSource* objectSource() const override { return this; }
+    std::string name() const override { return m_info.name; }
+    std::int64_t size(Split) const override { return std::int64_t(m_files.size()); }
+    Image image(Split split, std::int64_t index) const override { return withChannels(sample(split, index).image, 1); }
+    int label(Split, std::int64_t index) const override { return m_files[std::size_t(index % std::int64_t(m_files.size()))].second; }
+    std::vector<std::string> classNames() const override { return m_info.classNames; }
 
 private:
     DatasetInfo m_info;

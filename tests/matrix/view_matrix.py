@@ -64,12 +64,13 @@ def columns(work: str) -> List[Column]:
         Column("import-glimpses", "import: glimpses", "glimpse_model.pt", "image", ["--sample", "translated-fashion60:3"], ["--dataset", "translated-fashion60"]),
         Column("import-transformer", "import: transformer + registers", "vit_registers.pt", "image",
                ["--image", os.path.join(by_index, "1", "0.png")], ["--dataset", by_index], exported=True,
-               mean="imagenet", reference_image="square224.png"),
+               mean="imagenet", reference_image="square64.png"),
         Column("import-cnn", "import: CNN grid + features", "cnn_grid.pt", "image",
                ["--image", os.path.join(photos, "bar", "0.png")], ["--dataset", photos], exported=True,
                mean="imagenet", reference_image="square64.png"),
         Column("import-captioner", "import: captioner", "sat_captioner.pt", "caption", ["--sample", "scenes64:3"], ["--dataset", "scenes64"]),
-        Column("import-translator", "import: translator", "seq_translator.pt", "seq", [], []),
+        Column("import-translator", "import: translator", "seq_translator.pt", "seq", [],
+               ["--pairs", os.path.join(IMPORTS, "dates-test-200.tsv")]),
     ]
 
 
@@ -281,12 +282,14 @@ def rows() -> List[Row]:
             check_schema("saccade.compare-dataset|saccade.compare-rules", "every rule on 4 test images")),
         Row("adequacy", img, lambda c, w: ["adequacy"] + m(c, w) + c.dataset + ["--limit", "4", "--shifts", "2", "--json"],
             check_schema("saccade.adequacy", "confidence, entropy and agreement on 4 images")),
-        Row("sweep", img, lambda c, w: ["sweep"] + m(c, w) + ["--runs", "2", "--dx", "0:1", "--json"],
+        Row("sweep", img, lambda c, w: ["sweep"] + m(c, w) + (c.dataset + ["--dx", "0:3", "--dy", "0:0"] if c.exported else [])
+            + ["--runs", "2", "--json"],
             check_schema("saccade.sweep|saccade.caption-sweep", "a probe moved across the model's cells")),
         Row("faithfulness", img, lambda c, w: ["faithfulness"] + m(c, w) + c.dataset + ["--limit", "3", "--json"],
             check_json_number("images", 1, 3, "attention's faithfulness on 3 test images")),
         Row("faithfulness --methods", img, lambda c, w: ["faithfulness"] + m(c, w) + c.dataset +
-            ["--limit", "2", "--sanity-images", "1", "--methods", "attention,rollout," + ",".join(IMAGE_METHODS), "--json"],
+            ["--limit", "2", "--sanity-images", "1", "--curve-points", "4", "--methods",
+             "attention,rollout," + ",".join(IMAGE_METHODS), "--json"],
             check_map_table),
         Row("adversarial", img, lambda c, w: ["adversarial"] + m(c, w) + c.inputs + ["--steps", "10", "--json"],
             check_schema("saccade.adversarial_attention", "the farthest attention that keeps the output")),
@@ -294,7 +297,8 @@ def rows() -> List[Row]:
             check_cost),
         Row("length fidelity", ("image", "caption", "seq"), lambda c, w: ["length", "fidelity"] + m(c, w) +
             ["--count", "2", "--json"], check_fidelity),
-        Row("report", img, lambda c, w: ["report"] + m(c, w) + c.dataset + ["--quick", "--limit", "4", "--out", "report.html"],
+        Row("report", img, lambda c, w: ["report"] + m(c, w) + c.dataset + ["--limit", "4", "--runs", "4", "--sweep-runs", "0", "--faithfulness-images", "2", "--cost-repeats", "1",
+                                                        "--out", "report.html"],
             check_report),
     ]
     for method in IMAGE_METHODS:
@@ -303,13 +307,14 @@ def rows() -> List[Row]:
     for method in ("gradient", "integrated-gradients"):
         r.append(Row("attribute --method " + method + " = PyTorch", ("image",), lambda c, w, method=method:
                      ["attribute"] + m(c, w) + ["--image", os.path.join(w, c.reference_image), "--resize",
-                      str(64 if "64" in c.reference_image else 224), "--method", method, "--steps", "16",
+                      "64", "--method", method, "--steps", "16",
                       "--quadrature", "gauss-legendre", "--json", "--pixels"], pytorch_reference(method),
                      columns=("import-transformer", "import-cnn")))
     r += [
         Row("translate", ("seq",), lambda c, w: ["translate"] + m(c, w) + TEXT + ["--json"],
             check_schema("saccade.seq-trace", "a translation with each token's alignment")),
-        Row("eval (sequences)", ("seq",), lambda c, w: ["eval"] + m(c, w) + ["--limit", "4", "--json"], check_accuracy),
+        Row("eval (sequences)", ("seq",), lambda c, w: ["eval"] + m(c, w) + c.dataset + ["--limit", "4", "--json"],
+            check_accuracy),
         Row("render (sequences)", ("seq",), lambda c, w: ["render"] + m(c, w) + TEXT + ["--out", "render.png"],
             check_png("render.png")),
     ]
@@ -353,9 +358,12 @@ writes this page anew.
 
 The imports: `samples/torchscript/{grid_attention,glimpse_model,sat_captioner,seq_translator}.pt`,
 and two that `tests/matrix/export_imports.py` writes: a CNN-backbone grid model (ResNet-18 up to
-layer3, a two-step hard-attention head, `features` for Grad-CAM, torchvision's preprocessing) and
-torchvision's ViT with two register tokens (`prefix_tokens` 3, resize 256, crop 224, ImageNet
-normalisation), each measured on a folder of RGB photographs of two sizes.
+layer3, a two-step attention head, soft in `forward` and hard in `forward_sampled`, `features` for
+Grad-CAM, torchvision's preprocessing) and
+torchvision's VisionTransformer with two register tokens (`prefix_tokens` 3, resize 72, crop 64,
+ImageNet normalisation), each measured on a folder of RGB photographs of two sizes (named by
+class for the first, by index for the second). The rows ending in `= PyTorch` compare the map
+with plain PyTorch's autograd on the same file.
 
 """
 

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void initTestCase();
     void tableShowsWhatCompareMapsMeasures();
     void mapsTheModelLacksAreOff();
+    void anImportIsMeasuredOnTheFolderOpen();
     void cleanupTestCase();
 
 private:
@@ -58,6 +59,23 @@ void TestMapTablePanel::initTestCase() {
 }
 
 void TestMapTablePanel::cleanupTestCase() { delete m_window; }
+
+// An imported model with no dataset of its own: the table says so until a folder of images is
+// open on the Attention page, and then measures that folder (issue 51).
+void TestMapTablePanel::anImportIsMeasuredOnTheFolderOpen() {
+    auto* p = panel();
+    const QString vit = QDir(QStringLiteral(SACCADE_SAMPLES_DIR)).filePath(QStringLiteral("torchscript/torchvision_vit.pt"));
+    m_window->attentionPage()->openModel(vit);
+    QTRY_VERIFY_WITH_TIMEOUT(p->summaryText().contains(QStringLiteral("torchvision_vit.pt")), 60'000);
+    QVERIFY2(p->summaryText().contains(QStringLiteral("no dataset of its own")), qPrintable(p->summaryText()));
+    QVERIFY(p->methodBox(QStringLiteral("gradient"))->isEnabled());  // imports have gradients
+    QVERIFY(!p->methodBox(QStringLiteral("gradient-rollout"))->isEnabled());
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    Q_EMIT m_window->attentionPage()->folderInUse(folder.path());
+    QVERIFY2(p->summaryText().contains(QStringLiteral("Compare its attention with attribution on %1").arg(folder.path())),
+             qPrintable(p->summaryText()));
+}
 
 void TestMapTablePanel::tableShowsWhatCompareMapsMeasures() {
     auto* p = panel();

@@ -1,5 +1,6 @@
 #include "analysis/analysis_page.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QStackedWidget>
@@ -47,6 +48,11 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                             const QString& deterministicRule, const QString& outputKind,
                             const QList<QPair<QString, QString>>& maps) {
+    m_checkpoint = checkpoint;
+    m_ownDataset = dataset;
+    m_rules = rules;
+    m_deterministicRule = deterministicRule;
+    m_mapList = maps;
     // Every panel first, while its tab is enabled: each stops a job of the previous model.
     m_model->setText(dataset.isEmpty()
                          ? tr("Model: <b>%1</b> (no dataset of its own), the one open on the Attention page.")
@@ -75,6 +81,16 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
                                  ? shown
                                  : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));
+}
+
+void AnalysisPage::useFolder(const QString& folder) {
+    if (m_checkpoint.isEmpty() || !m_ownDataset.isEmpty()) return;  // a model's own dataset comes first
+    m_model->setText(tr("Model: <b>%1</b> (no dataset of its own), measured on the folder <b>%2</b> open on the "
+                        "Attention page.")
+                         .arg(QFileInfo(m_checkpoint).fileName().toHtmlEscaped(), QDir::toNativeSeparators(folder).toHtmlEscaped()));
+    m_sweep->setModel(m_checkpoint, folder);
+    m_faithfulness->setModel(m_checkpoint, folder, m_rules, m_deterministicRule);
+    m_maps->setModel(m_checkpoint, folder, m_mapList);
 }
 
 }  // namespace saccade::ui

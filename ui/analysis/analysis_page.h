@@ -37,6 +37,10 @@ public:
                   const QString& deterministicRule = {}, const QString& outputKind = {},
                   const QList<QPair<QString, QString>>& maps = {});
 
+    /// A folder of images the user opened on the Attention page: a model without a dataset of its
+    /// own is swept and measured on it (the Sweep, Faithfulness and Maps tabs).
+    void useFolder(const QString& folder);
+
     SweepPanel* sweepPanel() const { return m_sweep; }
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
     CaptionSweepPanel* captionSweepPanel() const { return m_captionSweep; }
@@ -53,6 +57,10 @@ Q_SIGNALS:
                     quint64 seed);
 
 private:
+    // The model the panels measure, as setModel gave it.
+    QString m_checkpoint, m_ownDataset, m_deterministicRule;
+    QStringList m_rules;
+    QList<QPair<QString, QString>> m_mapList;
     QLabel* m_model = nullptr;
     QTabWidget* m_tabs = nullptr;
     SweepPanel* m_sweep = nullptr;

@@ -22,6 +22,7 @@
 #include "charts/series_chart.h"
 #include "charts/sweep_map_view.h"
 #include "data/dataset.h"
+#include "models/model_input.h"
 #include "view_export.h"
 
 namespace saccade::ui {
@@ -217,7 +218,7 @@ void SweepPanel::run() {
         if (!cell) return QString::fromStdString(cell.error());
         std::shared_ptr<const Dataset> source;
         if (item || distractors > 0 || vary == QStringLiteral("distractors")) {
-            auto d = openDataset(dataset);
+            auto d = openDatasetFor(**model, dataset, 1);  // a photo folder fitted to the model
             if (!d) return QString::fromStdString(d.error());
             source = *d;
         }

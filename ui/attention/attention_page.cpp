@@ -549,6 +549,7 @@ bool AttentionPage::refitInput(const ModelCard& card) {
 void AttentionPage::openSample(const QString& dataset, qint64 index) {
     if (dataset.isEmpty()) return showError(tr("No dataset has images of this model's size; open an image file."));
     m_service->requestSample(dataset, index);
+    if (QFileInfo(dataset).isDir()) Q_EMIT folderInUse(dataset);
 }
 
 void AttentionPage::openImageFile(const QString& path) {

@@ -108,6 +108,9 @@ Q_SIGNALS:
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
                      const QString& deterministicRule, const QString& outputKind,
                      const QList<QPair<QString, QString>>& maps);
+    /// An image of a folder the user opened (FOLDER/CLASS/IMAGE.png) is on the canvas: the model's
+    /// other views may measure that folder.
+    void folderInUse(const QString& folder);
     /// A sequence model (text in, text out) was asked for: it belongs on the Sequences page.
     void sequenceModelRequested(const QString& checkpoint);
 

@@ -86,7 +86,8 @@ QString AttributionView::method() const { return m_combo->currentData().toString
 
 bool AttributionView::setMethod(const QString& method) {
     const int index = m_combo->findData(method);
-    if (index < 0) return false;
+    const auto* items = qobject_cast<QStandardItemModel*>(m_combo->model());
+    if (index < 0 || (items && !items->item(index)->isEnabled())) return false;  // greyed out: the model cannot give it
     m_combo->setCurrentIndex(index);
     return true;
 }

@@ -428,4 +428,10 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
     return report;
 }
 
+Result<std::shared_ptr<GradientForward>> ScriptCaptioner::wordForward(const std::vector<std::string>&, int,
+                                                                      const std::string&) {
+    return Error{"an imported captioner's caption() returns its words and maps but no score per word, so no word "
+                 "can be attributed (the contract would need each step's word logits)"};
+}
+
 }  // namespace saccade

@@ -47,6 +47,9 @@ public:
     int steps() const override;  ///< the steps the probe's caption had (max_len or fewer)
     std::string trainedMode() const override { return "imported"; }
     std::string deterministicRule() const override { return "caption"; }
+    /// Refused: caption() returns words and maps but no word scores to differentiate or occlude.
+    Result<std::shared_ptr<GradientForward>> wordForward(const std::vector<std::string>& words, int step,
+                                                         const std::string& rule) override;
     std::string summary() const override;
     std::string preprocessing() const override;
     std::string outputKind() const override { return "caption"; }

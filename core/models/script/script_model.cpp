@@ -310,19 +310,6 @@ GradientForward* ScriptModel::gradientForward() {
     };
     FunctionGradientForward::Weights weights{groups, [&m] { m.cachedOutputs.reset(); }};
     auto f = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits, grid, weights);
-    if (m.reference.form == ScriptForm::Transformer) {
-        f->setAttentionGraph([&m, read](const torch::Tensor& images, const std::string& rule) {
-            auto o = read(images, rule);
-            AttentionGraph g;
-            g.logits = o.logits.select(1, -1);
-            for (std::int64_t l = 0; l < o.attentions.size(1); ++l) g.attentions.push_back(o.attentions.select(1, l));
-            g.prefix = m.grid.prefix;
-            g.readout = m.grid.readout;
-            g.gridRows = m.grid.rows;
-            g.gridCols = m.grid.cols;
-            return g;
-        });
-    }
     m.gradient = std::move(f);
     return m.gradient.get();
 }

@@ -54,7 +54,9 @@ public:
     std::string warning() const override;
     /// forward, with forward_sampled also sample and ksample:10; transformers: attention.
     std::vector<std::string> evaluationRules() const override;
-    /// forward (under its deterministic rule) with the graph kept, for attribution; no grid.
+    /// forward (under its deterministic rule) with the graph kept, for attribution; its grid is the
+    /// optional `features` output. No attention graph: the `attentions` a transformer returns are
+    /// stacked copies of its layers' weights, which its logits do not depend on.
     GradientForward* gradientForward() override;
 
     /// Rules: forward; with forward_sampled, sample (forward_sampled(image, seed)) and ksample:K
