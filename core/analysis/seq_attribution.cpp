@@ -204,7 +204,7 @@ Result<SeqAttribution> attributeTranslation(const Translator& model, const std::
     auto* f = model.gradientForward();
     if (!f)
         return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's contract "
-                     "has no entry for them), so attribute has no map of it; its attention is in translate and render"};
+                     "has no entry for them), so no attribution map can be made of it: only its attention is shown"};
     return attributeSentence(*f, source, target, options);
 }
 

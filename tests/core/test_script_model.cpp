@@ -12,6 +12,7 @@
 #include "analysis/attribution.h"
 #include "analysis/map_comparison.h"
 #include "data/dataset.h"
+#include "data/folder_dataset.h"
 #include "data/image_io.h"
 #include "models/attention_model.h"
 #include "models/model_loading.h"
@@ -715,6 +716,29 @@ TEST(ScriptCost, CountsAnImportsFlopsFromItsGraph) {
     EXPECT_GT(c.stages[0].msPerImage, 0);
     o.model = std::string(SACCADE_SAMPLES_DIR) + "/torchscript/sat_captioner.pt";
     EXPECT_NE(profileCost(o).error().find("an imported captioner makes its attention word by word"), std::string::npos);
+}
+
+// A captioner's photos (issue 51): its "classes" are words, so folder names are not checked against
+// them and one subfolder is enough; a classifier's are, and the folder is a sweep's object source.
+TEST(ImageFolder, CaptionersTakeAnyFolderAndSweepsMoveItsPhotos) {
+    test::TempDir dir;
+    auto digits = openDataset("digits28");
+    ASSERT_TRUE(digits.ok()) << digits.error();
+    const auto root = dir.path / "holiday";
+    std::filesystem::create_directories(root / "beach");
+    for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(saveImagePng((*digits)->sample(Split::Test, i).image, (root / "beach" / ("p" + std::to_string(i) + ".png")).string()).ok());
+    const std::vector<std::string> vocabulary{"<end>", "a", "red", "circle"};
+    EXPECT_NE(openImageFolder(root.string(), vocabulary).error().find("names none of the model's classes"), std::string::npos);
+    auto photos = openImageFolder(root.string(), vocabulary, {}, /*unlabelled=*/true);
+    ASSERT_TRUE(photos.ok()) << photos.error();
+    EXPECT_EQ((*photos)->info().testSize, 3);
+    const ObjectSource* source = (*photos)->objectSource();
+    ASSERT_NE(source, nullptr);
+    EXPECT_EQ(source->size(Split::Test), 3);
+    const Image item = source->image(Split::Test, 1);
+    EXPECT_EQ(item.channels, 1);
+    EXPECT_EQ(item.pixels, (*digits)->sample(Split::Test, 1).image.pixels);
 }
 
 }  // namespace

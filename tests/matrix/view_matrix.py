@@ -7,8 +7,8 @@ there lists its cells' outcomes, and this test fails when what the program does 
 
   /usr/bin/python3 tests/matrix/view_matrix.py --cli BUILD/app/cli/saccade-cli --work DIR --column patch-soft
       run one model kind's cells and compare them with docs/views.md (the ctest of each column)
-  /usr/bin/python3 tests/matrix/view_matrix.py --cli ... --work DIR --write
-      run every column and write docs/views.md anew (after a change that moves a cell)
+  /usr/bin/python3 tests/matrix/view_matrix.py --cli ... --work DIR --write [--column KEY]
+      run every column (or one) and write docs/views.md anew (after a change that moves a cell)
   /usr/bin/python3 tests/matrix/view_matrix.py --check-table
       the table at the top of docs/views.md agrees with the sections below it
 
@@ -432,7 +432,7 @@ def main() -> int:
     work = os.path.abspath(a.work)
     if not os.path.exists(os.path.join(work, "cnn_grid.pt")):
         subprocess.run([PYTHON, os.path.join(HERE, "export_imports.py"), "--out", work], check=True)
-    cols = [c for c in columns(work) if a.write or c.key == a.column]
+    cols = [c for c in columns(work) if (a.write and not a.column) or c.key == a.column]
     if not cols:
         print(f"no model kind '{a.column}'")
         return 2
@@ -452,9 +452,11 @@ def main() -> int:
                 results[col.key][row.key] = Outcome(False, "FAILED")
             print(f"{col.key:20s} {row.key:45s} {time.monotonic() - started:5.1f} s  {results[col.key][row.key].line()}",
                   flush=True)
-    if a.write:
+    if a.write:  # with --column, that kind's cells anew and the others as the page has them
+        everything = read_doc() if a.column else {}
+        everything.update(results)
         with open(DOC, "w", encoding="utf-8") as f:
-            f.write(write_doc(results, cols, all_rows))
+            f.write(write_doc(everything, columns(work), all_rows))
     else:
         doc = read_doc().get(a.column, {})
         for key, got in results[a.column].items():

@@ -284,12 +284,12 @@ void TestSequencesPage::attributionMapBesideTheAttention() {
         for (std::size_t t = 0; t < rows.size(); ++t)
             for (std::size_t k = 0; k < rows[t].size(); ++k) QVERIFY(std::abs(rows[t][k] - shown.alignment[t][k]) < 1e-6);
     }
-    // An import offers no gradients: its attention is shown, and the title says why.
+    // An import offers no teacher-forced forward: its attention is shown, and the title says why.
     QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
     QVERIFY(page.setMap(QStringLiteral("attribution: gradient")));
     page.waitForIdle();
     QCOMPARE(QString::fromStdString(page.view(0)->translation()->rule), QStringLiteral("translate"));
-    QVERIFY(std::any_of(titles.begin(), titles.end(), [](QLabel* l) { return l->text().contains(QStringLiteral("offers no gradients")); }));
+    QVERIFY(std::any_of(titles.begin(), titles.end(), [](QLabel* l) { return l->text().contains(QStringLiteral("offers no teacher-forced forward")); }));
 }
 
 void TestSequencesPage::transformerMapsAndHeadView() {
