@@ -8,7 +8,9 @@
 #include "attention/qkv_capture.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
+#include "models/model_loading.h"
 #include "models/seq/seq_model.h"
+#include "models/translator.h"
 
 namespace saccade {
 namespace {
@@ -55,6 +57,9 @@ Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path
         if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
         return groupLayers(capture.layers(), file);
     }
+    if (isScriptImport(path) && fileReadsText(path))
+        return Error{path + " is an imported translator: its attention weights are softmax outputs, and length fidelity "
+                            "recomputes each layer's attention from its queries, keys and values, which the contract does not return"};
     auto model = loadAttentionModel(path, "cpu");
     if (!model) return Error{model.error()};
     const auto rules = (*model)->ruleMenu().rules;

@@ -5,7 +5,7 @@ in [0, 1], a completeness error, a gradient equal to plain PyTorch's), or it is 
 one line on stderr, the reason. docs/views.md holds the whole matrix; each model kind's section
 there lists its cells' outcomes, and this test fails when what the program does differs from it.
 
-  /usr/bin/python3 tests/matrix/view_matrix.py --cli BUILD/app/cli/saccade-cli --work DIR --column patch-soft
+  /usr/bin/python3 tests/matrix/view_matrix.py --cli BUILD/app/cli/saccade-cli --work DIR --column patch
       run one model kind's cells and compare them with docs/views.md (the ctest of each column)
   /usr/bin/python3 tests/matrix/view_matrix.py --cli ... --work DIR --write [--column KEY]
       run every column (or one) and write docs/views.md anew (after a change that moves a cell)
@@ -53,8 +53,8 @@ def columns(work: str) -> List[Column]:
     photos = os.path.join(work, "photos")
     by_index = os.path.join(work, "photos-by-index")
     return [
-        Column("patch-soft", "patch (soft)", "patch-soft-fashion60.pt", "image", ["--sample", "translated-fashion60:3"], ["--dataset", "translated-fashion60"]),
-        Column("patch-hard", "patch (hard)", "patch-hard-fashion60.pt", "image", ["--sample", "translated-fashion60:3"], ["--dataset", "translated-fashion60"]),
+        Column("patch", "patch (soft)", "patch-soft-fashion60.pt", "image", ["--sample", "translated-fashion60:3"],
+               ["--dataset", "translated-fashion60"]),
         Column("ram", "RAM", "ram-fashion28.pt", "image", ["--sample", "fashion28:3"], ["--dataset", "fashion28"]),
         Column("vit", "ViT", "vit-translated-fashion60.pt", "image", ["--sample", "translated-fashion60:3"], ["--dataset", "translated-fashion60"]),
         Column("caption", "captioner", "caption-soft-scenes64.pt", "caption", ["--sample", "scenes64:3"], ["--dataset", "scenes64"]),
