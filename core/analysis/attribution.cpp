@@ -248,6 +248,10 @@ Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f
     const auto rules = model.ruleMenu().rules;
     const bool transformer = std::find(rules.begin(), rules.end(), "rollout") != rules.end();
     if (!f) return Error{model.displayName() + " has no differentiable forward for " + method};
+    const bool inputGradient = method == "gradient" || method == "gradient-x-input" || method == "integrated-gradients" ||
+                               method == "smoothgrad";
+    if (inputGradient && !f->noInputGradient().empty())
+        return Error{model.displayName() + " has no input gradient for " + method + ": " + f->noInputGradient()};
     if (method == "gradcam" && !f->hasFeatureGrid())
         return Error{model.displayName() + " has no convolutional grid for Grad-CAM" +
                      (imported ? std::string(" (forward returns no 'features' [N, C, h, w])") : std::string())};

@@ -123,6 +123,9 @@ public:
     virtual AffineInputSplit affineInputSplit() { return {}; }
     /// Whether affineInputSplit gives a split, without asking for it.
     virtual bool hasAffineInputSplit() const { return false; }
+    /// Why the logits have no gradient with respect to the pixels (a sensor that detaches them),
+    /// so no input-gradient method applies; empty when they have one (the default).
+    virtual std::string noInputGradient() const { return {}; }
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -174,8 +177,12 @@ public:
     void setAffineInputSplit(AffineInputSplit split) { m_split = std::move(split); }
     AffineInputSplit affineInputSplit() override { return m_split; }
     bool hasAffineInputSplit() const override { return m_split.affine && m_split.pathLogits; }
+    /// Says why the logits do not reach the pixels (the parameter groups may still be randomised).
+    void setNoInputGradient(std::string why) { m_noInputGradient = std::move(why); }
+    std::string noInputGradient() const override { return m_noInputGradient; }
 
 private:
+    std::string m_noInputGradient;
     AffineInputSplit m_split;
     Attention m_attention;
     Head m_head;

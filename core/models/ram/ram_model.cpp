@@ -68,7 +68,9 @@ GradientForward* RamModel::gradientForward() {
         return m.net->forward(images, RamRule::Mean, rng).logits;
     };
     FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
-    m.gradient = std::make_unique<FunctionGradientForward>(m.device, "mean", logits, FunctionGradientForward::Grid{}, weights);
+    auto f = std::make_unique<FunctionGradientForward>(m.device, "mean", logits, FunctionGradientForward::Grid{}, weights);
+    f->setNoInputGradient("its glimpse sensor crops the pixels without a gradient, so its answer has none with respect to them");
+    m.gradient = std::move(f);
     return m.gradient.get();
 }
 
