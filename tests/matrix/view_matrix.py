@@ -365,6 +365,13 @@ ImageNet normalisation), each measured on a folder of RGB photographs of two siz
 class for the first, by index for the second). The rows ending in `= PyTorch` compare the map
 with plain PyTorch's autograd on the same file.
 
+The GUI reads the same core. `tests/ui/test_views_on_every_model.cpp` opens each bundled family
+and each image import of `samples/torchscript` on the Attention page and checks that the Map row
+offers exactly the maps core says the model gives, greyed out with the same reason where it does
+not, and draws a gradient map on every classifier that offers one. `test_map_table_panel` checks
+that the Probes & cost page measures the folder open on the Attention page when a model has no
+dataset of its own.
+
 """
 
 
