@@ -53,6 +53,7 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_rules = rules;
     m_deterministicRule = deterministicRule;
     m_mapList = maps;
+    m_folder.clear();
     // Every panel first, while its tab is enabled: each stops a job of the previous model.
     m_model->setText(dataset.isEmpty()
                          ? tr("Model: <b>%1</b> (no dataset of its own), the one open on the Attention page.")
@@ -84,7 +85,9 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
 }
 
 void AnalysisPage::useFolder(const QString& folder) {
-    if (m_checkpoint.isEmpty() || !m_ownDataset.isEmpty()) return;  // a model's own dataset comes first
+    // A model's own dataset comes first; the folder already measured keeps its running jobs.
+    if (m_checkpoint.isEmpty() || !m_ownDataset.isEmpty() || folder == m_folder) return;
+    m_folder = folder;
     m_model->setText(tr("Model: <b>%1</b> (no dataset of its own), measured on the folder <b>%2</b> open on the "
                         "Attention page.")
                          .arg(QFileInfo(m_checkpoint).fileName().toHtmlEscaped(), QDir::toNativeSeparators(folder).toHtmlEscaped()));

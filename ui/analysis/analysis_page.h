@@ -59,6 +59,7 @@ Q_SIGNALS:
 private:
     // The model the panels measure, as setModel gave it.
     QString m_checkpoint, m_ownDataset, m_deterministicRule;
+    QString m_folder;  ///< the folder useFolder gave, for the model without a dataset
     QStringList m_rules;
     QList<QPair<QString, QString>> m_mapList;
     QLabel* m_model = nullptr;
