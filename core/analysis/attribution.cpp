@@ -244,23 +244,17 @@ Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, cons
 }  // namespace
 
 Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f, const std::string& method) {
-    const bool imported = model.info().modelType == "torchscript";
-    const auto rules = model.ruleMenu().rules;
-    const bool transformer = std::find(rules.begin(), rules.end(), "rollout") != rules.end();
     if (!f) return Error{model.displayName() + " has no differentiable forward for " + method};
     const bool inputGradient = method == "gradient" || method == "gradient-x-input" || method == "integrated-gradients" ||
                                method == "smoothgrad";
     if (inputGradient && !f->noInputGradient().empty())
         return Error{model.displayName() + " has no input gradient for " + method + ": " + f->noInputGradient()};
+    auto hinted = [](const std::string& hint) { return hint.empty() ? hint : " (" + hint + ")"; };
     if (method == "gradcam" && !f->hasFeatureGrid())
-        return Error{model.displayName() + " has no convolutional grid for Grad-CAM" +
-                     (imported ? std::string(" (forward returns no 'features' [N, C, h, w])") : std::string())};
+        return Error{model.displayName() + " has no convolutional grid for Grad-CAM" + hinted(f->featureGridHint())};
     if (method == "gradient-rollout" && !f->hasAttentionGraph())
         return Error{model.displayName() + " has no transformer attention in its graph for gradient-weighted rollout" +
-                     (imported && transformer
-                          ? std::string(" (the 'attentions' it returns are stacked copies of its layers' weights, "
-                                        "which its logits do not depend on)")
-                          : std::string())};
+                     hinted(f->attentionGraphHint())};
     return Unit{};
 }
 

@@ -38,9 +38,6 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
     if (model.outputKind() == "class")
         return Error{model.displayName() + " outputs a class, not words: its maps are compared image by image"};
     if (o.methods.empty()) return Error{"--methods: give a comma-separated list of maps"};
-    if (model.info().modelType == "torchscript")
-        return Error{"an imported captioner's words are not matched to the scene's objects (whose boxes each map is "
-                     "scored on), and its caption() gives no word scores to attribute"};
     CaptionAttributionReport r;
     std::vector<std::string> methods;  // the maps the model gives; the rest are left out with the reason
     for (const auto& m : o.methods) {
@@ -113,7 +110,9 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
         }
         if (progress && !progress(double(i + 1) / double(n))) return Error{"the word attribution measurement was cancelled"};
     }
-    if (r.words == 0) return Error{"no caption named an object: nothing to measure"};
+    if (r.words == 0)
+        return Error{"no word of " + model.displayName() + "'s captions was matched to an object of its scene (the box "
+                     "each map is scored on): nothing to measure"};
     const double words = double(r.words);
     r.uniformMass = area / words;
     for (std::size_t m = 0; m < methods.size(); ++m) {

@@ -126,6 +126,10 @@ public:
     /// Why the logits have no gradient with respect to the pixels (a sensor that detaches them),
     /// so no input-gradient method applies; empty when they have one (the default).
     virtual std::string noInputGradient() const { return {}; }
+    /// What the model would need to give a feature grid, or attention in its graph, where it
+    /// gives none (an import: the contract's `features` output); empty: nothing to add (the default).
+    virtual std::string featureGridHint() const { return {}; }
+    virtual std::string attentionGraphHint() const { return {}; }
 };
 
 /// A GradientForward made of a family's functions: what a model's Impl keeps and hands out.
@@ -180,9 +184,16 @@ public:
     /// Says why the logits do not reach the pixels (the parameter groups may still be randomised).
     void setNoInputGradient(std::string why) { m_noInputGradient = std::move(why); }
     std::string noInputGradient() const override { return m_noInputGradient; }
+    /// Says what the model would need for Grad-CAM and for gradient-weighted rollout.
+    void setHints(std::string featureGrid, std::string attentionGraph) {
+        m_featureGridHint = std::move(featureGrid);
+        m_attentionGraphHint = std::move(attentionGraph);
+    }
+    std::string featureGridHint() const override { return m_featureGridHint; }
+    std::string attentionGraphHint() const override { return m_attentionGraphHint; }
 
 private:
-    std::string m_noInputGradient;
+    std::string m_noInputGradient, m_featureGridHint, m_attentionGraphHint;
     AffineInputSplit m_split;
     Attention m_attention;
     Head m_head;

@@ -310,6 +310,10 @@ GradientForward* ScriptModel::gradientForward() {
     };
     FunctionGradientForward::Weights weights{groups, [&m] { m.cachedOutputs.reset(); }};
     auto f = std::make_unique<FunctionGradientForward>(m.device, deterministic, logits, grid, weights);
+    f->setHints("forward returns no 'features' [N, C, h, w]",
+                m.reference.form == ScriptForm::Transformer
+                    ? "the 'attentions' it returns are stacked copies of its layers' weights, which its logits do not depend on"
+                    : "");
     m.gradient = std::move(f);
     return m.gradient.get();
 }
