@@ -33,6 +33,11 @@ std::string sanityText(const std::optional<SanityCurve>& sanity) {
     return out.str();
 }
 
+// The maps asked for that the model cannot give, each with its reason, after the table.
+void printOmitted(const std::vector<std::pair<std::string, std::string>>& omitted) {
+    for (const auto& [method, reason] : omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
+}
+
 void printMapFaithfulness(const MapComparisonReport& r) {
     std::cout << std::fixed << std::setprecision(1) << r.dataset << " test split, " << r.images << " images (" << r.boxed
               << " with a box), " << r.rule << " rule, maps on a " << r.rows << "x" << r.cols << " grid, "
@@ -44,7 +49,7 @@ void printMapFaithfulness(const MapComparisonReport& r) {
                   << percentOrNot(m.massInBox) << std::setw(11) << percentOrNot(m.pointing) << std::setprecision(3)
                   << std::setw(15) << m.deletionAuc << std::setw(16) << m.insertionAuc << "   " << sanityText(m.sanity)
                   << std::setprecision(1) << "\n";
-    for (const auto& [method, reason] : r.omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
+    printOmitted(r.omitted);
     if (r.uniformMass) std::cout << "  (a uniform map puts " << 100 * *r.uniformMass << "% in the box)\n";
     std::cout << "  deletion AUC: the target's probability as the map's cells are deleted, most important first "
                  "(lower is better); insertion AUC: as they are restored on a blank image (higher is better)\n";
@@ -70,7 +75,7 @@ void printSeqMapFaithfulness(const SeqMapComparisonReport& r) {
                   << std::setprecision(3) << std::setw(13) << m.deletionFall << std::setw(37) << completeness.str()
                   << "   " << sanityText(m.sanity) << "\n";
     }
-    for (const auto& [method, reason] : r.omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
+    printOmitted(r.omitted);
     std::cout << std::setprecision(3) << "  (a random source token as <unk>: p falls by " << r.randomFall
               << "; AER: lower is better; the fall: higher means the map found what the word needs)\n";
     if (r.sanitySentences > 0)
@@ -107,7 +112,7 @@ int runWordMapFaithfulness(const std::vector<std::string>& methods, AttentionMod
             std::cout << "   " << percentOrNot(m.completenessError) << " / " << percentOrNot(m.maxCompletenessError);
         std::cout << "\n";
     }
-    for (const auto& [method, reason] : r->omitted) std::cout << "  " << method << ": left out: " << reason << "\n";
+    printOmitted(r->omitted);
     std::cout << "  (a uniform map puts " << 100 * r->uniformMass << "% on the named object; each word's map is its "
                  "logit's, the decoder teacher-forced on the caption's earlier words)\n";
     return 0;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/faithfulness.h"
+#include "analysis/image_maps.h"
 #include "metrics/attention_regions.h"
 #include "metrics/caption_metrics.h"
 #include "trace/ground_truth.h"
@@ -39,11 +40,9 @@ Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const
         return Error{model.displayName() + " outputs a class, not words: its maps are compared image by image"};
     if (o.methods.empty()) return Error{"--methods: give a comma-separated list of maps"};
     CaptionAttributionReport r;
-    std::vector<std::string> methods;  // the maps the model gives; the rest are left out with the reason
-    for (const auto& m : o.methods) {
-        if (auto ok = checkCaptionMapMethod(model, m); ok) methods.push_back(m);
-        else r.omitted.push_back({m, ok.error()});
-    }
+    auto selection = selectMethods(o.methods, [&model](const std::string& m) { return checkCaptionMapMethod(model, m); });
+    std::vector<std::string> methods = std::move(selection.kept);  // the rest are left out with the reason
+    r.omitted = std::move(selection.omitted);
     if (methods.empty()) return Error{r.omitted.front().second};
     if (o.limit < 1) return Error{"the scene count must be positive"};
     const std::int64_t n = std::min(o.limit, dataset.size(split));

@@ -68,6 +68,16 @@ Result<std::vector<std::string>> parseMapMethods(const std::string& commaList) {
     return parseMethodList(commaList, mapMethods());
 }
 
+MethodSelection selectMethods(const std::vector<std::string>& asked,
+                              const std::function<Result<Unit>(const std::string&)>& check) {
+    MethodSelection s;
+    for (const auto& m : asked) {
+        if (auto ok = check(m); ok) s.kept.push_back(m);
+        else s.omitted.push_back({m, ok.error()});
+    }
+    return s;
+}
+
 Result<Unit> checkMapMethod(AttentionModel& model, const std::string& method) {
     if (!isMapMethod(method)) return Error{"unknown map '" + method + "'"};
     if (model.outputKind() != "class")

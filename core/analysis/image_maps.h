@@ -7,7 +7,9 @@
 // attention's faithfulness measures it. Not thread-safe: one caller of the model at a time.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/attribution.h"
@@ -25,6 +27,15 @@ const std::vector<std::string>& mapMethods();
 Result<std::vector<std::string>> parseMethodList(const std::string& commaList, const std::vector<std::string>& allowed);
 /// parseMethodList over mapMethods().
 Result<std::vector<std::string>> parseMapMethods(const std::string& commaList);
+
+/// The maps of a table: those asked for that the model gives, in order, and the others with the
+/// reason (`check`'s line); images, captions and sentences share it.
+struct MethodSelection {
+    std::vector<std::string> kept;
+    std::vector<std::pair<std::string, std::string>> omitted;
+};
+MethodSelection selectMethods(const std::vector<std::string>& asked,
+                              const std::function<Result<Unit>(const std::string&)>& check);
 
 /// Whether `model` gives `method`'s map: one line naming it when it does not (no rollout on a
 /// model that is not a transformer, no gradients, no convolutional grid for Grad-CAM).

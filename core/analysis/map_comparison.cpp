@@ -96,11 +96,9 @@ Result<Unit> addSanity(AttentionModel& model, const std::vector<Image>& images, 
 Result<MapComparisonReport> compareMaps(AttentionModel& model, const Dataset& dataset, Split split,
                                         const MapComparisonOptions& o, const Progress& progress) {
     MapComparisonReport r;
-    std::vector<std::string> methods;  // the ones the model gives; the rest are left out with the reason
-    for (const auto& m : o.methods) {
-        if (auto ok = checkMapMethod(model, m); ok) methods.push_back(m);
-        else r.omitted.push_back({m, ok.error()});
-    }
+    auto selection = selectMethods(o.methods, [&model](const std::string& m) { return checkMapMethod(model, m); });
+    std::vector<std::string> methods = std::move(selection.kept);  // the rest are left out with the reason
+    r.omitted = std::move(selection.omitted);
     if (methods.empty() && !o.methods.empty()) return Error{r.omitted.front().second};
     if (o.methods.empty() || o.limit < 1 || o.sanityImages < 0 || o.curvePoints < 1)
         return Error{"map faithfulness: methods, images and curve points must be positive"};

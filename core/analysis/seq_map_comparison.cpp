@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "common/seed_mix.h"
+#include "analysis/image_maps.h"
 #include "analysis/seq_sanity_check.h"
 #include "metrics/alignment_error.h"
 #include "models/seq_gradient_forward.h"
@@ -76,13 +77,10 @@ Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const Seq
                      "contract has no entry for them): attribution maps need one of Saccade's sequence models"};
     if (!model.task()) return Error{model.path() + " has no task with a test split to score maps on"};
     // The maps the model gives; the rest are left out of the table with the reason.
+    auto selection = selectMethods(asked.methods, [f](const std::string& m) { return checkSeqMethod(m, *f); });
     SeqMapComparisonOptions o = asked;
-    o.methods.clear();
-    std::vector<std::pair<std::string, std::string>> omitted;
-    for (const auto& m : asked.methods) {
-        if (auto ok = checkSeqMethod(m, *f); ok) o.methods.push_back(m);
-        else omitted.push_back({m, ok.error()});
-    }
+    o.methods = std::move(selection.kept);
+    const auto omitted = std::move(selection.omitted);
     if (o.methods.empty() && !omitted.empty()) return Error{omitted.front().second};
     if (o.limit < 1) return Error{"--limit must be at least 1 sentence"};
     if (o.sanitySentences < 0) return Error{"--sanity-images must be 0 or more sentences"};
