@@ -1,9 +1,13 @@
 #include "common/memory_meter.h"
 
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
@@ -23,20 +27,61 @@ void raisePeak(std::int64_t now) {
     }
 }
 
-/// Each counted block starts with this header, one cache line long so the data keeps the wrapped
-/// allocator's alignment; the data pointer is also the DataPtr's context, as raw_allocate() and
-/// raw_deallocate() require.
-struct alignas(64) Header {
+/// What the meter handed out: the block's size and how the wrapped allocator frees it.
+struct Block {
     std::int64_t bytes;
     void* innerContext;
     c10::DeleterFnPtr innerDeleter;
 };
-constexpr std::size_t kHeader = sizeof(Header);
+
+/// The blocks the meter allocated and has not freed, keyed by their data pointer, in shards so
+/// that threads allocating at once rarely wait on one another. A pointer the registry does not
+/// hold (null, a block the wrapped allocator gave before the meter was installed, or one that a
+/// library such as oneDNN got through raw_allocate() then) is passed through to the wrapped
+/// allocator's deleter uncounted: the meter never reads memory it did not write.
+class Registry {
+public:
+    void add(void* data, Block b) {
+        auto& s = shard(data);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.blocks.emplace(data, b);
+    }
+    bool take(void* data, Block& out) {
+        auto& s = shard(data);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        const auto it = s.blocks.find(data);
+        if (it == s.blocks.end()) return false;
+        out = it->second;
+        s.blocks.erase(it);
+        return true;
+    }
+
+private:
+    struct Shard {
+        std::mutex mutex;
+        std::unordered_map<void*, Block> blocks;
+    };
+    Shard& shard(void* p) { return m_shards[(reinterpret_cast<std::uintptr_t>(p) >> 6) % m_shards.size()]; }
+    std::array<Shard, 32> m_shards;
+};
+
+Registry& registry() {
+    static auto* r = new Registry;  // never destroyed: tensors may be freed during static destruction
+    return *r;
+}
+
+/// The wrapped allocator's deleter for blocks the meter did not hand out.
+std::atomic<c10::DeleterFnPtr> g_passThrough{nullptr};
 
 void countedDelete(void* data) {
-    auto* h = reinterpret_cast<Header*>(static_cast<char*>(data) - kHeader);
-    g_inUse.fetch_sub(h->bytes, std::memory_order_relaxed);
-    if (h->innerDeleter) h->innerDeleter(h->innerContext);  // frees the block through the wrapped allocator
+    if (!data) return;
+    Block b{};
+    if (registry().take(data, b)) {
+        g_inUse.fetch_sub(b.bytes, std::memory_order_relaxed);
+        if (b.innerDeleter) b.innerDeleter(b.innerContext);
+        return;
+    }
+    if (const auto pass = g_passThrough.load()) pass(data);
 }
 
 class CountingAllocator final : public compat::AllocatorBase {
@@ -46,15 +91,14 @@ public:
 
 private:
     c10::DataPtr allocateBytes(std::size_t n) const override {
-        auto inner = m_inner->allocate(n + kHeader);
-        auto* base = static_cast<char*>(inner.get());
+        auto inner = m_inner->allocate(n);
+        void* data = inner.get();
         const auto device = inner.device();
-        auto* h = reinterpret_cast<Header*>(base);
-        h->bytes = static_cast<std::int64_t>(n);
-        h->innerDeleter = inner.get_deleter();
-        h->innerContext = inner.release_context();
-        raisePeak(g_inUse.fetch_add(h->bytes, std::memory_order_relaxed) + h->bytes);
-        void* data = base + kHeader;
+        if (!data) return inner;  // nothing to count (LibTorch may give no block for 0 bytes)
+        Block b{static_cast<std::int64_t>(n), nullptr, inner.get_deleter()};
+        b.innerContext = inner.release_context();
+        registry().add(data, b);
+        raisePeak(g_inUse.fetch_add(b.bytes, std::memory_order_relaxed) + b.bytes);
         return {data, data, &countedDelete, device};
     }
     c10::Allocator* m_inner;
@@ -65,7 +109,9 @@ private:
 void installCpuMemoryMeter() {
     static std::once_flag once;
     std::call_once(once, [] {
-        static CountingAllocator counting(c10::GetCPUAllocator());
+        auto* inner = c10::GetCPUAllocator();
+        g_passThrough = inner->raw_deleter();
+        static CountingAllocator counting(inner);
         c10::SetCPUAllocator(&counting, /*priority=*/100);
         g_installed = true;
     });

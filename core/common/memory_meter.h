@@ -1,9 +1,10 @@
 #pragma once
 // Measured memory of LibTorch's CPU tensors: a counting allocator wrapped around LibTorch's own
 // CPU allocator, installed once for the process (installCpuMemoryMeter), that keeps the bytes in
-// use and their peak since the last reset. Tensors allocated before it was installed are not
-// counted when they are freed either. Counters are atomic: any thread may allocate; a reset and
-// its reading belong to one measurement at a time. Plain header: no LibTorch.
+// use and their peak since the last reset. It counts exactly the blocks it handed out: any other
+// pointer freed through it (a block allocated before it was installed, a library's raw buffer,
+// null) goes to the wrapped allocator uncounted and unread. Any thread may allocate and free; a
+// reset and its reading belong to one measurement at a time. Plain header: no LibTorch.
 
 #include <cstdint>
 

@@ -90,7 +90,8 @@ AttentionToolbar::AttentionToolbar(QWidget* parent) : QWidget(parent) {
 void AttentionToolbar::buildRunControls() {
     m_rule = new QComboBox(this);
     m_rule->setObjectName(QStringLiteral("ruleCombo"));
-    m_rule->setToolTip(tr("How each step turns the attention distribution into what the model "
+    m_rule->setAccessibleName(tr("Rule"));
+    m_rule->setToolTip(tr("Rule: how each step turns the attention distribution into what the model "
                           "reads. Repeated runs against argmax: the comparison panel."));
     m_k = new QSpinBox(this);
     m_k->setObjectName(QStringLiteral("ruleK"));
@@ -115,7 +116,7 @@ void AttentionToolbar::buildRunControls() {
     m_newSeed->setToolTip(tr("Next seed: another stochastic run"));
 }
 
-// The overlay toggles, the heatmap's opacity, and the view's fit, 1:1 and zoom.
+// The overlay toggles, the heatmap's opacity, and the view's zoom (fit, 1:1).
 void AttentionToolbar::buildOverlayControls() {
     m_heatmap = makeToggle(tr("Heatmap"), tr("The step's attention distribution"), true, this);
     m_opacity = new QSlider(Qt::Horizontal, this);
@@ -128,14 +129,18 @@ void AttentionToolbar::buildOverlayControls() {
     m_path = makeToggle(tr("Path"), tr("The earlier steps' choices, numbered"), true, this);
     m_truth = makeToggle(tr("Truth"), tr("Ground-truth box (green, dashed)"), true, this);
     m_grid = makeToggle(tr("Grid"), tr("The cell grid"), false, this);
-    m_fit = new QToolButton(this);
-    m_fit->setText(tr("Fit"));
-    m_fit->setToolTip(tr("Fit the image to the window (double-click the image)"));
-    m_oneToOne = new QToolButton(this);
-    m_oneToOne->setText(QStringLiteral("1:1"));
-    m_oneToOne->setToolTip(tr("One image pixel per screen pixel"));
-    m_zoom = new QLabel(this);
-    m_zoom->setMinimumWidth(48);
+    // One button for the view's scale: it shows the zoom, and its menu fits the image or shows
+    // it 1:1 (one control where three stood, so the row fits presentation type at 1,280 px).
+    m_zoom = new QToolButton(this);
+    m_zoom->setObjectName(QStringLiteral("zoomButton"));
+    m_zoom->setText(QStringLiteral("100%"));
+    m_zoom->setToolTip(tr("Zoom of the view: fit it to the window (or double-click the image), or one image "
+                          "pixel per screen pixel; the wheel zooms"));
+    m_zoom->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_zoom);
+    menu->addAction(tr("Fit to the window"), this, &AttentionToolbar::fitRequested);
+    menu->addAction(tr("1:1 (one image pixel per screen pixel)"), this, &AttentionToolbar::actualSizeRequested);
+    m_zoom->setMenu(menu);
 }
 
 void AttentionToolbar::buildExportButton() {
@@ -158,7 +163,8 @@ void AttentionToolbar::buildExportButton() {
 // The run row (rule, parameter, seed, export) over the overlay row.
 void AttentionToolbar::buildLayout() {
     auto* runRow = new QHBoxLayout;
-    runRow->addWidget(new QLabel(tr("Rule:"), this));
+    // No "Rule:" label: the box's names are the rules, its tool tip says what a rule is, and the
+    // row fits presentation type at 1,280 px beside the side columns.
     runRow->addWidget(m_rule);
     m_parameter = new QStackedWidget(this);
     m_parameter->setObjectName(QStringLiteral("ruleParameter"));
@@ -166,7 +172,7 @@ void AttentionToolbar::buildLayout() {
     m_parameter->addWidget(m_k);
     m_parameter->addWidget(m_tau);
     // The rows share 1,280 pixels with the side columns: the parameter slot may shrink below its
-    // preferred width, and the view controls (fit, 1:1, zoom) sit on the overlay row.
+    // preferred width, and the view's zoom button sits on the overlay row.
     m_parameter->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     for (QWidget* w : {static_cast<QWidget*>(m_k), static_cast<QWidget*>(m_tau)})
         w->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
@@ -191,8 +197,6 @@ void AttentionToolbar::buildLayout() {
     overlayRow->addWidget(m_truth);
     overlayRow->addWidget(m_grid);
     overlayRow->addStretch(1);
-    overlayRow->addWidget(m_fit);
-    overlayRow->addWidget(m_oneToOne);
     overlayRow->addWidget(m_zoom);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -213,8 +217,6 @@ void AttentionToolbar::connectSignals() {
     for (QCheckBox* box : {m_heatmap, m_chosen, m_path, m_truth, m_grid})
         connect(box, &QCheckBox::toggled, this, [this] { Q_EMIT overlaysChanged(overlays()); });
     connect(m_opacity, &QSlider::valueChanged, this, [this] { Q_EMIT overlaysChanged(overlays()); });
-    connect(m_fit, &QToolButton::clicked, this, &AttentionToolbar::fitRequested);
-    connect(m_oneToOne, &QToolButton::clicked, this, &AttentionToolbar::actualSizeRequested);
 }
 
 QPair<int, int> AttentionToolbar::kRange(const QString& base) const {

@@ -88,9 +88,7 @@ private:
     QCheckBox* m_path = nullptr;
     QCheckBox* m_truth = nullptr;
     QCheckBox* m_grid = nullptr;
-    QToolButton* m_fit = nullptr;
-    QToolButton* m_oneToOne = nullptr;
-    QLabel* m_zoom = nullptr;
+    QToolButton* m_zoom = nullptr;  ///< shows the zoom; its menu fits or shows 1:1
     QToolButton* m_export = nullptr;
 };
 

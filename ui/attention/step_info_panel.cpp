@@ -91,7 +91,7 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     m_chart->setWholeShortNames(true);
     stepLayout->addWidget(m_chart, 1);
     stepLayout->addWidget(m_step);
-    auto* outBox = new QGroupBox(tr("Output (after the last step)"), this);
+    auto* outBox = new QGroupBox(tr("Final output"), this);
     m_outBox = outBox;
     m_output = makeLabel(outBox, "outputLabel");
     (new QVBoxLayout(outBox))->addWidget(m_output);
@@ -246,7 +246,7 @@ void StepInfoPanel::updateOutput(const Trace& t, const TraceStep& step) {
     m_stepBox->setToolTip(caption           ? tr("The bars: the distribution this word was chosen from")
                           : probs.isEmpty() ? tr("No class probabilities at this step yet")
                                             : tr("The bars: class probabilities; green: the true class"));
-    m_outBox->setTitle(caption ? tr("Caption") : tr("Output (after the last step)"));
+    m_outBox->setTitle(caption ? tr("Caption") : tr("Final output"));
     if (caption) {
         QString verdict;
         if (t.groundTruth && !t.groundTruth->references.empty()) {
