@@ -51,10 +51,37 @@ Result<std::string> checkDisplayText(const std::string& text, const std::string&
         const long cp = nextCodePoint(text, i);
         if (cp < 0) return Error{what + " is not valid UTF-8 (at byte " + std::to_string(at) + ")"};
         if (isRefused(cp, allowNewlines))
-            return Error{what + " holds the control character " + codePointName(cp) + " at byte " + std::to_string(at) +
+            return Error{what + " holds the " + (cp >= 0x2000 ? "direction override " : "control character ") +
+                         codePointName(cp) + " at byte " + std::to_string(at) +
                          " (control and direction-override characters cannot be shown)"};
     }
     return text;
+}
+
+std::string escapeDisplayText(const std::string& text, std::size_t maxBytes) {
+    std::string out;
+    char buf[16];
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t at = i;
+        const long cp = nextCodePoint(text, i);
+        if (cp < 0) {  // one byte that is not UTF-8
+            std::snprintf(buf, sizeof buf, "\\x%02X", unsigned(static_cast<unsigned char>(text[at])));
+            out += buf;
+            i = at + 1;
+        } else if (isRefused(cp, /*allowNewlines=*/false)) {
+            std::snprintf(buf, sizeof buf, cp < 0x100 ? "\\x%02lX" : "\\u%04lX", cp);
+            out += buf;
+        } else {
+            out.append(text, at, i - at);
+        }
+        if (out.size() > maxBytes) {
+            std::size_t cut = maxBytes;  // not inside a UTF-8 character
+            while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+            out.resize(cut);
+            return out + "... (" + std::to_string(text.size()) + " bytes in all)";
+        }
+    }
+    return out;
 }
 
 }  // namespace saccade

@@ -19,4 +19,10 @@ namespace saccade {
 Result<std::string> checkDisplayText(const std::string& text, const std::string& what, std::size_t maxBytes,
                                      bool allowNewlines = false);
 
+/// Text that must be shown though it came from outside and cannot be refused (a model's own error
+/// message): every control character, direction override and byte that is not UTF-8 becomes a
+/// visible escape (\x1B, \u202E, \xFF), and text longer than `maxBytes` is cut there, saying
+/// how long it was.
+std::string escapeDisplayText(const std::string& text, std::size_t maxBytes);
+
 }  // namespace saccade

@@ -333,7 +333,7 @@ TEST(ScriptModel, EveryContractViolationIsNamed) {
         {"escape_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
          "class name 1 holds the control character U+001B at byte 0", {"cat", "\x1b]0;pwned\x07", "dog"}},
         {"override_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
-         "class name 2 holds the control character U+202E at byte 3", {"cat", "dog", "abc\u202Edef"}},
+         "class name 2 holds the direction override U+202E at byte 3", {"cat", "dog", "abc\u202Edef"}},
         {"long_name", "    return {'logits': torch.zeros(x.size(0), 3), 'attention': torch.full([x.size(0), 1, 2, 2], 0.25)}\n",
          "class name 0 is 100000 bytes long (at most 200)", {std::string(100000, 'x'), "b", "c"}},
     };

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "common/atomic_file.h"
+#include "common/display_text.h"
 #include "common/device.h"
 #include "common/torch_compat.h"
 #include "io/checkpoint.h"
@@ -45,7 +46,7 @@ Result<ScriptArchive> openScriptArchive(const std::string& path, const std::stri
     } catch (const c10::Error& e) {
         return Error{notModel + ": " + firstLine(e.what_without_backtrace())};
     } catch (const std::exception& e) {
-        return Error{notModel + ": " + firstLine(e.what())};
+        return Error{notModel + ": " + escapeDisplayText(firstLine(e.what()), 500)};
     }
     a.module.eval();
     a.extraJson = extra["saccade.json"];
@@ -124,7 +125,11 @@ std::pair<torch::Tensor, torch::Tensor> normalisationTensors(const ScriptSetting
     return {mean, std};
 }
 
-std::string modelsOwnMessage(const std::exception& e) {
+namespace {
+
+constexpr std::size_t kMaxModelMessageBytes = 500;
+
+std::string rawModelMessage(const std::exception& e) {
     const auto* c10 = dynamic_cast<const c10::Error*>(&e);
     const std::string text = c10 ? c10->what_without_backtrace() : e.what();
     if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
@@ -134,6 +139,14 @@ std::string modelsOwnMessage(const std::exception& e) {
     std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
     if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
     return line;
+}
+
+}  // namespace
+
+std::string modelsOwnMessage(const std::exception& e) {
+    // The model's own words: escaped (no terminal sequence or direction override reaches a
+    // terminal or a label) and at most a line's worth.
+    return escapeDisplayText(rawModelMessage(e), kMaxModelMessageBytes);
 }
 
 Result<c10::IValue> callScriptMethod(torch::jit::Module& module, const std::string& path, const std::string& method,

@@ -69,7 +69,8 @@ Result<c10::IValue> callScriptMethod(torch::jit::Module& module, const std::stri
                                      const std::vector<c10::IValue>& args, bool seeded, bool& raised);
 
 /// What a model's method raised, in its own words: the last line of the interpreter's text
-/// ("ValueError: this model wants 7 channels"), else the first line of the message.
+/// ("ValueError: this model wants 7 channels"), else the first line of the message; control
+/// characters and direction overrides escaped (escapeDisplayText), at most 500 bytes.
 std::string modelsOwnMessage(const std::exception& e);
 
 }  // namespace saccade

@@ -41,7 +41,7 @@ struct CaptionOutputs {
 
 // Reads what `method` returned for `batch` images against a vocabulary of `words` words.
 Result<CaptionOutputs> readCaptionOutputs(const c10::IValue& value, std::int64_t batch, std::int64_t words,
-                                          const std::string& method) {
+                                          std::int64_t maxLen, const std::string& method) {
     if (!value.isGenericDict()) return Error{method + " must return a Dict[str, Tensor], not " + value.tagKind()};
     const auto dict = value.toGenericDict();
     auto get = [&](const char* key) -> torch::Tensor {
@@ -60,11 +60,17 @@ Result<CaptionOutputs> readCaptionOutputs(const c10::IValue& value, std::int64_t
         return Error{method + "'s 'tokens' must be [N, T] with N = " + std::to_string(batch) + " and T >= 1, not " +
                      c10::str(tokens.sizes())};
     const auto T = tokens.size(1);
+    if (T > maxLen)  // the contract: at most max_len words
+        return Error{method + " answered " + std::to_string(T) + " words when asked for at most max_len = " + std::to_string(maxLen)};
     if (!attention.is_floating_point()) return Error{method + "'s 'attention' must be floating point, not " + dtypeName(attention)};
     if (attention.dim() != 4 || attention.size(0) != batch || attention.size(1) != T || attention.size(2) < 1 ||
         attention.size(3) < 1)
         return Error{method + "'s 'attention' must be [N, T, h, w] = [" + std::to_string(batch) + ", " + std::to_string(T) +
                      ", h, w] (T from 'tokens'), not " + c10::str(attention.sizes())};
+    if (attention.size(2) > kMaxGridSide || attention.size(3) > kMaxGridSide)
+        return Error{method + "'s 'attention' grid is " + std::to_string(attention.size(2)) + "x" +
+                     std::to_string(attention.size(3)) + "; Saccade shows grids of at most " + std::to_string(kMaxGridSide) +
+                     " cells a side"};
     o.tokens = tokens.to(torch::kCPU).contiguous();
     o.attention = attention.to(torch::kCPU, torch::kFloat32).contiguous();
     const auto lowest = o.tokens.min().item<std::int64_t>(), highest = o.tokens.max().item<std::int64_t>();
@@ -122,7 +128,7 @@ struct ScriptCaptioner::Impl {
         if (!called) return Error{called.error()};
         const c10::IValue& out = *called;
         try {
-            auto read = readCaptionOutputs(out, images.size(0), std::int64_t(vocabulary.size()), method);
+            auto read = readCaptionOutputs(out, images.size(0), std::int64_t(vocabulary.size()), kScriptCaptionMaxLen, method);
             if (!read) return Error{"model '" + path + "': " + read.error()};
             if (gridRows > 0 && (read->attention.size(2) != gridRows || read->attention.size(3) != gridCols))
                 return Error{"model '" + path + "': " + method + "'s 'attention' grid changed from " + std::to_string(gridRows) +

@@ -1,5 +1,7 @@
 #include "models/script/script_methods.h"
 
+#include "common/display_text.h"
+
 namespace saccade {
 
 bool methodFits(const torch::jit::Method& method, const std::vector<c10::TypeKind>& kinds) {
@@ -32,11 +34,19 @@ Result<std::vector<std::string>> readStringList(const torch::jit::Module& module
     if (!module.hasattr(name)) return Error{"it has no attribute " + name + ": List[str] (one entry per token id)"};
     const auto v = module.attr(name);
     if (!v.isList()) return Error{"its " + name + " must be a List[str], not " + v.tagKind()};
+    const auto& items = v.toListRef();
+    if (items.size() > kMaxVocabularyEntries)
+        return Error{"its " + name + " holds " + std::to_string(items.size()) + " entries; Saccade reads at most " +
+                     std::to_string(kMaxVocabularyEntries)};
     std::vector<std::string> words;
-    for (const auto& item : v.toListRef()) {
+    for (const auto& item : items) {
         if (!item.isString())
             return Error{"its " + name + " must be a List[str]: entry " + std::to_string(words.size()) + " is " + item.tagKind()};
-        words.push_back(item.toStringRef());
+        // Each token is shown on terminals, in HTML and in the GUI: the same door as class names.
+        auto shown = checkDisplayText(item.toStringRef(), "its " + name + " entry " + std::to_string(words.size()),
+                                      kMaxTokenBytes);
+        if (!shown) return Error{shown.error()};
+        words.push_back(std::move(*shown));
     }
     if (words.empty()) return Error{"its " + name + " is empty"};
     return words;

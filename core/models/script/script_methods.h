@@ -4,6 +4,8 @@
 // signature fits, the signature as Python writes it, a List[str] vocabulary, a token attribute.
 // Every failure is one line. Engine header.
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,19 @@ bool methodFits(const torch::jit::Method& method, const std::vector<c10::TypeKin
 /// "caption(x: Tensor) -> Tensor": the method as Python writes it, without self.
 std::string schemaText(const torch::jit::Method& method);
 
-/// The attribute `name`: a non-empty List[str] ("it has no attribute NAME: List[str] ...").
+/// At most this many entries in a vocabulary, and this many bytes in each entry.
+inline constexpr std::size_t kMaxVocabularyEntries = 1'000'000;
+inline constexpr std::size_t kMaxTokenBytes = 200;
+/// The largest attention grid an imported model may answer with, cells a side (a 256x256 grid
+/// is 65,536 cells a step; a 3000x3000 one wrote a 918 MB trace).
+inline constexpr std::int64_t kMaxGridSide = 256;
+/// The most steps a grid or glimpse model, and tokens a transformer, may answer with.
+inline constexpr std::int64_t kMaxScriptSteps = 1000;
+inline constexpr std::int64_t kMaxScriptTokens = 4097;
+
+/// The attribute `name`: a non-empty List[str] ("it has no attribute NAME: List[str] ...") of at
+/// most kMaxVocabularyEntries entries, each shown text (checkDisplayText: UTF-8, no control
+/// character or direction override, at most kMaxTokenBytes).
 Result<std::vector<std::string>> readStringList(const torch::jit::Module& module, const std::string& name);
 
 /// The int attribute `name`, a token id below `vocabulary`; -1 when the module has none.

@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "models/script/script_methods.h"
+
 namespace saccade {
 
 namespace {
@@ -111,6 +113,9 @@ Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t b
         o.form = ScriptForm::Grid;
         auto a = r.get("attention", 4, batch, "[N, T, h, w]");
         if (!a) return Error{a.error()};
+        if (a->size(2) > kMaxGridSide || a->size(3) > kMaxGridSide)
+            return Error{r.where("attention") + " has a " + std::to_string(a->size(2)) + "x" + std::to_string(a->size(3)) +
+                         " grid; Saccade shows grids of at most " + std::to_string(kMaxGridSide) + " cells a side"};
         if (auto ok = r.distributions("attention", *a, 2); !ok) return Error{ok.error()};
         o.attention = *a;
         auto chosen = r.get("chosen", 2, batch, "[N, T]", /*floating=*/false);
@@ -157,9 +162,15 @@ Result<ScriptOutputs> readScriptOutputs(const c10::IValue& value, std::int64_t b
         if (!a) return Error{a.error()};
         if (a->size(3) != a->size(4))
             return Error{r.where("attentions") + " has shape " + shapeText(*a) + "; its last two sizes (tokens) must agree"};
+        if (a->size(3) > kMaxScriptTokens)
+            return Error{r.where("attentions") + " has " + std::to_string(a->size(3)) + " tokens; Saccade reads at most " +
+                         std::to_string(kMaxScriptTokens)};
         if (auto ok = r.distributions("attentions", *a, 1); !ok) return Error{ok.error()};
         o.attentions = *a;
     }
+    if (o.form != ScriptForm::Transformer && o.steps() > kMaxScriptSteps)
+        return Error{method + " answers with " + std::to_string(o.steps()) + " steps; Saccade shows at most " +
+                     std::to_string(kMaxScriptSteps)};
     auto features = r.get("features", 4, batch, "[N, C, h, w]");
     if (!features) return Error{features.error()};
     o.features = *features;

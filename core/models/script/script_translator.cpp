@@ -132,6 +132,9 @@ struct ScriptTranslator::Impl {
         if (tokens.scalar_type() != torch::kInt64) return Error{where + "'s 'tokens' must be int64, not " + dtypeName(tokens)};
         if (tokens.dim() != 2 || tokens.size(0) != 1 || tokens.size(1) < 1)
             return Error{where + "'s 'tokens' must be [N, T] with N = 1 and T >= 1, not " + c10::str(tokens.sizes())};
+        if (tokens.size(1) > maxLen)  // the contract: at most max_len tokens
+            return Error{where + " answered " + std::to_string(tokens.size(1)) + " tokens when asked for at most max_len = " +
+                         std::to_string(maxLen)};
         TranslatorOutputs o;
         o.tokens = tokens[0].to(torch::kCPU).contiguous();
         const auto lo = o.tokens.min().item<std::int64_t>(), hi = o.tokens.max().item<std::int64_t>();
