@@ -12,6 +12,7 @@
 #include "child_process.h"
 #include "commands.h"
 #include "input_options.h"
+#include "output_check.h"
 #include "common/atomic_file.h"
 #include "models/attention_model.h"
 #include "report/html_report.h"
@@ -89,17 +90,16 @@ void addReportCommand(CLI::App& app, int& exitCode) {
                                    "saccade, installed or built beside saccade-cli)");
     cmd->add_flag("--quick", a->quick, "small figures in seconds (100 images, 50 runs, 2 sweep runs, 30 faithfulness "
                                        "images, 1 cost pass): for a first look, not for a review");
+    declareDerivedOutputs(cmd, [a]() -> std::vector<std::pair<std::string, std::string>> {
+        if (!a->pdf || a->out.size() < 5) return {};
+        return {{a->out.substr(0, a->out.size() - 5) + ".pdf", "--pdf"}};
+    });
     cmd->callback([a, &exitCode] {
         if (a->out.size() < 5 || a->out.substr(a->out.size() - 5) != ".html") {
             exitCode = badInput("report", "--out must end in .html");
             return;
         }
-        // --out itself was checked with every other output before this runs; the PDF beside it is too.
-        if (a->pdf)
-            if (auto target = resolveSaveTarget(a->out.substr(0, a->out.size() - 5) + ".pdf"); !target) {
-                exitCode = badInput("report", target.error());
-                return;
-            }
+        // --out and the PDF beside it were checked with every other output before this runs.
         if (a->quick) {
             a->report.limit = std::min<std::int64_t>(a->report.limit, 100);
             a->report.runs = std::min(a->report.runs, 50);

@@ -1,6 +1,7 @@
 #include "output_check.h"
 
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "io/output_guard.h"
@@ -22,6 +23,11 @@ CLI::App* leafCommand(CLI::App& app, bool& writesCheckpoint) {
     }
 }
 
+std::map<const CLI::App*, DerivedOutputs>& derivedOutputs() {
+    static std::map<const CLI::App*, DerivedOutputs> declared;
+    return declared;
+}
+
 bool namesSomething(const std::string& value) {
     std::error_code ec;
     return !value.empty() && std::filesystem::exists(value, ec);
@@ -37,6 +43,10 @@ bool resumesInPlace(const CLI::App& leaf, const std::string& resume) {
 }
 
 }  // namespace
+
+void declareDerivedOutputs(const CLI::App* command, DerivedOutputs outputs) {
+    derivedOutputs()[command] = std::move(outputs);
+}
 
 void checkOutputsBeforeWork(CLI::App& app) {
     bool writesCheckpoint = false;
@@ -63,6 +73,8 @@ void checkOutputsBeforeWork(CLI::App& app) {
             }
         }
     }
+    if (const auto derived = derivedOutputs().find(leaf); derived != derivedOutputs().end())
+        for (auto& [path, what] : derived->second()) outputs.push_back({path, what});
     if (auto apart = checkOutputsApart(outputs, inputs); !apart) throw CLI::ValidationError(apart.error());
     // A folder, a FIFO, a device or a missing or unwritable folder is refused now, not after the work.
     for (const auto& out : outputs)

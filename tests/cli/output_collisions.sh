@@ -9,6 +9,7 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 cp "$models/seq-dates-additive.pt" X.pt; cp "$models/seq-dates-additive.json" X.json
 echo "iteration,loss" > X.metrics.csv
 for f in pt json metrics.csv metrics.json; do cp "$models/patch-hard-fashion60.$f" "P.$f"; done
+ln -s P.pt report-link.pdf  # the PDF a report writes beside its --out is an output too
 before=$(sha256sum ./* | sort)
 
 # refused PATTERN ARGS...: exit 2, one line containing PATTERN, within seconds (no training).
@@ -36,6 +37,7 @@ refused "is the metrics of --model" translate --model X.pt --text "3 March 2001"
 ln X.pt hard-link.pt
 refused "is --model" trace --model P.pt --out ../"$(basename "$dir")"/P.pt
 refused "is --model" translate --model hard-link.pt --text "3 March 2001" --out X.pt
+refused "--pdf 'report-link.pdf' is --model" report --model P.pt --out report-link.html --pdf --quick
 mkfifo f.metrics.csv; ln -s /dev/full g.metrics.json; mkdir folder.json
 refused "'f.metrics.csv': it is a FIFO" train patch --iterations 1 --out f.pt
 refused "'g.metrics.json': it is a character device" train patch --iterations 1 --out g.pt
