@@ -59,7 +59,7 @@ void strictenOptions(CLI::App& app) {
         if (type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0 || type.rfind("FLOAT", 0) == 0)
             option->check(strictFor(type));
         const std::string name = option->get_name();
-        if (name == "--text" || name == "--caption" || name == "--object") option->check(displayable());
+        if (name == "--text" || name == "--target-text" || name == "--caption" || name == "--object") option->check(displayable());
     }
     for (CLI::App* sub : app.get_subcommands({})) strictenOptions(*sub);
 }

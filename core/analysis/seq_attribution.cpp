@@ -201,6 +201,11 @@ Result<SeqAttribution> attributeSentence(SeqGradientForward& f, const std::vecto
 
 Result<SeqAttribution> attributeTranslation(const Translator& model, const std::vector<std::string>& source,
                                             const std::vector<std::string>& target, const SeqAttributionOptions& options) {
+    // As translate() reads at most kMaxSeqTokens of source, an explained output is as bounded:
+    // its decoder's memory grows with the square of its length.
+    if (target.size() > kMaxSeqTokens)
+        return Error{"the output explained holds " + std::to_string(target.size()) + " tokens; at most " +
+                     std::to_string(kMaxSeqTokens) + " are read"};
     auto* f = model.gradientForward();
     if (!f)
         return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's contract "

@@ -5,6 +5,7 @@
 // asks the registry (models/model_family.h), never a family by name. Plain types: the GUI
 // includes this header.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -60,6 +61,9 @@ struct SeqEvalOptions {
 
 /// Progress of an evaluation; returning false cancels it (an Error).
 using SeqEvalProgress = std::function<bool(std::int64_t done, std::int64_t total)>;
+
+/// The most tokens a text (typed, from a pairs file, or an output explained) may hold.
+inline constexpr std::size_t kMaxSeqTokens = 200;
 
 class Translator {
 public:
