@@ -314,7 +314,7 @@ QString MainWindow::saveSessionFile(const QString& path) {
     return {};
 }
 
-QString MainWindow::openSessionFile(const QString& path) {
+QString MainWindow::openSessionFile(const QString& path, bool dialog) {
     auto session = loadSession(path.toStdString());
     Result<Unit> model = session ? checkSessionModel(*session) : Result<Unit>(Error{session.error()});
     if (!model) {
@@ -322,7 +322,7 @@ QString MainWindow::openSessionFile(const QString& path) {
         statusBar()->showMessage(error);
         // At start-up (saccade bad.saccade) there is no window for a dialog yet: the banner stays.
         m_attention->showBanner(tr("Session not opened"), error);
-        if (isVisible()) QMessageBox::warning(this, tr("Open session"), error);
+        if (dialog && isVisible()) QMessageBox::warning(this, tr("Open session"), error);
         return error;
     }
     setSessionNotes(QString::fromStdString(session->notes));
@@ -403,7 +403,9 @@ bool MainWindow::advanceTour(int delta) {
     m_tourIndex = next;
     m_slideCounter->setText(slideCounterText());
     m_slideCounter->show();
-    const QString error = openSessionFile(m_tour[next]);
+    // No dialog: a modal one would stop a tour running by itself (and a --screenshot run) until
+    // someone clicked; the slide's caption says what went wrong.
+    const QString error = openSessionFile(m_tour[next], /*dialog=*/false);
     if (!error.isEmpty()) setSessionNotes(tr("Slide %1 of %2 not shown: %3").arg(next + 1).arg(m_tour.size()).arg(error));
     return true;
 }

@@ -63,9 +63,10 @@ public:
     /// Writes the current session (model + CRC-32, image, rule, seed, step, overlays, page, tab,
     /// notes) to `path` (.saccade); an empty string on success, else why not.
     QString saveSessionFile(const QString& path);
-    /// Opens a session: a moved or changed model, or a bad file, is reported (returned and shown
-    /// in the status bar), nothing guessed. Empty on success.
-    QString openSessionFile(const QString& path);
+    /// Opens a session: a moved or changed model, or a bad file, is reported (returned, shown in
+    /// the status bar and the banner, and with `dialog`, the window shown, in a dialog), nothing
+    /// guessed. Empty on success. A tour's slide never asks: its caption says what went wrong.
+    QString openSessionFile(const QString& path, bool dialog = true);
     QString sessionNotes() const { return m_notes; }
     void setSessionNotes(const QString& notes);
     QStringList recentSessions() const { return m_recentSessions; }
