@@ -201,7 +201,8 @@ void addAdversarialCommand(CLI::App& app, int& exitCode) {
         ->capture_default_str()->check(wholeNumberIn(0, 1000));
     cmd->add_option("--seed", a->options.seed, "the starts' noise (image i of a split: seed + i)")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--out", a->out, "PNG of the learned and the adversarial maps (with --dataset: the farthest image)");
+    cmd->add_option("--out", a->out, "PNG of the learned and the adversarial maps (with --dataset: the farthest image)")
+        ->check(writes(".png", "PNG"));
     cmd->add_flag("--json", a->json, "print the result as JSON (schema saccade.adversarial_attention; a split's "
                                      "without the per-image maps)");
     cmd->callback([a, limit, &exitCode] {

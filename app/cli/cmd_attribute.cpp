@@ -22,7 +22,7 @@ namespace saccade::cli {
 namespace {
 
 struct AttributeArgs {
-    std::string model, image, sample, device = "auto", baseline = "black", out, text, targetText;
+    std::string model, image, sample, device = "auto", baseline, out, text, targetText;  // baseline "": the default
     InputOptions input;
     AttributionOptions options;
     int target = -1, step = -1;
@@ -103,7 +103,11 @@ int runAttributeOnText(const AttributeArgs& a) {
     t.options.rule = a.options.rule;
     t.options.steps = a.options.steps;
     t.options.quadrature = a.options.quadrature;
-    t.options.baseline = a.baseline == "black" ? "unknown" : a.baseline;  // black is the images' default
+    if (a.baseline == "black")  // the images' default, given by name: not silently another baseline
+        return badInput("attribute", "--baseline " + a.baseline + " is an image's; with --text it is unknown (the default) or zero");
+    if (a.step >= 0)
+        return badInput("attribute", "--step picks a captioner's word; with --text, --target picks the output position");
+    t.options.baseline = a.baseline.empty() ? "unknown" : a.baseline;
     return runAttributeText(t);
 }
 
@@ -119,7 +123,7 @@ int runAttribute(AttributeArgs a) {
     if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
     auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("attribute", model.error());
-    if (auto ok = setAttributionBaseline(a.options, a.baseline, (*model)->channels()); !ok) return badInput("attribute", ok.error());
+    if (auto ok = setAttributionBaseline(a.options, a.baseline.empty() ? "black" : a.baseline, (*model)->channels()); !ok) return badInput("attribute", ok.error());
     auto input = resolveInput(**model, a.image, a.sample);
     if (!input) return badInput("attribute", input.error());
     auto map = attribute(**model, input->image, a.options, input->truth);
@@ -168,14 +172,14 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
         ->capture_default_str()->check(wholeNumberIn(0, 100000));
     cmd->add_option("--quadrature", a->options.quadrature, "integrated gradients: trapezoid, midpoint or gauss-legendre")->capture_default_str();
-    cmd->add_option("--baseline", a->baseline, "integrated gradients: black, mean or an image FILE of the model's input size; "
-                                              "with --text: unknown (the default: every source token's row the <unk> row) or zero")
-        ->capture_default_str();
+    cmd->add_option("--baseline", a->baseline, "integrated gradients: black (the default), mean or an image FILE of the model's "
+                                              "input size; with --text: unknown (the default: every source token's row the <unk> "
+                                              "row) or zero");
     cmd->add_option("--samples", a->options.samples, "smoothgrad: noisy copies")->capture_default_str()->check(wholeNumberIn(0, 100000));
     cmd->add_option("--sigma", a->options.sigma, "smoothgrad: noise std in pixel units (0-1)")->capture_default_str();
     cmd->add_option("--seed", a->options.seed, "smoothgrad's noise")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
-    cmd->add_option("--out", a->out, "PNG of the map over the image");
+    cmd->add_option("--out", a->out, "PNG of the map over the image")->check(writes(".png", "PNG"));
     cmd->add_flag("--json", a->json, "print the map as JSON (schema saccade.attribution; with --text saccade.seq-attribution)");
     cmd->add_flag("--pixels", a->pixels, "with --json on an image: add the map's magnitude per pixel (rows of the model's input)");
     addInputOptions(cmd, a->input);

@@ -82,7 +82,7 @@ void addPreview(CLI::App& data, int& exitCode) {
     cmd->add_option("--seed", a->seed, "dataset seed")->capture_default_str();
     cmd->add_option("--columns", a->columns, "tiles per row")->capture_default_str()->check(CLI::Range(1, 64));
     cmd->add_option("--fashion-mnist", a->fashion, "folder of the Fashion-MNIST IDX files");
-    cmd->add_option("--out", a->out, "PNG file to write")->required();
+    cmd->add_option("--out", a->out, "PNG file to write")->required()->check(writes(".png", "PNG"));
     cmd->callback([a, &exitCode] {
         auto split = parseSplit(a->split);
         if (!split) { exitCode = badInput("data preview", split.error()); return; }
@@ -168,7 +168,7 @@ void addProbe(CLI::App& data, int& exitCode) {
     cmd->add_option("--dy", a->dy, "y offsets from the anchor line, LO:HI")->capture_default_str();
     cmd->add_option("--distractors", p.distractors, "clutter pieces")->capture_default_str()->check(wholeNumberIn(0, 1000));
     cmd->add_option("--seed", p.seed, "clutter seed")->capture_default_str();
-    cmd->add_option("--out", a->out, "PNG contact sheet to write")->required();
+    cmd->add_option("--out", a->out, "PNG contact sheet to write")->required()->check(writes(".png", "PNG"));
     cmd->callback([a, &exitCode] {
         auto& p = a->probe;
         auto dx = parseIntRange(a->dx, "--dx");

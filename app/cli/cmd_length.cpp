@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "common/parse.h"
 #include "common/samples_dir.h"
+#include "io/output_guard.h"
 #include "length_options.h"
 #include "run_input.h"
 #include "strict_options.h"
@@ -69,6 +70,10 @@ int runFidelity(FidelityArgs& a) {
         for (const char* m : {"vit-translated-fashion60.pt", "seq-dates-transformer.pt", "seq-toy-translation-transformer.pt"})
             if (!dir.empty()) a.models.push_back(dir + "/models/" + m);
     }
+    for (std::size_t i = 0; i < a.models.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (samePlace(a.models[i], a.models[j]))
+                return badInput("length fidelity", "--model '" + a.models[i] + "' is given twice: each model's heads are measured once");
     std::vector<FidelitySource> sources;
     for (const auto& m : a.models) {
         auto s = modelFidelitySources(m, a.count);
@@ -145,6 +150,10 @@ int runView(ViewArgs& a) {
     if (!a.curve.empty()) {
         const auto curve = parseIntegerList(a.curve, "--curve", 16, 65536);
         if (!curve) return badInput("length view", curve.error());
+        for (std::size_t i = 1; i < curve->size(); ++i)
+            if ((*curve)[i] <= (*curve)[i - 1])
+                return badInput("length view", "--curve must rise: " + std::to_string((*curve)[i]) + " follows " +
+                                                   std::to_string((*curve)[i - 1]));
         a.view.curveLengths = *curve;
     }
     if (const auto problem = checkLengthView(a.view); !problem.empty()) return badInput("length view", problem);
@@ -195,7 +204,8 @@ void addLengthView(CLI::App& length, int& exitCode) {
     cmd->add_option("--seed", a->view.seed, "seed of the queries, keys and values")->capture_default_str();
     cmd->add_option("--inputs", a->inputs, "positional (attention peaks near the diagonal, as over sequences) or random")
         ->capture_default_str()->check(CLI::IsMember({"positional", "random"}));
-    cmd->add_option("--curve", a->curve, "lengths of the cost curves (default: powers of two from 256 to --n)");
+    cmd->add_option("--curve", a->curve, "lengths of the cost curves, rising (default: powers of two from 256 to --n)")
+        ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("is empty: give rising lengths, or leave it out") : std::string(); }, ""));
     cmd->add_option("--repeats", a->view.repeats, "timed repeats per point (median)")->capture_default_str()->check(wholeNumberIn(1, 20));
     cmd->add_option("--out", a->outs, "save as .png, .svg, .csv or .json (repeatable; checked before measuring)");
     cmd->add_option("--width", a->width, "figure width in pixels")->capture_default_str()->check(wholeNumberIn(720, 4000));

@@ -258,7 +258,7 @@ void addSweepCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--seed", a->seed, "seed of the runs and the clutter")->capture_default_str();
     cmd->add_option("--metric", a->metric, "map and worst list: accuracy, sample-accuracy, hit-rate, hit or mass");
     cmd->add_option("--top", a->top, "worst positions listed")->capture_default_str();
-    cmd->add_option("--out", a->out, "PNG of the failure map");
+    cmd->add_option("--out", a->out, "PNG of the failure map")->check(writes(".png", "PNG"));
     cmd->add_option("--vary", a->vary, "size or distractors: repeat the sweep for each of --values");
     cmd->add_option("--values", a->values, "comma-separated values for --vary");
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();

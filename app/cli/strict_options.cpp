@@ -1,5 +1,7 @@
 #include "strict_options.h"
 
+#include <cctype>
+
 #include <sys/stat.h>
 
 #include <charconv>
@@ -104,6 +106,20 @@ CLI::Validator regularFile() {
             return S_ISREG(st.st_mode) ? std::string() : "not a regular file: " + path;
         },
         "FILE");
+}
+
+CLI::Validator writes(const std::string& extension, const std::string& what) {
+    return CLI::Validator(
+        [extension, what](std::string& path) {
+            auto lower = [](std::string t) {
+                for (auto& c : t) c = char(std::tolower(static_cast<unsigned char>(c)));
+                return t;
+            };
+            const bool ends = path.size() > extension.size() &&
+                              lower(path.substr(path.size() - extension.size())) == extension;
+            return ends ? std::string() : "must end in " + extension + ": it writes " + what + ", got '" + path + "'";
+        },
+        "FILE" + extension);
 }
 
 int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {

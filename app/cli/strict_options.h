@@ -24,6 +24,10 @@ CLI::Validator numberIn(double lo, double hi);
 /// CLI11 check: an existing regular file (not a folder, device or FIFO).
 CLI::Validator regularFile();
 
+/// CLI11 check for an output: its name ends in `extension` (".png", ".json"), case-insensitively,
+/// so a file's name says what it holds ("must end in .png: it writes PNG").
+CLI::Validator writes(const std::string& extension, const std::string& what);
+
 /// The one line printed for a CLI11 parse error: "saccade-cli SUB: message", and the exit code
 /// (0 for --help, 2 for bad input).
 int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv);

@@ -104,7 +104,7 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     }
     std::cout << "\n" << (result->cancelled ? "interrupted; saved " : "saved ") << result->checkpoint << " after "
               << result->iterations << " iterations (" << std::setprecision(0) << result->imagesPerSecond
-              << " training images/s";
+              << " training " << examples << "/s";
     if (distributed->active())
         std::cout << " on " << distributed->worldSize << " processes; parameters CRC-32 " << result->parametersCrc
                   << " on every rank";

@@ -85,7 +85,7 @@ Result<std::vector<VariantFidelity>> measureFidelityWith(const FidelitySource& s
     const double need = 6.0 * double(bh) * double(n) * double(n) * 8.0;
     const auto available = memory::availableSystemBytes();
     if (available > 0 && need > 0.8 * double(available))
-        return Error{s.name + ": comparing " + std::to_string(bh) + " rows of " + std::to_string(n) + " x " +
+        return Error{s.name + ": comparing " + std::to_string(bh) + " heads of " + std::to_string(n) + " x " +
                      std::to_string(n) + " attention needs about " + std::to_string(std::int64_t(need / 1e9)) +
                      " GB of memory; use a shorter length or fewer heads"};
     torch::NoGradGuard noGrad;

@@ -38,6 +38,11 @@ Result<RunStart> runStart(const TrainCommonOptions& o, const std::string& datase
     r.resumed = true;
     r.iteration = info->iteration;
     r.total = o.iterations > 0 ? o.iterations : info->totalIterations;
+    // --iterations is the run's total, not a count to add: a total the checkpoint has reached
+    // would save it again untrained (a time-budgeted run, total 0, trains until its minutes end).
+    if (r.total > 0 && r.total <= r.iteration)
+        return Error{"'" + o.resume + "' is already at iteration " + std::to_string(r.iteration) +
+                     "; --iterations is the total to reach, so give more than " + std::to_string(r.iteration)};
     r.seed = info->seed;
     r.dataset = info->dataset;
     r.configJson = info->configJson;
