@@ -199,6 +199,12 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
     else
         std::cout << "not run (" << r->permutationNote << ")\n";
     if (r->aerMeasured && !pairsFile.empty()) std::cout << "  AER: " << r->aerSource << "\n";
+    if (r->unknownSourceWords > 0) {
+        std::cout << "  " << r->sentencesWithUnknown << " of " << r->n << " sources hold " << r->unknownSourceWords
+                  << " token(s) outside the model's source vocabulary, read as <unk>:";
+        for (const auto& u : r->unknownExamples) std::cout << " '" << u << "'";
+        std::cout << "\n";
+    }
     std::cout << "  exact match by source length:";
     for (const auto& b : r->byLength)
         std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";

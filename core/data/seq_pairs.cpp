@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/display_text.h"
 
 namespace saccade {
 
@@ -37,9 +38,30 @@ Result<Unit> readLinks(const std::string& field, SeqPairLine& pair) {
 
 }  // namespace
 
+namespace {
+
+/// A field shown and tokenized as typed text is: UTF-8 without control characters or direction
+/// overrides (as --text), and no invisible space that would split or join tokens unseen.
+Result<Unit> checkPairText(const std::string& field, const std::string& what) {
+    auto shown = checkDisplayText(field, what, 10000);
+    if (!shown) return Error{shown.error()};
+    static const std::pair<const char*, const char*> kInvisible[] = {
+        {"\xC2\xA0", "U+00A0 (no-break space)"}, {"\xE2\x80\x8B", "U+200B (zero-width space)"},
+        {"\xE2\x80\x8C", "U+200C (zero-width non-joiner)"}, {"\xE2\x80\x8D", "U+200D (zero-width joiner)"},
+        {"\xE2\x81\xA0", "U+2060 (word joiner)"}, {"\xEF\xBB\xBF", "U+FEFF (zero-width no-break space)"}};
+    for (const auto& [bytes, name] : kInvisible)
+        if (const auto at = field.find(bytes); at != std::string::npos)
+            return Error{what + " holds " + name + " at byte " + std::to_string(at) +
+                         ", which splits or joins words unseen; use a plain space"};
+    return Unit{};
+}
+
+}  // namespace
+
 Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name) {
     std::vector<SeqPairLine> pairs;
-    std::size_t start = 0;
+    // A byte-order mark is no character of the first source: an editor's mark, skipped.
+    std::size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
     for (int number = 1; start < text.size(); ++number) {
         auto end = text.find('\n', start);
         if (end == std::string::npos) end = text.size();
@@ -58,6 +80,9 @@ Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const st
         if (fields.size() < 2 || fields.size() > 3)
             return Error{where + "a line is SOURCE<TAB>TARGET[<TAB>ALIGNMENT], not " + std::to_string(fields.size()) +
                          " tab-separated field" + (fields.size() == 1 ? "" : "s")};
+        for (int f = 0; f < 2; ++f)
+            if (auto ok = checkPairText(fields[size_t(f)], f == 0 ? "the source" : "the target"); !ok)
+                return Error{where + ok.error()};
         SeqPairLine pair;
         pair.line = number;
         pair.source = fields[0];

@@ -95,6 +95,9 @@ std::string seqEvalReportToJson(const SeqEvalReport& r) {
                           {"attention_entropy", r.entropy},
                           {"permutation", permutationJson(r)},
                           {"by_length", lengths},
+                          {"unknown_source_words", r.unknownSourceWords},
+                          {"sentences_with_unknown_words", r.sentencesWithUnknown},
+                          {"unknown_examples", r.unknownExamples},
                           {"seconds", r.seconds}}
         .dump(2);
 }

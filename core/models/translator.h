@@ -47,6 +47,10 @@ struct SeqEvalReport {
     bool permutationTested = false;
     std::string permutationNote;  ///< why it was not run
     std::vector<SeqLengthBucket> byLength;
+    /// Pairs files: source words outside the model's source vocabulary (read as <unk>), the
+    /// sentences holding one, and the first few such words.
+    std::int64_t unknownSourceWords = 0, sentencesWithUnknown = 0;
+    std::vector<std::string> unknownExamples;
     double seconds = 0;
 };
 

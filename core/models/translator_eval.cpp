@@ -44,12 +44,20 @@ struct PairTally {
     double entropySum = 0;
     AlignmentErrorCounts aer;
     std::map<int, std::pair<std::int64_t, std::int64_t>> byLength;  // length -> (n, exact)
+    std::int64_t unknownWords = 0, sentencesWithUnknown = 0;
+    std::vector<std::string> unknownExamples;
 };
 
 // One pair: its translation counted, and its alignment where the file gives one.
 Result<Unit> addPair(const Translator& model, const SeqPairLine& pair, const SeqEvalOptions& o, PairTally& tally) {
     auto t = model.translate(pair.source, o.rule, o.seed);
     if (!t) return Error{t.error()};
+    // Words the model cannot read become <unk>: counted and named in the report, not silent.
+    const auto unknown = model.tokenize(pair.source).unknown;
+    tally.unknownWords += std::int64_t(unknown.size());
+    tally.sentencesWithUnknown += !unknown.empty();
+    for (const auto& u : unknown)
+        if (tally.unknownExamples.size() < 5) tally.unknownExamples.push_back(u);
     const auto target = model.splitTarget(pair.target);
     const auto n = t->tokens.size() - (t->finished ? 1 : 0);
     const std::vector<std::string> out(t->tokens.begin(), t->tokens.begin() + std::ptrdiff_t(n));
@@ -115,6 +123,9 @@ Result<SeqEvalReport> evaluatePairs(const Translator& model, const std::vector<S
     r.permutationNote = "the permutation test runs on a task's test split only";
     for (const auto& [len, counts] : tally.byLength)
         r.byLength.push_back({len, counts.first, double(counts.second) / double(counts.first), true});
+    r.unknownSourceWords = tally.unknownWords;
+    r.sentencesWithUnknown = tally.sentencesWithUnknown;
+    r.unknownExamples = tally.unknownExamples;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (onProgress) onProgress(N, N);
     return r;
