@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "common/memory_meter.h"
 #include "common/runtime.h"
 #include "strict_options.h"
 #include "io/checkpoint.h"
@@ -61,6 +62,8 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     const bool leader = distributed->rank == 0;
     g_interrupted = false;
     std::signal(SIGINT, onInterrupt);
+    // A batch too large for this machine fails with "out of memory" in words, not the kernel's kill.
+    memory::capDataToAvailableMemory();
     const bool tty = ::isatty(STDOUT_FILENO);
     double lastPrint = -10;
     auto result = train([&](const TrainProgress& p) {

@@ -22,6 +22,11 @@ torch::Tensor attributionToCpuDouble(const torch::Tensor& t) { return t.detach()
 
 }  // namespace
 
+void requireAnswerGraph(const torch::Tensor& score) {
+    TORCH_CHECK(score.requires_grad(), "the model's answer is not on autograd's graph (its forward detaches its "
+                                       "input or runs under no_grad), so it has no gradient to attribute");
+}
+
 torch::Tensor targetLogits(GradientForward& f, const torch::Tensor& images, const std::string& rule, int target) {
     torch::NoGradGuard noGrad;
     std::vector<torch::Tensor> parts;
@@ -39,6 +44,7 @@ torch::Tensor inputGradients(GradientForward& f, const torch::Tensor& images, co
         auto chunk = images.slice(0, first, std::min(images.size(0), first + kAttributionChunk)).detach().requires_grad_(true);
         // The images are independent rows: the gradient of the summed logits is each row's own.
         const auto score = f.logits(chunk, rule).select(/*dim=*/1, target).sum();
+        requireAnswerGraph(score);
         const auto g = torch::autograd::grad({score}, {chunk}, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                              /*allow_unused=*/true)[0];
         TORCH_CHECK(g.defined(), "the model's answer does not reach its pixels through autograd (its forward "
@@ -87,6 +93,7 @@ torch::Tensor weightedGradientThroughAffineInput(GradientForward& f, const torch
         const auto last = std::min(alphas.size(0), first + kAttributionChunk);
         const auto logits = split.pathLogits(start, direction, alphas.slice(0, first, last), rule);
         const auto score = (logits.select(/*dim=*/1, target) * weights.slice(0, first, last)).sum();
+        requireAnswerGraph(score);
         const auto g = torch::autograd::grad({score}, {start}, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                              /*allow_unused=*/true)[0];
         TORCH_CHECK(g.defined(), "the model's answer does not reach its first layer through autograd");
@@ -140,6 +147,7 @@ GradientAttribution gradCam(GradientForward& f, const torch::Tensor& x, const st
     const auto forward = f.gridForward(x, rule);
     TORCH_CHECK(forward.grid.defined() && forward.grid.dim() == 4, "the model gave no feature grid");
     const auto score = forward.logits.select(/*dim=*/1, target).sum();
+    requireAnswerGraph(score);
     const auto g = torch::autograd::grad({score}, {forward.grid})[0];  // [1, D, g, g]
     const auto weights = g.mean({2, 3}, /*keepdim=*/true);
     GradientAttribution out;
@@ -153,6 +161,7 @@ GradientAttribution gradientRollout(GradientForward& f, const torch::Tensor& x, 
     const auto g = f.attentionGraph(x, rule);
     TORCH_CHECK(!g.attentions.empty(), "the model gave no attention graph");
     const auto score = g.logits.select(/*dim=*/1, target).sum();
+    requireAnswerGraph(score);
     const auto grads = torch::autograd::grad({score}, g.attentions, {}, /*retain_graph=*/false, /*create_graph=*/false,
                                              /*allow_unused=*/true);
     const auto tokens = g.attentions.front().size(-1);

@@ -11,6 +11,11 @@
 
 namespace saccade {
 
+/// Before a gradient of `score` is taken: an Error (c10) in words when the model's answer is not
+/// on autograd's graph at all (its forward detaches everything or runs under no_grad), where
+/// LibTorch would say "element 0 of tensors does not require grad and does not have a grad_fn".
+void requireAnswerGraph(const torch::Tensor& score);
+
 /// What a gradient method gives: the signed attribution per channel and pixel [C, S, S] (CPU,
 /// float64), or Grad-CAM's map over the feature grid [g, g]; integrated gradients' end values.
 struct GradientAttribution {

@@ -1,5 +1,7 @@
 #include "analysis/seq_attribution.h"
 
+#include "analysis/attribution_gradients.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -46,6 +48,7 @@ torch::Tensor rowGradients(SeqRun& run, const torch::Tensor& embedded, const tor
         auto chunk = embedded.slice(0, first, last).detach().requires_grad_(true);
         // The rows are independent sentences: the gradient of the weighted sum is each row's own.
         const auto score = (stepLogits(run, chunk, steps.slice(0, first, last)) * weights.slice(0, first, last)).sum();
+        requireAnswerGraph(score);
         parts.push_back(torch::autograd::grad({score}, {chunk})[0]);
     }
     return torch::cat(parts);

@@ -1,8 +1,11 @@
 #include "common/memory_meter.h"
 
 #include <array>
+#include <sys/resource.h>
+
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -137,6 +140,39 @@ std::int64_t availableSystemBytes() {
         if (key == "MemAvailable:") return kb * 1024;
     }
     return -1;
+}
+
+namespace {
+
+/// VmData of /proc/self/status: the data this process holds now, in bytes; -1 when unknown.
+std::int64_t dataBytesNow() {
+    std::ifstream in("/proc/self/status");
+    std::string key, unit;
+    std::int64_t kb = 0;
+    while (in >> key) {
+        if (key == "VmData:" && in >> kb) return kb * 1024;
+        std::getline(in, unit);
+    }
+    return -1;
+}
+
+}  // namespace
+
+std::int64_t capDataToAvailableMemory(std::int64_t extraBytes) {
+    if (extraBytes <= 0) {
+        if (const char* mb = std::getenv("SACCADE_MEMORY_LIMIT_MB"); mb && std::atoll(mb) > 0)
+            extraBytes = std::int64_t(std::atoll(mb)) << 20;
+        else if (const auto available = availableSystemBytes(); available > 0)
+            extraBytes = available / 10 * 9;
+    }
+    const auto now = dataBytesNow();
+    if (extraBytes <= 0 || now < 0) return -1;
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_DATA, &limit) != 0) return -1;
+    const auto cap = static_cast<rlim_t>(now + extraBytes);
+    if (limit.rlim_max != RLIM_INFINITY && cap > limit.rlim_max) return -1;
+    limit.rlim_cur = cap;
+    return ::setrlimit(RLIMIT_DATA, &limit) == 0 ? std::int64_t(cap) : -1;
 }
 
 }  // namespace saccade::memory

@@ -22,4 +22,11 @@ std::int64_t cpuPeakBytes();
 /// Bytes the machine can still give (MemAvailable of /proc/meminfo), or -1 when unknown.
 std::int64_t availableSystemBytes();
 
+/// Caps this process's data (RLIMIT_DATA: heap and private mappings) at what it holds now plus
+/// `extraBytes`, so an allocation past it fails (LibTorch says "can't allocate memory", which
+/// torchErrorLine puts in words) instead of the kernel's out-of-memory killer ending the process
+/// unannounced. `extraBytes` <= 0: 90% of availableSystemBytes(), or the environment's
+/// SACCADE_MEMORY_LIMIT_MB when set (tests). Returns the cap in bytes, or -1 when none was set.
+std::int64_t capDataToAvailableMemory(std::int64_t extraBytes = 0);
+
 }  // namespace saccade::memory

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "common/torch_errors.h"
 #include "train/metrics_log.h"
 #include "train/training_group.h"
 #include "train/train_order.h"
@@ -319,8 +320,10 @@ Result<TrainSummary> runTrainLoop(const TrainLoopSetup& s, const TrainStep& step
         if (auto trained = run.train(step, evaluate, onProgress); !trained) return Error{trained.error()};
     } catch (const GroupError& e) {
         return Error{std::string("training stopped: ") + e.what()};
-    } catch (const c10::Error& e) {
-        return Error{std::string("training failed: ") + e.what_without_backtrace()};
+    } catch (const std::exception& e) {  // LibTorch's (c10::Error), or std::bad_alloc
+        if (isOutOfMemory(e))
+            return Error{"training ran out of memory (" + torchErrorLine(e) + "); give a smaller --batch"};
+        return Error{"training failed: " + torchErrorLine(e)};
     }
     return run.close();
 }
