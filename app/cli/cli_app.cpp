@@ -9,13 +9,16 @@
 #include "output_check.h"
 #include "resume_check.h"
 #include "shard_option.h"
+#include "common/display_text.h"
 #include "common/result.h"
 #include "common/runtime.h"
 #include "strict_options.h"
 
 namespace saccade::cli {
 int badInput(const std::string& command, const std::string& message) {
-    std::cerr << "saccade-cli " << command << ": " << message << "\n";
+    // The one door of every refusal: one line, whatever text a file or a model put in it (control
+    // characters escaped, at most 2,000 bytes).
+    std::cerr << "saccade-cli " << command << ": " << escapeDisplayText(message, 2000) << "\n";
     return kExitBadInput;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "child_process.h"
+#include "common/display_text.h"
 
 namespace saccade::cli {
 
@@ -29,11 +30,20 @@ nlohmann::json runReferenceScript(const std::string& command, const std::string&
     if (!child) return {};
     auto [status, output] = finishChild(child.value());
     const auto j = nlohmann::json::parse(output, nullptr, false);
-    if (status != 0 || j.is_discarded() || !j.is_object()) {
+    // Say which of the three went wrong: the script failed (a missing torch among the causes), or
+    // it ran and printed something that is not the JSON object a reference prints.
+    if (status != 0) {
+        const bool noTorch = output.find("No module named 'torch") != std::string::npos;
+        std::cerr << "saccade-cli " << command << ": the reference " << script << " exited with status " << status
+                  << (noTorch ? ": Debian's python3-torch is not installed (apt install python3-torch)" : "") << "\n";
+    } else if (j.is_discarded() || !j.is_object()) {
         std::cerr << "saccade-cli " << command << ": the reference " << script
-                  << " failed; is python3-torch installed?\n";
-        return {};
+                  << " ran but did not print one JSON object (it printed "
+                  << (output.empty() ? std::string("nothing") : std::to_string(output.size()) + " bytes starting '" +
+                                                                    escapeDisplayText(output.substr(0, 40), 60) + "'")
+                  << ")\n";
     }
+    if (status != 0 || j.is_discarded() || !j.is_object()) return {};
     return j;
 }
 

@@ -104,8 +104,10 @@ Result<Unit> probeGroupPeer(const DistributedSettings& settings) {
             return Error{"the peer at " + where + " accepted the connection but did not answer within " +
                          std::to_string(static_cast<long long>(settings.timeoutSeconds)) +
                          " s: it is not a Saccade rank 0" + check};
-        return Error{"the peer at " + where + " is not a Saccade rank 0: its answer made no sense to the store (" +
-                     message + ")" + check};
+        // The store's own words ("cannot create std::vector larger than max_size()" for a huge
+        // length prefix) say how the bytes failed, not what the user should know: left out.
+        return Error{"the peer at " + where + " is not a Saccade rank 0: its answer made no sense to a training "
+                     "group's store (bytes no rank 0 sends)" + check};
     }
     return Error{"the peer at " + where + " is not a Saccade rank 0: it answered with data a training group cannot read" +
                  check};

@@ -174,8 +174,8 @@ Result<ScriptSettings> readScriptSettings(const torch::jit::Module& module, cons
         for (const char* key : {"class_names", "input_size", "mean", "std", "patch_grid", "dataset", "resize", "center_crop",
                                 "prefix_tokens", "readout_token"})
             raw[key] = setting(key);
-    } catch (const std::invalid_argument& e) {
-        return Error{e.what()};
+    } catch (const std::invalid_argument& e) {  // a file's text may be long or hold anything: one shown line
+        return Error{escapeDisplayText(firstLine(e.what()), 300)};
     }
     ScriptSettings s;
     if (auto ok = readClassNames(raw["class_names"], s); !ok) return Error{ok.error()};
