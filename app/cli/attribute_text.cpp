@@ -57,7 +57,7 @@ int runAttributeText(const AttributeTextArgs& a) {
         o.caption = a.text + "  ->  " + (*model)->detokenize(target) + "   (" + attribution->method + ", " +
                     attribution->rule + " rule)";
         if (auto written = saveImagePng(renderAlignment(view, o), a.out); !written) {
-            std::cerr << "saccade-cli attribute: " << written.error() << "\n";
+            sayFailure("attribute", written.error());
             return kExitFailure;
         }
     }

@@ -22,6 +22,10 @@ int badInput(const std::string& command, const std::string& message) {
     return kExitBadInput;
 }
 
+void sayFailure(const std::string& command, const std::string& message) {
+    std::cerr << "saccade-cli " << command << ": " << escapeDisplayText(message, 2000) << "\n";
+}
+
 namespace {
 
 // Every command, on `app` (train NAME for every registered family).

@@ -184,7 +184,7 @@ int runAdequacy(AdequacyArgs& a) {
     const auto json = adequacyReportToJson(*report, a.json ? 2 : -1);
     if (!a.out.empty()) {
         if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) {
-            std::cerr << "saccade-cli adequacy: " << saved.error() << "\n";
+            sayFailure("adequacy", saved.error());
             return kExitFailure;
         }
     }

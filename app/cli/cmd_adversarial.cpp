@@ -170,7 +170,7 @@ int runAdversarial(const AdversarialArgs& a) {
     if (!report) return badInput("adversarial", report.error());
     if (!a.out.empty())
         if (auto drawn = drawAdversarial(**model, a, *report, single); !drawn) {
-            std::cerr << "saccade-cli adversarial: " << drawn.error() << "\n";
+            sayFailure("adversarial", drawn.error());
             return kExitFailure;
         }
     if (a.json)

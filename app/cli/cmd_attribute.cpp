@@ -135,7 +135,7 @@ int runAttribute(AttributeArgs a) {
         ro.stepNumbers = false;
         auto written = saveImagePng(renderTraceStep(input->image, attributionTrace(*map, *input), 0, ro), a.out);
         if (!written) {
-            std::cerr << "saccade-cli attribute: " << written.error() << "\n";
+            sayFailure("attribute", written.error());
             return kExitFailure;
         }
     }

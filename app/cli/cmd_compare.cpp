@@ -57,7 +57,7 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
     const auto json = runSetToJson(*set, stats, a.json ? 2 : -1);
     if (!a.out.empty()) {
         if (auto saved = writeFileAtomic(a.out, json); !saved) {
-            std::cerr << "saccade-cli compare: " << saved.error() << "\n";
+            sayFailure("compare", saved.error());
             return kExitFailure;
         }
     }

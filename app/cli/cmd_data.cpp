@@ -35,7 +35,7 @@ std::string sampleTitle(const Sample& s, const std::vector<std::string>& classes
 int writeSheet(const std::string& command, const Image& sheet, const std::string& out) {
     auto saved = saveImagePng(sheet, out);
     if (!saved) {
-        std::cerr << "saccade-cli " << command << ": " << saved.error() << "\n";
+        sayFailure(command, saved.error());
         return kExitFailure;
     }
     std::cout << "wrote " << out << " (" << sheet.width << "x" << sheet.height << ")\n";
@@ -137,7 +137,7 @@ void addPairs(CLI::App& data, int& exitCode) {
             return;
         }
         if (auto w = writeFileAtomic(a->out, seqPairsText(**task, *split, a->start, a->count, a->seed)); !w) {
-            std::cerr << "saccade-cli data pairs: " << w.error() << "\n";
+            sayFailure("data pairs", w.error());
             exitCode = kExitFailure;
             return;
         }

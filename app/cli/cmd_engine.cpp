@@ -78,7 +78,7 @@ void addAttendCommand(CLI::App& app, int& exitCode) {
         if (!args->out.empty()) {
             auto saved = saveTrace(*trace, args->out);
             if (!saved) {
-                std::cerr << "saccade-cli attend: " << saved.error() << "\n";
+                sayFailure("attend", saved.error());
                 exitCode = kExitFailure;
                 return;
             }

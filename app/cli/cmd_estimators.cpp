@@ -167,7 +167,7 @@ void addEstimatorsCommand(CLI::App& app, int& exitCode) {
         in.temperatures = *temperatures;
         if (!args->out.empty()) {
             if (auto target = resolveSaveTarget(args->out); !target) {
-                std::cerr << "saccade-cli estimators: " << target.error() << "\n";
+                sayFailure("estimators", target.error());
                 exitCode = kExitFailure;
                 return;
             }
@@ -180,7 +180,7 @@ void addEstimatorsCommand(CLI::App& app, int& exitCode) {
         const auto json = estimatorLabToJson(*result, args->json ? 2 : -1);
         if (!args->out.empty()) {
             if (auto saved = writeFileAtomic(args->out, json + "\n"); !saved) {
-                std::cerr << "saccade-cli estimators: " << saved.error() << "\n";
+                sayFailure("estimators", saved.error());
                 exitCode = kExitFailure;
                 return;
             }

@@ -163,7 +163,7 @@ void addTrace(CLI::App& app, int& exitCode) {
         if (!trace) { exitCode = badInput("trace", trace.error()); return; }
         if (!a->out.empty()) {
             if (auto saved = saveTrace(*trace, a->out); !saved) {
-                std::cerr << "saccade-cli trace: " << saved.error() << "\n";
+                sayFailure("trace", saved.error());
                 exitCode = kExitFailure;
                 return;
             }
@@ -248,7 +248,7 @@ void addRender(CLI::App& app, int& exitCode) {
             written = saveImagePng(renderTraceStrip(input->image, *trace, options), a->out);
         }
         if (!written) {
-            std::cerr << "saccade-cli render: " << written.error() << "\n";
+            sayFailure("render", written.error());
             exitCode = kExitFailure;
             return;
         }

@@ -113,7 +113,7 @@ void addReportCommand(CLI::App& app, int& exitCode) {
         auto html = buildHtmlReport(**model, a->report, consoleProgress("report"));
         if (!html) { exitCode = badInput("report", html.error()); return; }
         if (auto written = writeFileAtomic(a->out, *html); !written) {
-            std::cerr << "saccade-cli report: " << written.error() << "\n";
+            sayFailure("report", written.error());
             exitCode = kExitFailure;
             return;
         }
@@ -121,7 +121,7 @@ void addReportCommand(CLI::App& app, int& exitCode) {
         if (a->pdf) {
             const std::string pdf = a->out.substr(0, a->out.size() - 5) + ".pdf";
             if (auto made = htmlToPdf(a->out, pdf); !made) {
-                std::cerr << "saccade-cli report: " << made.error() << "\n";
+                sayFailure("report", made.error());
                 exitCode = kExitFailure;
                 return;
             }

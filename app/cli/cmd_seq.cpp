@@ -75,7 +75,7 @@ void addTranslate(CLI::App& app, int& exitCode) {
         const auto json = seqTranslationToJson(*t, a->model, (*model)->taskName());
         if (!a->out.empty()) {
             if (auto w = writeFileAtomic(a->out, json + "\n"); !w) {
-                std::cerr << "saccade-cli translate: " << w.error() << "\n";
+                sayFailure("translate", w.error());
                 exitCode = kExitFailure;
                 return;
             }
@@ -250,7 +250,7 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
     else if (ext == ".csv") written = writeFileAtomic(out, seqAlignmentToCsv(*t));
     else written = writeGif(renderAlignmentFrames(*t, o), delay, out);
     if (!written) {
-        std::cerr << "saccade-cli render: " << written.error() << "\n";
+        sayFailure("render", written.error());
         return kExitFailure;
     }
     std::cout << "wrote " << out << " (" << t->tokens.size() << " steps x " << t->source.size() << " source tokens, rule "

@@ -77,5 +77,8 @@ void addReportCommand(CLI::App& app, int& exitCode);
 
 /// Prints "saccade-cli <command>: <message>" on stderr and returns kExitBadInput.
 int badInput(const std::string& command, const std::string& message);
+/// Prints "saccade-cli COMMAND: MESSAGE" for a failure after the work began (a file that could
+/// not be written), through the same door as badInput; the caller returns its own exit code.
+void sayFailure(const std::string& command, const std::string& message);
 
 }  // namespace saccade::cli

@@ -155,7 +155,8 @@ int reportParseError(CLI::App& app, const CLI::ParseError& e, int argc, char** a
     // One line: CLI11 messages about several arguments can carry newlines.
     for (char& c : message)
         if (c == '\n') c = ' ';
-    std::cerr << "saccade-cli" << (command.empty() ? "" : " " + command) << ": " << message
+    // What was typed is echoed: through the same door as every refusal (badInput).
+    std::cerr << "saccade-cli" << (command.empty() ? "" : " " + command) << ": " << escapeDisplayText(message, 2000)
               << " (see --help)\n";
     return kExitBadInput;
 }

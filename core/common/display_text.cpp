@@ -31,7 +31,9 @@ long nextCodePoint(const std::string& s, std::size_t& i) {
 
 bool isRefused(long cp, bool allowNewlines) {
     if (allowNewlines && (cp == '\n' || cp == '\t')) return false;
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    // U+2028 and U+2029 break a line as a newline does, unseen in the bytes.
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
 }
 
 std::string codePointName(long cp) {
@@ -51,7 +53,8 @@ Result<std::string> checkDisplayText(const std::string& text, const std::string&
         const long cp = nextCodePoint(text, i);
         if (cp < 0) return Error{what + " is not valid UTF-8 (at byte " + std::to_string(at) + ")"};
         if (isRefused(cp, allowNewlines))
-            return Error{what + " holds the " + (cp >= 0x2000 ? "direction override " : "control character ") +
+            return Error{what + " holds the " +
+                         (cp == 0x2028 || cp == 0x2029 ? "line separator " : cp >= 0x2000 ? "direction override " : "control character ") +
                          codePointName(cp) + " at byte " + std::to_string(at) +
                          " (control and direction-override characters cannot be shown)"};
     }

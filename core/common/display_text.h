@@ -2,8 +2,9 @@
 // Text that came from outside (an imported model's class names, a typed caption or sentence) is
 // shown on terminals, in HTML and SVG, and in Qt labels. Rather than escape it differently for
 // each, text that cannot be shown as it is, is refused at the door: bytes that are not UTF-8,
-// control characters (ESC and the terminal sequences it starts, NUL, DEL, C1), and the Unicode
-// direction overrides that reorder the text around them (U+202A-U+202E, U+2066-U+2069).
+// control characters (ESC and the terminal sequences it starts, NUL, DEL, C1), the line
+// separators U+2028 and U+2029, and the Unicode direction overrides that reorder the text around
+// them (U+202A-U+202E, U+2066-U+2069).
 
 #include <cstddef>
 #include <string>

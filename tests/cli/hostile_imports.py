@@ -89,6 +89,7 @@ def main() -> None:
     save(Captioner(VOCAB, 1000, 4, ""), f"{out}/long_caption.pt")
     save(Captioner(VOCAB, 1, 3000, ""), f"{out}/huge_grid_captioner.pt")
     save(Captioner(VOCAB, 1, 4, "bad \x1b[31mred\x1b[0m \u202eevil"), f"{out}/raising.pt")
+    save(Captioner(VOCAB, 1, 4, "first line\nsecond line\u2028third"), f"{out}/two_lines.pt")
     save(Translator(["<pad>", "<end>", "x", "y"], 32000), f"{out}/long_translation.pt")
     save(Translator(["<pad>", "<end>", "x", "\u202ey"], 0), f"{out}/rlo_vocabulary.pt")
     save(Grid(3000), f"{out}/huge_grid.pt")

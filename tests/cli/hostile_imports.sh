@@ -41,4 +41,6 @@ refused long_translation "translate answered 32012 tokens when asked for at most
   translate --model long_translation.pt --text abc
 refused rlo_vocabulary "its target_vocabulary entry 3 holds the direction override U+202E at byte 0" \
   translate --model rlo_vocabulary.pt --text abc
-echo "hostile imports: all 8 refused"
+refused two_lines 'caption failed: ValueError: first line' trace --model two_lines.pt --sample scenes64:0
+grep -q "second" two_lines.err && fail "two_lines: more than the exception's first line"
+echo "hostile imports: all 9 refused"

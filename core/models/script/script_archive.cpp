@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <mutex>
+#include <regex>
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -133,10 +134,24 @@ std::string rawModelMessage(const std::exception& e) {
     const auto* c10 = dynamic_cast<const c10::Error*>(&e);
     const std::string text = c10 ? c10->what_without_backtrace() : e.what();
     if (text.rfind("The following operation failed in the TorchScript interpreter", 0) != 0) return firstLine(text);
-    const auto end = text.find_last_not_of(" \t\n");
-    if (end == std::string::npos) return firstLine(text);
-    const auto start = text.rfind('\n', end);
-    std::string line = text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+    // The interpreter's traceback ends with the Python exception: "builtins.ValueError: first
+    // line" and the message's further lines. Its first line is the one said.
+    static const std::regex kRaised(R"(^(builtins\.)?[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Exit|Interrupt|Warning): )");
+    std::size_t found = std::string::npos;
+    for (std::size_t at = 0; at < text.size();) {
+        const auto end = text.find('\n', at);
+        const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        if (std::regex_search(line, kRaised)) found = at;  // the last such line: the raised exception
+        if (end == std::string::npos) break;
+        at = end + 1;
+    }
+    if (found == std::string::npos) {
+        const auto end = text.find_last_not_of(" \t\n");
+        if (end == std::string::npos) return firstLine(text);
+        const auto start = text.rfind('\n', end);
+        found = start == std::string::npos ? 0 : start + 1;
+    }
+    std::string line = firstLine(text.substr(found));
     if (line.rfind("builtins.", 0) == 0) line = line.substr(9);
     return line;
 }
