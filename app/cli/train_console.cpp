@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <torch/cuda.h>
 
 #include "commands.h"
 #include "common/memory_meter.h"
@@ -63,7 +64,9 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     g_interrupted = false;
     std::signal(SIGINT, onInterrupt);
     // A batch too large for this machine fails with "out of memory" in words, not the kernel's kill.
-    memory::capDataToAvailableMemory();
+    // On the CPU only: CUDA's libraries map host memory of their own that the cap would count.
+    if (options.device == "cpu" || (options.device == "auto" && !torch::cuda::is_available()))
+        memory::capDataToAvailableMemory();
     const bool tty = ::isatty(STDOUT_FILENO);
     double lastPrint = -10;
     auto result = train([&](const TrainProgress& p) {
