@@ -81,4 +81,16 @@ TEST(DisplayText, RefusesControlsOverridesBadUtf8AndLengthNamingWhere) {
         EXPECT_NE(r.error().find(expected), std::string::npos) << r.error();
     }
     EXPECT_TRUE(checkDisplayText("a\nb\tc", "t", 10, /*allowNewlines=*/true).ok());
+    EXPECT_NE(checkDisplayText("a\xe2\x80\xa8" "b", "t", 10).error().find("the line separator U+2028 at byte 1"),
+              std::string::npos);
+}
+
+// Text that must be shown though it came from outside: every control character, direction
+// override, line separator and stray byte visible as an escape, cut at a character boundary.
+TEST(DisplayText, EscapesWhatItCannotShowAndCutsLongText) {
+    EXPECT_EQ(escapeDisplayText("caf\xc3\xa9 ok", 100), "caf\xc3\xa9 ok");
+    EXPECT_EQ(escapeDisplayText("a\x1b[31mb\xe2\x80\xae" "c\xff" "d\ne\xe2\x80\xa8", 100),
+              "a\\x1B[31mb\\u202Ec\\xFFd\\x0Ae\\u2028");
+    const std::string cut = escapeDisplayText(std::string(10, 'x') + "\xc3\xa9\xc3\xa9", 11);
+    EXPECT_EQ(cut, std::string(10, 'x') + "... (14 bytes in all)");  // not half an é
 }
