@@ -21,7 +21,6 @@ namespace {
 
 constexpr const char* kTranslateSignature = "translate(source: Tensor, max_len: int) -> Dict[str, Tensor]";
 constexpr const char* kAlignSignature = "align(source: Tensor, target: Tensor) -> Dict[str, Tensor]";
-constexpr std::size_t kMaxSourceTokens = 200;
 
 /// What translate or align returned for one sentence, checked: cross [L, H, T, S] (an
 /// `alignment` is one layer of one head), encoder [L, H, S, S] or undefined; tokens [T] (translate).
@@ -122,7 +121,7 @@ struct ScriptTranslator::Impl {
 
     Result<TranslatorOutputs> translateIds(const torch::Tensor& ids) const {
         const auto S = ids.size(1);
-        const auto maxLen = std::min<std::int64_t>(kMaxSourceTokens, 2 * S + 10);
+        const auto maxLen = std::min<std::int64_t>(kMaxSeqTokens, 2 * S + 10);
         auto dict = call("translate", {ids, maxLen});
         if (!dict) return Error{dict.error()};
         const std::string where = "model '" + path + "': translate";
@@ -271,8 +270,9 @@ Result<SeqTranslation> ScriptTranslator::translate(const std::string& text, cons
         return Error{"an imported translator has one rule, translate (its own decoding), not '" + rule + "'"};
     const auto tokens = tokenize(text);
     if (tokens.tokens.empty()) return Error{"nothing to translate: the text holds no tokens"};
-    if (tokens.tokens.size() > kMaxSourceTokens)
-        return Error{"the text holds " + std::to_string(tokens.tokens.size()) + " tokens; at most 200 are read"};
+    if (tokens.tokens.size() > kMaxSeqTokens)
+        return Error{"the text holds " + std::to_string(tokens.tokens.size()) + " tokens; at most " +
+                     std::to_string(kMaxSeqTokens) + " are read"};
     auto ids = m->sourceTensor(tokens.tokens);
     if (!ids) return Error{ids.error()};
     auto o = m->translateIds(*ids);

@@ -6,6 +6,7 @@
 
 #include "models/parameter_groups.h"
 #include "models/seq/seq_batch.h"
+#include "models/translator.h"
 
 namespace saccade {
 
@@ -42,8 +43,9 @@ SeqNetGradient::SeqNetGradient(std::shared_ptr<SeqNetBase> net, std::shared_ptr<
 Result<SeqForcedInput> SeqNetGradient::prepare(const std::vector<std::string>& source,
                                                const std::vector<std::string>& target) {
     if (source.empty() || target.empty()) return Error{"an empty source or target has no attribution"};
-    if (source.size() > 200)
-        return Error{"the source holds " + std::to_string(source.size()) + " tokens; at most 200 are read"};
+    if (source.size() > kMaxSeqTokens)
+        return Error{"the source holds " + std::to_string(source.size()) + " tokens; at most " +
+                     std::to_string(kMaxSeqTokens) + " are read"};
     for (const auto& token : target)
         if (!m_task->targetVocab().contains(token))
             return Error{"'" + token + "' is not a token the model writes (its output vocabulary has " +

@@ -110,8 +110,9 @@ Result<SeqTranslation> SeqModel::translate(const std::string& text, const std::s
     const auto& task = *m->task;
     auto tokens = task.tokenize(text);
     if (tokens.tokens.empty()) return Error{"nothing to translate: the text holds no tokens"};
-    if (tokens.tokens.size() > 200)
-        return Error{"the text holds " + std::to_string(tokens.tokens.size()) + " tokens; at most 200 are read"};
+    if (tokens.tokens.size() > kMaxSeqTokens)
+        return Error{"the text holds " + std::to_string(tokens.tokens.size()) + " tokens; at most " +
+                     std::to_string(kMaxSeqTokens) + " are read"};
     SeqTranslation out;
     out.rule = selectionRuleSpec(*rule);
     out.seed = seed;
