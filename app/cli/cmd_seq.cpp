@@ -205,6 +205,12 @@ int runSeqEval(const std::string& path, const std::string& device, const std::st
         for (const auto& u : r->unknownExamples) std::cout << " '" << u << "'";
         std::cout << "\n";
     }
+    if (r->unwritableTargetTokens > 0) {
+        std::cout << "  " << r->unwritableTargetTokens
+                  << " reference token(s) are outside the model's output vocabulary, so it can never write them:";
+        for (const auto& u : r->unwritableExamples) std::cout << " '" << u << "'";
+        std::cout << "\n";
+    }
     std::cout << "  exact match by source length:";
     for (const auto& b : r->byLength)
         std::cout << "  " << b.length << (b.seenInTraining ? "" : "*") << ": " << std::setprecision(0) << 100 * b.exactMatch << "%";

@@ -98,6 +98,8 @@ std::string seqEvalReportToJson(const SeqEvalReport& r) {
                           {"unknown_source_words", r.unknownSourceWords},
                           {"sentences_with_unknown_words", r.sentencesWithUnknown},
                           {"unknown_examples", r.unknownExamples},
+                          {"unwritable_target_tokens", r.unwritableTargetTokens},
+                          {"unwritable_examples", r.unwritableExamples},
                           {"seconds", r.seconds}}
         .dump(2);
 }

@@ -51,6 +51,9 @@ struct SeqEvalReport {
     /// sentences holding one, and the first few such words.
     std::int64_t unknownSourceWords = 0, sentencesWithUnknown = 0;
     std::vector<std::string> unknownExamples;
+    /// Reference tokens outside its output vocabulary (it can never write them), the first few.
+    std::int64_t unwritableTargetTokens = 0;
+    std::vector<std::string> unwritableExamples;
     double seconds = 0;
 };
 
@@ -85,6 +88,8 @@ public:
     virtual SeqTokens tokenize(const std::string& text) const = 0;
     /// Target text to tokens, as the model writes them (for references in a pairs file).
     virtual std::vector<std::string> splitTarget(const std::string& text) const;
+    /// Whether `token` is in its output vocabulary: one it is not can never be written.
+    virtual bool writes(const std::string& token) const = 0;
     /// Rules it translates under, the deterministic one first ("soft", "argmax", "sample").
     virtual std::vector<std::string> rules() const = 0;
     std::string deterministicRule() const { return rules().front(); }

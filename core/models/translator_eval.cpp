@@ -44,8 +44,8 @@ struct PairTally {
     double entropySum = 0;
     AlignmentErrorCounts aer;
     std::map<int, std::pair<std::int64_t, std::int64_t>> byLength;  // length -> (n, exact)
-    std::int64_t unknownWords = 0, sentencesWithUnknown = 0;
-    std::vector<std::string> unknownExamples;
+    std::int64_t unknownWords = 0, sentencesWithUnknown = 0, unwritable = 0;
+    std::vector<std::string> unknownExamples, unwritableExamples;
 };
 
 // One pair: its translation counted, and its alignment where the file gives one.
@@ -59,6 +59,11 @@ Result<Unit> addPair(const Translator& model, const SeqPairLine& pair, const Seq
     for (const auto& u : unknown)
         if (tally.unknownExamples.size() < 5) tally.unknownExamples.push_back(u);
     const auto target = model.splitTarget(pair.target);
+    for (const auto& token : target)  // a reference the model can never match: said, not only scored
+        if (!model.writes(token)) {
+            ++tally.unwritable;
+            if (tally.unwritableExamples.size() < 5) tally.unwritableExamples.push_back(token);
+        }
     const auto n = t->tokens.size() - (t->finished ? 1 : 0);
     const std::vector<std::string> out(t->tokens.begin(), t->tokens.begin() + std::ptrdiff_t(n));
     const bool ok = t->finished && out == target;
@@ -126,6 +131,8 @@ Result<SeqEvalReport> evaluatePairs(const Translator& model, const std::vector<S
     r.unknownSourceWords = tally.unknownWords;
     r.sentencesWithUnknown = tally.sentencesWithUnknown;
     r.unknownExamples = tally.unknownExamples;
+    r.unwritableTargetTokens = tally.unwritable;
+    r.unwritableExamples = tally.unwritableExamples;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (onProgress) onProgress(N, N);
     return r;

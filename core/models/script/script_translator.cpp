@@ -306,6 +306,8 @@ Result<SeqTranslation> ScriptTranslator::translate(const std::string& text, cons
     return out;
 }
 
+bool ScriptTranslator::writes(const std::string& token) const { return m->targetIds.count(token) != 0; }
+
 std::vector<std::string> ScriptTranslator::splitTarget(const std::string& text) const {
     return splitText(text, m->targetCharacters ? SeqTokenKind::Characters : SeqTokenKind::Words);
 }

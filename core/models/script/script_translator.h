@@ -40,6 +40,7 @@ public:
     SeqTokenKind tokenKind() const override;
     SeqTokens tokenize(const std::string& text) const override;
     std::vector<std::string> splitTarget(const std::string& text) const override;
+    bool writes(const std::string& token) const override;
     /// "translate": the model's own decoding.
     std::vector<std::string> rules() const override { return {"translate"}; }
     Result<SeqTranslation> translate(const std::string& text, const std::string& rule = "", std::uint64_t seed = 1) const override;

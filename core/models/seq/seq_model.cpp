@@ -48,6 +48,7 @@ std::string SeqModel::taskName() const { return m->task->name(); }
 SeqTokenKind SeqModel::tokenKind() const { return m->task->tokenKind(); }
 SeqTokens SeqModel::tokenize(const std::string& text) const { return m->task->tokenize(text); }
 std::vector<std::string> SeqModel::splitTarget(const std::string& text) const { return m->task->tokenize(text).tokens; }
+bool SeqModel::writes(const std::string& token) const { return m->task->targetVocab().contains(token); }
 const CheckpointInfo& SeqModel::info() const { return m->header.info; }
 const std::string& SeqModel::path() const { return m->path; }
 

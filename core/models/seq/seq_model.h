@@ -36,6 +36,7 @@ public:
     SeqTokenKind tokenKind() const override;
     SeqTokens tokenize(const std::string& text) const override;
     std::vector<std::string> splitTarget(const std::string& text) const override;
+    bool writes(const std::string& token) const override;
     bool canForceTarget() const override { return true; }
     /// Its deterministic rules (soft, argmax) over the source's embedding rows.
     SeqGradientForward* gradientForward() const override;
