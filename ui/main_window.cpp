@@ -327,10 +327,14 @@ QString MainWindow::openSessionFile(const QString& path, bool dialog) {
     }
     setSessionNotes(QString::fromStdString(session->notes));
     setCurrentPage(QString::fromStdString(session->page)) || setCurrentPage(kAttentionPage);
-    if (m_pages->currentWidget() == m_analysis)
+    if (m_pages->currentWidget() == m_analysis) {
+        // A session names its tab, or means the page's first: never the tab the window last showed
+        // (a tour's slide 5 on Probes & cost once showed slide 6's Cost tab when stepped back to).
+        m_analysis->tabs()->setCurrentIndex(0);
         for (int i = 0; i < m_analysis->tabs()->count(); ++i)
             if (m_analysis->tabs()->tabText(i).toLower().toStdString() == session->pageTab)
                 m_analysis->tabs()->setCurrentIndex(i);
+    }
     m_attention->openSession(*session);
     if (session->sequences) m_sequences->openSession(*session->sequences);
     if (m_tourIndex < 0 || m_tour.value(m_tourIndex) != path) rememberSession(path);  // a tour's slides are not "recent"

@@ -391,7 +391,12 @@ void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
     auto* summary = page->findChild<QLabel*>(QStringLiteral("runsSummary"));
     QVERIFY(summary);
     QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(QStringLiteral("1000 runs</b>, seeds 1–1000")), 60'000);
-    QVERIFY(window.advanceTour(3));
+    QVERIFY(window.advanceTour(2));  // slide 6: the Cost tab
+    auto* tabs = window.analysisPage()->tabs();
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Cost"));
+    QVERIFY(window.advanceTour(-1));  // back to slide 5, which names no tab: its page's first, the sweep it speaks of
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Boundary sweep"));
+    QVERIFY(window.advanceTour(2));
     QVERIFY(!window.advanceTour(1));  // the last slide
     QVERIFY(window.recentSessions().isEmpty());  // a tour's slides are not recent sessions
     window.setPresentationMode(false);
