@@ -24,6 +24,7 @@
 #include <QStandardItemModel>
 #include <QtTest>
 
+#include "shown_attention_page.h"
 #include "attention/adequacy_panel.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
@@ -102,10 +103,7 @@ private:
 };
 
 void TestAttentionPage::initTestCase() {
-    m_page = new AttentionPage;
-    m_page->resize(1280, 760);
-    m_page->start(nullptr);
-    m_page->show();
+    m_page = shownAttentionPage();
     QVERIFY(QTest::qWaitForWindowExposed(m_page));
     QVERIFY2(!m_page->bundledFolder().isEmpty(), "bundled models not found");
     waitForTrace();

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "shown_attention_page.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
 #include "model_service.h"
@@ -56,10 +57,7 @@ private:
 };
 
 void TestStuckModel::initTestCase() {
-    m_page = new AttentionPage;
-    m_page->resize(1280, 760);
-    m_page->start(nullptr);
-    m_page->show();
+    m_page = shownAttentionPage();
     QVERIFY(QTest::qWaitForWindowExposed(m_page));
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy() && m_page->canvas()->trace().has_value(), 60'000);
 }

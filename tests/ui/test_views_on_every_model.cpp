@@ -9,6 +9,7 @@
 #include <QStandardItemModel>
 #include <QtTest>
 
+#include "shown_attention_page.h"
 #include "analysis/image_maps.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
@@ -32,10 +33,7 @@ private:
 };
 
 void TestViewsOnEveryModel::initTestCase() {
-    m_page = new AttentionPage;
-    m_page->resize(1280, 760);
-    m_page->start(nullptr);
-    m_page->show();
+    m_page = shownAttentionPage();
     QVERIFY(QTest::qWaitForWindowExposed(m_page));
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy() && m_page->canvas()->trace().has_value(), 60'000);
 }
