@@ -23,6 +23,9 @@
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QShowEvent>
+#include <QTableView>
+#include <QHeaderView>
 #include <QFileInfo>
 #include <QMimeData>
 
@@ -273,6 +276,38 @@ void MainWindow::saveSettings() const {
     m_attention->saveSettings(settings);
 }
 
+// Columns sized to their contents were sized in the type they were filled in: sized again in the
+// new type once every widget has it ("deterministic" whole in presentation type, not "eterminist").
+void MainWindow::refitTables() {
+    QTimer::singleShot(0, this, [this] {
+        for (auto* table : findChildren<QTableView*>()) {
+            QHeaderView* header = table->horizontalHeader();
+            bool fitted = false;  // columns the table's code sized (the others follow their contents or stretch)
+            for (int c = 0; c < header->count(); ++c) fitted |= header->sectionResizeMode(c) == QHeaderView::Interactive;
+            if (fitted) table->resizeColumnsToContents();
+        }
+    });
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // Once the window system has framed the window (its title bar and borders are known).
+    if (!event->spontaneous()) QTimer::singleShot(0, this, &MainWindow::fitIntoScreen);
+}
+
+// A 1280x800 screen with a panel, or the frame a window manager adds, must not push the step
+// controls and the status bar off the bottom: the whole frame goes inside the available area.
+void MainWindow::fitIntoScreen() {
+    if (!screen() || m_presenting || isMaximized() || isFullScreen()) return;
+    const QRect room = screen()->availableGeometry();
+    if (room.contains(frameGeometry())) return;
+    const QSize frameMargins = frameGeometry().size() - geometry().size();
+    resize(size().boundedTo(room.size() - frameMargins).expandedTo(minimumSizeHint()));
+    const QRect frame = frameGeometry();
+    move(qBound(room.left(), frame.left(), qMax(room.left(), room.right() + 1 - frame.width())),
+         qBound(room.top(), frame.top(), qMax(room.top(), room.bottom() + 1 - frame.height())));
+}
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         const QString path = url.toLocalFile();
@@ -338,8 +373,8 @@ QString MainWindow::openSessionFile(const QString& path, bool dialog) {
     m_attention->openSession(*session);
     if (session->sequences) m_sequences->openSession(*session->sequences);
     if (m_tourIndex < 0 || m_tour.value(m_tourIndex) != path) rememberSession(path);  // a tour's slides are not "recent"
-    statusBar()->showMessage(m_notes.isEmpty() ? tr("Opened the session %1").arg(QFileInfo(path).fileName())
-                                               : tr("%1: %2").arg(QFileInfo(path).fileName(), m_notes.simplified()));
+    // The notes are in their band above the pages; repeated here they ran under the slide counter.
+    statusBar()->showMessage(tr("Opened the session %1").arg(QFileInfo(path).fileName()));
     return {};
 }
 
@@ -364,6 +399,7 @@ void MainWindow::setPresentationMode(bool on) {
         m_notesBand->setFont(caption);
         capLines(m_notesBand, kNoteLines, &caption);
         m_attention->canvas()->setLineScale(2.0);
+        refitTables();
         m_normalGeometry = geometry();
         m_wasMaximized = isMaximized();
         // The whole screen, also where no window manager applies the full-screen state.
@@ -375,6 +411,7 @@ void MainWindow::setPresentationMode(bool on) {
         m_notesBand->setFont(m_normalFont);
         capLines(m_notesBand, kNoteLines, &m_normalFont);
         m_attention->canvas()->setLineScale(1.0);
+        refitTables();
         m_tourTimer->stop();
         if (!m_tour.isEmpty()) setSessionNotes(QString());  // a tour's caption belongs to its slide
         m_tour.clear();  // leaving the presentation ends its tour
@@ -383,6 +420,7 @@ void MainWindow::setPresentationMode(bool on) {
         showNormal();
         if (m_normalGeometry.isValid()) setGeometry(m_normalGeometry);  // also where no window manager restores it
         if (m_wasMaximized) showMaximized();
+        else QTimer::singleShot(0, this, &MainWindow::fitIntoScreen);
     }
 }
 

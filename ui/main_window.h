@@ -90,6 +90,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     /// Checkpoints (.pt) and images dropped anywhere open on the attention page.
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -104,6 +105,10 @@ private:
     void addMenus();
     void addPage(const QString& key, const QString& title, QWidget* page, const QString& tip);
     void restoreSettings();
+    /// Moves and shrinks the window so its frame lies inside the screen's available geometry.
+    void fitIntoScreen();
+    /// Sizes every table's columns to their contents again, in the window's new type.
+    void refitTables();
     void saveSettings() const;
 
     QListWidget* m_sidebar = nullptr;

@@ -81,6 +81,7 @@ ModelCard makeCard(const QString& path, AttentionModel& model) {
     card.metricsJson = QString::fromStdString(info.metricsJson);
     card.summary = QString::fromStdString(model.summary());
     card.deterministicRule = QString::fromStdString(model.deterministicRule());
+    card.trainingRule = QString::fromStdString(model.trainingRule());
     const CellGrid cells = model.cellGrid();
     card.grid = cells.side;
     card.scorer = QString::fromStdString(cells.scorer);

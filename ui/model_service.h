@@ -51,6 +51,7 @@ struct ModelCard {
     QString metricsJson;  ///< the sidecar's metrics object
     QString summary;      ///< the model's one-line description of its architecture
     QString deterministicRule = QStringLiteral("argmax");  ///< argmax (patch) or mean (RAM)
+    QString trainingRule = QStringLiteral("argmax");  ///< the rule it opens under (AttentionModel::trainingRule)
     QStringList rules;    ///< the rule names it accepts (see AttentionToolbar::setAvailableRules)
     /// The K a counted rule takes on this model (head: 0 to heads-1; topk: 1 to the cells); a rule
     /// not listed takes the toolbar's own range.

@@ -225,4 +225,15 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
     return model;
 }
 
+std::string AttentionModel::trainingRule() const {
+    const std::string mode = trainedMode();
+    const std::string trained = mode == "soft"                         ? "soft"
+                                : mode == "hard" || mode == "reinforce" ? "sample"
+                                : mode == "gumbel"                      ? "gumbel"
+                                                                        : "";
+    const auto offered = ruleMenu().rules;
+    return !trained.empty() && std::find(offered.begin(), offered.end(), trained) != offered.end() ? trained
+                                                                                                  : deterministicRule();
+}
+
 }  // namespace saccade

@@ -124,6 +124,9 @@ public:
     virtual std::vector<std::string> evaluationRules() const { return {}; }
     /// The rules the GUI offers for it (by default its deterministic rule alone).
     virtual RuleMenu ruleMenu() const { return {{deterministicRule()}, {}}; }
+    /// The rule it opens under: the one it was trained with where it offers it (a soft model:
+    /// soft; a hard or REINFORCE one: sample), else its deterministic rule.
+    std::string trainingRule() const;
     /// How a model list names it: "soft patch model, translated-fashion60" (by default its summary).
     virtual std::string displayName() const { return summary(); }
     /// One line a user should read before trusting the model's views (an import whose outputs are

@@ -352,7 +352,14 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
-        m_toolbar->setAvailableRules(card.rules, card.deterministicRule, card.ruleRanges);
+        m_toolbar->setAvailableRules(card.rules, card.trainingRule, card.ruleRanges);
+        // Another model opens under its own training rule (a soft captioner under argmax writes
+        // captions it never learnt to); the same model reopened (another device) keeps the rule.
+        const bool another = QFileInfo(card.path) != QFileInfo(m_shownModel);
+        if (another) m_toolbar->setRule(card.trainingRule);
+        else if (!m_restoredRule.isEmpty()) m_toolbar->setRule(m_restoredRule);  // the saved model's saved rule
+        m_restoredRule.clear();
+        m_shownModel = card.path;
     }
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
     m_images->setDeterministicRuleName(card.deterministicRule);

@@ -165,6 +165,8 @@ private:
     ModelPanel* m_models = nullptr;
     ImagePanel* m_images = nullptr;
     AttributionView* m_attribution = nullptr;
+    QString m_shownModel;  ///< the model whose card was last shown (a new one opens under its training rule)
+    QString m_restoredRule;  ///< the rule saved with the saved model, applied once it has loaded
     QTabWidget* m_tabs = nullptr;
     QSplitter* m_splitter = nullptr;
     QString m_bundledFolder;

@@ -65,6 +65,9 @@ void AttentionPage::start(QSettings* settings) {
         model = settings->value(key("model"), model).toString();
         m_models->setDevice(settings->value(key("device"), QStringLiteral("auto")).toString());
         m_toolbar->setRule(settings->value(key("rule"), QStringLiteral("argmax")).toString());
+        // Applied again once the model has loaded, over its training rule.
+        m_restoredRule = settings->value(key("rule")).toString();
+        m_shownModel = model;
         m_toolbar->setSeed(settings->value(key("seed"), 1).toULongLong());
         OverlaySettings o;
         o.heatmap = settings->value(key("overlay_heatmap"), o.heatmap).toBool();

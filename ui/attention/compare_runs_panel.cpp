@@ -90,7 +90,9 @@ void CompareRunsPanel::buildResultViews() {
     m_entropy = new BandChart(this);
     m_entropy->setObjectName(QStringLiteral("entropyChart"));
     m_entropy->setMinimumHeight(130);
-    m_entropy->setTitles(tr("Entropy per step: mean, \u00b11 sd"), tr("step"), tr("nats"));
+    // No chart title: in the left column at 1280x800 its line is what the ticks need.
+    m_entropy->setTitles(QString(), tr("step"), tr("nats"));
+    m_entropy->setToolTip(tr("Entropy of each step's attention over the runs: the line is the mean, the band \u00b11 sd"));
     m_outputs->setObjectName(QStringLiteral("outputChart"));
     m_outputs->setAxisTitles(tr("share of runs"), tr("output"));
     m_outputs->setToolTip(tr("Share of runs per output; click a bar to load the first run with that output"));
@@ -278,13 +280,16 @@ void CompareRunsPanel::showSummary(const RunSet& set, const RunStats& stats, int
     text += tr("runs agreeing with %1: <b>%2%</b>").arg(det).arg(100 * stats.agreement, 0, 'f', 1);
     if (stats.accuracy) text += tr("; right: <b>%1%</b>").arg(100 * *stats.accuracy, 0, 'f', 1);
     const bool caption = set.outputKind == "caption";
-    text += caption ? tr("<br>%1 distinct paths, %2 distinct captions. Bars: share of runs per caption (the "
-                         "deterministic rule's caption is named in brackets); right: the caption is a valid one.")
+    // What the bars mean is in the chart's tool tip: the summary stays short enough for the charts
+    // below it to keep their ticks in presentation type.
+    text += caption ? tr("<br>%1 distinct paths, %2 distinct captions; right: the caption is a valid one.")
                           .arg(stats.paths.size())
                           .arg(std::count_if(stats.labelCounts.begin(), stats.labelCounts.end(), [](int n) { return n > 0; }))
-                    : tr("<br>%1 distinct paths. Bars: share of runs per output (green: the true class; "
-                         "the deterministic rule's output is named in brackets).")
-                          .arg(stats.paths.size());
+                    : tr("<br>%1 distinct paths.").arg(stats.paths.size());
+    m_outputs->setToolTip(caption ? tr("Share of runs per caption (the deterministic rule's caption is named in "
+                                       "brackets, or in bold where the chart is short); click a bar to load the first run with that caption")
+                                  : tr("Share of runs per output (green: the true class; the deterministic rule's "
+                                       "output is named in brackets, or in bold where the chart is short); click a bar to load the first run with that output"));
     if (set.trainedMode == "soft")
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
     m_summary->setText(text);

@@ -79,6 +79,10 @@ QString modelCardHtml(const ModelCard& c) {
 ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("modelPanel"));
     m_list = new QListWidget(this);
+    // Each model's description wraps to the list's width rather than running off its right edge.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setResizeMode(QListView::Adjust);
     m_list->setObjectName(QStringLiteral("bundledModels"));
     m_open = new QPushButton(tr("Open model…"), this);
     m_open->setToolTip(tr("A .pt checkpoint with its .json sidecar, or your own TorchScript model "

@@ -87,7 +87,7 @@ StepInfoPanel::StepInfoPanel(QWidget* parent) : QWidget(parent) {
     m_chart = new ClassProbChart(stepBox);
     auto* stepLayout = new QVBoxLayout(stepBox);
     // The chart first: the step's text (its length differs by rule) grows below it, not above.
-    m_chart->setMinimumHeight(160);
+    m_chart->setMinimumHeight(110);
     m_chart->setWholeShortNames(true);
     stepLayout->addWidget(m_chart, 1);
     stepLayout->addWidget(m_step);

@@ -6,6 +6,7 @@
 #include <QValueAxis>
 
 #include "charts/axis_ticks.h"
+#include "charts/chart_room.h"
 #include <algorithm>
 #include <cmath>
 
@@ -40,6 +41,7 @@ BandChart::BandChart(QWidget* parent) : QChartView(parent) {
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(160);
+    keepTitlesWhereRoomy(this, 8);
 }
 
 void BandChart::setTitles(const QString& title, const QString& xTitle, const QString& yTitle) {
@@ -86,9 +88,9 @@ void BandChart::setBand(const QVector<double>& x, const QVector<double>& y, cons
     setRoundTicks(m_x, std::min(0.0, left), right > left ? right : left + 1);
     if (fitWithin > 0) {
         const double margin = std::max(0.02 * fitWithin, 0.15 * (top - bottom));
-        setRoundTicks(m_y, std::max(0.0, bottom - margin), std::min(fitWithin, top + margin));
+        setRoundTicks(m_y, std::max(0.0, bottom - margin), std::min(fitWithin, top + margin), 3);
     } else {
-        setRoundTicks(m_y, 0, top > 0 ? top * 1.15 : 1);
+        setRoundTicks(m_y, 0, top > 0 ? top * 1.15 : 1, 3);
     }
 }
 

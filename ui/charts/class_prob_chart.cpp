@@ -1,7 +1,10 @@
 #include "class_prob_chart.h"
+#include "charts/chart_room.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QFontMetrics>
+#include <QRegularExpression>
 #include <QChart>
 #include <QHorizontalBarSeries>
 #include <QValueAxis>
@@ -45,6 +48,7 @@ ClassProbChart::ClassProbChart(QWidget* parent) : QChartView(parent) {
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(220);
+    keepTitlesWhereRoomy(this, 8);
     connect(m_set, &QBarSet::clicked, this, [this](int index) {
         if (index >= 0 && index < m_order.size()) Q_EMIT classClicked(m_order[index]);
     });
@@ -57,27 +61,66 @@ void ClassProbChart::setAxisTitles(const QString& value, const QString& categori
 
 void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStringList& names,
                                       int truth, int maxBars, int marked, const QString& markNote) {
+    m_shown = {probs, names, truth, maxBars, marked, markNote};
+    apply();
+}
+
+int ClassProbChart::barsThatFit() const {
+    const int lineHeight = QFontMetrics(m_axisY->labelsFont()).height();
+    return std::max(3, int((height() - 64) / (1.3 * lineHeight)));
+}
+
+bool ClassProbChart::notesOnTheirOwnLine(int bars) const {
+    const int lineHeight = QFontMetrics(m_axisY->labelsFont()).height();
+    return bars <= 0 || (height() - 64) / bars >= 2.3 * lineHeight;
+}
+
+void ClassProbChart::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    if (m_shown.probs.isEmpty()) return;
+    const int bars = std::min(m_shown.maxBars, barsThatFit());
+    if (bars != m_appliedBars || notesOnTheirOwnLine(int(m_order.size())) != m_appliedTwoLines) apply();
+}
+
+void ClassProbChart::apply() {
+    const auto& [probs, names, truth, maxBars, marked, markNote] = m_shown;
+    m_appliedBars = std::min(maxBars, barsThatFit());
     QVector<int> order(probs.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return probs[a] > probs[b]; });
-    order.resize(std::min<int>(maxBars, order.size()));
-    // The true class is always shown: one bar more, below the largest, when it is not among them.
+    order.resize(std::min<int>(m_appliedBars, order.size()));
+    // The true class is always shown: one bar more, below the largest, when it is not among them
+    // (in place of the smallest where the chart has no room for one more).
     const bool truthListed = truth < 0 || truth >= probs.size() || std::find(order.begin(), order.end(), truth) != order.end();
-    if (!truthListed) order.push_back(truth);
+    if (!truthListed) {
+        if (order.size() >= barsThatFit() && order.size() > 1) order.pop_back();
+        order.push_back(truth);
+    }
     // Horizontal bars run bottom-up: append the smallest first so the largest is on top.
     std::reverse(order.begin(), order.end());
     m_order = order;
     QStringList categories;
     m_set->remove(0, m_set->count());
     m_set->deselectAllBars();
+    // Notes go on a second line where each bar has two lines' height (a long class name and the
+    // note then both fit a narrow column); in a short chart the marked output is bold and a true
+    // class too short to see green has its name in green (the tool tip says so).
+    const bool twoLines = notesOnTheirOwnLine(int(order.size()));
+    m_appliedTwoLines = twoLines;
     for (int i = 0; i < order.size(); ++i) {
         const int k = order[i];
         // The axis reads its labels as HTML: "<end>" must be escaped to be seen.
         QString name = k < names.size() ? names[k].toHtmlEscaped() : tr("class %1").arg(k);
-        // On a second line, so a long class name and the note both fit the narrow Runs column.
-        if (k == marked && !markNote.isEmpty()) name += QStringLiteral("<br>(%1)").arg(markNote);
+        const bool noted = k == marked && !markNote.isEmpty();
         // A true class whose bar is too short to see green is named as such.
-        if (k == truth && (probs[k] < 0.05 || !truthListed)) name += tr("<br>(true)");
+        const bool trueNoted = k == truth && (probs[k] < 0.05 || !truthListed);
+        if (twoLines) {
+            if (noted) name += QStringLiteral("<br>(%1)").arg(markNote);
+            if (trueNoted) name += tr("<br>(true)");
+        } else {
+            if (noted) name = QStringLiteral("<b>%1</b>").arg(name);
+            if (trueNoted) name = QStringLiteral("<span style=\"color:%1\">%2</span>").arg(kTruthColour.name(), name);
+        }
         categories << name;
         m_set->append(std::round(probs[k] * 1000) / 1000);
     }
@@ -93,6 +136,7 @@ void ClassProbChart::setProbabilities(const QVector<double>& probs, const QStrin
 }
 
 void ClassProbChart::clear() {
+    m_shown = {};
     m_order.clear();
     m_set->remove(0, m_set->count());
     m_axisY->clear();
@@ -101,7 +145,14 @@ void ClassProbChart::clear() {
 QStringList ClassProbChart::shownCategories() const {
     QStringList top = m_axisY->categories();
     std::reverse(top.begin(), top.end());
-    for (QString& name : top) name.replace(QStringLiteral("<br>"), QStringLiteral(" "));  // as one line
+    static const QRegularExpression tag(QStringLiteral("<[^>]*>"));
+    for (QString& name : top) name.replace(QStringLiteral("<br>"), QStringLiteral(" ")).remove(tag);  // as one line
+    return top;
+}
+
+QStringList ClassProbChart::shownLabels() const {
+    QStringList top = m_axisY->categories();
+    std::reverse(top.begin(), top.end());
     return top;
 }
 

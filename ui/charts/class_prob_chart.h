@@ -34,6 +34,8 @@ public:
 
     /// The categories shown, top bar first (each as one line of text), and their values (for tests).
     QStringList shownCategories() const;
+    /// The same labels as the axis draws them (HTML: a note on its own line, or a bold name).
+    QStringList shownLabels() const;
     QVector<double> shownValues() const;
     /// The class of each bar, bottom bar first (the bar set's indices).
     QVector<int> barClasses() const { return m_order; }
@@ -43,7 +45,27 @@ Q_SIGNALS:
     /// The bar of class `classIndex` was clicked.
     void classClicked(int classIndex);
 
+protected:
+    /// A chart made shorter shows fewer bars (and notes on one line) rather than labels cut or left out.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    struct Shown {
+        QVector<double> probs;
+        QStringList names;
+        int truth = -1, maxBars = 10, marked = -1;
+        QString markNote;
+    };
+    /// Draws `m_shown` with as many bars as the chart's height gives labels room for.
+    void apply();
+    /// The most bars whose labels fit the chart's height (at least 3), and whether a note fits on
+    /// a second line of each.
+    int barsThatFit() const;
+    bool notesOnTheirOwnLine(int bars) const;
+
+    Shown m_shown;
+    int m_appliedBars = -1;
+    bool m_appliedTwoLines = false;
     QHorizontalBarSeries* m_series = nullptr;
     QBarSet* m_set = nullptr;
     QBarCategoryAxis* m_axisY = nullptr;
