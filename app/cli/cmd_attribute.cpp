@@ -168,7 +168,7 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
                                            "position printed (default: all)")->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--step", a->step, "captioners: the word attributed, by its index in the caption (default: the "
                                        "first word that names an object, else the first)")->check(wholeNumberIn(0, 1000000));
-    cmd->add_option("--rule", a->options.rule, "rule differentiated (default: the model's deterministic rule)");
+    cmd->add_option("--rule", a->options.rule, "rule differentiated (default: soft for a model trained soft, else its deterministic rule)");
     cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
         ->capture_default_str()->check(wholeNumberIn(0, 100000));
     cmd->add_option("--quadrature", a->options.quadrature, "integrated gradients: trapezoid, midpoint or gauss-legendre")->capture_default_str();

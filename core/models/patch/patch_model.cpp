@@ -101,7 +101,10 @@ GradientForward* PatchModel::gradientForward() {
             return out;
         };
     FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
-    auto forward = std::make_unique<FunctionGradientForward>(m.device, "argmax", logits, grid, weights);
+    // Differentiated by default under the rule it was trained with where that rule has a gradient
+    // (a soft model: soft; through argmax, integrated gradients do not converge), else argmax.
+    const std::string rule = m.config.mode == "soft" ? "soft" : "argmax";
+    auto forward = std::make_unique<FunctionGradientForward>(m.device, rule, logits, grid, weights);
     forward->setAttentionHead([&m](const torch::Tensor& images) { return softAttentionHead(m.net, images); });
     if (m.config.variant != "select") {
         // The dense encoder opens with a convolution: integrated gradients run it on the path's
