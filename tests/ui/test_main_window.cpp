@@ -380,17 +380,42 @@ void TestMainWindow::theDefaultTourPresentsEachSlideWithItsNotes() {
     QCOMPARE(window.currentPage(), QStringLiteral("scalar"));
     QVERIFY(window.notesBand()->text().startsWith(QStringLiteral("Soft and hard attention on three numbers")));
     QVERIFY(!window.advanceTour(-1));  // no slide before the first
-    QVERIFY(window.advanceTour(2));
+    // Each slide's words agree with what its model does (issue 52 item 3: the soft slide's model
+    // used to call its "sneaker" a sandal, which undid the hard slide's point).
+    QVERIFY(window.advanceTour(1));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));
+    QVERIFY(window.notesBand()->text().contains(QStringLiteral("the soft model calls it a bag (p = 0.98), rightly")));
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
+                                 page->canvas()->trace()->rule == "soft" &&
+                                 page->canvas()->trace()->imageId == "translated-fashion60:test:53", 60'000);
+    {
+        const auto& soft = *page->canvas()->trace();
+        QCOMPARE(QString::fromStdString(soft.output.text), QStringLiteral("Bag"));
+        QCOMPARE(soft.output.label, soft.groundTruth->label);
+        QCOMPARE(QString::number(soft.output.probs[size_t(soft.output.label)], 'f', 2), QStringLiteral("0.98"));
+        QVERIFY(soft.steps[0].chosenCells.empty());  // nothing selected
+    }
+    QVERIFY(window.advanceTour(1));
     QVERIFY(window.notesBand()->text().startsWith(QStringLiteral("Hard attention, seed 3")));
     QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->canvas()->trace().has_value() &&
                                  page->canvas()->trace()->seed == 3 && page->canvas()->trace()->rule == "sample" &&
-                                 page->canvas()->trace()->imageId == "translated-fashion60:test:12", 60'000);
-    QCOMPARE(QString::fromStdString(page->canvas()->trace()->output.text), QStringLiteral("Sandal"));  // as the notes say
+                                 page->canvas()->trace()->imageId == "translated-fashion60:test:53", 60'000);
+    {
+        const auto& hard = *page->canvas()->trace();
+        QCOMPARE(QString::fromStdString(hard.output.text), QStringLiteral("Shirt"));  // as the notes say
+        QCOMPARE(QString::number(hard.output.probs[size_t(hard.output.label)], 'f', 2), QStringLiteral("0.67"));
+        QStringList cells;  // "(4,2), (4,3), ..." as the notes name them
+        for (const auto& step : hard.steps)
+            cells << QStringLiteral("(%1,%2)").arg(step.chosenCells.at(0) / step.grid->cols).arg(step.chosenCells.at(0) % step.grid->cols);
+        QVERIFY2(window.notesBand()->text().contains(cells.join(QStringLiteral(", "))), qPrintable(cells.join(QStringLiteral(", "))));
+    }
     QVERIFY(window.advanceTour(1));  // slide 4 starts its 1,000 runs by itself
     auto* summary = page->findChild<QLabel*>(QStringLiteral("runsSummary"));
     QVERIFY(summary);
     QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(QStringLiteral("1000 runs</b>, seeds 1–1000")), 60'000);
+    // Slide 3's "under argmax it says bag, as 92.8% of 1,000 seeded runs do".
+    QVERIFY2(summary->text().contains(QStringLiteral("argmax: Bag")) && summary->text().contains(QStringLiteral("right: <b>92.8%</b>")),
+             qPrintable(summary->text()));
     QVERIFY(window.advanceTour(2));  // slide 6: the Cost tab
     auto* tabs = window.analysisPage()->tabs();
     QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Cost"));
