@@ -84,6 +84,7 @@ private Q_SLOTS:
     void exportOptionsDialogReturnsTheChoice();
     void runsPanelComparesSampledRunsWithArgmax();
     void runsStreamInAndExport();
+    void anotherModelStartsAfreshUnderItsTrainingRule();
     void ramModelOffersItsRulesAndDrawsGlimpses();
     void captionerShowsItsCaptionWordByWord();
     void datasetComparisonListsRulesAndDisagreements();
@@ -91,6 +92,7 @@ private Q_SLOTS:
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
     void attributionMapBesideAttention();
+    void mapPaneNeverKeepsAnOldImage();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void photoOnTorchvisionVitWithItsPreprocessing();
     void captionerWordMapFollowsTheStep();  // near the end: it moves the page to scenes64
@@ -231,6 +233,30 @@ void TestAttentionPage::attributionMapBesideAttention() {
              qPrintable(view->figuresText()));
     QCOMPARE(view->map()->rows, 6);  // the attention's 6x6 patches: both maps have the same cells
     QCOMPARE(view->canvas()->trace()->steps.size(), std::size_t(1));
+    // Issue 52 item 5: by default each map on its own scale (an attribution is not drawn black
+    // beside an attention that tops out higher); one scale for both on request.
+    QVERIFY(!view->sharedScale());
+    QCOMPARE(view->canvas()->colourScaleMax(), view->canvas()->stepMax());
+    QCOMPARE(m_page->canvas()->colourScaleMax(), m_page->canvas()->stepMax());
+    QVERIFY(view->canvas()->stepMax() != m_page->canvas()->stepMax());
+    {
+        // Issue 52 item 6: Export > View writes what is on screen: both panes side by side.
+        QCOMPARE(m_page->shownCanvases().size(), 2);
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("both.png")), svg = dir.filePath(QStringLiteral("both.svg"));
+        ImageExportOptions o;
+        o.scale = 4;
+        QCOMPARE(exportViewPng(m_page->shownCanvases(), png, o), QString());
+        const QImage both(png), one = m_page->canvas()->renderToImage(4);
+        QCOMPARE(both.width(), one.width() + view->canvas()->renderToImage(4).width() + 8);
+        QCOMPARE(QImage(png).pixelColor(one.width() + 8 + one.width() / 2, one.height() / 2),
+                 view->canvas()->renderToImage(4).pixelColor(one.width() / 2, one.height() / 2));  // the map, right of the gap
+        QCOMPARE(exportViewSvg(m_page->shownCanvases(), svg, o), QString());
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains(QStringLiteral("width=\"%1\"").arg(2 * 60 * 4 + 8).toUtf8()));
+    }
+    view->setSharedScale(true);
     const double shared = m_page->canvas()->colourScaleMax();
     QCOMPARE(view->canvas()->colourScaleMax(), shared);
     QCOMPARE(shared, std::max(m_page->canvas()->stepMax(), view->canvas()->stepMax()));
@@ -254,8 +280,30 @@ void TestAttentionPage::attributionMapBesideAttention() {
     QVERIFY(!m_page->canvas()->isVisible());
     QVERIFY(view->figuresText().contains(QStringLiteral("completeness")));
     QCOMPARE(view->canvas()->colourScaleMax(), view->canvas()->stepMax());  // alone: its own scale
+    view->setSharedScale(false);
     QVERIFY(view->setMethod(QString()));  // back to the attention alone
     QVERIFY(m_page->canvas()->isVisible() && !view->canvas()->isVisible());
+}
+
+// Issue 52 item 4: the map pane showed the previous image (and its map) after a map failed and the
+// image changed; now a new request shows the new picture at once, and a failure an empty pane
+// with its reason.
+void TestAttentionPage::mapPaneNeverKeepsAnOldImage() {
+    auto* view = m_page->attributionView();
+    QVERIFY(view->setMethod(QStringLiteral("gradient")));
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value() && !view->busy(), 30'000);
+    m_page->openSample(QStringLiteral("translated-fashion60"), 5);
+    QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace()->imageId == "translated-fashion60:test:5", 30'000);
+    QCOMPARE(view->canvas()->image(), m_page->canvas()->image());  // asked for: the new picture, whatever the map
+    QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value() && !view->busy(), 30'000);
+    auto* service = m_page->findChild<saccade::ui::ModelService*>();
+    QVERIFY(service);
+    const QString reason = QStringLiteral("gradient: the model gives no gradient for this input, a long reason that wraps");
+    Q_EMIT service->attributionFailed(reason);
+    QVERIFY(view->canvas()->image().isNull());  // not the last image's picture
+    QVERIFY(!view->canvas()->trace().has_value());
+    QCOMPARE(view->canvas()->message(), reason);
+    QVERIFY(view->setMethod(QString()));
 }
 
 void TestAttentionPage::captionerWordMapFollowsTheStep() {
@@ -588,6 +636,42 @@ void TestAttentionPage::runsStreamInAndExport() {
     QCOMPARE(doc.value(QStringLiteral("schema")).toString(), QStringLiteral("saccade.runset"));
     QVERIFY(!runs->exportOutputs(d + QStringLiteral("o.bmp")).isEmpty());
     QVERIFY(!runs->exportRunSet(d + QStringLiteral("r.csv")).isEmpty());
+}
+
+// Issue 52 item 9: after a model switch nothing of the previous model stays (its runs' bars and
+// labels, its step), and each model opens under the rule it was trained with.
+void TestAttentionPage::anotherModelStartsAfreshUnderItsTrainingRule() {
+    auto open = [this](const QString& file, const QString& modelId) {
+        m_page->openModel(m_page->bundledFolder() + QLatin1Char('/') + file);
+        QTRY_VERIFY_WITH_TIMEOUT(m_page->canvas()->trace() &&
+                                     QString::fromStdString(m_page->canvas()->trace()->modelId).startsWith(modelId),
+                                 60'000);
+        waitForTrace();
+    };
+    open(QStringLiteral("patch-soft-fashion60.pt"), QStringLiteral("patch/soft/"));
+    auto* runs = m_page->runsPanel();
+    runs->setRuns(40);
+    runs->findChild<QPushButton*>(QStringLiteral("runButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(runs->shownSet() && runs->shownSet()->runs.size() == 40 && !runs->isRunning(), 60'000);
+    QVERIFY(!runs->outputChart()->shownCategories().isEmpty());
+    m_page->scrubber()->setCurrentStep(3);
+    QCOMPARE(m_page->scrubber()->currentStep(), 3);
+
+    open(QStringLiteral("patch-hard-fashion60.pt"), QStringLiteral("patch/hard/"));
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("sample"));  // trained hard
+    QCOMPARE(m_page->toolbar()->rule(), QStringLiteral("sample"));
+    QCOMPARE(m_page->scrubber()->currentStep(), 0);
+    QVERIFY(m_page->runsPanel()->outputChart()->shownCategories().isEmpty());
+    QVERIFY(m_page->runsPanel()->outputChart()->shownValues().isEmpty());
+    QVERIFY(m_page->runsPanel()->entropyChart()->meanPoints().isEmpty());
+
+    m_page->scrubber()->setCurrentStep(3);
+    open(QStringLiteral("caption-soft-scenes64.pt"), QStringLiteral("caption/"));
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("soft"));  // not argmax
+    QCOMPARE(m_page->scrubber()->currentStep(), 0);
+
+    open(QStringLiteral("patch-soft-fashion60.pt"), QStringLiteral("patch/soft/"));
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->rule), QStringLiteral("soft"));
 }
 
 void TestAttentionPage::captionerShowsItsCaptionWordByWord() {

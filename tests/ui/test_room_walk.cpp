@@ -14,6 +14,8 @@
 
 #include "common/samples_dir.h"
 #include "data/dataset.h"
+#include "attention/attention_page.h"
+#include "attention/attribution_view.h"
 #include "main_window.h"
 #include "screen_check.h"
 
@@ -123,6 +125,14 @@ void TestRoomWalk::everyPageAndTabFitsAndShowsItsTextWhole() {
         const QString problem = look(window, page);
         if (!problem.isEmpty()) found << problem;
         found << lookAtTabs(window, page);
+        if (page == QStringLiteral("attention")) {  // the Map row with a map beside the attention, its figures whole
+            auto* view = window.attentionPage()->attributionView();
+            QVERIFY(view->setMethod(QStringLiteral("gradcam")));
+            QTRY_VERIFY_WITH_TIMEOUT(view->map().has_value() && !view->busy(), 60'000);
+            const QString problem = look(window, QStringLiteral("attention-map-gradcam"));
+            if (!problem.isEmpty()) found << problem;
+            QVERIFY(view->setMethod(QString()));
+        }
     }
     verdict(found);
 }

@@ -258,11 +258,11 @@ void AttentionCanvas::paintEvent(QPaintEvent*) {
     m_legendRect = legend;
     paintScene(p, imageTransform(), legend);
     if (!m_message.isEmpty()) {
-        // A message over an image (an error about the latest request): a banner at the top.
-        const QRectF banner(0, 0, width(), 28);
+        const int lines = p.fontMetrics().boundingRect(0, 0, width() - 16, height(), Qt::TextWordWrap, m_message).height();
+        const QRectF banner(0, 0, width(), std::max(28, lines + 10));  // an error over an image, its lines wrapped
         p.fillRect(banner, QColor(150, 30, 30, 220));
         p.setPen(Qt::white);
-        p.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft, m_message);
+        p.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap, m_message);
     }
 }
 
@@ -447,8 +447,12 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     QFont font = p.font();
     font.setPixelSize(11);  // the legend row has a fixed height
     p.setFont(font);
-    // The colour bar keeps its width; the words to its right get the rest of the area.
-    const QRectF bar(area.left(), area.top() + 4, std::clamp(area.width() - 250, 60.0, 240.0), 10);
+    const QString words = !m_legendText.isEmpty() ? m_legendText
+                          : m_sameScale           ? tr("attention p, step %1 (all steps' scale)").arg(m_step + 1)
+                          : m_scaleFloor > 0      ? tr("attention p, step %1 (shared scale)").arg(m_step + 1)
+                                                  : tr("attention p, step %1 (own scale)").arg(m_step + 1);
+    // The words to the colour bar's right whole: the bar gives way (down to 60 px) in a narrow pane.
+    const QRectF bar(area.left(), area.top() + 4, std::clamp(area.width() - 8 - p.fontMetrics().horizontalAdvance(words), 60.0, 240.0), 10);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int i = 0; i <= 10; ++i) gradient.setColorAt(i / 10.0, inferno(i / 10.0));
     p.fillRect(bar, gradient);
@@ -457,12 +461,7 @@ void AttentionCanvas::paintLegend(QPainter& p, QRectF area) const {
     const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), 16);
     p.drawText(labels, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0"));
     p.drawText(labels, Qt::AlignRight | Qt::AlignTop, QString::number(m_heatmapMax, 'f', 3));
-    p.drawText(QRectF(bar.right() + 8, area.top(), area.right() - bar.right() - 8, 18),
-               Qt::AlignLeft | Qt::AlignVCenter,
-               !m_legendText.isEmpty() ? m_legendText
-               : m_sameScale           ? tr("attention p, step %1 (scale of all steps)").arg(m_step + 1)
-               : m_scaleFloor > 0      ? tr("attention p, step %1 (shared scale)").arg(m_step + 1)
-                                       : tr("attention p, step %1 (this step's scale)").arg(m_step + 1));
+    p.drawText(QRectF(bar.right() + 8, area.top(), area.right() - bar.right() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter, words);
     if (!m_visits.empty())
         p.drawText(QRectF(bar.right() + 8, area.top() + 16, area.right() - bar.right() - 8, 16),
                    Qt::AlignLeft | Qt::AlignVCenter, tr("dashed: share of the runs that looked there"));

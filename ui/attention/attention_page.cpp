@@ -360,6 +360,10 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
         else if (!m_restoredRule.isEmpty()) m_toolbar->setRule(m_restoredRule);  // the saved model's saved rule
         m_restoredRule.clear();
         m_shownModel = card.path;
+        if (another && m_sessionModel.isEmpty()) {  // its first trace starts at step 1 (a session names its own)
+            m_pendingStep = 0;
+            m_stepArmed = true;
+        }
     }
     m_images->setModelShape(card.imageSize, card.channels, card.dataset);
     m_images->setDeterministicRuleName(card.deterministicRule);

@@ -81,6 +81,9 @@ public:
     ImagePanel* imagePanel() const { return m_images; }
     /// The map chooser and the map beside the attention.
     AttributionView* attributionView() const { return m_attribution; }
+    /// The panes the view shows, left to right (the attention, a map beside it): what Export >
+    /// View writes.
+    QList<const AttentionCanvas*> shownCanvases() const;
     /// The folder of the bundled models ("" when not found).
     QString bundledFolder() const { return m_bundledFolder; }
 

@@ -116,6 +116,13 @@ bool AttentionPage::isBusy() const { return m_service->isBusy() || m_awaitingFir
 
 void AttentionPage::exportViewAsPng() { exportAs(int(AttentionToolbar::Export::ViewPng)); }
 
+QList<const AttentionCanvas*> AttentionPage::shownCanvases() const {
+    QList<const AttentionCanvas*> shown;
+    if (m_canvas->isVisibleTo(this)) shown << m_canvas;
+    if (m_attribution->canvas()->isVisibleTo(this) && m_attribution->map()) shown << m_attribution->canvas();
+    return shown;
+}
+
 void AttentionPage::exportAs(int what) {
     if (!m_trace) return;
     using E = AttentionToolbar::Export;
@@ -158,8 +165,8 @@ void AttentionPage::exportAs(int what) {
     if (path.isEmpty()) return;
     QString error;
     switch (kind) {
-    case E::ViewPng: error = exportViewPng(*m_canvas, path, options); break;
-    case E::ViewSvg: error = exportViewSvg(*m_canvas, path, options); break;
+    case E::ViewPng: error = exportViewPng(shownCanvases(), path, options); break;
+    case E::ViewSvg: error = exportViewSvg(shownCanvases(), path, options); break;
     case E::StripPng: error = exportStripPng(m_traceImage, *m_trace, path, options); break;
     case E::Gif: error = exportGif(m_traceImage, *m_trace, path, options); break;
     case E::TraceJson: error = exportTraceJson(*m_trace, path); break;

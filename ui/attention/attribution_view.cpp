@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QVBoxLayout>
 #include <QLabel>
 #include <QStandardItemModel>
 
@@ -58,25 +59,37 @@ AttributionView::AttributionView(ModelService* service, AttentionCanvas* attenti
     m_beside = new QCheckBox(tr("Side by side"), m_row);
     m_beside->setObjectName(QStringLiteral("sideBySide"));
     m_beside->setChecked(true);
-    m_beside->setToolTip(tr("The map beside the attention, on one colour scale; off: the map alone"));
+    m_beside->setToolTip(tr("The map beside the attention; off: the map alone"));
+    m_shared = new QCheckBox(tr("One scale"), m_row);
+    m_shared->setObjectName(QStringLiteral("sharedScale"));
+    m_shared->setChecked(false);
+    m_shared->setToolTip(tr("Side by side, both maps on one colour scale (the larger top); off: each map on its own "
+                            "scale, its legend giving its top"));
     m_figures = new QLabel(m_row);
     m_figures->setObjectName(QStringLiteral("mapFigures"));
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Long figures never widen the centre column (the side panels keep their room): elided by
-    // the row's width, whole in the tooltip.
+    // The figures on a line of their own under the choices, wrapped there: long figures never
+    // widen the centre column (the side panels keep their room), nor are they cut at 1280 px.
+    m_figures->setWordWrap(true);
     m_figures->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    auto* layout = new QHBoxLayout(m_row);
+    auto* choices = new QHBoxLayout;
+    choices->addWidget(new QLabel(tr("Map:"), m_row));
+    choices->addWidget(m_combo);
+    choices->addWidget(m_beside);
+    choices->addWidget(m_shared);
+    choices->addStretch(1);
+    auto* layout = new QVBoxLayout(m_row);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(new QLabel(tr("Map:"), m_row));
-    layout->addWidget(m_combo);
-    layout->addWidget(m_beside);
-    layout->addWidget(m_figures, 1);
+    layout->setSpacing(2);
+    layout->addLayout(choices);
+    layout->addWidget(m_figures);
     connect(m_combo, &QComboBox::currentIndexChanged, this, [this] {
         m_map.reset();
         updateVisibility();
         request();
     });
     connect(m_beside, &QCheckBox::toggled, this, [this] { updateVisibility(); });
+    connect(m_shared, &QCheckBox::toggled, this, [this] { shareScale(); });
     connect(m_service, &ModelService::attributionReady, this, &AttributionView::onReady);
     connect(m_service, &ModelService::attributionFailed, this, &AttributionView::onFailed);
     updateVisibility();
@@ -94,6 +107,8 @@ bool AttributionView::setMethod(const QString& method) {
 
 void AttributionView::setSideBySide(bool on) { m_beside->setChecked(on); }
 bool AttributionView::sideBySide() const { return m_beside->isChecked(); }
+void AttributionView::setSharedScale(bool on) { m_shared->setChecked(on); }
+bool AttributionView::sharedScale() const { return m_shared->isChecked(); }
 QString AttributionView::figuresText() const { return m_figures->text(); }
 
 void AttributionView::traceShown(const Image& image, const std::optional<GroundTruth>& truth, const QString& rule,
@@ -142,6 +157,11 @@ void AttributionView::request() {
     m_requestedStep = m_wordSteps ? m_attention->step() : -1;
     if (m_wordSteps) o.step = m_requestedStep;
     m_busy = true;
+    // The pane shows this image from now on: never the map, or the picture, of the one before.
+    m_map.reset();
+    m_canvas->clearTrace();
+    m_canvas->setMessage({});
+    m_canvas->setImage(toQImage(*m_image));
     m_figures->setText(tr("computing %1…").arg(method()));
     m_service->requestAttribution(*m_image, m_truth, o);
 }
@@ -169,6 +189,7 @@ void AttributionView::onFailed(const QString& message) {
     m_busy = false;
     m_map.reset();
     m_canvas->clearTrace();
+    m_canvas->setImage(QImage());  // the reason alone, wrapped, on an empty pane
     m_canvas->setMessage(message);
     m_figures->setText(tr("%1: not available (see the map)").arg(method()));
     shareScale();
@@ -180,6 +201,7 @@ void AttributionView::updateVisibility() {
     m_canvas->setVisible(shown);
     m_attention->setVisible(!shown || m_beside->isChecked());
     m_beside->setEnabled(shown);
+    m_shared->setEnabled(shown && m_beside->isChecked());
     shareScale();
 }
 
@@ -189,8 +211,10 @@ void AttributionView::attentionStepChanged() {
 }
 
 void AttributionView::shareScale() {
-    // Both maps are shares of their whole: one scale lets colours compare across the two.
-    const bool both = m_map && m_canvas->isVisibleTo(m_canvas->parentWidget()) && m_attention->isVisibleTo(m_attention->parentWidget());
+    // Both maps are shares of their whole: one scale, asked for, lets colours compare across the
+    // two; by default each keeps its own (an attribution spreads thinner than attention).
+    const bool both = m_map && m_shared->isChecked() && m_canvas->isVisibleTo(m_canvas->parentWidget()) &&
+                      m_attention->isVisibleTo(m_attention->parentWidget());
     const double top = both ? std::max(m_attention->stepMax(), m_canvas->stepMax()) : 0;
     m_attention->setScaleFloor(top);
     m_canvas->setScaleFloor(top);

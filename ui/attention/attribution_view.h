@@ -3,7 +3,7 @@
 // row above the canvas picks the map: the rule's own attention, or an attribution method
 // (analysis/attribution.h); a chosen method is computed on the model worker for the image and
 // rule the canvas shows, drawn on a second canvas beside the attention (side by side, one colour
-// scale for both, the same legend) or alone, with its figures (mass in box, pointing game,
+// scale for both on request, the same legend) or alone, with its figures (mass in box, pointing game,
 // integrated gradients' completeness error) in the row.
 
 #include <QList>
@@ -41,6 +41,10 @@ public:
     bool setMethod(const QString& method);
     void setSideBySide(bool on);
     bool sideBySide() const;
+    /// Side by side, one colour scale for both maps (off, the default: each map on its own scale,
+    /// so an attribution whose top cell holds 5% is not drawn black beside an attention at 85%).
+    void setSharedScale(bool on);
+    bool sharedScale() const;
     QString figuresText() const;
     /// The map of the shown method's last answer (none while computing or after an error).
     const std::optional<AttributionMap>& map() const { return m_map; }
@@ -79,6 +83,7 @@ private:
     QWidget* m_row = nullptr;
     QComboBox* m_combo = nullptr;
     QCheckBox* m_beside = nullptr;
+    QCheckBox* m_shared = nullptr;
     QLabel* m_figures = nullptr;
     std::optional<Image> m_image;
     std::optional<GroundTruth> m_truth;

@@ -39,6 +39,8 @@ int viewScale(const AttentionCanvas& canvas, const ImageExportOptions& o) {
     return o.scale > 0 ? std::min(o.scale, 16) : exportScale(canvas.image().width());
 }
 
+constexpr int kPaneGap = 8;  ///< between the panes of a side-by-side view
+
 // The caption's wrapped height at `width`, and drawing it in the footer starting at `top`.
 constexpr int kCaptionPad = 6;
 QFont captionFont() {
@@ -64,15 +66,28 @@ void drawCaption(QPainter& p, const QString& caption, int top, int width) {
 
 int exportScale(int imageWidth) { return std::clamp(480 / std::max(1, imageWidth), 1, 16); }
 
-QString exportViewPng(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options) {
-    const QImage view = canvas.renderToImage(viewScale(canvas, options));
-    if (view.isNull()) return QObject::tr("nothing to export: no image is shown");
-    QImage image(view.width(), view.height() + captionHeight(options.caption, view.width()), view.format());
+QString exportViewPng(const QList<const AttentionCanvas*>& panes, const QString& path, const ImageExportOptions& options) {
+    if (panes.isEmpty() || panes.front()->image().isNull()) return QObject::tr("nothing to export: no image is shown");
+    const int scale = viewScale(*panes.front(), options);
+    QList<QImage> views;
+    int width = 0, height = 0;
+    for (const AttentionCanvas* pane : panes) {
+        const QImage view = pane->renderToImage(scale);
+        if (view.isNull()) continue;
+        width += (views.isEmpty() ? 0 : kPaneGap) + view.width();
+        height = std::max(height, view.height());
+        views << view;
+    }
+    QImage image(width, height + captionHeight(options.caption, width), QImage::Format_RGB32);
     image.fill(QColor(38, 40, 44));
     {
         QPainter p(&image);
-        p.drawImage(0, 0, view);
-        drawCaption(p, options.caption, view.height(), view.width());
+        int x = 0;
+        for (const QImage& view : views) {
+            p.drawImage(x, 0, view);
+            x += view.width() + kPaneGap;
+        }
+        drawCaption(p, options.caption, height, width);
     }
     QByteArray bytes;
     QBuffer buffer(&bytes);
@@ -81,15 +96,27 @@ QString exportViewPng(const AttentionCanvas& canvas, const QString& path, const 
     return writeFileAtomically(path, bytes);
 }
 
-QString exportViewSvg(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options) {
-    if (canvas.image().isNull()) return QObject::tr("nothing to export: no image is shown");
-    const int scale = viewScale(canvas, options);
-    const int width = canvas.image().width() * scale, sceneHeight = canvas.image().height() * scale + 34;
+QString exportViewSvg(const QList<const AttentionCanvas*>& panes, const QString& path, const ImageExportOptions& options) {
+    QList<const AttentionCanvas*> shown;
+    for (const AttentionCanvas* pane : panes)
+        if (!pane->image().isNull()) shown << pane;
+    if (shown.isEmpty()) return QObject::tr("nothing to export: no image is shown");
+    const int scale = viewScale(*shown.front(), options);
+    int width = 0, sceneHeight = 0;
+    for (const AttentionCanvas* pane : shown) {
+        width += (width > 0 ? kPaneGap : 0) + pane->image().width() * scale;
+        sceneHeight = std::max(sceneHeight, pane->image().height() * scale + 34);
+    }
     const QSize size(width, sceneHeight + captionHeight(options.caption, width));
     return saveSvg(size, QStringLiteral("Saccade attention view"), [&](QPainter& p) {
         p.fillRect(QRect(QPoint(0, 0), size), QColor(38, 40, 44));
-        canvas.paintScene(p, QTransform::fromScale(scale, scale),
-                          QRectF(4, canvas.image().height() * scale, width - 8, 34));
+        int x = 0;
+        for (const AttentionCanvas* pane : shown) {
+            const int paneWidth = pane->image().width() * scale;
+            pane->paintScene(p, QTransform::fromScale(scale, scale) * QTransform::fromTranslate(x, 0),
+                             QRectF(x + 4, pane->image().height() * scale, paneWidth - 8, 34));
+            x += paneWidth + kPaneGap;
+        }
         drawCaption(p, options.caption, sceneHeight, width);
     }, path);
 }

@@ -3,6 +3,7 @@
 // GIF, drawn by core's renderer as the CLI does), and the trace itself (JSON, CSV). Every file is
 // written atomically. Each function returns an empty string on success, else a readable error.
 
+#include <QList>
 #include <QString>
 
 #include "attention/overlay_settings.h"
@@ -22,8 +23,16 @@ struct ImageExportOptions {
     OverlaySettings overlays;
 };
 
-QString exportViewPng(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {});
-QString exportViewSvg(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {});
+/// The view as it is on screen: every pane shown (the attention, and a map beside it), left to
+/// right, each with its legend, at one scale.
+QString exportViewPng(const QList<const AttentionCanvas*>& panes, const QString& path, const ImageExportOptions& options = {});
+QString exportViewSvg(const QList<const AttentionCanvas*>& panes, const QString& path, const ImageExportOptions& options = {});
+inline QString exportViewPng(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {}) {
+    return exportViewPng(QList<const AttentionCanvas*>{&canvas}, path, options);
+}
+inline QString exportViewSvg(const AttentionCanvas& canvas, const QString& path, const ImageExportOptions& options = {}) {
+    return exportViewSvg(QList<const AttentionCanvas*>{&canvas}, path, options);
+}
 QString exportStripPng(const Image& image, const Trace& trace, const QString& path,
                        const ImageExportOptions& options = {});
 QString exportGif(const Image& image, const Trace& trace, const QString& path,

@@ -71,8 +71,10 @@ int ClassProbChart::barsThatFit() const {
 }
 
 bool ClassProbChart::notesOnTheirOwnLine(int bars) const {
+    // Qt Charts cuts a two-line category label unless its band is well over two lines tall.
     const int lineHeight = QFontMetrics(m_axisY->labelsFont()).height();
-    return bars <= 0 || (height() - 64) / bars >= 2.3 * lineHeight;
+    const qreal plot = chart()->plotArea().height() > 0 ? chart()->plotArea().height() : height() - 64;
+    return bars <= 0 || plot / bars >= 3.5 * lineHeight;
 }
 
 void ClassProbChart::resizeEvent(QResizeEvent* event) {
