@@ -142,7 +142,6 @@ inline QStringList tabsCut(const QTabBar* bar) {
         const QRect r = bar->tabRect(i);
         const QString text = plainOf(bar->tabText(i));
         const int need = fm.horizontalAdvance(text) + frame;
-        if (qEnvironmentVariableIsSet("SCREEN_CHECK_DEBUG")) qDebug() << text << r << need << bar->rect();
         if (!bar->rect().contains(r)) cut << QStringLiteral("tab \"%1\" lies off the bar").arg(text);
         else if (r.width() + 1 < need) cut << QStringLiteral("tab \"%1\" needs %2 px, has %3").arg(text).arg(need).arg(r.width());
     }
@@ -168,7 +167,11 @@ inline QStringList headerCut(const QHeaderView* h) {
         const auto* view = qobject_cast<const QAbstractScrollArea*>(h->parentWidget());
         const bool scrolls = view && view->horizontalScrollBar()->isVisible();
         const int room = scrolls ? h->sectionSize(i) : qMin(h->sectionSize(i), h->viewport()->width() - left);
+        // A centred title is drawn in the middle of its whole section, which may run past the view.
+        const int right = (h->defaultAlignment() & Qt::AlignHCenter) ? left + (h->sectionSize(i) + need) / 2 : left + need;
         if (room + 1 < need) cut << QStringLiteral("column \"%1\" needs %2 px, has %3").arg(text).arg(need).arg(room);
+        else if (!scrolls && right > h->viewport()->width() + 1)
+            cut << QStringLiteral("column \"%1\" is drawn past the table's edge (%2 > %3 px)").arg(text).arg(right).arg(h->viewport()->width());
     }
     return cut;
 }

@@ -9,12 +9,15 @@
 #include <QMenuBar>
 #include <QScreen>
 #include <QStandardPaths>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QtTest>
 
 #include "common/samples_dir.h"
 #include "data/dataset.h"
 #include "attention/attention_page.h"
+#include "attention/adequacy_panel.h"
 #include "attention/attribution_view.h"
 #include "main_window.h"
 #include "screen_check.h"
@@ -132,6 +135,20 @@ void TestRoomWalk::everyPageAndTabFitsAndShowsItsTextWhole() {
             const QString problem = look(window, QStringLiteral("attention-map-gradcam"));
             if (!problem.isEmpty()) found << problem;
             QVERIFY(view->setMethod(QString()));
+            // The Adequacy tab with a measurement: its risk-coverage chart's ticks whole.
+            auto* adequacy = window.attentionPage()->adequacyPanel();
+            auto* tabs = qobject_cast<QTabWidget*>(adequacy->parentWidget()->parentWidget());
+            QVERIFY(tabs);
+            tabs->setCurrentWidget(adequacy);
+            adequacy->findChild<QSpinBox*>(QStringLiteral("adequacyLimit"))->setValue(20);
+            adequacy->findChild<QSpinBox*>(QStringLiteral("adequacyRuns"))->setValue(4);
+            adequacy->findChild<QPushButton*>(QStringLiteral("measureButton"))->click();
+            auto* chart = adequacy->findChild<QChartView*>(QStringLiteral("riskCoverageChart"));
+            QTRY_VERIFY_WITH_TIMEOUT(!chart->chart()->series().isEmpty() &&
+                                         adequacy->findChild<QPushButton*>(QStringLiteral("measureButton"))->isEnabled(),
+                                     120'000);
+            const QString measured = look(window, QStringLiteral("attention-adequacy-measured"));
+            if (!measured.isEmpty()) found << measured;
         }
     }
     verdict(found);

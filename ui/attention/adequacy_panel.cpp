@@ -92,8 +92,8 @@ void AdequacyPanel::buildResultViews() {
     m_signals->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_signals->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_signals->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);  // every column in view
+    m_signals->horizontalHeader()->setStretchLastSection(false);  // with every column stretched, it ran past the edge
     m_signals->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-    m_signals->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
     m_signals->verticalHeader()->setDefaultSectionSize(m_signals->fontMetrics().height() + 6);
     // Room for the signals a model measures (at most 6 without --shifts on a model with sampled
     // runs, 4 without runs) and the two references; an unmeasured signal's row is hidden.
