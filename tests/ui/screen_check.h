@@ -119,6 +119,8 @@ inline QString buttonCut(const QAbstractButton* b) {
 }
 
 inline QString comboCut(const QComboBox* c) {
+    if (c->count() > 0 && c->currentIndex() >= 0 && c->currentText().isEmpty() && c->isEnabled())
+        return QStringLiteral("shows an empty entry (index %1 of %2)").arg(c->currentIndex()).arg(c->count());
     if (c->isEditable() || c->currentText().isEmpty()) return {};
     QStyleOptionComboBox opt;
     opt.initFrom(c);

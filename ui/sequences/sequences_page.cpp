@@ -546,7 +546,7 @@ void SequencesPage::showTranslations() {
             m_map->addItem(tr("alignment"));
             m_map->insertSeparator(m_map->count());
             m_map->addItems(attributionMapNames());
-            m_map->setCurrentIndex(std::max(0, m_map->findText(chosen)));
+            m_map->setCurrentIndex(chosen.isEmpty() ? 0 : std::max(0, m_map->findText(chosen)));  // "" is the separator's
         }
         m_map->setEnabled(m_map->count() > 1);
     }
