@@ -69,11 +69,14 @@ LengthPoint measure(const LengthBenchOptions& o, AttentionVariant variant, const
     {
         torch::NoGradGuard noGrad;
         torch::Tensor out;
-        p.forwardMs = medianMs(o.repeats, [&] {
+        const auto timed = timedMs(o.repeats, [&] {
             out = torch::Tensor();
             out = attendVariant(variant, x.q, x.k, x.v, {}, o.variant);
             synchronize(device);
         }, /*warmups=*/2);
+        p.forwardMs = timed.median;
+        p.forwardFastestMs = timed.fastest;
+        p.forwardSlowestMs = timed.slowest;
         out = torch::Tensor();
         const auto before = memory::resetCpuPeak();
         out = attendVariant(variant, x.q, x.k, x.v, {}, o.variant);

@@ -36,7 +36,8 @@ struct LengthBenchOptions {
 /// One variant at one length; an empty optional is a figure that was not measured.
 struct LengthPoint {
     std::int64_t n = 0;
-    double forwardMs = 0;
+    double forwardMs = 0;                          ///< the median of the timed repeats
+    double forwardFastestMs = 0, forwardSlowestMs = 0;  ///< their spread
     std::optional<double> backwardMs;
     std::optional<double> peakMb, backwardPeakMb;  ///< CPU only
     std::optional<double> maxAbsError;             ///< against float64 exact attention

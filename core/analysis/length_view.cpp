@@ -113,24 +113,29 @@ Result<Unit> fillCurves(LengthView& view, const Progress& progress) {
     if (!mine) return Error{mine.error()};
     view.matmulGflops = mine->matmulGflops;
     view.device = mine->device;
-    for (const auto& p : mine->points.at(r.variant)) view.curve.push_back({p.n, p.forwardMs, p.peakMb});
-    view.slope = mine->slopes.at(r.variant);
+    for (const auto& p : mine->points.at(r.variant))
+        view.curve.push_back({p.n, p.forwardMs, p.forwardFastestMs, p.forwardSlowestMs, p.peakMb});
+    view.slope = curveSlope(view.curve, &view.slopeNote);
     if (r.variant == AttentionVariant::Full) {
         view.fullCurve = view.curve;
         view.fullSlope = view.slope;
+        view.fullSlopeNote = view.slopeNote;
         return Unit{};
     }
     if (full.lengths.empty()) return Unit{};
     auto exact = benchAttentionLengths(full, part(share));
     if (!exact) return Error{exact.error()};
-    for (const auto& p : exact->points.at(AttentionVariant::Full)) view.fullCurve.push_back({p.n, p.forwardMs, p.peakMb});
-    view.fullSlope = exact->slopes.at(AttentionVariant::Full);
+    for (const auto& p : exact->points.at(AttentionVariant::Full))
+        view.fullCurve.push_back({p.n, p.forwardMs, p.forwardFastestMs, p.forwardSlowestMs, p.peakMb});
+    view.fullSlope = curveSlope(view.fullCurve, &view.fullSlopeNote);
     return Unit{};
 }
 
 nlohmann::ordered_json curveJson(const std::vector<LengthCurvePoint>& curve) {
     auto rows = nlohmann::ordered_json::array();
-    for (const auto& p : curve) rows.push_back({{"n", p.n}, {"ms", p.ms}, {"peak_mb", measuredOrNull(p.peakMb)}});
+    for (const auto& p : curve)
+        rows.push_back({{"n", p.n}, {"ms", p.ms}, {"fastest_ms", p.fastestMs}, {"slowest_ms", p.slowestMs},
+                        {"peak_mb", measuredOrNull(p.peakMb)}});
     return rows;
 }
 
@@ -178,10 +183,11 @@ std::string lengthViewToJson(const LengthView& v, int indent) {
     const auto& o = v.request.options;
     const auto name = attentionVariantName(v.request.variant);
     nlohmann::ordered_json curves = {{name, curveJson(v.curve)}};
-    nlohmann::ordered_json slopes = {{name, measuredOrNull(v.slope)}};
+    nlohmann::ordered_json slopes = {{name, measuredOrNull(v.slope)}}, slopeNotes = {{name, v.slopeNote}};
     if (v.request.variant != AttentionVariant::Full) {
         curves["full"] = curveJson(v.fullCurve);
         slopes["full"] = measuredOrNull(v.fullSlope);
+        slopeNotes["full"] = v.fullSlopeNote;
     }
     nlohmann::ordered_json out = {
         {"schema", "saccade.length-view"}, {"version", 1}, {"variant", name}, {"n", v.request.n},
@@ -192,23 +198,55 @@ std::string lengthViewToJson(const LengthView& v, int indent) {
         {"pattern", {{"rows", v.patternRows}, {"cols", v.patternCols}, {"queries", v.patternQueries}, {"density", v.pattern}}},
         {"keys_per_query", v.keysPerQuery}, {"row_tv", v.rowTv}, {"mean_tv", v.meanTv}, {"max_tv", v.maxTv},
         {"top1_agreement", v.top1Agreement}, {"mean_output_error", v.meanOutputError},
-        {"matmul_gflops", v.matmulGflops}, {"curves", curves}, {"slopes", slopes}};
+        {"matmul_gflops", v.matmulGflops}, {"repeats", v.request.repeats}, {"curves", curves}, {"slopes", slopes},
+        {"slope_notes", slopeNotes}};
     return out.dump(indent);
 }
 
 std::string lengthViewToCsv(const LengthView& v) {
     std::ostringstream s;
     s.precision(9);
-    s << "query,total_variation\n";
-    for (std::size_t i = 0; i < v.rowTv.size(); ++i) s << i << "," << v.rowTv[i] << "\n";
-    s << "\ncurve,variant,n,ms,peak_mb\n";
+    s << "variant,n,median_ms,fastest_ms,slowest_ms,repeats,peak_mb\n";
     auto curve = [&](const std::string& name, const std::vector<LengthCurvePoint>& points) {
         for (const auto& p : points)
-            s << "curve," << name << "," << p.n << "," << p.ms << "," << (p.peakMb ? std::to_string(*p.peakMb) : "") << "\n";
+            s << name << "," << p.n << "," << p.ms << "," << p.fastestMs << "," << p.slowestMs << "," << v.request.repeats
+              << "," << (p.peakMb ? std::to_string(*p.peakMb) : "") << "\n";
     };
     curve(attentionVariantName(v.request.variant), v.curve);
     if (v.request.variant != AttentionVariant::Full) curve("full", v.fullCurve);
     return s.str();
+}
+
+std::string lengthRowsToCsv(const LengthView& v) {
+    std::ostringstream s;
+    s.precision(9);
+    s << "query,total_variation\n";
+    for (std::size_t i = 0; i < v.rowTv.size(); ++i) s << i << "," << v.rowTv[i] << "\n";
+    return s.str();
+}
+
+std::optional<double> curveSlope(const std::vector<LengthCurvePoint>& curve, std::string* why) {
+    std::vector<const LengthCurvePoint*> used;
+    for (const auto& p : curve)
+        if (p.n >= 1024) used.push_back(&p);
+    if (used.size() < 3) {
+        used.clear();
+        for (const auto& p : curve) used.push_back(&p);
+    }
+    auto say = [why](const std::string& reason) -> std::optional<double> {
+        if (why) *why = reason;
+        return std::nullopt;
+    };
+    if (used.size() < 3) return say("too few lengths (" + std::to_string(used.size()) + ") to fit");
+    std::vector<double> x, y;
+    for (const auto* p : used) {
+        if (p->fastestMs > 0 && p->slowestMs > 1.5 * p->fastestMs)
+            return say("timings at n = " + std::to_string(p->n) + " too unsteady to fit");
+        x.push_back(double(p->n));
+        y.push_back(p->ms);
+    }
+    if (why) why->clear();
+    return logLogSlope(x, y);
 }
 
 }  // namespace saccade

@@ -38,9 +38,15 @@ struct LengthViewOptions {
 
 struct LengthCurvePoint {
     std::int64_t n = 0;
-    double ms = 0;
-    std::optional<double> peakMb;  ///< CPU only
+    double ms = 0;                       ///< the median of the repeats
+    double fastestMs = 0, slowestMs = 0;  ///< their spread
+    std::optional<double> peakMb;        ///< CPU only
 };
+
+/// The log-log slope of a cost curve where it means something: fitted over the lengths from
+/// 1,024 (all lengths when fewer than 3 reach it) once 3 lengths are measured and each of their
+/// timings is steady (slowest within 1.5x the fastest); else none, and `why` says which.
+std::optional<double> curveSlope(const std::vector<LengthCurvePoint>& curve, std::string* why = nullptr);
 
 struct LengthView {
     LengthViewOptions request;
@@ -53,7 +59,8 @@ struct LengthView {
     double top1Agreement = 0;           ///< rows whose largest weight is on exact attention's largest key
     double meanOutputError = 0;         ///< mean over rows of |o_i - e_i| / |e_i|
     std::vector<LengthCurvePoint> curve, fullCurve;
-    std::optional<double> slope, fullSlope;
+    std::optional<double> slope, fullSlope;  ///< curveSlope of each curve
+    std::string slopeNote, fullSlopeNote;   ///< why a slope is not given
     double matmulGflops = 0;
     std::string device = "cpu";
 };
@@ -69,7 +76,9 @@ Result<LengthView> computeLengthView(const LengthViewOptions& options, const Pro
 /// "mean_output_error", "curves": {variant: [{"n", "ms", "peak_mb"}], "full": [...]},
 /// "slopes": {...}}; figures not measured are null.
 std::string lengthViewToJson(const LengthView& view, int indent = 2);
-/// One row per query: "query,total_variation", then the curves: "curve,variant,n,ms,peak_mb".
+/// The cost curves, one table: "variant,n,median_ms,fastest_ms,slowest_ms,repeats,peak_mb".
 std::string lengthViewToCsv(const LengthView& view);
+/// The error per query, one table: "query,total_variation".
+std::string lengthRowsToCsv(const LengthView& view);
 
 }  // namespace saccade

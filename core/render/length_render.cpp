@@ -12,7 +12,7 @@ namespace saccade {
 namespace {
 
 const Rgb kInk{30, 30, 30}, kGrid{225, 225, 225}, kAxisColour{120, 120, 120};
-const Rgb kVariant{31, 119, 180}, kFull{214, 39, 40};
+const Rgb kVariant{31, 119, 180}, kFull{214, 39, 40}, kPeak{172, 203, 230};
 
 struct Panel {
     double x, y, w, h;
@@ -75,17 +75,26 @@ void drawRowError(FigureCanvas& c, const LengthView& v, const Panel& b) {
         c.line(b.x, b.y + b.h * i / 4, b.x + b.w, b.y + b.h * i / 4, kGrid);
         c.text(b.x - 4, b.y + b.h * i / 4 + 4, fmt("%.2f", 1.0 - i / 4.0), 10, kInk, TextAnchor::End);
     }
-    // At most one point per pixel column: the largest value in it, so peaks stay visible.
+    // One point per pixel column: the mean of its rows as the line (the dashed overall mean is
+    // their mean), and their largest, lighter, so a peak stays visible and is not read as typical.
     const auto n = v.rowTv.size();
     const int columns = std::max(1, int(b.w));
-    std::vector<std::pair<double, double>> points;
+    std::vector<std::pair<double, double>> means, peaks;
     for (int x = 0; x < columns && n > 0; ++x) {
         const auto i0 = std::size_t(double(x) * n / columns), i1 = std::max(i0 + 1, std::size_t(double(x + 1) * n / columns));
-        double m = 0;
-        for (auto i = i0; i < std::min(i1, n); ++i) m = std::max(m, v.rowTv[i]);
-        points.emplace_back(b.x + x, b.y + b.h - b.h * std::clamp(m, 0.0, 1.0));
+        double m = 0, sum = 0;
+        for (auto i = i0; i < std::min(i1, n); ++i) m = std::max(m, v.rowTv[i]), sum += v.rowTv[i];
+        const double mean = sum / double(std::min(i1, n) - i0);
+        peaks.emplace_back(b.x + x, b.y + b.h - b.h * std::clamp(m, 0.0, 1.0));
+        means.emplace_back(b.x + x, b.y + b.h - b.h * std::clamp(mean, 0.0, 1.0));
     }
-    c.polyline(points, kVariant, 1.2);
+    c.polyline(peaks, kPeak, 1.0);
+    c.polyline(means, kVariant, 1.4);
+    const double rowsPerColumn = double(n) / columns;
+    c.fittedText(b.x + b.w / 2, b.y + b.h + 46,
+                 rowsPerColumn > 1 ? "line: mean of the " + fmt("%.0f", rowsPerColumn) + " queries per pixel; light: their largest"
+                                   : "line: each query's total variation",
+                 10, b.w + 40, kInk, TextAnchor::Middle);
     const double meanY = b.y + b.h - b.h * std::clamp(v.meanTv, 0.0, 1.0);
     c.line(b.x, meanY, b.x + b.w, meanY, kFull, 1, true);
     c.text(b.x - 4, b.y + 10, "1", 10, kInk, TextAnchor::End);
@@ -139,6 +148,13 @@ void drawLogPlot(FigureCanvas& c, const LengthView& v, const Panel& b, bool memo
             if (auto y = value(p); y && *y > 0) {
                 pts.push_back(ax.at(double(p.n), *y));
                 c.fill(pts.back().first - 2, pts.back().second - 2, 4, 4, colour);
+                if (!memory && p.fastestMs > 0 && p.slowestMs > 0) {  // the spread of the timings: fastest to slowest
+                    const auto [x, top] = ax.at(double(p.n), p.slowestMs);
+                    const double bottom = ax.at(double(p.n), p.fastestMs).second;
+                    c.line(x, top, x, bottom, colour, 1);
+                    c.line(x - 3, top, x + 3, top, colour, 1);
+                    c.line(x - 3, bottom, x + 3, bottom, colour, 1);
+                }
             }
         c.polyline(pts, colour, 1.5, dashed);
     };
@@ -147,25 +163,35 @@ void drawLogPlot(FigureCanvas& c, const LengthView& v, const Panel& b, bool memo
     c.text(b.x + 6, b.y + 14, what + " (log-log)", 11, kInk);
 }
 
-void drawCurves(FigureCanvas& c, const LengthView& v, const Panel& b) {
+void drawCurves(FigureCanvas& c, const LengthView& v, const Panel& area) {
+    // The legend first, over both plots (the slopes are of the time): then the two plots.
+    const bool withFull = v.request.variant != AttentionVariant::Full;
+    const double legendH = withFull ? 44 : 29;
+    const Panel b{area.x, area.y + legendH, area.w, area.h - legendH};
+    const auto name = attentionVariantName(v.request.variant);
+    auto slope = [](const std::optional<double>& s, const std::string& why) {
+        return s ? "time slope " + fmt("%.2f", *s) : "no slope: " + (why.empty() ? std::string("not measured") : why);
+    };
+    c.fittedText(area.x + area.w / 2, area.y - 8, "cost against length n", 12, area.w, kInk, TextAnchor::Middle);
+    double y = area.y + 10;
+    c.fittedText(area.x, y, "median of " + std::to_string(v.request.repeats) + " runs; bar: min-max", 10,
+                 area.w, kInk);
+    y += 15;
+    c.line(area.x, y - 4, area.x + 18, y - 4, kVariant, 2);
+    c.fittedText(area.x + 22, y, name + ": " + slope(v.slope, v.slopeNote), 11, area.w - 22, kInk);
+    if (withFull) {
+        y += 15;
+        c.line(area.x, y - 4, area.x + 18, y - 4, kFull, 2, true);
+        c.fittedText(area.x + 22, y, v.fullCurve.empty() ? "full: does not fit here" : "full: " + slope(v.fullSlope, v.fullSlopeNote),
+                     11, area.w - 22, kInk);
+    }
     const double gap = 22, h = (b.h - gap) / 2;
     drawLogPlot(c, v, {b.x, b.y, b.w, h}, false);
     drawLogPlot(c, v, {b.x, b.y + h + gap, b.w, h}, true);
-    const auto name = attentionVariantName(v.request.variant);
-    auto slope = [](const std::optional<double>& s) { return s ? fmt("%.2f", *s) : std::string("n/a"); };
-    c.fittedText(b.x + b.w / 2, b.y - 8, "cost against length n", 12, b.w, kInk, TextAnchor::Middle);
     if (!v.curve.empty()) {  // the n axis, shared by both plots, under the lower one
         c.text(b.x, b.y + b.h + 13, thousands(v.curve.front().n), 10, kInk);
         c.text(b.x + b.w / 2, b.y + b.h + 13, "n (log)", 10, kInk, TextAnchor::Middle);
         c.text(b.x + b.w, b.y + b.h + 13, thousands(v.curve.back().n), 10, kInk, TextAnchor::End);
-    }
-    double y = b.y + b.h + 29;
-    c.line(b.x, y - 4, b.x + 18, y - 4, kVariant, 2);
-    c.text(b.x + 22, y, name + ": slope " + slope(v.slope), 11, kInk);
-    if (v.request.variant != AttentionVariant::Full) {
-        y += 15;
-        c.line(b.x, y - 4, b.x + 18, y - 4, kFull, 2, true);
-        c.text(b.x + 22, y, v.fullCurve.empty() ? "full: does not fit here" : "full: slope " + slope(v.fullSlope), 11, kInk);
     }
 }
 
@@ -220,7 +246,7 @@ FigureCanvas lengthViewFigure(const LengthView& v, int width, int height) {
     const double x2 = left + side + 70, w2 = rest * 0.48 - 50;
     drawRowError(c, v, {x2, top, w2, plotH});
     const double x3 = x2 + w2 + 66;
-    drawCurves(c, v, {x3, top, width - x3 - 16, plotH - 30});
+    drawCurves(c, v, {x3, top, width - x3 - 16, plotH});
     return c;
 }
 

@@ -2,6 +2,9 @@
 // the fidelity of each variant on real (bundled models') and synthetic attention, the length
 // view and its exports, and the long-range task's plumbing (a few steps, never a real training).
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -228,11 +231,35 @@ TEST(LengthViewTest, PatternRowMapAndCurvesOfOneVariant) {
     EXPECT_GT(view->meanTv, 0.0);
     ASSERT_EQ(view->curve.size(), 2u);
     ASSERT_EQ(view->fullCurve.size(), 2u);
-    EXPECT_TRUE(view->slope && view->fullSlope);
+    // Two lengths are too few for a slope that means something: none, and the view says why.
+    EXPECT_FALSE(view->slope || view->fullSlope);
+    EXPECT_EQ(view->slopeNote, "too few lengths (2) to fit");
+    for (const auto& p : view->curve) EXPECT_TRUE(p.fastestMs <= p.ms && p.ms <= p.slowestMs) << p.n;
     const auto exact = computeLengthView(tinyView(AttentionVariant::MemoryEfficient));
     ASSERT_TRUE(exact.ok());
     EXPECT_LT(exact->maxTv, 1e-5);
     EXPECT_DOUBLE_EQ(exact->top1Agreement, 1.0);
+}
+
+// A slope is fitted where it means something: 3 lengths or more, from 1,024 when 3 reach it, and
+// steady timings; else none, with the reason.
+TEST(LengthViewTest, CurveSlopeOnlyWhereItMeansSomething) {
+    auto point = [](std::int64_t n, double ms, double spread = 1.1) {
+        return LengthCurvePoint{n, ms, ms / std::sqrt(spread), ms * std::sqrt(spread), std::nullopt};
+    };
+    std::string why;
+    // Linear from 1,024 on; the small lengths (fixed overheads) are left out of the fit.
+    const auto linear = curveSlope({point(256, 5), point(512, 5.1), point(1024, 2), point(2048, 4), point(4096, 8)}, &why);
+    ASSERT_TRUE(linear) << why;
+    EXPECT_NEAR(*linear, 1.0, 1e-12);
+    EXPECT_TRUE(why.empty());
+    const auto quadratic = curveSlope({point(256, 1), point(512, 4), point(1024, 16)}, &why);  // fewer than 3 from 1,024: all
+    ASSERT_TRUE(quadratic);
+    EXPECT_NEAR(*quadratic, 2.0, 1e-12);
+    EXPECT_FALSE(curveSlope({point(1024, 2), point(2048, 4)}, &why));
+    EXPECT_EQ(why, "too few lengths (2) to fit");
+    EXPECT_FALSE(curveSlope({point(1024, 2), point(2048, 4, 2.0), point(4096, 8)}, &why));  // slowest 2x the fastest
+    EXPECT_EQ(why, "timings at n = 2048 too unsteady to fit");
 }
 
 TEST(LengthViewTest, ExportsInEveryFormatAndRefusesOthers) {
@@ -242,11 +269,19 @@ TEST(LengthViewTest, ExportsInEveryFormatAndRefusesOthers) {
     const auto svg = lengthViewBytes(*view, "svg");
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_NE(svg.find("top_k, k = 4 at n = 96"), std::string::npos);
-    EXPECT_EQ(lengthViewBytes(*view, "csv").rfind("query,total_variation\n0,", 0), 0u);
+    // Each CSV is one table under one header (issue 52 item 8: they were joined).
+    const auto curves = lengthViewBytes(*view, "csv");
+    EXPECT_EQ(curves.rfind("variant,n,median_ms,fastest_ms,slowest_ms,repeats,peak_mb\ntop_k,32,", 0), 0u) << curves;
+    EXPECT_EQ(std::count(curves.begin(), curves.end(), '\n'), 5);  // the header, two lengths of top_k and of full
+    EXPECT_EQ(curves.find("\n\n"), std::string::npos);
+    EXPECT_EQ(lengthRowsToCsv(*view).rfind("query,total_variation\n0,", 0), 0u);
     const auto json = nlohmann::json::parse(lengthViewBytes(*view, "json"));
     EXPECT_EQ(json["schema"], "saccade.length-view");
     EXPECT_EQ(json["row_tv"].size(), 96u);
     EXPECT_EQ(json["curves"]["full"].size(), 2u);
+    EXPECT_TRUE(json["curves"]["full"][0].contains("fastest_ms") && json["curves"]["full"][0].contains("slowest_ms"));
+    EXPECT_TRUE(json["slopes"]["full"].is_null());
+    EXPECT_EQ(json["slope_notes"]["full"], "too few lengths (2) to fit");
     EXPECT_EQ(*lengthViewFormat("a/b.SVG"), "svg");
     EXPECT_FALSE(lengthViewFormat("figure.gif").ok());
     auto bad = tinyView(AttentionVariant::Local);

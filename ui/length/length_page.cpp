@@ -117,9 +117,14 @@ QWidget* LengthPage::buildControls() {
     for (const auto& [title, file, filter] :
          {std::tuple{tr("Export the figure as PNG"), QStringLiteral("length.png"), filters[0]},
           std::tuple{tr("Export the figure as SVG"), QStringLiteral("length.svg"), filters[1]},
-          std::tuple{tr("Export the per-row error and curves as CSV"), QStringLiteral("length.csv"), filters[2]},
+          std::tuple{tr("Export the cost curves as CSV"), QStringLiteral("length-curves.csv"), filters[2]},
           std::tuple{tr("Export the view as JSON"), QStringLiteral("length.json"), filters[3]}})
         items.push_back({title, file, filter, [this](const QString& p) { return exportTo(p); }});
+    // The error per query is its own table (one header per CSV file).
+    items.push_back({tr("Export the error per query as CSV"), QStringLiteral("length-queries.csv"), filters[2], [this](const QString& p) {
+                         if (!m_figure->view()) return tr("nothing to export: nothing measured yet");
+                         return writeFileAtomically(p, QByteArray::fromStdString(lengthRowsToCsv(*m_figure->view())));
+                     }});
     m_export = makeExportButton(box, items);
     m_export->setEnabled(false);
     auto* buttons = new QHBoxLayout;
@@ -196,17 +201,22 @@ bool LengthPage::measure() {
 void LengthPage::showResult(const LengthView& view) {
     m_figure->setView(view);
     m_export->setEnabled(true);
-    auto slope = [](const std::optional<double>& s) { return s ? QString::number(*s, 'f', 2) : tr("not measured"); };
+    // A slope only where one was fitted (length_view.h: curveSlope); else why not.
+    auto growth = [](const std::optional<double>& s, const std::string& why, const QString& who) {
+        return s ? tr("%1 grows as n<sup>%2</sup>").arg(who, QString::number(*s, 'f', 2))
+                 : tr("%1: no slope (%2)").arg(who, QString::fromStdString(why.empty() ? "not measured" : why));
+    };
+    const bool full = view.request.variant == AttentionVariant::Full;
     m_notes->setText(
         tr("<b>%1</b>: %2. %3 keys per query; total variation from exact attention %4 on average (max %5), top-1 "
-           "agreement %6%. Time grows as n<sup>%7</sup> (full attention: n<sup>%8</sup>); the matrix product runs at "
-           "%9 GFLOP/s here.")
+           "agreement %6%. %7; %8; the matrix product runs at %9 GFLOP/s here.")
             .arg(QString::fromStdString(attentionVariantName(view.request.variant)), variantNote(view.request.variant))
             .arg(view.keysPerQuery, 0, 'f', 1)
             .arg(view.meanTv, 0, 'f', 3)
             .arg(view.maxTv, 0, 'f', 3)
             .arg(100 * view.top1Agreement, 0, 'f', 1)
-            .arg(slope(view.slope), view.request.variant == AttentionVariant::Full ? slope(view.slope) : slope(view.fullSlope))
+            .arg(growth(view.slope, view.slopeNote, tr("Time")),
+                 growth(full ? view.slope : view.fullSlope, full ? view.slopeNote : view.fullSlopeNote, tr("full attention's time")))
             .arg(view.matmulGflops, 0, 'f', 0));
 }
 
