@@ -321,6 +321,24 @@ void TestSequencesPage::transformerMapsAndHeadView() {
     QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/models/seq-dates-additive.pt"), 1));
     page.waitForIdle();
     page.setStep(3);
+    {
+        // Two models' views side by side draw at one scale, so their words have one type size
+        // (issue 52 item 10: each was scaled to fit its own room); alone, a view fills its own.
+        QWidget pair;
+        auto* small = new AlignmentView(&pair);
+        auto* large = new AlignmentView(&pair);
+        small->setGeometry(0, 0, 300, 260);
+        large->setGeometry(310, 0, 700, 600);
+        small->setTranslation(*page.view(0)->translation(), QStringLiteral("a"));
+        large->setTranslation(*page.view(1)->translation(), QStringLiteral("b"));
+        pair.resize(1020, 600);
+        pair.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pair));
+        const double shared = small->drawnScale();
+        QCOMPARE(large->drawnScale(), shared);
+        small->hide();
+        QVERIFY(large->drawnScale() > shared * 1.5);
+    }
     const auto saved = page.captureSession();
     QVERIFY(saved.has_value());
     QVERIFY(QString::fromStdString(saved->model).endsWith(QStringLiteral("seq-dates-transformer.pt")));

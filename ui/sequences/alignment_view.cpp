@@ -59,14 +59,29 @@ void AlignmentView::redraw() {
     else if (m_headView) m_image = toQImage(renderHeadView(*m_translation, viewOptions(m_step)));
     else m_image = toQImage(renderAlignment(*m_translation, viewOptions(m_step)));
     update();
+    if (parentWidget())  // the views beside it may now draw at another scale
+        for (auto* beside : parentWidget()->findChildren<AlignmentView*>(Qt::FindDirectChildrenOnly)) beside->update();
+}
+
+double AlignmentView::fitScale() const {
+    if (m_image.isNull()) return 0;
+    const QRect area(0, kTitleHeight + 4, width(), height() - kTitleHeight - 4);
+    return std::min({1.6, double(area.width()) / m_image.width(), double(area.height()) / m_image.height()});
+}
+
+double AlignmentView::drawnScale() const {
+    double scale = fitScale();
+    if (parentWidget())
+        for (const auto* beside : parentWidget()->findChildren<AlignmentView*>(Qt::FindDirectChildrenOnly))
+            if (beside != this && beside->isVisible() && !beside->m_image.isNull()) scale = std::min(scale, beside->fitScale());
+    return scale;
 }
 
 QRect AlignmentView::imageRect() const {
     if (m_image.isNull()) return {};
-    const QRect area(0, kTitleHeight + 4, width(), height() - kTitleHeight - 4);
-    const double scale = std::min({1.6, double(area.width()) / m_image.width(), double(area.height()) / m_image.height()});
+    const double scale = drawnScale();
     const QSize size(int(m_image.width() * scale), int(m_image.height() * scale));
-    return {area.x(), area.y(), size.width(), size.height()};
+    return {0, kTitleHeight + 4, size.width(), size.height()};
 }
 
 void AlignmentView::paintEvent(QPaintEvent*) {

@@ -2,7 +2,7 @@
 // AlignmentView: one model's alignment matrix for the Sequences page. It shows the image core
 // draws (render/alignment_render.h: the same picture the exports and `saccade-cli render`
 // write), scaled to fit, with the current step outlined and its distribution over the source as
-// bars; clicking a row picks that step.
+// bars; clicking a row picks that step. Views side by side draw at one scale.
 
 #include <optional>
 
@@ -30,6 +30,9 @@ public:
     void setHeadView(bool headView);
     /// The image as drawn now (the current step highlighted), at full size.
     const QImage& image() const { return m_image; }
+    /// The scale the image is drawn at: what fits this view, and no more than what fits each
+    /// visible view beside it (the same parent), so two models' pictures share one type size.
+    double drawnScale() const;
 
 Q_SIGNALS:
     void stepClicked(int step);
@@ -42,6 +45,7 @@ protected:
 private:
     void redraw();
     QRect imageRect() const;
+    double fitScale() const;  ///< the largest scale at which this view's image fits it (at most 1.6)
 
     QLabel* m_title = nullptr;
     std::optional<SeqTranslation> m_translation;
