@@ -7,13 +7,13 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QToolButton>  // whole: callers keep the button as a QWidget (Qt 6.8 includes it nowhere else)
 #include <functional>
 #include <string>
 
 class QPainter;
 class QSize;
 class QTableWidget;
-class QToolButton;
 class QWidget;
 
 namespace saccade::ui {
