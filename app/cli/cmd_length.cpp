@@ -180,11 +180,14 @@ int runView(ViewArgs& a) {
               << "; total variation from exact attention: mean " << view->meanTv << ", max " << view->maxTv
               << "; top-1 agreement " << 100 * view->top1Agreement << "%; output error " << view->meanOutputError << "\n";
     for (const auto& p : view->curve)
-        std::cout << "  n = " << p.n << ": " << p.ms << " ms" << (p.peakMb ? ", " + std::to_string(*p.peakMb) + " MB" : "")
-                  << "\n";
-    if (view->slope) std::cout << "  slope of time against n: " << *view->slope << "\n";
-    if (view->fullSlope && a.view.variant != AttentionVariant::Full)
-        std::cout << "  full attention's slope: " << *view->fullSlope << "\n";
+        std::cout << "  n = " << p.n << ": " << p.ms << " ms (median of " << a.view.repeats << "; " << p.fastestMs << " to "
+                  << p.slowestMs << ")" << (p.peakMb ? ", " + std::to_string(*p.peakMb) + " MB" : "") << "\n";
+    auto slope = [](const std::optional<double>& s, const std::string& why) {
+        return s ? std::to_string(*s) : "none (" + why + ")";
+    };
+    std::cout << "  slope of time against n: " << slope(view->slope, view->slopeNote) << "\n";
+    if (a.view.variant != AttentionVariant::Full && !view->fullCurve.empty())
+        std::cout << "  full attention's slope: " << slope(view->fullSlope, view->fullSlopeNote) << "\n";
     for (const auto& [path, format] : targets) std::cout << "  wrote " << path << "\n";
     return 0;
 }
