@@ -4,10 +4,14 @@
 #include <QBarCategoryAxis>
 #include <QChart>
 #include <QValueAxis>
+#include <QFontInfo>
+#include <QLegend>
 #include <QtTest>
 
 #include "charts/axis_ticks.h"
+#include "charts/chart_figure.h"
 #include "charts/class_prob_chart.h"
+#include "charts/series_chart.h"
 #include <QChartView>
 
 using namespace saccade::ui;
@@ -19,6 +23,7 @@ private Q_SLOTS:
     void probabilityAxisEndsAtOne();
     void trueClassIsAlwaysShown();
     void roundTicksSurviveAJumpInRange();
+    void aFigureDrawsItsChartInAFiguresType();
 };
 
 void TestCharts::probabilityAxisEndsAtOne() {
@@ -79,6 +84,30 @@ void TestCharts::roundTicksSurviveAJumpInRange() {
     QCOMPARE(axis->labelFormat(), QStringLiteral("%.0f"));
     setRoundTicks(axis, 0, 3, 5, /*integers=*/true);
     QCOMPARE(axis->tickInterval(), 1.0);
+}
+
+// Issue 52 item 11: a chart exported as a figure draws its ticks, titles and legend in a figure's
+// type (13 px and up), not the panel's small one; the panel keeps its own type afterwards.
+void TestCharts::aFigureDrawsItsChartInAFiguresType() {
+    SeriesChart chart;
+    chart.setCompact(true);  // a small multiple: the smallest panel type
+    chart.setTitles(QStringLiteral("Deletion"), QStringLiteral("fraction removed"), QStringLiteral("accuracy"));
+    SeriesChart::Series line;
+    line.name = QStringLiteral("attention");
+    line.points = {{0, 0.9}, {0.5, 0.6}, {1, 0.1}};
+    chart.setSeries({line});
+    QAbstractAxis* y = chart.chart()->axes(Qt::Vertical).value(0);
+    QVERIFY(y);
+    const QFont panel = y->labelsFont(), title = chart.chart()->titleFont();
+    QVERIFY(QFontInfo(panel).pixelSize() < kFigureTickPixels);
+    {
+        const FigureType type(chart.chart());
+        QCOMPARE(QFontInfo(y->labelsFont()).pixelSize(), kFigureTickPixels);
+        QCOMPARE(QFontInfo(chart.chart()->titleFont()).pixelSize(), kFigureTickPixels + 2);
+        QCOMPARE(QFontInfo(chart.chart()->legend()->font()).pixelSize(), kFigureTickPixels);
+    }
+    QCOMPARE(y->labelsFont(), panel);
+    QCOMPARE(chart.chart()->titleFont(), title);
 }
 
 QTEST_MAIN(TestCharts)
