@@ -2,8 +2,9 @@
 #include "cli_app.h"
 #include "common/runtime.h"
 
+SACCADE_PASSIVE_OPENMP_WAIT()
+
 int main(int argc, char** argv) {
-    saccade::ensurePassiveOpenMpWait(argv);
     saccade::tuneAllocator();
     return saccade::cli::runSaccadeCli(argc, argv);
 }

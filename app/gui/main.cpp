@@ -173,8 +173,9 @@ void openFile(saccade::ui::MainWindow& window, const QString& file) {
 
 }  // namespace
 
+SACCADE_PASSIVE_OPENMP_WAIT()
+
 int main(int argc, char** argv) {
-    saccade::ensurePassiveOpenMpWait(argv);
     quietForReportPdf(argc, argv);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,

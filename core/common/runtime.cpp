@@ -27,10 +27,14 @@ void setComputeThreads(int n) {
 
 int computeThreads() { return at::get_num_threads(); }
 
-void ensurePassiveOpenMpWait(char** argv) {
-    if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-    if (::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
-    ::execv("/proc/self/exe", argv);
+const char* environmentValue(const char* name) {
+    if (name == nullptr) return nullptr;
+    const std::size_t length = std::strlen(name);
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+        if (std::strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+    // The one variable the programs answer for when it is unset: OpenMP's idle threads sleep.
+    if (std::strcmp(name, "OMP_WAIT_POLICY") == 0) return "PASSIVE";
+    return nullptr;
 }
 
 void tuneAllocator() {

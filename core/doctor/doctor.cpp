@@ -33,16 +33,6 @@ std::string envOr(const char* name, const std::string& fallback) {
     return v && *v ? std::string(v) : fallback;
 }
 
-// A variable as the process started with it (/proc/self/environ), which is what OpenMP read when
-// it loaded, before main; a later setenv() does not show there. getenv() where /proc is missing.
-std::string startEnvOr(const char* name, const std::string& fallback) {
-    std::ifstream in("/proc/self/environ", std::ios::binary);
-    if (!in) return envOr(name, fallback);
-    const std::string prefix = std::string(name) + "=";
-    for (std::string entry; std::getline(in, entry, '\0');)
-        if (entry.compare(0, prefix.size(), prefix) == 0 && entry.size() > prefix.size()) return entry.substr(prefix.size());
-    return fallback;
-}
 
 // The BLAS this process loaded, read from its memory map (the dynamic linker resolved the
 // libblas.so.3 alternative, so the path tells OpenBLAS from the reference implementation).
@@ -109,7 +99,8 @@ DoctorReport runDoctor(const DoctorOptions& options) {
     r.intraOpThreads = at::get_num_threads();
     r.interOpThreads = at::get_num_interop_threads();
     r.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
-    r.ompWaitPolicy = startEnvOr("OMP_WAIT_POLICY", "(unset)");
+    // What OpenMP read: the programs answer its getenv with PASSIVE where the variable is unset.
+    r.ompWaitPolicy = envOr("OMP_WAIT_POLICY", "(unset)");
     r.ompNumThreads = envOr("OMP_NUM_THREADS", "(unset)");
 
     r.devices.push_back({"cpu", std::to_string(r.hardwareThreads) + " hardware threads"});

@@ -41,7 +41,7 @@ struct DoctorReport {
     int intraOpThreads = 0;
     int interOpThreads = 0;
     int hardwareThreads = 0;
-    std::string ompWaitPolicy;  ///< $OMP_WAIT_POLICY as the process started (what OpenMP read), or "(unset)"
+    std::string ompWaitPolicy;  ///< OMP_WAIT_POLICY as OpenMP read it (the programs read PASSIVE where it is unset), or "(unset)"
     std::string ompNumThreads;  ///< $OMP_NUM_THREADS, or "(unset)"
     std::vector<DoctorDevice> devices;
     std::vector<DoctorBackend> trainingBackends;  ///< c10d backends for --world-size > 1

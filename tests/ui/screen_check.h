@@ -12,6 +12,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
+#include <QTableView>
 #include <QLabel>
 #include <QPushButton>
 #include <QLayout>
@@ -165,14 +166,13 @@ inline QStringList headerCut(const QHeaderView* h) {
         if (left < 0 || left >= h->viewport()->width()) continue;  // scrolled out of sight, not cut
         const QString text = h->model()->headerData(i, Qt::Horizontal, Qt::DisplayRole).toString();
         const int need = widestLine(fm, text) + margins;
-        // A column the table's scroll bar reaches is not cut by the viewport's edge, only by its own width.
-        const auto* view = qobject_cast<const QAbstractScrollArea*>(h->parentWidget());
-        const bool scrolls = view && view->horizontalScrollBar()->isVisible();
-        const int room = scrolls ? h->sectionSize(i) : qMin(h->sectionSize(i), h->viewport()->width() - left);
+        // A column cut by the viewport's edge is cut in the room even where a scroll bar reaches it:
+        // nobody scrolls a table sideways during a talk.
+        const int room = qMin(h->sectionSize(i), h->viewport()->width() - left);
         // A centred title is drawn in the middle of its whole section, which may run past the view.
         const int right = (h->defaultAlignment() & Qt::AlignHCenter) ? left + (h->sectionSize(i) + need) / 2 : left + need;
         if (room + 1 < need) cut << QStringLiteral("column \"%1\" needs %2 px, has %3").arg(text).arg(need).arg(room);
-        else if (!scrolls && right > h->viewport()->width() + 1)
+        else if (right > h->viewport()->width() + 1)
             cut << QStringLiteral("column \"%1\" is drawn past the table's edge (%2 > %3 px)").arg(text).arg(right).arg(h->viewport()->width());
     }
     return cut;
@@ -255,6 +255,17 @@ inline QString listCut(const QListView* list) {
     return QStringLiteral("entries run past its right edge (a sideways scroll bar)");
 }
 
+// A table whose columns run past its right edge: its last columns are read only by scrolling.
+inline QString tableCut(const QTableView* table) {
+    if (!table->horizontalScrollBar()->isVisible()) return {};
+    const QHeaderView* h = table->horizontalHeader();
+    QStringList widths;
+    for (int i = 0; i < h->count(); ++i)
+        if (!h->isSectionHidden(i)) widths << QString::number(h->sectionSize(i));
+    return QStringLiteral("columns of %1 px run past its %2 px (a sideways scroll bar)")
+        .arg(widths.join(QLatin1Char('+'))).arg(table->viewport()->width());
+}
+
 /// Every text cut and every overlap in `root`'s visible widgets, one line each.
 inline QStringList problems(const QWidget* root) {
     QStringList found;
@@ -271,6 +282,7 @@ inline QStringList problems(const QWidget* root) {
         else if (auto* v = qobject_cast<const QChartView*>(w)) for (const QString& s : chartCut(v)) add(w, s);
         else if (auto* bar = qobject_cast<const QStatusBar*>(w)) add(w, statusCut(bar));
         else if (auto* list = qobject_cast<const QListView*>(w)) add(w, listCut(list));
+        else if (auto* table = qobject_cast<const QTableView*>(w)) add(w, tableCut(table));
         for (const QString& s : overlaps(w)) add(w, s);
         if (w != root) add(w, squeezed(w));
     }

@@ -8,11 +8,17 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QLabel>
+#include <QPushButton>
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <QComboBox>
 #include <QStackedWidget>
 #include <QProgressBar>
 #include <QtTest>
 
+#include "analysis/analysis_job.h"
 #include "analysis/analysis_page.h"
 #include "attention/attention_canvas.h"
 #include "attention/attention_page.h"
@@ -52,6 +58,7 @@ private Q_SLOTS:
     void faithfulnessStatesItsCaveatAndFigures();
     void costShowsEveryStageAndRule();
     void modelSwitchLeavesNoStaleState();
+    void aProgressReportStillQueuedWhenAJobIsForgottenLeavesTheBarEmpty();
     void faithfulnessComparesRawAttentionWithRollout();
     void captionerSweepsAnObjectUnderItsWords();
     void cleanupTestCase();
@@ -220,6 +227,32 @@ void TestAnalysisPage::costShowsEveryStageAndRule() {
     QTemporaryDir dir;
     QCOMPARE(panel->exportChart(dir.path() + QStringLiteral("/cost.svg")), QString());
     QCOMPARE(panel->exportJson(dir.path() + QStringLiteral("/cost.json")), QString());
+}
+
+// The "faithfulness bar stays at 13% after a model switch": a progress report the job
+// posted before a model switch forgot it arrives after the switch emptied the bar.
+void TestAnalysisPage::aProgressReportStillQueuedWhenAJobIsForgottenLeavesTheBarEmpty() {
+    saccade::ui::AnalysisJob job;
+    QProgressBar bar;
+    bar.setRange(0, 1000);
+    QPushButton run, cancel;
+    QLabel message;
+    saccade::ui::bindJobControls(&job, &run, &cancel, &bar, &message);
+    std::atomic_bool reported{false};
+    QVERIFY(job.startShown(
+        [&](const saccade::Progress& progress) {
+            progress(0.13);  // posted to the window's thread, not yet delivered
+            reported = true;
+            while (progress(0.13)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            return QString();
+        },
+        [] {}, QStringLiteral("Measuring")));
+    while (!reported) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // no events delivered yet
+    job.forget();  // the model switch
+    QCOMPARE(bar.value(), 0);
+    QTest::qWait(200);  // the queued report is delivered now
+    QCOMPARE(bar.value(), 0);
+    QVERIFY(run.isEnabled());
 }
 
 void TestAnalysisPage::modelSwitchLeavesNoStaleState() {

@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -19,6 +20,7 @@
 #include "data/dataset.h"
 #include "attention/attention_page.h"
 #include "attention/adequacy_panel.h"
+#include "attention/dataset_compare_panel.h"
 #include "attention/attribution_view.h"
 #include "main_window.h"
 #include "screen_check.h"
@@ -110,6 +112,26 @@ QStringList walkTheTour(MainWindow& window, const QString& way) {
     return found;
 }
 
+// The dataset comparison measured: its accuracy table's headers ("training rule?") and the
+// disagreeing images' class names whole.
+QStringList compareTheRules(MainWindow& window) {
+    auto* panel = window.attentionPage()->comparisonPanel();
+    auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget());
+    if (!tabs) return {QStringLiteral("the dataset comparison is not on a tab")};
+    tabs->setCurrentWidget(panel);
+    panel->findChild<QSpinBox*>(QStringLiteral("imageLimit"))->setValue(60);
+    panel->findChild<QPushButton*>(QStringLiteral("compareButton"))->click();
+    auto* table = panel->findChild<QTableWidget*>(QStringLiteral("accuracyTable"));
+    [&] {
+        QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() > 0 &&
+                                     panel->findChild<QPushButton*>(QStringLiteral("compareButton"))->isEnabled(),
+                                 300'000);
+    }();
+    if (table->rowCount() == 0) return {QStringLiteral("the dataset comparison gave no rows")};
+    const QString problem = look(window, QStringLiteral("attention-compare-measured"));
+    return problem.isEmpty() ? QStringList{} : QStringList{problem};
+}
+
 }  // namespace
 
 void TestRoomWalk::initTestCase() {
@@ -152,6 +174,7 @@ void TestRoomWalk::everyPageAndTabFitsAndShowsItsTextWhole() {
                                      300'000);
             const QString measured = look(window, QStringLiteral("attention-adequacy-measured"));
             if (!measured.isEmpty()) found << measured;
+            found << compareTheRules(window);
         }
     }
     verdict(found);

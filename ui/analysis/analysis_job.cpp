@@ -53,7 +53,8 @@ bool AnalysisJob::start(std::function<QString(const Progress&)> work, std::funct
             if (now - last > std::chrono::milliseconds(100) || f >= 1) {  // at most ten updates a second
                 last = now;
                 post([this, f, cancel] {
-                    if (cancel == m_cancel) Q_EMIT this->progress(f);
+                    // A report still queued when the job was cancelled or forgotten (a model switch) is dropped.
+                    if (cancel == m_cancel && !cancel->load()) Q_EMIT this->progress(f);
                 });
             }
             return !cancel->load();

@@ -97,7 +97,8 @@ void SweepPanel::buildResultViews() {
     m_charts->addTab(m_seriesChart, tr("Series"));
     m_worst = new QTableWidget(0, 6, this);
     m_worst->setObjectName(QStringLiteral("worstPositions"));
-    m_worst->setHorizontalHeaderLabels({tr("dx"), tr("dy"), tr("deterministic"), tr("sampled right"), tr("hit rate"), tr("mass")});
+    // Two-line titles: the table fits its column beside the map, in a presentation's large type too.
+    m_worst->setHorizontalHeaderLabels({tr("dx"), tr("dy"), tr("deter-\nministic"), tr("sampled\nright"), tr("hit\nrate"), tr("mass")});
     m_worst->verticalHeader()->setVisible(false);
     m_worst->setMinimumWidth(150);
     m_worst->horizontalHeader()->setStretchLastSection(true);

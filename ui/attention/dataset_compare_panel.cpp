@@ -59,7 +59,7 @@ DatasetComparePanel::DatasetComparePanel(QWidget* parent) : JobPanel(parent) {
 // The accuracy table, the accuracy-against-K chart, the disagreeing images and the exports.
 void DatasetComparePanel::buildResultViews() {
     m_accuracy = makeBrowserTable(this, QStringLiteral("accuracyTable"),
-                           {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")});
+                           {tr("rule"), tr("accuracy"), tr("95% CI"), tr("training\nrule?")});
     m_kChart = new BandChart(this);
     m_kChart->setObjectName(QStringLiteral("kChart"));
     m_kChart->setTitles(tr("Accuracy against K (ksample:K), 95% interval"), tr("K"), {});
@@ -127,6 +127,7 @@ void DatasetComparePanel::setModel(const QStringList& classNames, const QStringL
                                    const QString& preferred, const QString& deterministicRule) {
     m_classNames = classNames;
     m_disagree->setHorizontalHeaderItem(2, new QTableWidgetItem(deterministicRule));
+    m_disagree->resizeColumnsToContents();
     m_dataset->clear();
     for (const QString& d : datasets) m_dataset->addItem(d, d);
     const int i = m_dataset->findData(preferred);
@@ -164,15 +165,18 @@ QString DatasetComparePanel::className(int label) const {
 
 // The tables' columns: a sampled comparison's, or (a model without sampled runs) its rules'.
 void DatasetComparePanel::setSampledHeaders(bool sampled) {
-    const QStringList accuracy = sampled ? QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("training rule?")}
-                                         : QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("mass in box"),
-                                                       tr("pointing game")};
+    // Two-line titles: the table fits the side panel at 1280x800 without scrolling sideways.
+    const QStringList accuracy = sampled ? QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("training\nrule?")}
+                                         : QStringList{tr("rule"), tr("accuracy"), tr("95% CI"), tr("mass\nin box"),
+                                                       tr("pointing\ngame")};
     m_accuracy->setColumnCount(int(accuracy.size()));
     m_accuracy->setHorizontalHeaderLabels(accuracy);
     const QStringList second = sampled ? QStringList{tr("image"), tr("true"), {}, tr("sample")}
                                        : QStringList{tr("rules"), tr("same most attended cell"), tr("images")};
     m_disagree->setColumnCount(int(second.size()));
     m_disagree->setHorizontalHeaderLabels(second);
+    m_accuracy->resizeColumnsToContents();
+    m_disagree->resizeColumnsToContents();
     m_kChart->setVisible(sampled);
 }
 
@@ -231,7 +235,8 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         const bool trained = isTrainingRule(a.rule, c.trainingRule);
         m_accuracy->setItem(i, 0, new QTableWidgetItem(QString::fromStdString(a.rule)));
         m_accuracy->setItem(i, 1, new QTableWidgetItem(formatPercent(a.accuracy, 2)));
-        m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * a.low, 0, 'f', 2).arg(100 * a.high, 0, 'f', 2)));
+        // The interval to one decimal: it spans several points, a second decimal only widens the column.
+        m_accuracy->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1–%2").arg(100 * a.low, 0, 'f', 1).arg(100 * a.high, 0, 'f', 1)));
         auto* note = new QTableWidgetItem(trained ? tr("yes") : tr("no"));
         if (!trained) {
             note->setForeground(QColor(170, 90, 0));
