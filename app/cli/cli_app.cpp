@@ -53,6 +53,7 @@ void addCommands(CLI::App& app, int& exitCode) {
     addFaithfulnessCommand(app, exitCode);
     addAttributeCommand(app, exitCode);
     addBenchAttribute(*app.get_subcommand("bench"), exitCode);
+    addBenchAll(*app.get_subcommand("bench"), exitCode);
     addAdversarialCommand(app, exitCode);
     addCostCommand(app, exitCode);
     addReportCommand(app, exitCode);

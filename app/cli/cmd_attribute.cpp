@@ -27,7 +27,10 @@ struct AttributeArgs {
     AttributionOptions options;
     int target = -1, step = -1;
     bool json = false, pixels = false;
+    bool stepsGiven = false;  ///< --steps given: exactly that many, unless --tolerance is given too
+    double tolerance = -1;    ///< --tolerance; -1: not given
 };
+
 
 // The map over the image as a one-step trace: the renderer's heatmap, legend and box.
 Trace attributionTrace(const AttributionMap& m, const TraceInput& in) {
@@ -57,9 +60,14 @@ void printAttribution(const AttributionMap& m) {
         std::cout << "class " << m.target << " (predicted " << m.predicted << ")";
     std::cout << ", " << m.rows << "x" << m.cols << " cells, " << m.forwards
               << " images through the model, " << m.seconds << " s\n";
-    if (m.completenessError)
+    if (m.completenessError) {
         std::cout << "  completeness: sum " << *m.attributionSum << " vs f(x) - f(baseline) = " << *m.fInput << " - "
-                  << *m.fBaseline << ", error " << std::setprecision(2) << 100 * *m.completenessError << "%\n";
+                  << *m.fBaseline << ", error " << std::setprecision(2) << 100 * *m.completenessError << "% with "
+                  << m.steps.value_or(0) << " steps";
+        if (m.converged && *m.converged) std::cout << " (within the " << 100 * *m.tolerance << "% tolerance)";
+        std::cout << "\n";
+        if (!m.convergence.empty()) std::cout << "  " << m.convergence << "\n";
+    }
     if (m.massInBox)
         std::cout << std::setprecision(1) << "  mass in box " << 100 * *m.massInBox << "% of the cells ("
                   << 100 * *m.massInBoxPixels << "% of the pixels; the box is " << 100 * *m.boxArea
@@ -103,6 +111,8 @@ int runAttributeOnText(const AttributeArgs& a) {
     t.options.rule = a.options.rule;
     t.options.steps = a.options.steps;
     t.options.quadrature = a.options.quadrature;
+    if (a.tolerance >= 0)
+        return badInput("attribute", "--tolerance is for integrated gradients on an image; with --text, give --steps");
     if (a.baseline == "black")  // the images' default, given by name: not silently another baseline
         return badInput("attribute", "--baseline " + a.baseline + " is an image's; with --text it is unknown (the default) or zero");
     if (a.step >= 0)
@@ -119,6 +129,8 @@ int runAttribute(AttributeArgs a) {
         return badInput("attribute", a.model + " reads text: give --text \"...\" to attribute its output over the source");
     if (a.target >= 0) a.options.target = a.target;
     if (a.step >= 0) a.options.step = a.step;
+    if (a.tolerance >= 0) a.options.tolerance = a.tolerance;
+    else if (!a.stepsGiven) a.options.tolerance = kDefaultIgTolerance;
     if (auto ok = checkAttributionOptions(a.options); !ok) return badInput("attribute", ok.error());
     if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
     auto model = loadModelWith(a.model, a.device, a.input);
@@ -169,8 +181,15 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--step", a->step, "captioners: the word attributed, by its index in the caption (default: the "
                                        "first word that names an object, else the first)")->check(wholeNumberIn(0, 1000000));
     cmd->add_option("--rule", a->options.rule, "rule differentiated (default: soft for a model trained soft, else its deterministic rule)");
-    cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path")
+    cmd->add_option("--steps", a->options.steps, "integrated gradients: intervals of the path; given alone, exactly that "
+                                                 "many (default: from 64, doubled until the completeness error is within "
+                                                 "--tolerance)")
         ->capture_default_str()->check(wholeNumberIn(0, 100000));
+    cmd->add_option("--tolerance", a->tolerance, "integrated gradients: the completeness error aimed at, a fraction (default "
+                                                 "0.01 when --steps is not given); the steps double from --steps until it "
+                                                 "is met, or a line says why not");
+    cmd->add_option("--max-steps", a->options.maxSteps, "integrated gradients with a tolerance: the most steps tried")
+        ->capture_default_str()->check(wholeNumberIn(1, 100000));
     cmd->add_option("--quadrature", a->options.quadrature, "integrated gradients: trapezoid, midpoint or gauss-legendre")->capture_default_str();
     cmd->add_option("--baseline", a->baseline, "integrated gradients: black (the default), mean or an image FILE of the model's "
                                               "input size; with --text: unknown (the default: every source token's row the <unk> "
@@ -189,6 +208,7 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
                 exitCode = badInput("attribute", std::string(text) + " is empty: nothing to attribute");
                 return;
             }
+        a->stepsGiven = cmd->count("--steps") > 0;
         exitCode = runAttribute(*a);
     });
 }

@@ -43,11 +43,26 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--model", o->model, "also time the episodes of this trained RAM checkpoint");
     cmd->add_option("--reference", *reference, "path of ram_reference.py (run with python3 and the same threads)")->check(regularFile());
-    cmd->add_flag("--json", *json, "print our figures as one JSON object");
+    cmd->add_flag("--json", *json, "print one JSON object (with --reference, the reference's figures and the ratios too)");
     cmd->callback([o, reference, json, &exitCode] {
         auto r = benchRam(*o);
         if (!r) { exitCode = badInput("bench ram", r.error()); return; }
-        if (*json) { std::cout << ramBenchToJson(*o, *r) << "\n"; return; }
+        auto out = nlohmann::json::parse(ramBenchToJson(*o, *r));
+        if (!reference->empty()) {
+            const std::string common = "--threads " + std::to_string(r->threads) + " --batch " + std::to_string(o->batch) +
+                                       " --episodes " + std::to_string(o->episodes) + " --repeats 5";
+            const auto loop = runReference(*reference, "--bench train --retina loop " + common, r->threads);
+            const auto grid = runReference(*reference, "--bench train --retina grid " + common, r->threads);
+            const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common, r->threads);
+            if (loop.empty() || grid.empty() || episodes.empty()) { exitCode = kExitFailure; return; }
+            const double loopRate = loop.at("images_per_s"), gridRate = grid.at("images_per_s"), gridMs = episodes.at("ms");
+            out["reference"] = {{"train_loop", {{"images_per_s", loopRate}}}, {"train_grid", {{"images_per_s", gridRate}}},
+                                {"episodes_grid", {{"ms", gridMs}}}, {"torch", loop.value("torch", std::string("?"))}};
+            out["ratios"] = {{"train_over_loop", r->trainImagesPerSecond / loopRate},
+                             {"train_over_grid", r->trainImagesPerSecond / gridRate},
+                             {"episodes_speedup", gridMs / r->episodesMs}};
+        }
+        if (*json) { std::cout << out.dump(2) << "\n"; return; }
         std::cout << std::fixed << std::setprecision(1) << "RAM on " << r->device << ", " << r->threads
                   << " intra-op thread(s): " << o->canvas << "x" << o->canvas << ", " << o->glimpses
                   << " glimpses, g " << o->glimpseSize << ", k " << o->scales << ", hidden " << o->hidden << "\n"
@@ -62,23 +77,18 @@ void addBenchRam(CLI::App& bench, int& exitCode) {
                                              std::to_string(r->modelGlimpsesComputed) + " glimpses computed)\n")
                   << "  training, batch " << o->batch << ": " << std::setprecision(1) << r->trainStepMs
                   << " ms per step, " << std::setprecision(0) << r->trainImagesPerSecond << " images/s\n";
-        if (reference->empty()) return;
-        const std::string common = "--threads " + std::to_string(r->threads) + " --batch " + std::to_string(o->batch) +
-                                   " --episodes " + std::to_string(o->episodes) + " --repeats 5";
-        const auto loop = runReference(*reference, "--bench train --retina loop " + common, r->threads);
-        const auto grid = runReference(*reference, "--bench train --retina grid " + common, r->threads);
-        const auto episodes = runReference(*reference, "--bench episodes --retina grid " + common, r->threads);
-        if (loop.empty() || grid.empty() || episodes.empty()) { exitCode = kExitFailure; return; }
-        const double loopRate = loop.at("images_per_s"), gridRate = grid.at("images_per_s");
-        const double gridMs = episodes.at("ms");
-        std::cout << std::setprecision(0) << "reference (PyTorch " << loop.value("torch", std::string("?"))
-                  << ", same threads):\n"
-                  << "  training, retina loop: " << loopRate << " images/s   ours/loop = " << std::setprecision(2)
-                  << r->trainImagesPerSecond / loopRate << "x (target >= 3)\n"
-                  << std::setprecision(0) << "  training, retina grid: " << gridRate << " images/s   ours/grid = "
-                  << std::setprecision(2) << r->trainImagesPerSecond / gridRate << "x (target >= 1.5)\n"
-                  << "  " << o->episodes << " episodes, retina grid: " << gridMs << " ms   grid/ours = "
-                  << gridMs / r->episodesMs << "x (target >= 4)\n";
+        if (!out.contains("reference")) return;
+        const auto& ref = out["reference"];
+        const auto& q = out["ratios"];
+        std::cout << std::setprecision(0) << "reference (PyTorch " << ref["torch"].get<std::string>() << ", same threads):\n"
+                  << "  training, retina loop: " << ref["train_loop"]["images_per_s"].get<double>()
+                  << " images/s   ours/loop = " << std::setprecision(2) << q["train_over_loop"].get<double>()
+                  << "x (target >= 3)\n"
+                  << std::setprecision(0) << "  training, retina grid: " << ref["train_grid"]["images_per_s"].get<double>()
+                  << " images/s   ours/grid = " << std::setprecision(2) << q["train_over_grid"].get<double>()
+                  << "x (target >= 1.5)\n"
+                  << "  " << o->episodes << " episodes, retina grid: " << ref["episodes_grid"]["ms"].get<double>()
+                  << " ms   grid/ours = " << q["episodes_speedup"].get<double>() << "x (target >= 4)\n";
     });
 }
 

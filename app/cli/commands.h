@@ -66,6 +66,8 @@ void addFaithfulnessCommand(CLI::App& app, int& exitCode);
 void addAttributeCommand(CLI::App& app, int& exitCode);
 /// bench attribute: integrated gradients against plain PyTorch autograd.
 void addBenchAttribute(CLI::App& bench, int& exitCode);
+/// `bench all`: every family against its reference in one run (cmd_bench_all.cpp).
+void addBenchAll(CLI::App& bench, int& exitCode);
 /// adversarial: how far soft attention can move without changing the answer (analysis/adversarial_attention.h).
 void addAdversarialCommand(CLI::App& app, int& exitCode);
 

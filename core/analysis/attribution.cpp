@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <sstream>
+#include <iomanip>
 #include <functional>
 #include <memory>
 
@@ -194,6 +196,49 @@ Result<std::shared_ptr<GradientForward>> wordStepForward(AttentionModel& model, 
     return f;
 }
 
+// Whether `rule` chooses cells (argmax, sample, ksample:K): the output then jumps where the choice
+// changes along the path, and integrated gradients need not converge.
+bool choosesCells(const std::string& rule) {
+    return rule == "argmax" || rule == "sample" || rule.rfind("ksample", 0) == 0;
+}
+
+// Integrated gradients with `o.steps`, or, with a tolerance, doubling the steps until the
+// completeness error is within it; the figures (and how it converged) go into `map`.
+GradientAttribution convergedIntegratedGradients(GradientForward& f, const torch::Tensor& x, const torch::Tensor& baseline,
+                                                 const AttributionOptions& o, AttributionMap& map) {
+    GradientAttribution a;
+    std::int64_t forwards = 0;
+    for (int steps = o.steps;; steps *= 2) {
+        a = integratedGradients(f, x, baseline, map.rule, map.target, steps, o.quadrature);
+        forwards += a.forwards;
+        map.steps = steps;
+        map.fInput = a.fInput;
+        map.fBaseline = a.fBaseline;
+        map.attributionSum = a.pixels.sum().item<double>();
+        const double change = a.fInput - a.fBaseline;
+        map.completenessError.reset();
+        if (std::abs(change) > 1e-12) map.completenessError = std::abs(*map.attributionSum - change) / std::abs(change);
+        if (!o.tolerance || !map.completenessError || *map.completenessError <= *o.tolerance || steps * 2 > o.maxSteps) break;
+    }
+    a.forwards = forwards;
+    map.baseline = o.baseline;
+    map.tolerance = o.tolerance;
+    if (o.tolerance && map.completenessError) {
+        map.converged = *map.completenessError <= *o.tolerance;
+        if (!*map.converged) {
+            std::ostringstream why;
+            why << std::fixed << std::setprecision(1) << "integrated gradients did not converge: completeness error "
+                << 100 * *map.completenessError << "% after " << *map.steps << " steps (tolerance "
+                << 100 * *o.tolerance << "%)";
+            if (choosesCells(map.rule))
+                why << "; the rule '" << map.rule << "' chooses cells, so the output jumps where its choice changes "
+                    << "along the path: attribute a rule that weighs every cell (soft) for a map that sums to the change";
+            map.convergence = why.str();
+        }
+    }
+    return a;
+}
+
 // The gradient methods, on the model's differentiable forward `f`.
 Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, const Image& image, const AttributionOptions& o,
                                  AttributionMap& map) {
@@ -211,13 +256,7 @@ Result<Unit> gradientAttribution(AttentionModel& model, GradientForward* f, cons
     } else if (o.method == "integrated-gradients") {
         auto baseline = igBaselineTensor(model, *x, o);
         if (!baseline) return Error{baseline.error()};
-        a = integratedGradients(*f, *x, *baseline, map.rule, map.target, o.steps, o.quadrature);
-        map.baseline = o.baseline;
-        map.fInput = a.fInput;
-        map.fBaseline = a.fBaseline;
-        map.attributionSum = a.pixels.sum().item<double>();
-        const double change = a.fInput - a.fBaseline;
-        if (std::abs(change) > 1e-12) map.completenessError = std::abs(*map.attributionSum - change) / std::abs(change);
+        a = convergedIntegratedGradients(*f, *x, *baseline, o, map);
     } else if (o.method == "smoothgrad") {
         a = smoothGrad(*f, *x, map.rule, map.target, o.samples, o.sigma, o.seed);
     } else if (o.method == "gradient-rollout") {
@@ -268,6 +307,10 @@ Result<Unit> checkAttributionOptions(const AttributionOptions& o) {
     if (!isAttributionMethod(o.method))
         return Error{"unknown attribution method '" + o.method + "' (use " + joinedMethodNames(attributionMethods()) + ")"};
     if (o.steps < 1) return Error{"--steps must be at least 1, got " + std::to_string(o.steps)};
+    if (o.tolerance && !(*o.tolerance > 0 && *o.tolerance < 1))
+        return Error{"--tolerance must be a fraction between 0 and 1 (0.01: 1%), got " + (std::ostringstream() << *o.tolerance).str()};
+    if (o.tolerance && o.maxSteps < o.steps)
+        return Error{"--max-steps (" + std::to_string(o.maxSteps) + ") must be at least --steps (" + std::to_string(o.steps) + ")"};
     if (o.samples < 1) return Error{"--samples must be at least 1, got " + std::to_string(o.samples)};
     if (!(o.sigma > 0) || !std::isfinite(o.sigma)) return Error{"--sigma must be a positive number"};
     if (o.quadrature != "trapezoid" && o.quadrature != "midpoint" && o.quadrature != "gauss-legendre")

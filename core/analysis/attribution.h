@@ -46,11 +46,18 @@ namespace saccade {
 /// The method names, in the order a user sees them.
 const std::vector<std::string>& attributionMethods();
 
+/// The completeness error integrated gradients aim at by default (the CLI without --steps, the GUI): 1%.
+constexpr double kDefaultIgTolerance = 0.01;
+
 struct AttributionOptions {
     std::string method = "gradient";
     std::optional<int> target;        ///< the class attributed; none: the predicted one
     std::string rule;                 ///< the rule differentiated; empty: the model's deterministic rule
-    int steps = 64;                   ///< integrated gradients: intervals of the path (>= 1)
+    int steps = 64;                   ///< integrated gradients: intervals of the path (>= 1); the first try with a tolerance
+    /// Integrated gradients: double the steps from `steps` until the completeness error is at most
+    /// this fraction, or the steps would pass maxSteps; none: exactly `steps`.
+    std::optional<double> tolerance;
+    int maxSteps = 1024;              ///< integrated gradients with a tolerance: the most steps tried
     /// Integrated gradients: "trapezoid" (steps + 1 points), "midpoint" or "gauss-legendre" (steps points).
     std::string quadrature = "gauss-legendre";  ///< Captum's default: under 1% on the soft patch models at 64
     /// Integrated gradients: "black" (zeros), "mean" (every pixel the image's own mean per
@@ -77,6 +84,12 @@ struct AttributionMap {
     int rows = 0, cols = 0;              ///< the cell grid (the model's, else cellsPerSide)
     std::vector<double> cells;           ///< magnitude per cell, normalised to sum 1 (zeros: no signal)
     std::optional<double> fInput, fBaseline, attributionSum, completenessError;  ///< integrated gradients
+    std::optional<int> steps;            ///< integrated gradients: the steps of the map given
+    std::optional<double> tolerance;     ///< integrated gradients: the tolerance asked for, if any
+    /// Integrated gradients with a tolerance: whether the error came within it (none: f(x) = f(baseline),
+    /// so there is no relative error); convergence says why not where it did not.
+    std::optional<bool> converged;
+    std::string convergence;
     std::optional<double> massInBox, massInBoxPixels;  ///< share of the map inside the box (cells, pixels)
     std::optional<bool> pointing, pointingPixels;      ///< the largest cell / pixel falls on the box
     std::optional<double> boxArea;                     ///< the box's share of the image (uniform's mass)
@@ -107,7 +120,7 @@ Result<AttributionMap> attribute(AttentionModel& model, const Image& image, cons
 /// null): one line naming what the model lacks (a differentiable forward, a convolutional grid
 /// for Grad-CAM, attention in the graph for gradient-weighted rollout).
 Result<Unit> checkGradientMethod(const AttentionModel& model, GradientForward* f, const std::string& method);
-/// The options' own checks (method, steps, samples, sigma, baseline, quadrature), before any model.
+/// The options' own checks (method, steps, tolerance, samples, sigma, baseline, quadrature), before any model.
 Result<Unit> checkAttributionOptions(const AttributionOptions& options);
 
 /// JSON (schema "saccade.attribution", version 1); unmeasured figures are null. `pixels` adds the

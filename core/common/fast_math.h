@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include <cmath>
@@ -73,7 +74,12 @@ inline Level detectedLevel() {
 
 /// A cap on the level the variants use (tests run every variant); the widest by default.
 inline std::atomic<Level>& levelCap() {
-    static std::atomic<Level> cap{Level::Avx512};
+    static std::atomic<Level> cap{[] {
+        const char* v = std::getenv("SACCADE_KERNELS");  // plain, avx2 or avx512 (the widest: default)
+        if (v && std::strcmp(v, "plain") == 0) return Level::Plain;
+        if (v && std::strcmp(v, "avx2") == 0) return Level::Avx2;
+        return Level::Avx512;
+    }()};
     return cap;
 }
 

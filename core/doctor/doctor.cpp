@@ -1,5 +1,7 @@
 #include "doctor/doctor.h"
 
+#include "common/fast_math.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -82,10 +84,42 @@ std::string compilerName() {
 #endif
 }
 
+std::string cpuModel() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0)
+            if (const auto colon = line.find(':'); colon != std::string::npos && colon + 2 <= line.size())
+                return line.substr(colon + 2);
+    return "unknown";
+}
+
+std::string saccadeKernels() {
+    switch (fast::level()) {
+    case fast::Level::Avx512: return "avx512";
+    case fast::Level::Avx2: return "avx2";
+    case fast::Level::Plain: break;
+    }
+    return "plain";
+}
+
 }  // namespace
+
+MachineSummary describeMachine() {
+    MachineSummary m;
+    m.cpuModel = cpuModel();
+    m.blasName = blasName(loadedBlas());
+    m.blasKernels = openblasKernels();
+    if (const char* forced = std::getenv("OPENBLAS_CORETYPE")) m.blasCoreType = forced;
+    m.saccadeKernels = saccadeKernels();
+    m.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
+    m.torchVersion = TORCH_VERSION;
+    return m;
+}
 
 DoctorReport runDoctor(const DoctorOptions& options) {
     DoctorReport r;
+    r.cpuModel = cpuModel();
+    r.saccadeKernels = saccadeKernels();
     r.blasLibrary = loadedBlas();
     r.blasName = blasName(r.blasLibrary);
     r.blasKernels = openblasKernels();
@@ -176,6 +210,7 @@ std::string doctorToText(const DoctorReport& r) {
     std::ostringstream out;
     out.setf(std::ios::fixed);
     out.precision(1);
+    out << "CPU            " << r.cpuModel << " (Saccade's kernels: " << r.saccadeKernels << ")\n";
     out << "BLAS           " << r.blasName << "\n";
     out << "  library      " << (r.blasLibrary.empty() ? "-" : r.blasLibrary) << "\n";
     if (!r.blasKernels.empty()) {
@@ -216,6 +251,7 @@ std::string doctorToText(const DoctorReport& r) {
 
 std::string doctorToJson(const DoctorReport& r, int indent) {
     nlohmann::json j;
+    j["cpu"] = {{"model", r.cpuModel}, {"saccade_kernels", r.saccadeKernels}};
     j["blas"] = {{"name", r.blasName}, {"library", r.blasLibrary}, {"kernels", r.blasKernels},
                  {"OPENBLAS_CORETYPE", r.blasCoreType},
                  {"gflops", r.matmulGflops}, {"matmul_size", r.matmulSize}};

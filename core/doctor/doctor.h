@@ -32,6 +32,8 @@ struct DoctorWarning {
 };
 
 struct DoctorReport {
+    std::string cpuModel;     ///< /proc/cpuinfo's "model name", or "unknown"
+    std::string saccadeKernels;  ///< Saccade's own kernels: "avx512", "avx2" or "plain" (SACCADE_KERNELS caps it)
     std::string blasLibrary;  ///< resolved path of the BLAS the process loaded, or empty
     std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS (netlib)", ...
     std::string blasKernels;   ///< OpenBLAS's kernels in use ("SkylakeX", "Haswell", ...), or empty
@@ -55,6 +57,20 @@ struct DoctorReport {
     std::string samplesDir;  ///< where the bundled models were found (findSamplesDir), or empty
     std::vector<DoctorWarning> warnings;
 };
+
+/// What a speed figure depends on: the processor, the BLAS and its kernels, Saccade's own kernels.
+struct MachineSummary {
+    std::string cpuModel;        ///< /proc/cpuinfo's "model name" ("AMD EPYC", "Intel(R) Xeon(R) ..."), or "unknown"
+    std::string blasName;        ///< as DoctorReport::blasName
+    std::string blasKernels;     ///< as DoctorReport::blasKernels
+    std::string blasCoreType;    ///< as DoctorReport::blasCoreType
+    std::string saccadeKernels;  ///< the fused loops' and packed products' level: "avx512", "avx2" or "plain"
+    int hardwareThreads = 0;
+    std::string torchVersion;
+};
+
+/// The machine as it runs now (no timing: instant).
+MachineSummary describeMachine();
 
 /// GFLOP/s below which the doctor warns that the BLAS is the slow reference one.
 constexpr double kDoctorSlowGflops = 15.0;

@@ -34,7 +34,12 @@ QString attributionFigures(const AttributionMap& m) {
     QString s = QObject::tr("in box %1 (box %2) · pointing %3")
                     .arg(percent(m.massInBox), percent(m.boxArea))
                     .arg(m.pointing ? (*m.pointing ? QObject::tr("hit") : QObject::tr("miss")) : QObject::tr("not measured"));
-    if (m.completenessError) s += QObject::tr(" · completeness %1").arg(QString::number(100 * *m.completenessError, 'f', 2) + '%');
+    if (m.completenessError)
+        s += QObject::tr(" · completeness %1 (%2 steps)")
+                 .arg(QString::number(100 * *m.completenessError, 'f', 2) + '%')
+                 .arg(m.steps.value_or(0));
+    if (m.converged && !*m.converged)  // the whole reason is in the tool tip
+        s += QObject::tr(" · not within %1% at the most steps").arg(100 * m.tolerance.value_or(0), 0, 'g', 3);
     if (m.step) {  // a captioner's word: its map, scored on the object it names, beside the attention at its step
         s = QObject::tr("'%1': ").arg(QString::fromStdString(m.word)) + s;
         if (m.object < 0) s += QObject::tr(" · the word names no object");
@@ -152,6 +157,7 @@ void AttributionView::request() {
     }
     AttributionOptions o;
     o.method = method().toStdString();
+    o.tolerance = kDefaultIgTolerance;  // integrated gradients: steps doubled until the map sums to the change
     o.rule = m_rule.toStdString();
     if (m_gridSide > 0) o.cellsPerSide = m_gridSide;  // used where the model has no cell grid of its own
     m_requestedStep = m_wordSteps ? m_attention->step() : -1;
@@ -181,7 +187,8 @@ void AttributionView::onReady(const AttributionMap& map) {
                               .arg(method())
                               .arg(map.target)
                               .arg(map.predicted)
-                              .arg(QString::fromStdString(map.rule), m_figures->text()));
+                              .arg(QString::fromStdString(map.rule), m_figures->text()) +
+                          (map.convergence.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(map.convergence)));
     shareScale();
 }
 
