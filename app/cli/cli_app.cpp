@@ -59,6 +59,7 @@ void addCommands(CLI::App& app, int& exitCode) {
     addReportCommand(app, exitCode);
     addMergeCommand(app, exitCode);
     addLengthCommand(app, exitCode);
+    addAtlasCommand(app, exitCode);
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ void addModelCommands(CLI::App& app, int& exitCode);  // eval, trace, render, st
 void addBenchAttention(CLI::App& bench, int& exitCode);
 /// length fidelity and length view: what the efficient variants give up, and one variant's figure.
 void addLengthCommand(CLI::App& app, int& exitCode);
+/// atlas: the queries and keys of one head over many inputs in one 2-D map (cmd_atlas.cpp).
+void addAtlasCommand(CLI::App& app, int& exitCode);
 /// bench ram.
 void addRamCommands(CLI::App& bench, int& exitCode);
 /// bench caption.

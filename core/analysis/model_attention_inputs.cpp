@@ -44,7 +44,7 @@ std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& la
 
 }  // namespace
 
-Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count) {
+Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count, const std::string& need) {
     const auto file = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     if (isSeqCheckpoint(path)) {
         auto model = SeqModel::open(path, "cpu");
@@ -58,14 +58,14 @@ Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path
         return groupLayers(capture.layers(), file);
     }
     if (isScriptImport(path) && fileReadsText(path))
-        return Error{path + " is an imported translator: its attention weights are softmax outputs, and length fidelity "
-                            "recomputes each layer's attention from its queries, keys and values, which the contract does not return"};
+        return Error{path + " is an imported translator: its attention weights are softmax outputs, and " + need +
+                     ", which the contract does not return"};
     auto model = loadAttentionModel(path, "cpu");
     if (!model) return Error{model.error()};
     const auto rules = (*model)->ruleMenu().rules;
     if ((*model)->info().modelType == "torchscript" && std::find(rules.begin(), rules.end(), "rollout") != rules.end())
-        return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and length fidelity "
-                            "recomputes each layer's attention from its queries, keys and values, which the contract does not return"};
+        return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and " + need +
+                     ", which the contract does not return"};
     if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
     auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
     if (!dataset) return Error{dataset.error()};

@@ -15,7 +15,11 @@ namespace saccade {
 
 /// The attention inputs of a bundled or trained Transformer or ViT checkpoint, one source per
 /// layer: for a ViT the first `count` test images of its dataset, for a sequence Transformer
-/// the first `count` test sentences of its task. Other kinds of model are an Error.
-Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count);
+/// the first `count` test sentences of its task (the encoder's self-attention). Other kinds of
+/// model are an Error that says why; `need` names what the queries and keys are for ("length
+/// fidelity recomputes each layer's attention from its queries, keys and values").
+Result<std::vector<FidelitySource>> modelFidelitySources(
+    const std::string& path, std::int64_t count,
+    const std::string& need = "length fidelity recomputes each layer's attention from its queries, keys and values");
 
 }  // namespace saccade

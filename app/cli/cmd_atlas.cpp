@@ -1,0 +1,138 @@
+// atlas: the queries and keys of one head over many inputs in one 2-D map (analysis/atlas.h), as
+// JSON (schema saccade.atlas) and a PNG or SVG coloured by query or key and by position.
+#include <algorithm>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "analysis/atlas.h"
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "data/image_io.h"
+#include "render/atlas_render.h"
+#include "run_input.h"
+#include "strict_options.h"
+
+namespace saccade::cli {
+namespace {
+
+struct AtlasArgs {
+    std::string model;
+    AtlasOptions options;
+    std::vector<std::string> outs;
+    int size = 900;
+    bool json = false;
+};
+
+// How far apart two positions are: tokens by index, a ViT's patches on their grid (the larger of
+// the row and column steps; [CLS] is 3 or more from every patch).
+int positionsApart(const Atlas& a, int p, int q) {
+    if (a.positions != "patch" || a.gridCols <= 0) return std::abs(p - q);
+    if (p == 0 || q == 0) return p == q ? 0 : 3;
+    return std::max(std::abs((p - 1) / a.gridCols - (q - 1) / a.gridCols), std::abs((p - 1) % a.gridCols - (q - 1) % a.gridCols));
+}
+
+// How far each query's nearest key (in the map) is from it, in positions: a positional head's
+// nearest keys sit at or beside the query's own position, a content head's anywhere.
+void printAtlas(const Atlas& a) {
+    std::cout << a.layerName << ", head " << a.head << " of " << a.heads << ": " << a.inputs << " inputs, "
+              << a.points.size() / 2 << " queries and as many keys (" << (a.positions == "patch" ? "patches" : "tokens")
+              << "), " << a.method << " in "
+              << std::fixed << std::setprecision(1) << a.seconds << " s\n"
+              << "  keys shifted by " << std::setprecision(3) << a.keyShiftNorm << " to the queries' mean; scale "
+              << a.scale << " (queries times it, keys divided by it): every query's attention unchanged\n";
+    // Two summaries of the head, by how far apart (in positions) a query is from: the key it
+    // attends to most (the head itself), and its nearest key in the map (what the picture shows).
+    std::map<int, int> attended, nearest;
+    int counted = 0;
+    for (const auto& q : a.points) {
+        if (!q.query) continue;
+        const AtlasPoint* best = nullptr;
+        double bestD = 0;
+        for (const auto& k : a.points)
+            if (!k.query && k.input == q.input) {
+                const double d = (k.x - q.x) * (k.x - q.x) + (k.y - q.y) * (k.y - q.y);
+                if (!best || d < bestD) best = &k, bestD = d;
+            }
+        if (!best) continue;
+        ++counted;
+        ++nearest[std::min(positionsApart(a, best->position, q.position), 3)];
+        ++attended[std::min(positionsApart(a, q.attends, q.position), 3)];
+    }
+    if (counted == 0) return;
+    const std::string unit = a.positions == "patch" ? "patches" : "tokens";
+    const auto print = [&](const char* what, std::map<int, int>& by) {
+        std::cout << "  " << what << ", " << unit << " away: ";
+        for (int d = 0; d <= 3; ++d)
+            std::cout << (d == 3 ? "3 or more " : std::to_string(d) + " ") << std::setprecision(1)
+                      << 100.0 * by[d] / counted << "%" << (d < 3 ? ", " : "\n");
+    };
+    print("the key each query attends to most", attended);
+    print("each query's nearest key in the map", nearest);
+}
+
+int runAtlas(const AtlasArgs& a) {
+    std::vector<std::pair<std::string, std::string>> targets;  // path, format: checked before any work
+    for (const auto& out : a.outs) {
+        const auto dot = out.find_last_of('.');
+        const std::string format = dot == std::string::npos ? "" : out.substr(dot + 1);
+        if (format != "png" && format != "svg" && format != "json")
+            return badInput("atlas", "--out " + out + ": give a .png, .svg or .json file");
+        if (auto target = resolveSaveTarget(out); !target) return badInput("atlas", target.error());
+        targets.emplace_back(out, format);
+    }
+    auto atlas = buildAtlas(a.model, a.options, consoleProgress("placing queries and keys"));
+    if (!atlas) return badInput("atlas", atlas.error());
+    for (const auto& [path, format] : targets) {
+        std::string bytes;
+        if (format == "json") {
+            bytes = atlasToJson(*atlas) + "\n";
+        } else {
+            const auto figure = renderAtlas(*atlas, a.size, a.size);
+            if (format == "svg") {
+                bytes = figure.toSvg("atlas");
+            } else if (auto png = encodeImagePng(figure.toImage()); png) {
+                bytes = *png;
+            }
+        }
+        if (bytes.empty()) return badInput("atlas", "could not encode " + path);
+        if (auto saved = writeFileAtomic(path, bytes); !saved) return badInput("atlas", saved.error());
+    }
+    if (a.json) {
+        std::cout << atlasToJson(*atlas) << "\n";
+        return 0;
+    }
+    printAtlas(*atlas);
+    for (const auto& [path, format] : targets) std::cout << "  wrote " << path << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void addAtlasCommand(CLI::App& app, int& exitCode) {
+    auto a = std::make_shared<AtlasArgs>();
+    auto* cmd = app.add_subcommand(
+        "atlas", "The queries and keys of one attention head over many inputs of the model's test data, in one 2-D map "
+                 "(after AttentionViz): keys moved to the queries' mean and both scaled to equal norms, which changes no "
+                 "query's attention, so that nearby points mean high attention. Saccade's ViT (every layer) and sequence "
+                 "Transformers (the encoder's self-attention); other models are refused with the reason.");
+    cmd->add_option("--model", a->model, "a ViT or sequence Transformer checkpoint (.pt)")->required()->check(regularFile());
+    cmd->add_option("--layer", a->options.layer, "layer, from 1")->capture_default_str()->check(wholeNumberIn(1, 1000));
+    cmd->add_option("--head", a->options.head, "head, from 1")->capture_default_str()->check(wholeNumberIn(1, 1000));
+    cmd->add_option("--limit", a->options.limit, "inputs: the first N test images or sentences")
+        ->capture_default_str()->check(wholeNumberIn(1, 100000));
+    cmd->add_option("--method", a->options.embedding.method, "tsne or pca")->capture_default_str()
+        ->check(CLI::IsMember({"tsne", "pca"}));
+    cmd->add_option("--perplexity", a->options.embedding.perplexity, "tsne: effective neighbours")->capture_default_str();
+    cmd->add_option("--iterations", a->options.embedding.iterations, "tsne: gradient steps (at least 250)")
+        ->capture_default_str()->check(wholeNumberIn(250, 100000));
+    cmd->add_option("--seed", a->options.embedding.seed, "tsne: the start's noise")->capture_default_str();
+    cmd->add_option("--out", a->outs, "save as .png, .svg or .json (repeatable; checked before the work)");
+    cmd->add_option("--size", a->size, "the picture's side in pixels")->capture_default_str()->check(wholeNumberIn(300, 4000));
+    cmd->add_flag("--json", a->json, "print the atlas as JSON (schema saccade.atlas)");
+    cmd->callback([a, &exitCode] { exitCode = runAtlas(*a); });
+}
+
+}  // namespace saccade::cli
