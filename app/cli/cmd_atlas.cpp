@@ -45,25 +45,30 @@ void printAtlas(const Atlas& a) {
               << a.scale << " (queries times it, keys divided by it): every query's attention unchanged\n";
     // Two summaries of the head, by how far apart (in positions) a query is from: the key it
     // attends to most (the head itself), and its nearest key in the map (what the picture shows).
-    std::map<int, int> attended, nearest;
+    // Chance: a key of the query's input drawn uniformly.
+    std::map<int, double> attended, nearest, chance;
     int counted = 0;
     for (const auto& q : a.points) {
         if (!q.query) continue;
         const AtlasPoint* best = nullptr;
         double bestD = 0;
+        std::map<int, int> all;
+        int keys = 0;
         for (const auto& k : a.points)
             if (!k.query && k.input == q.input) {
                 const double d = (k.x - q.x) * (k.x - q.x) + (k.y - q.y) * (k.y - q.y);
                 if (!best || d < bestD) best = &k, bestD = d;
+                ++all[std::min(positionsApart(a, k.position, q.position), 3)], ++keys;
             }
         if (!best) continue;
         ++counted;
         ++nearest[std::min(positionsApart(a, best->position, q.position), 3)];
         ++attended[std::min(positionsApart(a, q.attends, q.position), 3)];
+        for (const auto& [d, n] : all) chance[d] += double(n) / keys;
     }
     if (counted == 0) return;
     const std::string unit = a.positions == "patch" ? "patches" : "tokens";
-    const auto print = [&](const char* what, std::map<int, int>& by) {
+    const auto print = [&](const char* what, std::map<int, double>& by) {
         std::cout << "  " << what << ", " << unit << " away: ";
         for (int d = 0; d <= 3; ++d)
             std::cout << (d == 3 ? "3 or more " : std::to_string(d) + " ") << std::setprecision(1)
@@ -71,6 +76,7 @@ void printAtlas(const Atlas& a) {
     };
     print("the key each query attends to most", attended);
     print("each query's nearest key in the map", nearest);
+    print("a key of its input at random (chance)", chance);
 }
 
 int runAtlas(const AtlasArgs& a) {

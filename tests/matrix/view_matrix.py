@@ -234,6 +234,15 @@ def check_fidelity(out: str, col: Column, work: str) -> str:
     return "each variant's error on the model's own queries and keys"
 
 
+def check_atlas(out: str, col: Column, work: str) -> str:
+    j = json.loads(out)
+    assert j.get("schema") == "saccade.atlas", f"schema {j.get('schema')}"
+    kinds = [p["kind"] for p in j["points"]]
+    assert kinds.count("query") == kinds.count("key") > 0, "not one key per query"
+    assert all(math.isfinite(p["x"]) and math.isfinite(p["y"]) for p in j["points"]), "a point off the map"
+    return "every query and key of the head placed, each query with the key it attends to most"
+
+
 def pytorch_reference(method: str) -> Check:
     """The map of attribute --json --pixels equals plain PyTorch's on the same file to 1e-4."""
     def check(out: str, col: Column, work: str) -> str:
@@ -297,6 +306,8 @@ def rows() -> List[Row]:
             check_cost),
         Row("length fidelity", ("image", "caption", "seq"), lambda c, w: ["length", "fidelity"] + m(c, w) +
             ["--count", "2", "--json"], check_fidelity),
+        Row("atlas", ("image", "caption", "seq"), lambda c, w: ["atlas"] + m(c, w) +
+            ["--limit", "3", "--method", "pca", "--json"], check_atlas),
         Row("report", img, lambda c, w: ["report"] + m(c, w) + c.dataset + ["--limit", "4", "--runs", "4", "--sweep-runs", "0", "--faithfulness-images", "2", "--cost-repeats", "1",
                                                         "--out", "report.html"],
             check_report),
