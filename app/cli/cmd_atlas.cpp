@@ -22,6 +22,7 @@ struct AtlasArgs {
     std::string model;
     AtlasOptions options;
     std::vector<std::string> outs;
+    std::string device = "auto";
     int size = 900;
     bool json = false;
 };
@@ -80,6 +81,8 @@ void printAtlas(const Atlas& a) {
 }
 
 int runAtlas(const AtlasArgs& a) {
+    if (a.device != "auto" && a.device != "cpu")
+        return badInput("atlas", "--device " + a.device + ": the atlas runs its model on the CPU (give cpu or auto)");
     std::vector<std::pair<std::string, std::string>> targets;  // path, format: checked before any work
     for (const auto& out : a.outs) {
         const auto dot = out.find_last_of('.');
@@ -136,6 +139,7 @@ void addAtlasCommand(CLI::App& app, int& exitCode) {
         ->capture_default_str()->check(wholeNumberIn(250, 100000));
     cmd->add_option("--seed", a->options.embedding.seed, "tsne: the start's noise")->capture_default_str();
     cmd->add_option("--out", a->outs, "save as .png, .svg or .json (repeatable; checked before the work)");
+    cmd->add_option("--device", a->device, "cpu or auto (the atlas runs on the CPU)")->capture_default_str();
     cmd->add_option("--size", a->size, "the picture's side in pixels")->capture_default_str()->check(wholeNumberIn(300, 4000));
     cmd->add_flag("--json", a->json, "print the atlas as JSON (schema saccade.atlas)");
     cmd->callback([a, &exitCode] { exitCode = runAtlas(*a); });
