@@ -2,13 +2,13 @@
 # A speed guard that noise cannot fool: the instructions (valgrind's callgrind, event Ir) that four
 # fixed workloads execute, against the counts recorded in scripts/instruction-counts.json. Fails
 # (exit 1) when one grows by more than 10%. Run it by hand before landing a change to a kernel;
-# it takes a few minutes (each workload starts LibTorch under valgrind).
+# it takes some minutes (each workload starts LibTorch under valgrind).
 #
 #   scripts/check-instructions.sh            # compare with the recorded counts
 #   scripts/check-instructions.sh --record   # record the counts of this build (commit the file)
 #
 # Workloads, one thread (only the named functions are counted, not the start-up):
-#   captioner-training   bench caption --captions 1: the training steps (benchCaption)
+#   captioner-training   bench caption --captions 1: one training step of batch 64 (benchCaption)
 #   captions-1000        bench caption --captions 1000: the decoder's stochastic captions (CaptionNetworkImpl::decode)
 #   translations-1000    bench seq --scorer additive: greedy translation of 1,000 sentences (SeqNetworkImpl::decode)
 #   compare-1000         bench compare on the hard patch model: 1,000 runs and their statistics
@@ -64,11 +64,13 @@ count() {
     echo "$name $n"
 }
 
+# One run of each (--warmups 0 --repeats 1): callgrind runs the program some fifty times slower.
+once=(--warmups 0 --repeats 1)
 now=$(
-    count captioner-training '*benchCaption*' -- bench caption --steps 1 --repeats 1 --captions 1
-    count captions-1000 '*CaptionNetworkImpl::decode*' -- bench caption --steps 1 --repeats 1 --captions 1000
-    count translations-1000 '*SeqNetworkImpl::decode*' -- bench seq --scorer additive --repeats 1
-    count compare-1000 '*::sampleRuns*' '*computeRunStats*' -- bench compare --model "$model" --runs 1000 --repeats 1
+    count captioner-training '*benchCaption*' -- bench caption --steps 1 "${once[@]}" --captions 1
+    count captions-1000 '*CaptionNetworkImpl::decode*' -- bench caption --batch 1 --steps 1 "${once[@]}" --captions 1000
+    count translations-1000 '*SeqNetworkImpl::decode*' -- bench seq --scorer additive "${once[@]}"
+    count compare-1000 '*::sampleRuns*' '*computeRunStats*' -- bench compare --model "$model" --runs 1000 "${once[@]}"
 )
 
 /usr/bin/python3 - "$counts" "$record" "$limit" "$(valgrind --version)" "$(git rev-parse --short HEAD)" <<EOF

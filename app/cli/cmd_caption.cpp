@@ -30,6 +30,7 @@ void addBenchCaption(CLI::App& bench, int& exitCode) {
     cmd->add_option("--steps", o->steps, "timed training steps per repeat")->capture_default_str()->check(wholeNumberIn(1, 100000));
     cmd->add_option("--repeats", o->repeats, "timed repeats (median)")->capture_default_str()->check(wholeNumberIn(1, 1000));
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--warmups", o->warmups, "untimed runs before the repeats")->capture_default_str()->check(wholeNumberIn(0, 100));
     cmd->add_option("--reference", *reference, "path of sat_reference.py (run with /usr/bin/python3, same threads)")->check(regularFile());
     cmd->add_flag("--json", *json, "print one JSON object");
     cmd->callback([o, reference, json, &exitCode] {

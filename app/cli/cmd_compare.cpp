@@ -231,7 +231,7 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
 void addBenchCompare(CLI::App& bench, int& exitCode) {
     struct BenchArgs {
         std::string model, sample, device = "auto";
-        int runs = 1000, repeats = 9;
+        int runs = 1000, repeats = 9, warmups = 2;
     };
     auto a = std::make_shared<BenchArgs>();
     auto* cmd = bench.add_subcommand("compare", "Median time of N sampled runs of one image with their statistics "
@@ -241,6 +241,7 @@ void addBenchCompare(CLI::App& bench, int& exitCode) {
     cmd->add_option("--runs", a->runs, "runs per set")->capture_default_str();
     cmd->add_option("--repeats", a->repeats, "timed repeats (median)")->capture_default_str()->check(CLI::Range(1, 1000));
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    cmd->add_option("--warmups", a->warmups, "untimed runs before the repeats")->capture_default_str()->check(CLI::Range(0, 100));
     cmd->callback([a, &exitCode] {
         auto model = loadModelWith(a->model, a->device, InputOptions{});
         if (!model) { exitCode = badInput("bench compare", model.error()); return; }
@@ -252,7 +253,7 @@ void addBenchCompare(CLI::App& bench, int& exitCode) {
             auto set = (*model)->sampleRuns(input->image, a->runs, 1, input->id, input->truth, 10);
             if (!set) { error = set.error(); return; }
             paths = computeRunStats(*set).paths.size();
-        });
+        }, a->warmups);
         if (!error.empty()) { exitCode = badInput("bench compare", error); return; }
         std::cout << std::fixed << std::setprecision(1) << (*model)->info().modelType << " model on "
                   << (*model)->deviceName() << ": " << a->runs << " runs of " << input->id << " with statistics: "

@@ -11,8 +11,8 @@ namespace saccade {
 
 Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
     if (o.batch < 1 || o.batch > 4096 || o.captions < 1 || o.captions > 100000 || o.steps < 1 || o.steps > 1000 ||
-        o.repeats < 1 || o.repeats > 1000)
-        return Error{"batch 1..4096, captions 1..100000, steps 1..1000 and repeats 1..1000"};
+        o.repeats < 1 || o.repeats > 1000 || o.warmups < 0 || o.warmups > 100)
+        return Error{"batch 1..4096, captions 1..100000, steps 1..1000, repeats 1..1000 and warmups 0..100"};
     if (o.vocabulary < 5 || o.length < 3) return Error{"vocabulary >= 5 and length >= 3"};
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
@@ -61,7 +61,7 @@ Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
         };
         r.trainStepMs = medianMs(o.repeats, [&] {
                             for (int s = 0; s < o.steps; ++s) step();
-                        }) / o.steps;
+                        }, o.warmups) / o.steps;
         r.trainImagesPerSecond = o.batch / r.trainStepMs * 1000;
 
         // Stochastic captions of one image: a location sampled per word, greedy words.
@@ -76,7 +76,7 @@ Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
             auto rows = Rng::perRow(seeds);
             const auto d = net->decode(one, sample, rows, 0, nullptr, o.captions);
             r.captionSteps = int(d.tokens.size(1));
-        });
+        }, o.warmups);
     } catch (const c10::Error& e) {
         return Error{std::string("bench caption failed: ") + e.what_without_backtrace()};
     }

@@ -17,6 +17,7 @@ struct CaptionBenchOptions {
     int captions = 1000;
     int steps = 10;    ///< timed training steps per repeat
     int repeats = 5;
+    int warmups = 2;   ///< untimed runs before the repeats (0: none, for counting instructions)
     std::string device = "auto";
 };
 

@@ -15,6 +15,7 @@ namespace saccade {
 Result<SeqBenchResult> benchSeq(const SeqBenchOptions& o) {
     if (o.batch < 1 || o.batch > 65536 || o.sentences < 1 || o.sentences > 1000000) return Error{"batch or sentences out of range"};
     if (o.repeats < 1 || o.repeats > 1000) return Error{"repeats must be 1..1000"};
+    if (o.warmups < 0 || o.warmups > 100) return Error{"warmups must be 0..100"};
     if (o.sourceLength < 1 || o.targetLength < 2) return Error{"the source needs 1 token and the target 2"};
     auto device = resolveDevice(o.device);
     if (!device) return Error{device.error()};
@@ -54,7 +55,7 @@ Result<SeqBenchResult> benchSeq(const SeqBenchOptions& o) {
                 sync();
             };
             for (int i = 0; i < 3; ++i) step();
-            s.trainStepMs = medianMs(o.repeats, [&] { for (int i = 0; i < 4; ++i) step(); }) / 4;
+            s.trainStepMs = medianMs(o.repeats, [&] { for (int i = 0; i < 4; ++i) step(); }, o.warmups) / 4;
             s.trainSentencesPerSecond = 1000.0 * o.batch / s.trainStepMs;
             net->eval();
             torch::NoGradGuard noGrad;
@@ -64,8 +65,7 @@ Result<SeqBenchResult> benchSeq(const SeqBenchOptions& o) {
                 net->decode(net->encode(many, manyLengths), o.targetLength - 1, soft, rng, /*stopWhenDone=*/false);
                 sync();
             };
-            translate();
-            s.translateMs = medianMs(o.repeats, translate);
+            s.translateMs = medianMs(o.repeats, translate, o.warmups);
             r.scorers.push_back(s);
         }
     } catch (const c10::Error& e) {

@@ -17,6 +17,7 @@ struct SeqBenchOptions {
     std::vector<std::string> scorers = {"additive", "general", "dot", "scaled-dot"};
     int sourceLength = 24, targetLength = 12, batch = 64, sentences = 1000;
     int repeats = 5;
+    int warmups = 2;    ///< untimed runs before the repeats (0: none, for counting instructions)
     std::string device = "auto";
     std::string model;  ///< also time one 40-character translation with this model
 };
