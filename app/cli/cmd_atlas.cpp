@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include "analysis/atlas.h"
@@ -27,57 +26,24 @@ struct AtlasArgs {
     bool json = false;
 };
 
-// How far apart two positions are: tokens by index, a ViT's patches on their grid (the larger of
-// the row and column steps; [CLS] is 3 or more from every patch).
-int positionsApart(const Atlas& a, int p, int q) {
-    if (a.positions != "patch" || a.gridCols <= 0) return std::abs(p - q);
-    if (p == 0 || q == 0) return p == q ? 0 : 3;
-    return std::max(std::abs((p - 1) / a.gridCols - (q - 1) / a.gridCols), std::abs((p - 1) % a.gridCols - (q - 1) % a.gridCols));
-}
-
-// How far each query's nearest key (in the map) is from it, in positions: a positional head's
-// nearest keys sit at or beside the query's own position, a content head's anywhere.
 void printAtlas(const Atlas& a) {
     std::cout << a.layerName << ", head " << a.head << " of " << a.heads << ": " << a.inputs << " inputs, "
               << a.points.size() / 2 << " queries and as many keys (" << (a.positions == "patch" ? "patches" : "tokens")
-              << "), " << a.method << " in "
-              << std::fixed << std::setprecision(1) << a.seconds << " s\n"
+              << "), " << a.method << " in " << std::fixed << std::setprecision(1) << a.seconds << " s\n"
               << "  keys shifted by " << std::setprecision(3) << a.keyShiftNorm << " to the queries' mean; scale "
               << a.scale << " (queries times it, keys divided by it): every query's attention unchanged\n";
-    // Two summaries of the head, by how far apart (in positions) a query is from: the key it
-    // attends to most (the head itself), and its nearest key in the map (what the picture shows).
-    // Chance: a key of the query's input drawn uniformly.
-    std::map<int, double> attended, nearest, chance;
-    int counted = 0;
-    for (const auto& q : a.points) {
-        if (!q.query) continue;
-        const AtlasPoint* best = nullptr;
-        double bestD = 0;
-        std::map<int, int> all;
-        int keys = 0;
-        for (const auto& k : a.points)
-            if (!k.query && k.input == q.input) {
-                const double d = (k.x - q.x) * (k.x - q.x) + (k.y - q.y) * (k.y - q.y);
-                if (!best || d < bestD) best = &k, bestD = d;
-                ++all[std::min(positionsApart(a, k.position, q.position), 3)], ++keys;
-            }
-        if (!best) continue;
-        ++counted;
-        ++nearest[std::min(positionsApart(a, best->position, q.position), 3)];
-        ++attended[std::min(positionsApart(a, q.attends, q.position), 3)];
-        for (const auto& [d, n] : all) chance[d] += double(n) / keys;
-    }
-    if (counted == 0) return;
+    const auto o = atlasOffsets(a);
+    if (o.queries == 0) return;
     const std::string unit = a.positions == "patch" ? "patches" : "tokens";
-    const auto print = [&](const char* what, std::map<int, double>& by) {
+    const auto print = [&](const char* what, const std::array<double, 4>& share) {
         std::cout << "  " << what << ", " << unit << " away: ";
         for (int d = 0; d <= 3; ++d)
-            std::cout << (d == 3 ? "3 or more " : std::to_string(d) + " ") << std::setprecision(1)
-                      << 100.0 * by[d] / counted << "%" << (d < 3 ? ", " : "\n");
+            std::cout << (d == 3 ? "3 or more " : std::to_string(d) + " ") << std::setprecision(1) << 100.0 * share[std::size_t(d)]
+                      << "%" << (d < 3 ? ", " : "\n");
     };
-    print("the key each query attends to most", attended);
-    print("each query's nearest key in the map", nearest);
-    print("a key of its input at random (chance)", chance);
+    print("the key each query attends to most", o.attended);
+    print("each query's nearest key in the map", o.nearest);
+    print("a key of its input at random (chance)", o.chance);
 }
 
 int runAtlas(const AtlasArgs& a) {

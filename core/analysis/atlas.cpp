@@ -1,7 +1,9 @@
 #include "analysis/atlas.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -125,6 +127,37 @@ Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const s
     }
     a.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return a;
+}
+
+int atlasPositionsApart(const Atlas& a, int p, int q) {
+    if (a.positions != "patch" || a.gridCols <= 0) return std::abs(p - q);
+    if (p == 0 || q == 0) return p == q ? 0 : 3;
+    return std::max(std::abs((p - 1) / a.gridCols - (q - 1) / a.gridCols), std::abs((p - 1) % a.gridCols - (q - 1) % a.gridCols));
+}
+
+AtlasOffsets atlasOffsets(const Atlas& a) {
+    std::map<int, std::vector<const AtlasPoint*>> keysOf;  // per input
+    for (const auto& p : a.points)
+        if (!p.query) keysOf[p.input].push_back(&p);
+    AtlasOffsets o;
+    const auto apart = [&](int p, int q) { return std::min(atlasPositionsApart(a, p, q), 3); };
+    for (const auto& q : a.points) {
+        const auto keys = keysOf.find(q.input);
+        if (!q.query || keys == keysOf.end()) continue;
+        const AtlasPoint* best = nullptr;
+        double bestD = 0;
+        for (const auto* k : keys->second) {
+            const double d = (k->x - q.x) * (k->x - q.x) + (k->y - q.y) * (k->y - q.y);
+            if (!best || d < bestD) best = k, bestD = d;
+            o.chance[std::size_t(apart(k->position, q.position))] += 1.0 / double(keys->second.size());
+        }
+        ++o.queries;
+        o.nearest[std::size_t(apart(best->position, q.position))] += 1;
+        o.attended[std::size_t(apart(q.attends, q.position))] += 1;
+    }
+    for (auto* share : {&o.attended, &o.nearest, &o.chance})
+        for (double& v : *share) v = o.queries > 0 ? v / o.queries : 0.0;
+    return o;
 }
 
 std::string atlasToJson(const Atlas& a, int indent) {

@@ -9,6 +9,7 @@
 // the same number to each of a query's scores; the scaling keeps every dot product), and then
 // nearby points mean high attention. Engine header: includes LibTorch (through its sources).
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -52,6 +53,19 @@ struct Atlas {
 /// a limit < 1, the embedding's own errors, "cancelled" when `progress` returned false.
 Result<Atlas> buildAtlas(const std::string& modelPath, const AtlasOptions& options,
                          const std::function<bool(double)>& progress = {});
+
+/// How far apart positions `p` and `q` are: tokens by index; a ViT's patches on their grid (the
+/// larger of the row and column steps), [CLS] 3 from every patch.
+int atlasPositionsApart(const Atlas& atlas, int p, int q);
+
+/// Per query, how far (atlasPositionsApart, 3 meaning 3 or more) it is from the key it attends to
+/// most, from its nearest key of its input in the map, and from a key of its input drawn at random
+/// (chance): the share of queries at 0, 1, 2 and 3 or more.
+struct AtlasOffsets {
+    std::array<double, 4> attended{}, nearest{}, chance{};
+    int queries = 0;
+};
+AtlasOffsets atlasOffsets(const Atlas& atlas);
 
 /// JSON (schema "saccade.atlas", version 1).
 std::string atlasToJson(const Atlas& atlas, int indent = 2);

@@ -223,3 +223,25 @@ TEST(Atlas, ModelsWithoutQueriesAndKeysAreRefusedWithTheReason) {
         EXPECT_EQ(many.error(), "--head must be 1-4 (the layer has 4 heads)");
     }
 }
+
+TEST(Atlas, OffsetsCountAgainstChance) {
+    // One sentence of three tokens; every query attends to its own key and sits on it in the map.
+    Atlas a;
+    a.positions = "token";
+    for (int kind = 0; kind < 2; ++kind)
+        for (int p = 0; p < 3; ++p) a.points.push_back({0, p, kind == 0, "x", double(p), 0.0, kind == 0 ? p : -1});
+    const auto o = atlasOffsets(a);
+    EXPECT_EQ(o.queries, 3);
+    EXPECT_DOUBLE_EQ(o.attended[0], 1.0);
+    EXPECT_DOUBLE_EQ(o.nearest[0], 1.0);
+    EXPECT_NEAR(o.chance[0], 1.0 / 3, 1e-12);
+    EXPECT_NEAR(o.chance[1], 4.0 / 9, 1e-12);
+    EXPECT_NEAR(o.chance[2], 2.0 / 9, 1e-12);
+    EXPECT_DOUBLE_EQ(o.chance[3], 0.0);
+    // A ViT's patches on a 6-wide grid: (1,5) and (2,4) are one row and one column apart; [CLS] is 3 from any.
+    a.positions = "patch";
+    a.gridCols = 6;
+    EXPECT_EQ(atlasPositionsApart(a, 12, 17), 1);
+    EXPECT_EQ(atlasPositionsApart(a, 0, 17), 3);
+    EXPECT_EQ(atlasPositionsApart(a, 1, 36), 5);
+}
