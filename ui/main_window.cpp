@@ -33,6 +33,7 @@
 #include "analysis/analysis_page.h"
 #include "sequences/sequences_page.h"
 #include "length/length_page.h"
+#include "atlas/atlas_page.h"
 #include "attention/attention_page.h"
 #include "attention/dataset_compare_panel.h"
 #include "attention/image_panel.h"
@@ -58,6 +59,7 @@ const QString MainWindow::kDoctorPage = QStringLiteral("doctor");
 const QString MainWindow::kAnalysisPage = QStringLiteral("analysis");
 const QString MainWindow::kSequencesPage = QStringLiteral("sequences");
 const QString MainWindow::kLengthPage = QStringLiteral("length");
+const QString MainWindow::kAtlasPage = QStringLiteral("atlas");
 
 namespace {
 
@@ -120,6 +122,7 @@ void MainWindow::buildPages() {
     m_analysis = new AnalysisPage(this);
     m_sequences = new SequencesPage(this);
     m_length = new LengthPage(this);
+    m_atlas = new AtlasPage(this);
     addPage(kAttentionPage, tr("Attention"), m_attention,
             tr("Where a model looks, step by step: rules, seeds, sampled runs, every rule on a dataset, "
                "inadequate observations"));
@@ -131,6 +134,9 @@ void MainWindow::buildPages() {
     addPage(kLengthPage, tr("Length"), m_length,
             tr("Attention at length: exact, memory-efficient, local, block-sparse, top-k, linear and performer "
                "attention; their patterns, their error against exact attention, and their cost as n grows"));
+    addPage(kAtlasPage, tr("Atlas"), m_atlas,
+            tr("One head's queries and keys over many inputs in one map: a head that attends by position shows as "
+               "bands, one that attends by content as clusters"));
     addPage(kTrainingPage, tr("Training"), m_training, tr("Train a model of any family with live curves"));
     addPage(kScalarPage, tr("Scalar lab"), m_scalarLab,
             tr("The worked example: E[f(hard attention)] against f(soft attention), exact and sampled"));
@@ -208,6 +214,19 @@ void MainWindow::connectPages() {
                 setCurrentPage(kAttentionPage);
                 m_attention->openProbe(image, id, truth, runs, seed);
             });
+    // A dot of the atlas opens its input: the ViT's test image, or the sentence.
+    connect(m_atlas, &AtlasPage::openInput, this,
+            [this](const QString& model, const QString& dataset, qint64 input, const QString& sentence) {
+                if (fileReadsText(model.toStdString())) {
+                    setCurrentPage(kSequencesPage);
+                    m_sequences->openModel(model);
+                    m_sequences->setText(sentence);
+                    return;
+                }
+                setCurrentPage(kAttentionPage);
+                m_attention->openModel(model);
+                m_attention->openSample(dataset, input);
+            });
     connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
     connect(m_estimatorLab, &EstimatorLabPanel::statusMessage, this, keepStatus(m_estimatorLab));
     connect(m_doctor, &DoctorPanel::statusMessage, this, keepStatus(m_doctor));
@@ -239,6 +258,7 @@ bool MainWindow::isBusy() const {
     if (m_pages->currentWidget() == m_attention) return m_attention->isBusy();
     if (m_pages->currentWidget() == m_sequences) return m_sequences->isBusy();
     if (m_pages->currentWidget() == m_length) return m_length->isBusy();
+    if (m_pages->currentWidget() == m_atlas) return m_atlas->isBusy();
     return false;
 }
 

@@ -21,6 +21,7 @@ class DoctorPanel;
 class AnalysisPage;
 class SequencesPage;
 class LengthPage;
+class AtlasPage;
 class TrainingPanel;
 class ScalarLabPanel;
 class EstimatorLabPanel;
@@ -39,6 +40,7 @@ public:
     static const QString kAnalysisPage;
     static const QString kSequencesPage;
     static const QString kLengthPage;
+    static const QString kAtlasPage;
 
     /// With `useSettings` false nothing is read or written (screenshots, tests).
     explicit MainWindow(bool useSettings = true, QWidget* parent = nullptr);
@@ -58,6 +60,7 @@ public:
     AnalysisPage* analysisPage() const { return m_analysis; }
     SequencesPage* sequencesPage() const { return m_sequences; }
     LengthPage* lengthPage() const { return m_length; }
+    AtlasPage* atlasPage() const { return m_atlas; }
     ReportExporter* reportExporter() const { return m_report; }
 
     /// Writes the current session (model + CRC-32, image, rule, seed, step, overlays, page, tab,
@@ -121,6 +124,7 @@ private:
     AnalysisPage* m_analysis = nullptr;
     SequencesPage* m_sequences = nullptr;
     LengthPage* m_length = nullptr;
+    AtlasPage* m_atlas = nullptr;
     ReportExporter* m_report = nullptr;
     QString m_checkpoint;  ///< the model open on the Attention page (File > Export report)
     QString m_notes;       ///< the session's free-text notes

@@ -104,7 +104,10 @@ Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const s
         if (!opened) return Error{opened.error()};
         seq = std::move(opened).value();
         a.positions = "token";
+        for (std::int64_t i = 0; i < src.q.size(0); ++i)
+            a.sentences.push_back(seq->task()->detokenize(seq->task()->sample(Split::Test, i, kSeqTestSeed).source));
     } else {
+        if (auto model = loadAttentionModel(path, "cpu"); model) a.dataset = (*model)->info().dataset;
         a.positions = "patch";
         const auto patches = src.q.size(2) - 1;
         const auto side = std::int64_t(std::llround(std::sqrt(double(patches))));

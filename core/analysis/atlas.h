@@ -45,6 +45,8 @@ struct Atlas {
     double keyShiftNorm = 0;      ///< |mean(q) - mean(k)|, the shift applied to every key
     double scale = 1;             ///< s: queries times s, keys divided by s
     std::vector<AtlasPoint> points;
+    std::string dataset;                 ///< a ViT's dataset: input i is its test image i
+    std::vector<std::string> sentences;  ///< a sequence model's inputs: test sentence i, as text
     double seconds = 0;
 };
 

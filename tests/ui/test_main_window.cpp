@@ -107,7 +107,7 @@ void TestMainWindow::pages() {
     MainWindow window(/*useSettings=*/false);
     QCOMPARE(window.windowTitle(), QStringLiteral("Saccade"));
     QCOMPARE(window.pageKeys(), (QStringList{QStringLiteral("attention"), QStringLiteral("analysis"),
-                                             QStringLiteral("sequences"), QStringLiteral("length"), QStringLiteral("training"),
+                                             QStringLiteral("sequences"), QStringLiteral("length"), QStringLiteral("atlas"), QStringLiteral("training"),
                                              QStringLiteral("scalar"),
                                              QStringLiteral("estimators"), QStringLiteral("doctor")}));
     QCOMPARE(window.currentPage(), QStringLiteral("attention"));

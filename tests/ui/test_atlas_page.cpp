@@ -1,0 +1,85 @@
+// The Atlas page: its first visit places the default head (the dates Transformer's layer 2,
+// head 3, 40 sentences), every dot sits where the map says and names its token, the figures beside
+// it are core's, a click on a dot opens its sentence on the Sequences page (or the ViT's test
+// image on the Attention page), and another model leaves nothing of the one before.
+
+#include <QDir>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include "atlas/atlas_map_view.h"
+#include "atlas/atlas_page.h"
+#include "common/samples_dir.h"
+#include "main_window.h"
+#include "sequences/sequences_page.h"
+
+using saccade::ui::MainWindow;
+
+class TestAtlasPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void placesTheDefaultAndOpensAClickedInput();
+};
+
+namespace {
+
+// A dot that is the nearest one to the pixel it is drawn on (not under another), of a query when `query`.
+int clickable(const saccade::ui::AtlasMapView* map, const saccade::Atlas& a, bool query) {
+    for (int i = 0; i < int(a.points.size()); ++i)
+        if (a.points[std::size_t(i)].query == query && map->pointAt(QPointF(map->drawnAt(i).toPoint())) == i) return i;
+    return -1;
+}
+
+}  // namespace
+
+void TestAtlasPage::placesTheDefaultAndOpensAClickedInput() {
+    MainWindow window(/*useSettings=*/false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.setCurrentPage(MainWindow::kAtlasPage));
+    auto* page = window.atlasPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value(), 300'000);
+    const saccade::Atlas a = *page->atlas();
+    QCOMPARE(a.layer, 2);
+    QCOMPARE(a.head, 3);
+    QCOMPARE(int(a.inputs), 40);
+    QCOMPARE(QString::fromStdString(a.positions), QStringLiteral("token"));
+    QCOMPARE(int(a.sentences.size()), 40);
+    // Every dot is drawn inside the map, and the one under it names its token and input.
+    auto* map = page->map();
+    const QRect inside = map->rect();
+    for (int i = 0; i < int(a.points.size()); ++i) {
+        const QPointF at = map->drawnAt(i);
+        QVERIFY2(inside.contains(at.toPoint()), qPrintable(QStringLiteral("dot %1 at %2,%3").arg(i).arg(at.x()).arg(at.y())));
+        const int under = map->pointAt(at);
+        QVERIFY(under >= 0);
+        QVERIFY(map->describe(under).contains(QString::fromStdString(a.points[std::size_t(under)].label)));
+    }
+    // The figures beside the map are core's.
+    const auto o = saccade::atlasOffsets(a);
+    QVERIFY2(page->summaryText().contains(QStringLiteral("%1%").arg(100 * o.attended[0], 0, 'f', 1)), qPrintable(page->summaryText()));
+    QVERIFY(page->summaryText().contains(QStringLiteral("%1%").arg(100 * o.chance[0], 0, 'f', 1)));
+    // A click on a query opens its sentence on the Sequences page.
+    const int dot = clickable(map, a, true);
+    QVERIFY(dot >= 0);
+    const int input = a.points[std::size_t(dot)].input;
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->drawnAt(dot).toPoint());
+    QTRY_COMPARE(window.currentPage(), MainWindow::kSequencesPage);
+    QCOMPARE(window.sequencesPage()->text(), QString::fromStdString(a.sentences[std::size_t(input)]));
+    // Another model: the ViT's patches, and nothing of the Transformer's map.
+    QVERIFY(window.setCurrentPage(MainWindow::kAtlasPage));
+    const QString vit = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/vit-translated-fashion60.pt");
+    page->select(vit, 1, 2);
+    page->setInputs(3);
+    page->run();
+    QVERIFY(!page->atlas().has_value() || page->atlas()->model == vit.toStdString());  // the old map is gone at once
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value(), 300'000);
+    QCOMPARE(QString::fromStdString(page->atlas()->positions), QStringLiteral("patch"));
+    QCOMPARE(page->atlas()->gridCols, 6);
+    QCOMPARE(int(page->atlas()->points.size()), 2 * 3 * 37);
+}
+
+QTEST_MAIN(TestAtlasPage)
+#include "test_atlas_page.moc"

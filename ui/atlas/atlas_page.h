@@ -1,0 +1,66 @@
+#pragma once
+// AtlasPage: the atlas (core analysis/atlas.h) in the GUI: a model (Saccade's ViT or a sequence
+// Transformer), a layer, a head, how many test inputs and the embedding; Place runs it on the
+// panel's job thread with progress and Cancel, and the map shows every query and key with a
+// hover that names each. Beside it, how far each query is from the key it attends to most,
+// against chance. A click on a dot opens its input (the ViT's test image on the Attention page,
+// the sentence on the Sequences page): openInput. The first visit places the default, so the
+// page never opens empty. Exports: PNG, SVG, JSON.
+
+#include <optional>
+
+#include "analysis/atlas.h"
+#include "job_panel.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+class QToolButton;
+
+namespace saccade::ui {
+
+class AtlasMapView;
+
+class AtlasPage : public JobPanel {
+    Q_OBJECT
+
+public:
+    explicit AtlasPage(QWidget* parent = nullptr);
+
+    void run() override;
+    /// The options the controls describe now.
+    AtlasOptions request() const;
+    /// The model file the controls name.
+    QString modelPath() const;
+    /// Selects a model file (adds it to the list when it is not there), layer and head.
+    void select(const QString& model, int layer, int head);
+    void setInputs(int inputs);
+    const std::optional<Atlas>& atlas() const { return m_atlas; }
+    AtlasMapView* map() const { return m_map; }
+    /// Running, or not yet placed (the first visit places): a screenshot waits for it.
+    bool isBusy() const { return isRunning() || !m_placedOnce; }
+    QString exportTo(const QString& path) const;
+
+Q_SIGNALS:
+    /// A dot was clicked: open input `input` of `model` (a ViT: test image `input` of `dataset`;
+    /// a sequence model: `sentence`).
+    void openInput(const QString& model, const QString& dataset, qint64 input, const QString& sentence);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void clearResult() override;
+
+private:
+    QWidget* buildControls();
+    void showAtlas();
+
+    QComboBox *m_model = nullptr, *m_method = nullptr;
+    QSpinBox *m_layer = nullptr, *m_head = nullptr, *m_inputs = nullptr, *m_seed = nullptr;
+    QToolButton* m_export = nullptr;
+    AtlasMapView* m_map = nullptr;
+    std::optional<Atlas> m_atlas;
+    bool m_placedOnce = false;
+};
+
+}  // namespace saccade::ui
