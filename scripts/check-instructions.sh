@@ -2,15 +2,15 @@
 # A speed guard that noise cannot fool: the instructions (valgrind's callgrind, event Ir) that four
 # fixed workloads execute, against the counts recorded in scripts/instruction-counts.json. Fails
 # (exit 1) when one grows by more than 10%. Run it by hand before landing a change to a kernel;
-# it takes some minutes (each workload starts LibTorch under valgrind).
+# it takes about 10 minutes (each workload starts LibTorch under valgrind, about 80 s).
 #
 #   scripts/check-instructions.sh            # compare with the recorded counts
 #   scripts/check-instructions.sh --record   # record the counts of this build (commit the file)
 #
 # Workloads, one thread (only the named functions are counted, not the start-up):
-#   captioner-training   bench caption --captions 1: one training step of batch 64 (benchCaption)
-#   captions-1000        bench caption --captions 1000: the decoder's stochastic captions (CaptionNetworkImpl::decode)
-#   translations-1000    bench seq --scorer additive: greedy translation of 1,000 sentences (SeqNetworkImpl::decode)
+#   captioner-training   bench caption: one training step of batch 16 (benchCaption)
+#   captions-100         bench caption: 100 stochastic captions of one image (CaptionNetworkImpl::decode)
+#   translations-100     bench seq --scorer additive: greedy translation of 100 sentences (SeqNetworkImpl::decode)
 #   compare-1000         bench compare on the hard patch model: 1,000 runs and their statistics
 #
 # Valgrind 3.19 runs no AVX-512, and shows the program a processor without it: the counts are of
@@ -64,12 +64,13 @@ count() {
     echo "$name $n"
 }
 
-# One run of each (--warmups 0 --repeats 1): callgrind runs the program some fifty times slower.
+# One run of each (--warmups 0 --repeats 1), at sizes that callgrind, some hundreds of times
+# slower than the processor here, gets through in minutes.
 once=(--warmups 0 --repeats 1)
 now=$(
-    count captioner-training '*benchCaption*' -- bench caption --steps 1 "${once[@]}" --captions 1
-    count captions-1000 '*CaptionNetworkImpl::decode*' -- bench caption --batch 1 --steps 1 "${once[@]}" --captions 1000
-    count translations-1000 '*SeqNetworkImpl::decode*' -- bench seq --scorer additive "${once[@]}"
+    count captioner-training '*benchCaption*' -- bench caption --batch 16 --steps 1 "${once[@]}" --captions 1
+    count captions-100 '*CaptionNetworkImpl::decode*' -- bench caption --batch 1 --steps 1 "${once[@]}" --captions 100
+    count translations-100 '*SeqNetworkImpl::decode*' -- bench seq --scorer additive --batch 8 --sentences 100 "${once[@]}"
     count compare-1000 '*::sampleRuns*' '*computeRunStats*' -- bench compare --model "$model" --runs 1000 "${once[@]}"
 )
 

@@ -99,6 +99,8 @@ void addBenchSeq(CLI::App& bench, int& exitCode) {
     cmd->add_option("--device", o->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--model", o->model, "also time translating one 40-character input with this sequence model")
         ->check(regularFile());
+    cmd->add_option("--batch", o->batch, "training batch")->capture_default_str()->check(wholeNumberIn(1, 4096));
+    cmd->add_option("--sentences", o->sentences, "sentences translated in one batch")->capture_default_str()->check(wholeNumberIn(1, 100000));
     cmd->add_option("--warmups", o->warmups, "untimed runs before the repeats")->capture_default_str()->check(wholeNumberIn(0, 100));
     cmd->add_option("--reference", *reference, "path of ../shared/bench/seq2seq_reference.py (run with /usr/bin/python3)")
         ->check(regularFile());
