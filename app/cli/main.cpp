@@ -5,6 +5,7 @@
 SACCADE_PASSIVE_OPENMP_WAIT()
 
 int main(int argc, char** argv) {
+    saccade::restartUnlessOpenMpWaitsPassively(argv);
     saccade::tuneAllocator();
     return saccade::cli::runSaccadeCli(argc, argv);
 }

@@ -176,6 +176,7 @@ void openFile(saccade::ui::MainWindow& window, const QString& file) {
 SACCADE_PASSIVE_OPENMP_WAIT()
 
 int main(int argc, char** argv) {
+    saccade::restartUnlessOpenMpWaitsPassively(argv);
     quietForReportPdf(argc, argv);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -35,6 +37,47 @@ const char* environmentValue(const char* name) {
     // The one variable the programs answer for when it is unset: OpenMP's idle threads sleep.
     if (std::strcmp(name, "OMP_WAIT_POLICY") == 0) return "PASSIVE";
     return nullptr;
+}
+
+namespace {
+
+// What libgomp prints for omp_display_env(verbose): its settings, among them GOMP_SPINCOUNT.
+std::string openMpSettings() {
+    using Display = void (*)(int);
+    auto* display = reinterpret_cast<Display>(::dlsym(RTLD_DEFAULT, "omp_display_env"));
+    int fds[2];
+    if (display == nullptr || ::pipe(fds) != 0) return {};
+    std::fflush(stderr);
+    const int saved = ::dup(STDERR_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    display(1);  // a few kilobytes: the pipe holds them
+    std::fflush(stderr);
+    ::dup2(saved, STDERR_FILENO);
+    ::close(saved);
+    ::close(fds[1]);
+    std::string out;
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, std::size_t(n));
+    ::close(fds[0]);
+    return out;
+}
+
+}  // namespace
+
+void restartUnlessOpenMpWaitsPassively(char** argv) {
+    if (::secure_getenv("OMP_WAIT_POLICY") != nullptr) {
+        // Set: by the user, or answered by the program's getenv. Was it read from `environ` instead?
+        bool inEnviron = false;
+        for (char** e = environ; e != nullptr && *e != nullptr; ++e) inEnviron |= std::strncmp(*e, "OMP_WAIT_POLICY=", 16) == 0;
+        if (inEnviron) return;  // the user's value, which libgomp read either way
+    }
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+        if (std::strncmp(*e, "GOMP_SPINCOUNT=", 15) == 0) return;  // the user chose the spinning
+    const std::string settings = openMpSettings();
+    if (settings.empty() || settings.find("GOMP_SPINCOUNT = '0'") != std::string::npos) return;
+    if (settings.find("GOMP_SPINCOUNT") == std::string::npos) return;  // not libgomp's report
+    if (::setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
 }
 
 void tuneAllocator() {

@@ -21,6 +21,13 @@ int computeThreads();
 /// alone). A value the user set is kept. Child processes inherit the real environment.
 const char* environmentValue(const char* name);
 
+/// Where OpenMP read its wait policy from its own copy of the environment (GCC 13's libgomp and
+/// later, Debian 13's, read `environ` and not getenv), and it is unset there: starts the program
+/// again with OMP_WAIT_POLICY=PASSIVE added (/proc/self/exe, the same arguments), as every
+/// version did before. What libgomp read is what omp_display_env says (its spin count: 0 under
+/// PASSIVE). Returns when nothing was to be done or the new start failed. Call first in main.
+void restartUnlessOpenMpWaitsPassively(char** argv);
+
 }  // namespace saccade
 
 /// In a program's main file, at namespace scope: the program's getenv and secure_getenv, which the
