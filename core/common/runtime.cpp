@@ -65,14 +65,9 @@ std::string openMpSettings() {
 }  // namespace
 
 void restartUnlessOpenMpWaitsPassively(char** argv) {
-    if (::secure_getenv("OMP_WAIT_POLICY") != nullptr) {
-        // Set: by the user, or answered by the program's getenv. Was it read from `environ` instead?
-        bool inEnviron = false;
-        for (char** e = environ; e != nullptr && *e != nullptr; ++e) inEnviron |= std::strncmp(*e, "OMP_WAIT_POLICY=", 16) == 0;
-        if (inEnviron) return;  // the user's value, which libgomp read either way
-    }
+    // A wait policy or spin count the user set is what libgomp read, either way: kept.
     for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-        if (std::strncmp(*e, "GOMP_SPINCOUNT=", 15) == 0) return;  // the user chose the spinning
+        if (std::strncmp(*e, "OMP_WAIT_POLICY=", 16) == 0 || std::strncmp(*e, "GOMP_SPINCOUNT=", 15) == 0) return;
     const std::string settings = openMpSettings();
     if (settings.empty() || settings.find("GOMP_SPINCOUNT = '0'") != std::string::npos) return;
     if (settings.find("GOMP_SPINCOUNT") == std::string::npos) return;  // not libgomp's report
