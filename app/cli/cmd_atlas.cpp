@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "analysis/atlas.h"
 #include "commands.h"
@@ -47,6 +48,8 @@ void printAtlas(const Atlas& a) {
 }
 
 int runAtlas(const AtlasArgs& a) {
+    if (!(a.options.embedding.perplexity > 0))
+        return badInput("atlas", "--perplexity must be above 0, got " + (std::ostringstream() << a.options.embedding.perplexity).str());
     if (a.device != "auto" && a.device != "cpu")
         return badInput("atlas", "--device " + a.device + ": the atlas runs its model on the CPU (give cpu or auto)");
     std::vector<std::pair<std::string, std::string>> targets;  // path, format: checked before any work

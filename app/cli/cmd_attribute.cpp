@@ -27,8 +27,9 @@ struct AttributeArgs {
     AttributionOptions options;
     int target = -1, step = -1;
     bool json = false, pixels = false;
-    bool stepsGiven = false;  ///< --steps given: exactly that many, unless --tolerance is given too
-    double tolerance = -1;    ///< --tolerance; -1: not given
+    bool stepsGiven = false;      ///< --steps given: exactly that many, unless --tolerance is given too
+    bool toleranceGiven = false;  ///< --tolerance given
+    double tolerance = 0;
 };
 
 
@@ -111,7 +112,7 @@ int runAttributeOnText(const AttributeArgs& a) {
     t.options.rule = a.options.rule;
     t.options.steps = a.options.steps;
     t.options.quadrature = a.options.quadrature;
-    if (a.tolerance >= 0)
+    if (a.toleranceGiven)
         return badInput("attribute", "--tolerance is for integrated gradients on an image; with --text, give --steps");
     if (a.baseline == "black")  // the images' default, given by name: not silently another baseline
         return badInput("attribute", "--baseline " + a.baseline + " is an image's; with --text it is unknown (the default) or zero");
@@ -129,7 +130,7 @@ int runAttribute(AttributeArgs a) {
         return badInput("attribute", a.model + " reads text: give --text \"...\" to attribute its output over the source");
     if (a.target >= 0) a.options.target = a.target;
     if (a.step >= 0) a.options.step = a.step;
-    if (a.tolerance >= 0) a.options.tolerance = a.tolerance;
+    if (a.toleranceGiven) a.options.tolerance = a.tolerance;
     else if (!a.stepsGiven) a.options.tolerance = kDefaultIgTolerance;
     if (auto ok = checkAttributionOptions(a.options); !ok) return badInput("attribute", ok.error());
     if (a.image.empty() == a.sample.empty()) return badInput("attribute", "give exactly one of --image FILE and --sample DATASET:INDEX");
@@ -209,6 +210,7 @@ void addAttributeCommand(CLI::App& app, int& exitCode) {
                 return;
             }
         a->stepsGiven = cmd->count("--steps") > 0;
+        a->toleranceGiven = cmd->count("--tolerance") > 0;
         exitCode = runAttribute(*a);
     });
 }
