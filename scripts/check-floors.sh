@@ -5,10 +5,21 @@
 #   then ui (includes core), then app (includes ui and core).
 # Within core/models, the shared base (files directly in core/models/) includes no family folder,
 # and a family folder (core/models/<family>/) includes no other family's.
+# Within ui (its own headers spelt "ui/..."): a page (ui/<page>/) includes no other page; the shared
+# code (ui/*.h beside the shell, ui/charts/) includes no page; the shell (ui/main_window.*)
+# includes each page by its entry header only. ui spells core's headers without "core/".
 # Usage: scripts/check-floors.sh [SOURCE_ROOT]   (prints each include that goes up; exit 1 if any)
 set -euo pipefail
 root=${1:-$(dirname "$0")/..}
 cd "$root"
+
+# Each page's entry headers: all that the shell may include of it.
+declare -A entry=(
+  [analysis]="analysis_page.h" [atlas]="atlas_page.h" [attention]="attention_page.h" [doctor]="doctor_panel.h"
+  [labs]="scalar_lab_panel.h estimator_lab_panel.h" [length]="length_page.h" [sequences]="sequences_page.h"
+  [training]="training_panel.h"
+)
+shared_ui_folders=" charts "
 
 declare -A floor=(
   [common]=0 [data]=1 [io]=1 [trace]=2 [metrics]=3 [attention]=3 [train]=4 [models]=5
@@ -16,6 +27,36 @@ declare -A floor=(
 )
 bad=0
 say() { echo "saccade: $1:$2 includes \"$3\": $4" >&2; bad=$((bad + 1)); }
+
+# ui/<page>/... -> the page; ui/charts/... and ui/x.h -> "" (shared).
+ui_page() {
+  local p=${1#ui/}
+  [[ "$p" == */* ]] || { echo ""; return; }
+  p=${p%%/*}
+  [[ "$shared_ui_folders" == *" $p "* ]] && echo "" || echo "$p"
+}
+
+check_ui() {
+  local rel=$1 line=$2 target=$3 tdir=${3%%/*}
+  case "$tdir" in
+    app) say "$rel" "$line" "$target" "ui includes no program"; return ;;
+    core) say "$rel" "$line" "$target" "ui spells core's headers from core's root (\"${target#core/}\")"; return ;;
+    ui) ;;
+    *) return ;;  # core's floors: all below ui
+  esac
+  local from to
+  from=$(ui_page "$rel"); to=$(ui_page "$target")
+  [ -n "$to" ] || return 0  # shared ui code: anyone may include it
+  if [[ "$rel" == ui/main_window.* ]]; then
+    local name=${target##*/}
+    [[ " ${entry[$to]:-} " == *" $name "* ]] ||
+      say "$rel" "$line" "$target" "the shell includes page '$to' by its entry header only (${entry[$to]:-none}): ask the page"
+  elif [ -z "$from" ]; then
+    say "$rel" "$line" "$target" "shared ui code includes no page ('$to')"
+  elif [ "$from" != "$to" ]; then
+    say "$rel" "$line" "$target" "page '$from' includes no other page ('$to')"
+  fi
+}
 
 checked=0
 while IFS= read -r file; do
@@ -47,8 +88,7 @@ while IFS= read -r file; do
             say "$rel" "$line" "$target" "family '$fam' includes no other family ('$tfam')"
           fi
         fi ;;
-      ui)
-        case "$tdir" in app) say "$rel" "$line" "$target" "ui includes no program" ;; esac ;;
+      ui) check_ui "$rel" "$line" "$target" ;;
     esac
   done < <(grep -noE '^#include "[a-z0-9_]+/[a-z0-9_/]+\.h"' "$file" | sed -E 's/^([0-9]+):#include "(.*)"$/\1:\2/')
 done < <(find ./core ./ui -name '*.h' -o -name '*.cpp' | sort)

@@ -1,4 +1,4 @@
-#include "browser_table.h"
+#include "ui/browser_table.h"
 
 #include <QHeaderView>
 #include <QTableWidget>

@@ -1,4 +1,4 @@
-#include "image_convert.h"
+#include "ui/image_convert.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
-#include "image_folder_entry.h"
-#include "file_dialogs.h"
+#include "ui/image_folder_entry.h"
+#include "ui/file_dialogs.h"
 
 #include <QComboBox>
 #include <QEvent>

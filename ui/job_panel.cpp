@@ -1,4 +1,4 @@
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 #include <QLabel>
 #include <QProgressBar>

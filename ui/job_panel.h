@@ -14,7 +14,7 @@
 #include <QWidget>
 #include <functional>
 
-#include "analysis/analysis_job.h"
+#include "ui/analysis_job.h"
 
 class QLabel;
 class QProgressBar;

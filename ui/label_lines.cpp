@@ -1,4 +1,4 @@
-#include "label_lines.h"
+#include "ui/label_lines.h"
 
 #include <QFontMetrics>
 #include <QLabel>

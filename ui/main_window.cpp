@@ -1,5 +1,5 @@
-#include "main_window.h"
-#include "file_dialogs.h"
+#include "ui/main_window.h"
+#include "ui/file_dialogs.h"
 
 #include <QCloseEvent>
 #include <QHBoxLayout>
@@ -30,24 +30,20 @@
 #include <QMimeData>
 
 #include "models/model_family.h"
-#include "analysis/analysis_page.h"
-#include "sequences/sequences_page.h"
-#include "length/length_page.h"
-#include "atlas/atlas_page.h"
-#include "attention/attention_page.h"
-#include "attention/dataset_compare_panel.h"
-#include "attention/image_panel.h"
-#include "attention/model_panel.h"
-#include "doctor/doctor_panel.h"
-#include "labs/estimator_lab_panel.h"
-#include "labs/scalar_lab_panel.h"
-#include "report_export.h"
+#include "ui/analysis/analysis_page.h"
+#include "ui/sequences/sequences_page.h"
+#include "ui/length/length_page.h"
+#include "ui/atlas/atlas_page.h"
+#include "ui/attention/attention_page.h"
+#include "ui/doctor/doctor_panel.h"
+#include "ui/labs/estimator_lab_panel.h"
+#include "ui/labs/scalar_lab_panel.h"
+#include "ui/report_export.h"
 #include "io/checkpoint.h"
 #include "io/session.h"
 #include "common/samples_dir.h"
-#include "attention/attention_canvas.h"
-#include "training/training_panel.h"
-#include "label_lines.h"
+#include "ui/training/training_panel.h"
+#include "ui/label_lines.h"
 
 namespace saccade::ui {
 
@@ -418,7 +414,7 @@ void MainWindow::setPresentationMode(bool on) {
         if (caption.pointSizeF() > 0) caption.setPointSizeF(caption.pointSizeF() * 1.3);
         m_notesBand->setFont(caption);
         capLines(m_notesBand, kNoteLines, &caption);
-        m_attention->canvas()->setLineScale(2.0);
+        m_attention->setLineScale(2.0);
         refitTables();
         m_normalGeometry = geometry();
         m_wasMaximized = isMaximized();
@@ -430,7 +426,7 @@ void MainWindow::setPresentationMode(bool on) {
         setFont(m_normalFont);
         m_notesBand->setFont(m_normalFont);
         capLines(m_notesBand, kNoteLines, &m_normalFont);
-        m_attention->canvas()->setLineScale(1.0);
+        m_attention->setLineScale(1.0);
         refitTables();
         m_tourTimer->stop();
         if (!m_tour.isEmpty()) setSessionNotes(QString());  // a tour's caption belongs to its slide
@@ -501,13 +497,13 @@ void MainWindow::addMenus() {
         };
     };
     file->addAction(tr("Open &model…"), QKeySequence::Open,
-                    onAttention([this] { m_attention->modelPanel()->openDialog(); }));
+                    onAttention([this] { m_attention->openModelDialog(); }));
     file->addAction(tr("Open &image…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
-                    onAttention([this] { m_attention->imagePanel()->openDialog(); }));
+                    onAttention([this] { m_attention->openImageDialog(); }));
     file->addAction(tr("&Export the view as PNG…"), QKeySequence::Save,
                     onAttention([this] { m_attention->exportViewAsPng(); }));
     file->addAction(tr("Export &report…"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
-                    [this] { m_report->exportReport(m_checkpoint, m_attention->comparisonPanel()->dataset()); });
+                    [this] { m_report->exportReport(m_checkpoint, m_attention->comparisonDataset()); });
     file->addSeparator();
     file->addAction(tr("Open &session…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O), this, [this] {
         const QString path = openFileDialog(this, tr("Open session"), tr("Saccade sessions (*.saccade)"));

@@ -1,4 +1,4 @@
-#include "model_service.h"
+#include "ui/model_service.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -63,10 +63,10 @@ ModelCard makeCard(const QString& path, AttentionModel& model) {
     ModelCard card;
     card.path = path;
     card.type = QString::fromStdString(info.modelType);
-    card.outputKind = QString::fromStdString(model.outputKind());
+    card.outputKind = model.outputKind();
     const ModelFamily* family = findFamily(info.modelType);
     card.imported = family && family->opensImports;
-    card.mode = QString::fromStdString(model.trainedMode());
+    card.mode = QString::fromStdString(trainingModeName(model.trainedMode()));
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());
     card.gitRevision = QString::fromStdString(info.gitRevision);
@@ -521,7 +521,7 @@ void ModelService::requestSamples(const QString& dataset, qint64 first, int coun
                 b.index = i;
                 b.image = s.image;
                 b.label = s.label;
-                if (state.model && state.model->outputKind() == "caption") {
+                if (state.model && traitsOf(state.model->outputKind()).referenceScored) {
                     const auto id = dataset.toStdString() + ":test:" + std::to_string(i);
                     const auto truth = sceneGroundTruth(s);
                     auto valid = [&](const std::string& text) {

@@ -25,6 +25,7 @@
 #include "analysis/dataset_comparison.h"
 #include "analysis/rule_comparison.h"
 #include "common/progress.h"
+#include "trace/output_kind.h"
 #include "trace/run_set.h"
 #include "data/image.h"
 #include "data/image_fit.h"
@@ -41,7 +42,7 @@ namespace saccade::ui {
 /// What the GUI shows about a loaded model (from its sidecar).
 struct ModelCard {
     QString path, name, type, mode, variant, dataset, device, scorer, gitRevision, command;
-    QString outputKind;  ///< what a run outputs: "class" or "caption" (AttentionModel::outputKind)
+    saccade::OutputKind outputKind = saccade::OutputKind::Class;  ///< what a run outputs (AttentionModel::outputKind)
     bool imported = false;  ///< opened from a file with no Saccade sidecar (TorchScript)
     QString weightsCrc32;  ///< of the weights file (imported models: of the TorchScript file)
     int imageSize = 0, channels = 1, grid = 0, steps = 0;

@@ -1,4 +1,4 @@
-#include "number_format.h"
+#include "ui/number_format.h"
 
 #include <QLocale>
 #include <algorithm>

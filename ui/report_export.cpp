@@ -1,5 +1,5 @@
-#include "report_export.h"
-#include "file_dialogs.h"
+#include "ui/report_export.h"
+#include "ui/file_dialogs.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -11,10 +11,10 @@
 #include <cmath>
 #include <memory>
 
-#include "analysis/analysis_job.h"
+#include "ui/analysis_job.h"
 #include "models/attention_model.h"
-#include "report_pdf.h"
-#include "view_export.h"
+#include "ui/report_pdf.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

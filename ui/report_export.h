@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "report/html_report.h"
-#include "file_dialogs.h"
+#include "ui/file_dialogs.h"
 
 class QProgressDialog;
 class QWidget;

@@ -1,4 +1,4 @@
-#include "report_pdf.h"
+#include "ui/report_pdf.h"
 
 #include <QBuffer>
 #include <QImage>
@@ -10,7 +10,7 @@
 #include <QTextDocument>
 #include <QUrl>
 
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

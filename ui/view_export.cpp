@@ -1,5 +1,5 @@
-#include "view_export.h"
-#include "file_dialogs.h"
+#include "ui/view_export.h"
+#include "ui/file_dialogs.h"
 
 #include <QBuffer>
 #include <QFontMetrics>
@@ -17,7 +17,7 @@
 
 #include <algorithm>
 
-#include "charts/chart_figure.h"
+#include "ui/charts/chart_figure.h"
 #include "common/atomic_file.h"
 
 namespace saccade::ui {

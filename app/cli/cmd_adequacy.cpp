@@ -94,7 +94,7 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         const bool run = s != AdequacySignal::Confidence && s != AdequacySignal::PredictionEntropy && !shift;
         if (run && r.runs == 0) return "needs sampled runs; the model has none";
         if (shift && r.shifts == 0) return "no shifted copies: --shifts N";
-        return "not defined for " + model.outputKind() + " models";
+        return "not defined for " + outputKindName(model.outputKind()) + " models";
     };
     printCurves(r.curves, a.options.targets, why);
     std::cout << std::setprecision(4) << "  references: oracle AURC " << r.oracleAurc << " (every error ranked last), "
@@ -130,7 +130,7 @@ void printReport(const AdequacyReport& r, const AdequacyArgs& a, const Attention
         const auto& im = r.images[order[size_t(k)]];
         std::cout << "    " << std::setw(6) << im.index << "  " << info.key << " " << valueText(im.signals[signal], info)
                   << "  " << (im.correct ? "right" : "wrong") << "  ";
-        if (r.outputKind == "caption") {
+        if (traitsOf(r.outputKind).referenceScored) {
             std::cout << '"' << im.caption << '"';
         } else {
             auto name = [&](int c) { return c >= 0 && c < int(names.size()) ? names[size_t(c)] : std::to_string(c); };
@@ -180,7 +180,7 @@ int runAdequacy(AdequacyArgs& a) {
     }
     if (!a.signal.empty() && !report->curves[size_t(*parseAdequacySignal(a.signal))].available)
         return badInput("adequacy", "--signal " + a.signal + " was not measured on this model (" +
-                                        (report->runs == 0 ? "it has no sampled runs" : report->outputKind + " model") + ")");
+                                        (report->runs == 0 ? "it has no sampled runs" : outputKindName(report->outputKind) + " model") + ")");
     const auto json = adequacyReportToJson(*report, a.json ? 2 : -1);
     if (!a.out.empty()) {
         if (auto saved = writeFileAtomic(a.out, json + "\n"); !saved) {

@@ -1,4 +1,5 @@
-// saccade-cli train caption and bench caption: the Show-Attend-Tell captioner (Xu et al. 2015).
+// saccade-cli bench caption: the Show-Attend-Tell captioner (Xu et al. 2015) against sat_reference.py. Its
+// training is `train caption`, from the family registry (app/cli/cmd_train.cpp).
 
 #include <iomanip>
 #include <iostream>

@@ -66,7 +66,7 @@ int compareImage(const CompareArgs& a, AttentionModel& model) {
         return 0;
     }
     const auto& names = set->classNames;
-    const bool caption = set->outputKind == "caption";
+    const bool caption = traitsOf(set->outputKind).referenceScored;
     auto verdict = [&](const Trace& t) {
         std::ostringstream os;
         if (caption) {  // a caption, and whether it is one of the image's valid captions
@@ -205,11 +205,11 @@ int compareDataset(const CompareArgs& a, AttentionModel& model) {
     }
     const auto& report = c->report;
     const std::string& det = c->deterministicRule;
-    const bool imported = model.trainedMode() == "imported";
+    const bool imported = !traitsOf(model.trainedMode()).recorded;
     std::cout << report.dataset << " " << report.split << " split, " << report.labels.size() << " images, "
               << std::fixed << std::setprecision(1) << report.seconds << " s; "
               << (imported ? "an imported model (its training is not known)"
-                           : "the model was trained with " + model.trainedMode() + " (" + c->trainingRule + " rule)")
+                           : "the model was trained with " + trainingModeName(model.trainedMode()) + " (" + c->trainingRule + " rule)")
               << "\n";
     for (const auto& r : report.rules) {
         std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2) << std::setw(7)

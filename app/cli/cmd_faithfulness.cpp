@@ -124,7 +124,7 @@ int runFaithfulness(const FaithfulnessArgs& a, const CLI::App& cmd) {
     if (!dataset) return badInput("faithfulness", dataset.error());
     if (mode < 0)
         return runMapFaithfulness(a.maps, **model, **dataset, a.options.limit, a.options.seed, a.options.rule, a.json);
-    if ((*model)->info().modelType == "caption") return runCaptionFaithfulness(a, **model, **dataset);
+    if (traitsOf((*model)->outputKind()).wordSteps) return runCaptionFaithfulness(a, **model, **dataset);
     auto options = a.options;
     auto shard = shardOf(a.shard);
     if (!shard) return badInput("faithfulness", shard.error());

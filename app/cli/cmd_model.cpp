@@ -67,7 +67,7 @@ void addEval(CLI::App& app, int& exitCode) {
         }
         auto model = loadModelWith(a->model, a->device, a->input);
         if (!model) { exitCode = badInput("eval", model.error()); return; }
-        std::string defaults = (*model)->trainedMode() == "reinforce" ? "sample,mean,ksample:10,random"
+        std::string defaults = (*model)->trainedMode() == TrainingMode::Reinforce ? "sample,mean,ksample:10,random"
                                                                      : "soft,sample,argmax,ksample:10";
         if (!(*model)->evaluationRules().empty()) {  // captioners and imported models say theirs
             defaults.clear();
@@ -88,12 +88,12 @@ void addEval(CLI::App& app, int& exitCode) {
             report.value().fingerprint = *fingerprint;
         }
         if (a->json || shard->active()) { std::cout << evalReportToJson(*report) << "\n"; return; }
-        std::cout << (report->trainedMode == "imported" ? std::string("imported model")
-                                                        : "model trained with " + report->trainedMode + " attention")
+        std::cout << (!traitsOf(report->trainedMode).recorded ? std::string("imported model")
+                                                              : "model trained with " + trainingModeName(report->trainedMode) + " attention")
                   << "; " << report->dataset
                   << " " << report->split << " split, " << report->rules.front().n << " images, "
                   << std::fixed << std::setprecision(1) << report->seconds << " s\n";
-        if (report->outputKind == "caption") {
+        if (traitsOf(report->outputKind).referenceScored) {
             std::cout << "  rule        BLEU-1 BLEU-2 BLEU-3 BLEU-4  exact   object words: mass  hit rate\n";
             for (const auto& c : report->captions) {
                 const auto& objects = c.attention.back();
@@ -108,8 +108,7 @@ void addEval(CLI::App& app, int& exitCode) {
             return;
         }
         for (const auto& r : report->rules) {
-            const bool same = (r.rule == "soft" && report->trainedMode == "soft") ||
-                              (r.rule == "sample" && (report->trainedMode == "hard" || report->trainedMode == "reinforce"));
+            const bool same = (r.rule == "soft" || r.rule == "sample") && r.rule == traitsOf(report->trainedMode).trainingRule;
             std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2)
                       << std::setw(7) << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-"
                       << 100 * r.high << ")" << (same ? "  [the training procedure]" : "") << "\n";

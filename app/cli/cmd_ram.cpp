@@ -1,4 +1,5 @@
-// saccade-cli train ram and bench ram: the Recurrent Attention Model (Mnih et al. 2014).
+// saccade-cli bench ram: the Recurrent Attention Model (Mnih et al. 2014) against its reference. Its
+// training is `train ram`, from the family registry (app/cli/cmd_train.cpp).
 
 #include <cstdio>
 #include <iomanip>

@@ -124,7 +124,7 @@ int runSweep(const SweepArgs& a) {
     if (!a.shard.empty() && !a.vary.empty())
         return badInput("sweep", "--shard splits the positions of one sweep; a --vary series is not sharded (run "
                                  "each --values entry as its own job)");
-    if (m.outputKind() == "caption") return runCaptionSweep(m, a);
+    if (traitsOf(m.outputKind()).wordSteps) return runCaptionSweep(m, a);
     auto cell = modelCellSize(m);
     if (!cell) return badInput("sweep", cell.error());
     SweepOptions o;

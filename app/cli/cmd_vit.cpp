@@ -1,4 +1,5 @@
-// saccade-cli train vit and bench vit: the native Vision Transformer.
+// saccade-cli bench vit: the native Vision Transformer against vit_reference.py. Its training is
+// `train vit`, from the family registry (app/cli/cmd_train.cpp).
 
 #include <iomanip>
 #include <iostream>

@@ -171,7 +171,7 @@ int runMapFaithfulness(const MapFaithfulnessArgs& a, AttentionModel& model, cons
                        std::uint64_t seed, const std::string& rule, bool json) {
     auto methods = parseMapMethods(a.methods);
     if (!methods) return badInput("faithfulness", methods.error());
-    if (model.outputKind() != "class") return runWordMapFaithfulness(*methods, model, dataset, limit, seed, rule, json);
+    if (traitsOf(model.outputKind()).wordSteps) return runWordMapFaithfulness(*methods, model, dataset, limit, seed, rule, json);
     MapComparisonOptions o;
     o.methods = *methods;
     o.limit = limit;

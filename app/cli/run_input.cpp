@@ -7,8 +7,8 @@
 #include "data/dataset.h"
 #include "common/parse.h"
 #include "data/image_io.h"
-#include "models/caption/caption_model.h"
 #include "models/model_input.h"
+#include "trace/ground_truth.h"
 
 namespace saccade::cli {
 
@@ -42,12 +42,7 @@ Result<TraceInput> resolveInput(const AttentionModel& model, const std::string& 
 }
 
 Result<Unit> applyWordTemperature(AttentionModel& model, double temperature) {
-    auto* captioner = dynamic_cast<CaptionModel*>(&model);
-    if (!captioner) {
-        if (temperature != 0) return Error{"--word-temperature applies to captioners only"};
-        return Unit{};
-    }
-    return captioner->setWordTemperature(temperature);
+    return model.setWordTemperature(temperature);
 }
 
 Progress consoleProgress(const std::string& what) {

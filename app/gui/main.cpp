@@ -13,14 +13,14 @@
 #include <cstring>
 
 #include "models/model_family.h"
-#include "attention/attention_page.h"
+#include "ui/attention/attention_page.h"
 #include "common/atomic_file.h"
 #include "common/memory_meter.h"
 #include "common/runtime.h"
-#include "report_pdf.h"
-#include "main_window.h"
-#include "model_service.h"
-#include "sequences/sequences_page.h"
+#include "ui/report_pdf.h"
+#include "ui/main_window.h"
+#include "ui/model_service.h"
+#include "ui/sequences/sequences_page.h"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include "analysis/dataset_comparison.h"
 #include "analysis/shift_agreement.h"
 #include "io/json_fields.h"
-#include "models/caption/caption_model.h"
 #include "models/model_input.h"
+#include "trace/ground_truth.h"
 
 namespace saccade {
 
@@ -78,7 +78,7 @@ double wordProbability(const Trace& t, size_t step) {
 }
 
 double mutualInformation(const RunSet& set) {
-    if (set.outputKind != "class" || set.runs.empty()) return kNaN;
+    if (!traitsOf(set.outputKind).labelsAreClasses || set.runs.empty()) return kNaN;
     const size_t classes = set.runs.front().probs.size();
     if (classes == 0) return kNaN;
     std::vector<double> mean(classes, 0.0);
@@ -95,7 +95,7 @@ double mutualInformation(const RunSet& set) {
 // The deterministic output's probability; a caption's geometric mean word probability.
 double confidenceOf(const RunSet& set) {
     const auto& t = set.deterministic;
-    if (set.outputKind != "caption") {
+    if (!traitsOf(set.outputKind).referenceScored) {
         const int label = t.output.label;
         return label >= 0 && label < int(t.output.probs.size()) ? double(t.output.probs[size_t(label)]) : kNaN;
     }
@@ -142,8 +142,8 @@ nlohmann::json signalsJson(const std::vector<SignalCurve>& curves) {
 }
 
 // A classifier's deterministic class distribution's entropy (NaN for captions).
-double predictionEntropy(const std::string& outputKind, const Trace& t) {
-    if (outputKind != "class" || t.output.probs.empty()) return kNaN;
+double predictionEntropy(OutputKind outputKind, const Trace& t) {
+    if (!traitsOf(outputKind).labelsAreClasses || t.output.probs.empty()) return kNaN;
     return entropyOf(std::vector<double>(t.output.probs.begin(), t.output.probs.end()));
 }
 
@@ -200,7 +200,7 @@ AdequacyValues adequacyOf(const RunSet& set, const RunStats& stats) {
 
 std::vector<WordAdequacy> wordAdequacyOf(const RunSet& set) {
     std::vector<WordAdequacy> out;
-    if (set.outputKind != "caption") return out;
+    if (!traitsOf(set.outputKind).referenceScored) return out;
     const auto& det = set.deterministic;
     std::vector<std::vector<std::string>> runWords;
     for (const auto& run : set.runs) runWords.push_back(splitWords(run.text));
@@ -312,7 +312,7 @@ Result<ImageAdequacy> imageAdequacy(AttentionModel& model, const Sample& sample,
         image.signals.values[int(AdequacySignal::ShiftAgreement)] = shift->answer;
         image.signals.values[int(AdequacySignal::ShiftLook)] = shift->look;
     }
-    if (r.outputKind == "caption") {
+    if (traitsOf(r.outputKind).referenceScored) {
         image.caption = deterministic.output.text;
         image.correct = std::find(truth.references.begin(), truth.references.end(), image.caption) != truth.references.end();
         std::vector<std::vector<std::string>> references;
@@ -353,7 +353,7 @@ Result<AdequacyReport> measureAdequacy(AttentionModel& model, const Dataset& dat
     r.outputKind = model.outputKind();
     r.deploymentRule = model.deterministicRule();
     // Without sampled runs the answer is the one forward's under every rule: nothing differs.
-    r.trainingRule = sampled ? trainingRuleOf(model.trainedMode()) : r.deploymentRule;
+    r.trainingRule = sampled ? traitsOf(model.trainedMode()).trainingRule : r.deploymentRule;
     r.runs = sampled ? options.runs : 0;
     r.shifts = options.shifts >= 0 ? options.shifts : sampled ? 0 : kDefaultShifts;
     r.maxShift = r.shifts > 0 ? options.maxShift : 0;
@@ -397,7 +397,7 @@ void finishAdequacy(AdequacyReport& r, const std::vector<double>& targets) {
             r.bestSignal = info.key;
         }
     }
-    if (r.outputKind == "caption") {
+    if (traitsOf(r.outputKind).referenceScored) {
         std::vector<bool> wordRight;
         for (const auto& im : r.images)
             for (const auto& w : im.words) wordRight.push_back(w.correct);
@@ -425,7 +425,7 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
     j["model"] = r.modelId;
     j["dataset"] = r.dataset;
     j["split"] = r.split;
-    j["output_kind"] = r.outputKind;
+    j["output_kind"] = outputKindName(r.outputKind);
     j["images"] = r.images.size();
     j["runs"] = r.runs;
     j["seed"] = r.seed;
@@ -456,7 +456,7 @@ std::string adequacyReportToJson(const AdequacyReport& r, int indent) {
     json images = json::array();
     for (const auto& im : r.images) {
         json e = {{"index", im.index}, {"correct", im.correct}};
-        if (r.outputKind == "caption")
+        if (traitsOf(r.outputKind).referenceScored)
             e["caption"] = im.caption;
         else {
             e["truth"] = im.truth;
@@ -494,7 +494,9 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
         r.modelId = j.at("model");
         r.dataset = j.at("dataset");
         r.split = j.at("split");
-        r.outputKind = j.at("output_kind");
+        auto kind = parseOutputKind(j.at("output_kind").get<std::string>());
+        if (!kind) return Error{"output_kind: " + kind.error()};
+        r.outputKind = *kind;
         r.runs = j.at("runs");
         r.shifts = j.value("shifts", 0);
         r.maxShift = j.value("max_shift", 0);
@@ -507,7 +509,7 @@ Result<AdequacyReport> adequacyImagesFromJson(const std::string& text) {
             ImageAdequacy im;
             im.index = e.at("index");
             im.correct = e.at("correct");
-            if (r.outputKind == "caption") {
+            if (traitsOf(r.outputKind).referenceScored) {
                 im.caption = e.at("caption");
             } else {
                 im.truth = e.at("truth");

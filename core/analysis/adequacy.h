@@ -152,7 +152,8 @@ struct AdequacyOptions {
 };
 
 struct AdequacyReport {
-    std::string modelId, dataset, split, outputKind;
+    std::string modelId, dataset, split;
+    OutputKind outputKind = OutputKind::Class;
     std::string trainingRule, deploymentRule;  ///< deployment: the deterministic rule
     int runs = 0;  ///< 0: the model has no sampled runs (the sampled signals are not measured)
     int shifts = 0, maxShift = 0;  ///< shifted copies per image (0: not measured) and their largest offset

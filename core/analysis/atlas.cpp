@@ -10,18 +10,15 @@
 #include <torch/torch.h>
 
 #include "analysis/model_attention_inputs.h"
-#include "data/seq_task.h"
-#include "models/model_loading.h"
-#include "models/seq/seq_model.h"
 
 namespace saccade {
 namespace {
 
 // Each kept position's label: a sequence model's source token, or a ViT's "[CLS]" and "row,col".
-std::vector<std::string> positionLabels(const Atlas& a, std::int64_t input, std::int64_t n, const SeqTask* task) {
+std::vector<std::string> positionLabels(const Atlas& a, std::int64_t input, std::int64_t n, const RecordedInputs& read) {
     std::vector<std::string> labels(static_cast<std::size_t>(n));
-    if (task) {
-        const auto source = task->sample(Split::Test, input, kSeqTestSeed).source;
+    if (!read.tokens.empty()) {
+        const auto& source = read.tokens.at(std::size_t(input));
         for (std::int64_t i = 0; i < n; ++i) labels[std::size_t(i)] = i < std::int64_t(source.size()) ? source[std::size_t(i)] : "";
         return labels;
     }
@@ -80,7 +77,8 @@ std::map<std::pair<int, int>, int> mostAttended(const FidelitySource& src, int h
 Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const std::function<bool(double)>& progress) {
     if (o.limit < 1) return Error{"--limit must be at least 1"};
     const auto start = std::chrono::steady_clock::now();
-    auto sources = modelFidelitySources(path, o.limit, "the atlas places each head's queries and keys");
+    RecordedInputs read;
+    auto sources = modelFidelitySources(path, o.limit, "the atlas places each head's queries and keys", &read);
     if (!sources) return Error{sources.error()};
     if (sources->empty()) return Error{path + ": no attention layer recorded its queries and keys"};
     Atlas a;
@@ -98,16 +96,11 @@ Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const s
     a.inputs = src.q.size(0);
     a.headDim = src.q.size(3);
     a.method = o.embedding.method;
-    std::unique_ptr<SeqModel> seq;
-    if (isSeqCheckpoint(path)) {
-        auto opened = SeqModel::open(path, "cpu");
-        if (!opened) return Error{opened.error()};
-        seq = std::move(opened).value();
+    if (!read.sentences.empty()) {
         a.positions = "token";
-        for (std::int64_t i = 0; i < src.q.size(0); ++i)
-            a.sentences.push_back(seq->task()->detokenize(seq->task()->sample(Split::Test, i, kSeqTestSeed).source));
+        a.sentences = read.sentences;
     } else {
-        if (auto model = loadAttentionModel(path, "cpu"); model) a.dataset = (*model)->info().dataset;
+        a.dataset = read.dataset;
         a.positions = "patch";
         const auto patches = src.q.size(2) - 1;
         const auto side = std::int64_t(std::llround(std::sqrt(double(patches))));
@@ -124,7 +117,7 @@ Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const s
     for (std::int64_t i = 0; i < 2 * P; ++i) {
         const auto [input, position] = rows.where[std::size_t(i % P)];
         auto& l = labels[std::size_t(input)];
-        if (l.empty()) l = positionLabels(a, input, src.q.size(2), seq ? seq->task() : nullptr);
+        if (l.empty()) l = positionLabels(a, input, src.q.size(2), read);
         a.points.push_back({input, position, i < P, l[std::size_t(position)], (*xy)[std::size_t(2 * i)],
                             (*xy)[std::size_t(2 * i + 1)], i < P ? attended.at({input, position}) : -1});
     }

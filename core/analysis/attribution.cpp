@@ -325,9 +325,9 @@ Result<Unit> checkAttributionOptions(const AttributionOptions& o) {
 Result<AttributionMap> attribute(AttentionModel& model, const Image& image, const AttributionOptions& o,
                                  const std::optional<GroundTruth>& truth) {
     if (auto ok = checkAttributionOptions(o); !ok) return Error{ok.error()};
-    const bool words = model.outputKind() != "class";
+    const bool words = traitsOf(model.outputKind()).wordSteps;
     if (o.step && !words)
-        return Error{"--step picks a word of a caption; " + model.displayName() + " outputs a " + model.outputKind()};
+        return Error{"--step picks a word of a caption; " + model.displayName() + " outputs a " + outputKindName(model.outputKind())};
     const auto start = std::chrono::steady_clock::now();
     AttributionMap map;
     map.method = o.method;

@@ -36,7 +36,7 @@ Result<Unit> checkCaptionMapMethod(const AttentionModel& model, const std::strin
 
 Result<CaptionAttributionReport> compareCaptionMaps(AttentionModel& model, const Dataset& dataset, Split split,
                                                     const CaptionAttributionOptions& o, const Progress& progress) {
-    if (model.outputKind() == "class")
+    if (!traitsOf(model.outputKind()).wordSteps)
         return Error{model.displayName() + " outputs a class, not words: its maps are compared image by image"};
     if (o.methods.empty()) return Error{"--methods: give a comma-separated list of maps"};
     CaptionAttributionReport r;

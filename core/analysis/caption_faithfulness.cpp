@@ -10,10 +10,11 @@
 
 #include "metrics/attention_regions.h"
 #include "metrics/caption_metrics.h"
+#include "models/attention_model.h"
+#include "trace/ground_truth.h"
 #include "analysis/faithfulness.h"
 #include "common/seed_mix.h"
 #include "io/shard_json.h"
-#include "models/caption/caption_model.h"
 
 namespace saccade {
 
@@ -23,7 +24,7 @@ constexpr std::uint64_t kRandomCellsStream = 0xca9de1;
 
 Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, const Dataset& dataset, Split split,
                                                        const CaptionFaithfulnessOptions& o, const Progress& progress) {
-    if (model.info().modelType != "caption") return Error{"caption faithfulness needs a captioner"};
+    if (!traitsOf(model.outputKind()).wordSteps) return Error{"caption faithfulness needs a captioner"};
     if (o.limit < 1) return Error{"caption faithfulness: the scene count must be positive"};
     for (double f : o.fractions)
         if (!std::isfinite(f) || f < 0 || f > 1) return Error{"caption faithfulness: fractions must lie in [0, 1]"};
@@ -32,7 +33,7 @@ Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, co
     if (n < 1 || dataset.sample(split, 0).captionWords.empty())
         return Error{"dataset " + info.name + " has no captions: caption faithfulness reads scenes64 or scenes96"};
     // The model's own greedy rule, as the caption sweep reads it: soft for a soft captioner.
-    const std::string rule = !o.rule.empty() ? o.rule : model.trainedMode() == "soft" ? "soft" : "argmax";
+    const std::string rule = !o.rule.empty() ? o.rule : model.unsampledRule();
     const auto start = std::chrono::steady_clock::now();
     // Each scene's figures depend on its index alone (its random cells too), so a shard computes
     // exactly its scenes' share of the unsharded sums.

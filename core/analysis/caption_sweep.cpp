@@ -26,7 +26,7 @@ std::string colourOf(const std::vector<std::string>& words) {
 }  // namespace
 
 Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweepOptions& o, const Progress& progress) {
-    if (model.outputKind() != "caption") return Error{"a caption sweep needs a captioner"};
+    if (!traitsOf(model.outputKind()).wordSteps) return Error{"a caption sweep needs a captioner"};
     if (o.runs < 0 || o.runs > 10000) return Error{"runs must be 0..10000"};
     if (o.side < 0 || o.side > model.imageSize()) return Error{"the object side must be 1.." + std::to_string(model.imageSize()) + " pixels (0: the default)"};
     const auto start = std::chrono::steady_clock::now();
@@ -41,7 +41,7 @@ Result<CaptionSweep> sweepCaptionProbe(AttentionModel& model, const CaptionSweep
     auto blank = renderSceneProbe(scene, o.object, side, 0, 0, o.seed);
     if (!blank) return Error{blank.error()};
     // The captioner's own deterministic rule (a soft-trained one is shown soft, as it was trained).
-    const std::string rule = model.trainedMode() == "soft" ? "soft" : model.deterministicRule();
+    const std::string rule = model.unsampledRule();
     auto first = model.trace(blank->image, rule, o.seed, "probe");
     if (!first) return Error{first.error()};
     if (first->steps.empty() || !first->steps.front().grid) return Error{"the captioner's trace has no attention grid"};

@@ -14,21 +14,17 @@ const std::vector<int>& rulePredictions(const EvalReport& report, const std::str
 }
 
 std::vector<std::string> defaultComparisonRules(const AttentionModel& model) {
-    if (model.outputKind() == "caption") {
+    if (traitsOf(model.outputKind()).wordSteps) {
         auto rules = model.evaluationRules();
         rules.insert(rules.begin(), "sample");
         rules.erase(std::find(rules.begin() + 1, rules.end(), "sample"));
         return rules;
     }
-    if (model.trainedMode() == "imported")  // no soft rule; evaluate says when it cannot sample
+    if (!traitsOf(model.trainedMode()).recorded)  // an import: no soft rule; evaluate says when it cannot sample
         return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10"};
-    const bool ram = model.trainedMode() == "reinforce";
+    const bool ram = model.trainedMode() == TrainingMode::Reinforce;
     return {"sample", model.deterministicRule(), "ksample:1", "ksample:2", "ksample:5", "ksample:10",
             "ksample:20", ram ? "random" : "soft"};
-}
-
-std::string trainingRuleOf(const std::string& trainedMode) {
-    return trainedMode == "reinforce" || trainedMode == "hard" ? "sample" : trainedMode;
 }
 
 bool isTrainingRule(const std::string& rule, const std::string& trainingRule) {
@@ -41,7 +37,7 @@ Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset&
                                            std::uint64_t seed, const Progress& progress, const Shard& shard) {
     DatasetComparison c;
     c.deterministicRule = model.deterministicRule();
-    c.trainingRule = trainingRuleOf(model.trainedMode());
+    c.trainingRule = traitsOf(model.trainedMode()).trainingRule;
     c.seed = seed;
     for (const std::string& needed : {std::string("sample"), c.deterministicRule})  // the disagreement needs both
         if (std::find(rules.begin(), rules.end(), needed) == rules.end()) rules.push_back(needed);

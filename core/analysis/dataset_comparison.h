@@ -39,8 +39,6 @@ const std::vector<int>& rulePredictions(const EvalReport& report, const std::str
 /// sample, the deterministic rule, ksample:1,2,5,10,20, and soft (patch) or random (RAM).
 std::vector<std::string> defaultComparisonRules(const AttentionModel& model);
 
-/// The rule a model was trained under, from its training mode: hard and REINFORCE sample.
-std::string trainingRuleOf(const std::string& trainedMode);
 
 /// Whether `rule` is the training rule (ksample:K and topk:K count as their own rules).
 bool isTrainingRule(const std::string& rule, const std::string& trainingRule);

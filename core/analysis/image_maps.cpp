@@ -80,8 +80,8 @@ MethodSelection selectMethods(const std::vector<std::string>& asked,
 
 Result<Unit> checkMapMethod(AttentionModel& model, const std::string& method) {
     if (!isMapMethod(method)) return Error{"unknown map '" + method + "'"};
-    if (model.outputKind() != "class")
-        return Error{"--methods compares maps of classifiers; " + model.displayName() + " outputs " + model.outputKind()};
+    if (!traitsOf(model.outputKind()).labelsAreClasses)
+        return Error{"--methods compares maps of classifiers; " + model.displayName() + " outputs " + outputKindName(model.outputKind())};
     if (method == "attention" || method == "occlusion") return Unit{};
     if (method == "rollout") {
         const auto rules = model.ruleMenu().rules;

@@ -6,11 +6,7 @@
 #include <torch/torch.h>
 
 #include "attention/qkv_capture.h"
-#include "data/dataset.h"
-#include "models/attention_model.h"
-#include "models/model_loading.h"
-#include "models/seq/seq_model.h"
-#include "models/translator.h"
+#include "models/model_family.h"
 
 namespace saccade {
 namespace {
@@ -44,38 +40,16 @@ std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& la
 
 }  // namespace
 
-Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count, const std::string& need) {
+Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, std::int64_t count, const std::string& need,
+                                                         RecordedInputs* inputs) {
     const auto file = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    if (isSeqCheckpoint(path)) {
-        auto model = SeqModel::open(path, "cpu");
-        if (!model) return Error{model.error()};
-        if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
-        QkvCapture capture;
-        SeqEvalOptions eval;
-        eval.limit = count;
-        eval.permutation = false;
-        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
-        return groupLayers(capture.layers(), file);
-    }
-    if (isScriptImport(path) && fileReadsText(path))
-        return Error{path + " is an imported translator: its attention weights are softmax outputs, and " + need +
-                     ", which the contract does not return"};
-    auto model = loadAttentionModel(path, "cpu");
-    if (!model) return Error{model.error()};
-    const auto rules = (*model)->ruleMenu().rules;
-    if ((*model)->info().modelType == "torchscript" && std::find(rules.begin(), rules.end(), "rollout") != rules.end())
-        return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and " + need +
-                     ", which the contract does not return"};
-    if ((*model)->info().modelType != "vit") return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
-    auto dataset = openDataset((*model)->info().dataset, {"", (*model)->info().seed});
-    if (!dataset) return Error{dataset.error()};
-    QkvCapture capture;
-    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
-        const auto sample = (*dataset)->sample(Split::Test, i);
-        if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
-            return Error{t.error()};
-    }
-    return groupLayers(capture.layers(), file);
+    auto family = familyOfFile(path);
+    if (!family) return Error{family.error()};
+    if (!(*family)->recordAttentionInputs) return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
+    auto recorded = (*family)->recordAttentionInputs(path, count, need);
+    if (!recorded) return Error{recorded.error()};
+    if (inputs) *inputs = recorded->inputs;
+    return groupLayers(recorded->layers, file);
 }
 
 }  // namespace saccade

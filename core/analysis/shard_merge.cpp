@@ -36,6 +36,16 @@ std::int64_t wholeCount(const Json& v, const std::string& what) {
     return v.get<std::int64_t>();
 }
 
+/// A name in a shard that `parse` reads (an output kind, a training mode), refused with its key.
+template <typename Parse>
+auto namedField(const Json& j, const char* key, const std::string& where, Parse parse) {
+    const Json& v = need(j, key, where);
+    if (!v.is_string()) throw std::runtime_error(where + ": \"" + key + "\" is not a name");
+    auto parsed = parse(v.get<std::string>());
+    if (!parsed) throw std::runtime_error(where + ": \"" + key + "\": " + parsed.error());
+    return *parsed;
+}
+
 std::int64_t shardCount(const Json& j, const char* key, const std::string& where) {
     return wholeCount(need(j, key, where), where + ": \"" + key + "\"");
 }
@@ -68,8 +78,8 @@ EvalReport mergeEval(const std::vector<Json>& shards) {
     EvalReport r;
     r.dataset = need(first, "dataset", shardTag(first));
     r.split = need(first, "split", shardTag(first));
-    r.trainedMode = need(first, "trained_mode", shardTag(first));
-    r.outputKind = need(first, "output_kind", shardTag(first));
+    r.trainedMode = namedField(first, "trained_mode", shardTag(first), parseTrainingMode);
+    r.outputKind = namedField(first, "output_kind", shardTag(first), parseOutputKind);
     const Json& rules = need(first, "rules", shardTag(first));
     std::vector<std::int64_t> correct(rules.size(), 0), n(rules.size(), 0);
     std::vector<BleuScores> bleu(rules.size());

@@ -12,8 +12,11 @@ std::string withoutTag(std::string line, const std::string& tag) {
 }  // namespace
 
 std::string firstLine(const std::string& text) {
-    const auto end = text.find('\n');
-    std::string line = end == std::string::npos ? text : text.substr(0, end);
+    // The first line that says something: LibTorch starts some messages with a newline.
+    const auto start = text.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos) return {};
+    const auto end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     line = withoutTag(withoutTag(line, "[json.exception."), "[enforce fail at ");
     if (const auto appeal = line.find("(Could this error message be improved?"); appeal != std::string::npos)
         line = line.substr(0, appeal);

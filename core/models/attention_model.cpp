@@ -94,8 +94,8 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
     for (const auto& a : r.rules)
         rules.push_back({{"rule", a.rule}, {"accuracy", a.accuracy}, {"ci95", {a.low, a.high}},
                          {"correct", a.correct}, {"n", a.n}});
-    nlohmann::json j{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", r.trainedMode},
-                     {"output_kind", r.outputKind}, {"rules", rules}, {"seconds", r.seconds}};
+    nlohmann::json j{{"dataset", r.dataset}, {"split", r.split}, {"trained_mode", trainingModeName(r.trainedMode)},
+                     {"output_kind", outputKindName(r.outputKind)}, {"rules", rules}, {"seconds", r.seconds}};
     if (!r.captions.empty()) {
         // One object per rule, and the figures of the first (deterministic) rule at the top level.
         nlohmann::json byRule = nlohmann::json::object();
@@ -226,14 +226,17 @@ Result<std::shared_ptr<AttentionModel>> loadAttentionModel(const std::string& pa
 }
 
 std::string AttentionModel::trainingRule() const {
-    const std::string mode = trainedMode();
-    const std::string trained = mode == "soft"                         ? "soft"
-                                : mode == "hard" || mode == "reinforce" ? "sample"
-                                : mode == "gumbel"                      ? "gumbel"
-                                                                        : "";
+    const auto& mode = traitsOf(trainedMode());
+    const std::string trained = mode.recorded ? mode.trainingRule : "";
     const auto offered = ruleMenu().rules;
     return !trained.empty() && std::find(offered.begin(), offered.end(), trained) != offered.end() ? trained
                                                                                                   : deterministicRule();
+}
+
+std::string AttentionModel::unsampledRule() const {
+    const auto offered = ruleMenu().rules;
+    const bool soft = trainedMode() == TrainingMode::Soft && std::find(offered.begin(), offered.end(), "soft") != offered.end();
+    return soft ? "soft" : deterministicRule();
 }
 
 }  // namespace saccade

@@ -1,6 +1,7 @@
 #pragma once
-// AttentionModel: what the CLI and the GUI need of any loaded model (patch classifier, RAM),
-// behind plain types: its card, traces under a rule and seed, and evaluation under rules.
+// AttentionModel: what the CLI and the GUI need of any loaded image model (every family that reads
+// images, and imports), behind plain types: its card, traces under a rule and seed, and evaluation
+// under rules. What it outputs and how it was trained are types (trace/output_kind.h).
 
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "data/image_fit.h"
 #include "io/checkpoint.h"
 #include "trace/trace.h"
+#include "trace/output_kind.h"
 #include "metrics/accuracy.h"
 #include "models/input_overrides.h"
 
@@ -51,8 +53,9 @@ CaptionRuleReport captionRuleReport(const CaptionScores& scores);
 /// exact-match rate (the caption is one of the image's references), predictions index
 /// `outputNames` (the distinct captions), and `captions` holds BLEU and attention correctness.
 struct EvalReport {
-    std::string dataset, split, trainedMode;
-    std::string outputKind = "class";           ///< "class" or "caption"
+    std::string dataset, split;
+    TrainingMode trainedMode = TrainingMode::Soft;
+    OutputKind outputKind = OutputKind::Class;
     std::vector<RuleAccuracy> rules;
     std::vector<int> labels;                    ///< per image, the true class (-1 for captions)
     std::vector<std::vector<int>> predictions;  ///< per rule, per image, the output class or caption
@@ -108,15 +111,22 @@ public:
     virtual int imageSize() const = 0;  ///< square inputs of this side
     virtual int channels() const = 0;
     virtual int steps() const = 0;      ///< attention steps or glimpses per run
-    /// How it was trained: "soft", "hard", "gumbel" (patch) or "reinforce" (RAM).
-    virtual std::string trainedMode() const = 0;
-    /// The deterministic rule: "argmax" (patch) or "mean" (RAM).
+    /// How it was trained: soft, hard, gumbel (patch, caption, ViT), reinforce (RAM) or imported.
+    virtual TrainingMode trainedMode() const = 0;
+    /// The deterministic rule: "argmax" (patch, captioner), "mean" (RAM), "attention" (ViT) or an
+    /// import's own ("forward", "caption").
     virtual std::string deterministicRule() const = 0;
     /// A one-line description of the architecture for model cards.
     virtual std::string summary() const = 0;
-    /// What a run outputs: "class" (classifiers) or "caption" (a word per step: TraceStep::token,
+    /// What a run outputs: a class (classifiers) or a caption (a word per step: TraceStep::token,
     /// outputProbs over the vocabulary in classNames(), TraceOutput::text the caption).
-    virtual std::string outputKind() const { return "class"; }
+    virtual OutputKind outputKind() const { return OutputKind::Class; }
+    /// Words drawn at this temperature where a run draws its words (0: the most probable word);
+    /// a model that draws none accepts 0 alone.
+    virtual Result<Unit> setWordTemperature(double t) {
+        if (t != 0) return Error{"--word-temperature applies to captioners only (Saccade's own): " + displayName() + " has no word temperature"};
+        return Unit{};
+    }
     /// Whether sampleRuns and the sample rule exist (not for transformers, nor for imported
     /// models without forward_sampled): views that need runs say so, sweeps go without them.
     virtual bool hasStochasticRuns() const { return true; }
@@ -127,6 +137,9 @@ public:
     /// The rule it opens under: the one it was trained with where it offers it (a soft model:
     /// soft; a hard or REINFORCE one: sample), else its deterministic rule.
     std::string trainingRule() const;
+    /// The rule it is shown with when nothing is drawn: soft for a soft-trained model that offers
+    /// it, else its deterministic rule (argmax, mean, or an import's own).
+    std::string unsampledRule() const;
     /// How a model list names it: "soft patch model, translated-fashion60" (by default its summary).
     virtual std::string displayName() const { return summary(); }
     /// One line a user should read before trusting the model's views (an import whose outputs are
@@ -152,7 +165,7 @@ public:
         (void)words;
         (void)step;
         (void)rule;
-        return Error{displayName() + " outputs a " + outputKind() + ", not words: it has no word steps"};
+        return Error{displayName() + " outputs a " + outputKindName(outputKind()) + ", not words: it has no word steps"};
     }
     /// How an image of another size becomes this model's input (data/image_fit.h): what the user
     /// set (setImageFit), else the model's own declaration, else the shorter side resized to

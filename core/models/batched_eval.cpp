@@ -11,7 +11,7 @@ namespace saccade {
 
 Result<EvalReport> evaluateInBatches(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                      std::int64_t limit, std::int64_t batchSize, const torch::Device& device,
-                                     const std::string& trainedMode, const PredictBatch& predict,
+                                     TrainingMode trainedMode, const PredictBatch& predict,
                                      const Progress& progress, const Shard& shard) {
     const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
     const auto sharded = batchedShardRange(shard, total, batchSize);

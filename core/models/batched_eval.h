@@ -23,7 +23,7 @@ using PredictBatch =
 
 Result<EvalReport> evaluateInBatches(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                      std::int64_t limit, std::int64_t batchSize, const torch::Device& device,
-                                     const std::string& trainedMode, const PredictBatch& predict,
+                                     TrainingMode trainedMode, const PredictBatch& predict,
                                      const Progress& progress, const Shard& shard);
 
 /// The output of a classifier's trace from its logits [K]: probabilities, label, class name.

@@ -4,9 +4,11 @@
 #include <iomanip>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/parse.h"
 #include "io/checkpoint.h"
+#include "models/model_loading.h"
 
 namespace saccade {
 
@@ -22,22 +24,32 @@ Registry& registry() {
     return r;
 }
 
-void addFamily(ModelFamily family) {
+Result<Unit> addFamily(ModelFamily family) {
+    if (family.name.empty() || family.title.empty()) return Error{"a model family needs a name and a title"};
+    if (!family.open && !family.openText && !family.openWithInput)
+        return Error{"the model family '" + family.name + "' has no way to open its files (open, openText or openWithInput)"};
+    if (bool(family.train) != bool(family.readSettings))
+        return Error{"the model family '" + family.name + "' sets train without readSettings: use setTrainer"};
     auto& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
-    for (auto& f : r.families)
-        if (f->name == family.name) {
-            *f = std::move(family);
-            return;
-        }
+    for (const auto& f : r.families)
+        if (f->name == family.name) return Error{"a model family named '" + family.name + "' is already registered"};
     r.families.push_back(std::make_unique<ModelFamily>(std::move(family)));
+    return Unit{};
 }
 
 void ensureBuiltins() {
     static std::once_flag once;
     std::call_once(once, [] {
-        for (auto& f : builtinFamilies()) addFamily(std::move(f));
+        for (auto& f : builtinFamilies())
+            if (auto added = addFamily(std::move(f)); !added) throw std::logic_error(added.error());
     });
+}
+
+const std::string& settingOf(const FamilySettings& s, const std::string& key) {
+    const auto it = s.find(key);
+    if (it == s.end()) throw std::logic_error("no family setting '" + key + "': it is not one of the family's fields");
+    return it->second;
 }
 
 std::string describeRange(const FamilyField& f) {
@@ -174,9 +186,9 @@ std::string figureLine(const std::vector<std::pair<std::string, double>>& figure
     return os.str();
 }
 
-void registerFamily(ModelFamily family) {
+Result<Unit> registerFamily(ModelFamily family) {
     ensureBuiltins();
-    addFamily(std::move(family));
+    return addFamily(std::move(family));
 }
 
 const ModelFamily* findFamily(const std::string& name) {
@@ -186,6 +198,18 @@ const ModelFamily* findFamily(const std::string& name) {
     for (const auto& f : r.families)
         if (f->name == name) return f.get();
     return nullptr;
+}
+
+Result<const ModelFamily*> familyOfFile(const std::string& path) {
+    if (isScriptImport(path)) {
+        for (const ModelFamily* f : modelFamilies())
+            if (f->opensImports) return f;
+        return Error{"'" + path + "' has no Saccade sidecar, and this build opens no imported models"};
+    }
+    auto info = readCheckpointInfo(path);
+    if (!info) return Error{info.error()};
+    if (const ModelFamily* f = findFamily(info->modelType)) return f;
+    return Error{"checkpoint '" + path + "' holds a '" + info->modelType + "' model, which this version does not know"};
 }
 
 std::vector<const ModelFamily*> modelFamilies() {
@@ -234,21 +258,56 @@ std::string recreateCommand(const ModelFamily& family, const FamilyTrainRequest&
 }
 
 std::int64_t intSetting(const FamilySettings& s, const std::string& key) {
-    auto v = parseInteger(textSetting(s, key), key);
-    return v ? *v : 0;
+    auto v = parseInteger(settingOf(s, key), key);
+    if (!v) throw std::logic_error("the family setting '" + key + "' is not a whole number: " + v.error());
+    return *v;
 }
 
 double realSetting(const FamilySettings& s, const std::string& key) {
-    auto v = parseNumber(textSetting(s, key), key);
-    return v ? *v : 0.0;
+    auto v = parseNumber(settingOf(s, key), key);
+    if (!v) throw std::logic_error("the family setting '" + key + "' is not a number: " + v.error());
+    return *v;
 }
 
-bool flagSetting(const FamilySettings& s, const std::string& key) { return textSetting(s, key) == "true"; }
+bool flagSetting(const FamilySettings& s, const std::string& key) { return settingOf(s, key) == "true"; }
 
-const std::string& textSetting(const FamilySettings& s, const std::string& key) {
-    static const std::string empty;
-    const auto it = s.find(key);
-    return it == s.end() ? empty : it->second;
+const std::string& textSetting(const FamilySettings& s, const std::string& key) { return settingOf(s, key); }
+
+std::int64_t SettingsReader::integer(const std::string& key) {
+    m_read.insert(key);
+    return intSetting(m_settings, key);
+}
+
+std::optional<std::int64_t> SettingsReader::optionalInteger(const std::string& key) {
+    m_read.insert(key);
+    if (settingOf(m_settings, key).empty()) return std::nullopt;
+    return intSetting(m_settings, key);
+}
+
+double SettingsReader::real(const std::string& key) {
+    m_read.insert(key);
+    return realSetting(m_settings, key);
+}
+
+bool SettingsReader::flag(const std::string& key) {
+    m_read.insert(key);
+    return flagSetting(m_settings, key);
+}
+
+const std::string& SettingsReader::text(const std::string& key) {
+    m_read.insert(key);
+    return textSetting(m_settings, key);
+}
+
+TrainingMode attentionModeSetting(const FamilySettings& s, const std::string& key) {
+    auto mode = parseAttentionTrainingMode(settingOf(s, key));
+    if (!mode) throw std::logic_error("the family setting '" + key + "': " + mode.error());
+    return *mode;
+}
+
+TrainingMode SettingsReader::attentionMode(const std::string& key) {
+    m_read.insert(key);
+    return attentionModeSetting(m_settings, key);
 }
 
 }  // namespace saccade

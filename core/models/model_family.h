@@ -13,17 +13,20 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <torch/nn/module.h>
 
+#include "attention/qkv_capture.h"
 #include "common/result.h"
 #include "models/cost_profile.h"
 #include "models/input_overrides.h"
 #include "models/translator.h"
 #include "train/train_options.h"
 #include "train/train_progress.h"
+#include "trace/output_kind.h"
 
 namespace saccade {
 
@@ -62,6 +65,28 @@ struct FamilyTrainRequest {
 
 using TrainProgressCallback = std::function<bool(const TrainProgress&)>;
 
+/// Reads a family's settings for its trainer: each key must be one of the family's fields (a key
+/// that is not is a programming error: std::logic_error naming it, never a silent "" or 0), and
+/// every read is recorded, so a test proves that the fields and the code that reads them agree.
+class SettingsReader {
+public:
+    explicit SettingsReader(const FamilySettings& settings) : m_settings(settings) {}
+    std::int64_t integer(const std::string& key);
+    /// An optional Integer field: nothing when left empty (the family decides).
+    std::optional<std::int64_t> optionalInteger(const std::string& key);
+    double real(const std::string& key);
+    bool flag(const std::string& key);
+    const std::string& text(const std::string& key);
+    /// A `mode` field: soft, hard or gumbel.
+    TrainingMode attentionMode(const std::string& key);
+    /// The keys read so far.
+    const std::set<std::string>& read() const { return m_read; }
+
+private:
+    const FamilySettings& m_settings;
+    std::set<std::string> m_read;
+};
+
 /// How a family's TrainProgress reads: the names of its three held-out figures ("" when unused),
 /// of its training accuracy and its right axis, and whether it has BLEU, mass and entropy.
 struct FamilyProgressNames {
@@ -70,6 +95,19 @@ struct FamilyProgressNames {
     bool bleuAndMass = false;  ///< evalBleu4 and evalAttention are set
     bool entropy = true;       ///< the attention entropy is part of its loss
     bool reward = false;       ///< always REINFORCE (else only under mode = hard)
+};
+
+/// What a model read while its attention layers were recorded (ModelFamily::recordAttentionInputs).
+struct RecordedInputs {
+    std::string dataset;                 ///< image models: the dataset whose test images it read
+    std::vector<std::string> sentences;  ///< text models: the sentences it read, as text
+    std::vector<std::vector<std::string>> tokens;  ///< and as the tokens its positions hold
+};
+
+/// Its attention layers' queries, keys and values on those inputs, as a QkvCapture recorded them.
+struct AttentionRecording {
+    std::vector<QkvCapture::Layer> layers;
+    RecordedInputs inputs;
 };
 
 struct ModelFamily {
@@ -92,8 +130,10 @@ struct ModelFamily {
     /// The field whose value joins the family and dataset in a run's default file name ("mode"
     /// gives patch-hard-translated-fashion60.pt), or "" for none.
     std::string fileTagKey;
-    /// Trains from a complete request (checkSettings passed).
+    /// Trains from a complete request (checkSettings passed). Set with setTrainer, with readSettings.
     std::function<Result<TrainSummary>(const FamilyTrainRequest&, const TrainProgressCallback&)> train;
+    /// Reads the request's settings as `train` does, without training (setTrainer sets both).
+    std::function<void(const FamilyTrainRequest&, SettingsReader&)> readSettings;
     /// The console's per-iteration and per-evaluation figures (may be empty: none).
     std::function<std::string(const TrainProgress&, const FamilySettings&)> progressLine, evaluationLine;
     /// The network a sidecar's config (JSON text) describes, weights not loaded.
@@ -123,6 +163,12 @@ struct ModelFamily {
     /// Imports: the cost of the file at `path` measured from the model itself (no sidecar config);
     /// `costTimedRules` timed calls each `repeats` times. May be empty.
     std::function<Result<std::vector<RuleCost>>(const std::string& path, CostRun& run)> importCost;
+    /// Opens the model in the file at `path` and runs it on its own first `count` test inputs while
+    /// a QkvCapture (attention/qkv_capture.h) records its attention layers' queries, keys and
+    /// values. Empty for families without such layers; an import family's says why a file cannot
+    /// (`need`: what the queries and keys are for).
+    std::function<Result<AttentionRecording>(const std::string& path, std::int64_t count, const std::string& need)>
+        recordAttentionInputs;
     /// One line under the file name in a model list, from the sidecar's config (JSON text) and dataset.
     std::function<std::string(const std::string& configJson, const std::string& dataset)> listLine;
 };
@@ -166,15 +212,30 @@ auto networkWith(Parse parse, Make make) {
     };
 }
 
+/// Sets a family's `train` and `readSettings` from one declaration: `read(request, reader)` turns
+/// a request into the family's training options, `run(options, progress)` trains from them.
+template <typename Read, typename Run>
+void setTrainer(ModelFamily& family, Read read, Run run) {
+    family.readSettings = [read](const FamilyTrainRequest& r, SettingsReader& s) { (void)read(r, s); };
+    family.train = [read, run](const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+        SettingsReader s(r.settings);
+        return run(read(r, s), progress);
+    };
+}
+
 /// Progress figures as the console prints them: `lead` then "name value" pairs two spaces apart,
 /// three decimals (" soft 0.910  argmax 0.900").
 std::string figureLine(const std::vector<std::pair<std::string, double>>& figures, const std::string& lead = " ");
 
-/// Adds `family` (or replaces the one of the same name). The built-in families are registered
-/// before the first lookup.
-void registerFamily(ModelFamily family);
+/// Adds `family`; a second family of a name already registered is refused (an Error naming it),
+/// and so is one without a name, a title or a way to open its files (open, openText or
+/// openWithInput). The built-in families are registered before the first lookup.
+Result<Unit> registerFamily(ModelFamily family);
 /// The family named `name`, or null.
 const ModelFamily* findFamily(const std::string& name);
+/// The family of the model in a file: its sidecar's model type, or the import family for a file
+/// without a sidecar; an Error says why there is none.
+Result<const ModelFamily*> familyOfFile(const std::string& path);
 /// Every registered family: the built-in ones first, in registration order.
 std::vector<const ModelFamily*> modelFamilies();
 
@@ -186,11 +247,15 @@ bool fieldApplies(const FamilyField& f, const FamilySettings& settings);
 /// "saccade-cli train NAME --dataset D --field V ... --batch B --seed S [--lr X]": what re-creates
 /// a run (every recorded field that applies; Text fields only when set, flags only when true).
 std::string recreateCommand(const ModelFamily& family, const FamilyTrainRequest& request);
-/// The settings' values as the types fields hold (for a family's own train function).
+/// The settings' values as the types fields hold (for a family's progress lines and conditions).
+/// `s` comes from checkSettings and so holds every field: a key it lacks is a programming error
+/// (std::logic_error naming it), never a silent "" or 0.
 std::int64_t intSetting(const FamilySettings& s, const std::string& key);
 double realSetting(const FamilySettings& s, const std::string& key);
 bool flagSetting(const FamilySettings& s, const std::string& key);
 const std::string& textSetting(const FamilySettings& s, const std::string& key);
+/// A `mode` field's value: soft, hard or gumbel.
+TrainingMode attentionModeSetting(const FamilySettings& s, const std::string& key);
 
 /// Defined by models/builtin_families.cpp: every family this build ships, in the GUI's order.
 std::vector<ModelFamily> builtinFamilies();

@@ -37,9 +37,12 @@ std::vector<float> toFloatVector(const torch::Tensor& t) {
 }
 
 Result<FittedImage> fitToModel(const AttentionModel& model, const Image& image, const std::optional<GroundTruth>& truth) {
-    const int side = model.imageSize();
-    const auto fit = model.imageFit();
-    FittedImage out{withChannels(image, model.channels()), truth};
+    return fitToInput(image, model.imageSize(), model.channels(), model.imageFit(), truth);
+}
+
+Result<FittedImage> fitToInput(const Image& image, int side, int channels, const ImageFit& fit,
+                               const std::optional<GroundTruth>& truth) {
+    FittedImage out{withChannels(image, channels), truth};
     if (side <= 0 || (image.width == side && image.height == side)) return out;
     auto fitted = fitImage(out.image, fit);
     if (!fitted) return Error{"a " + std::to_string(image.width) + "x" + std::to_string(image.height) + " image with " +
@@ -57,7 +60,7 @@ DatasetOptions datasetOptionsFor(const AttentionModel& model) {
     DatasetOptions o;
     o.seed = model.info().seed;
     o.classNames = model.classNames();
-    o.unlabelled = model.outputKind() != "class";  // a captioner's "classes" are its words
+    o.unlabelled = !traitsOf(model.outputKind()).labelsAreClasses;  // a captioner's "classes" are its words
     if (model.imageSize() > 0) o.fit = model.imageFit();
     return o;
 }

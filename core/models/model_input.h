@@ -50,6 +50,10 @@ struct FittedImage {
 };
 Result<FittedImage> fitToModel(const AttentionModel& model, const Image& image,
                                const std::optional<GroundTruth>& truth = std::nullopt);
+/// The same for a model known by what it declares: its side (0: any size), channel count and fit
+/// (the GUI holds a model's card, not the model), with the same errors.
+Result<FittedImage> fitToInput(const Image& image, int side, int channels, const ImageFit& fit,
+                               const std::optional<GroundTruth>& truth = std::nullopt);
 
 /// The options to open a dataset or image folder for `model`: its seed, its class names (folders
 /// name their classes after them) and its fit (folders of any image size).

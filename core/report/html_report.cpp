@@ -62,9 +62,9 @@ struct Section {
 // How the model was trained, as far as its file says: an import records none of it.
 std::string trainedWith(const AttentionModel& model) {
     const auto& info = model.info();
-    if (model.trainedMode() == "imported")
+    if (!traitsOf(model.trainedMode()).recorded)
         return "not recorded: an imported model" + (info.dataset.empty() ? std::string() : ", declaring the dataset " + escapeHtml(info.dataset));
-    return escapeHtml(model.trainedMode()) + " attention on " + escapeHtml(info.dataset) + ", " +
+    return escapeHtml(trainingModeName(model.trainedMode())) + " attention on " + escapeHtml(info.dataset) + ", " +
            std::to_string(info.iteration) + " iterations, seed " + std::to_string(info.seed);
 }
 
@@ -88,13 +88,13 @@ std::string cardSection(AttentionModel& model, const ReportOptions& o) {
 std::string accuracySection(AttentionModel& model, const Dataset& dataset, const ReportOptions& o, const Section& p) {
     std::vector<std::string> rules = model.evaluationRules();
     if (rules.empty())
-        rules = model.trainedMode() == "reinforce" ? std::vector<std::string>{"mean", "sample", "ksample:10", "random"}
+        rules = model.trainedMode() == TrainingMode::Reinforce ? std::vector<std::string>{"mean", "sample", "ksample:10", "random"}
                                                    : std::vector<std::string>{"argmax", "soft", "sample", "ksample:10"};
     auto report = model.evaluate(dataset, Split::Test, rules, o.limit, o.seed, p);
     if (!report) {
         return "<h2>Accuracy per rule</h2>" + unavailable(report.error());
     }
-    const std::string training = trainingRuleOf(model.trainedMode());
+    const std::string training = traitsOf(model.trainedMode()).trainingRule;
     std::ostringstream s;
     s << "<h2>Accuracy per rule</h2><p>" << report->rules.front().n << " images of the " << escapeHtml(report->dataset)
       << " test split, seed " << o.seed << " (image i drawn with seed + i). The training rule ("
@@ -109,7 +109,7 @@ std::string accuracySection(AttentionModel& model, const Dataset& dataset, const
           << " to " << pct(r.high) << "</td></tr>";
     }
     s << "</table>";
-    const bool caption = report->outputKind == "caption";
+    const bool caption = traitsOf(report->outputKind).referenceScored;
     s << svgBars(caption ? "Exact match per rule (95% interval)" : "Accuracy per rule (95% interval)", bars);
     if (caption) {
         s << "<table><tr><th>rule</th><th>BLEU-1</th><th>BLEU-2</th><th>BLEU-3</th><th>BLEU-4</th>"
@@ -210,7 +210,7 @@ std::string runsSection(AttentionModel& model, const Dataset& dataset, const Rep
 std::string sweepSection(AttentionModel& model, const Dataset& dataset, const ReportOptions& o, const Section& p) {
     std::ostringstream s;
     s << "<h2>Failure map: the object moved across the cell boundaries</h2>";
-    if (model.outputKind() == "caption")
+    if (traitsOf(model.outputKind()).wordSteps)
         return s.str() + unavailable("the captioner's sweep moves a small object and scores its words; run "
                                      "saccade-cli sweep --model ... for it");
     auto cell = modelCellSize(model);

@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "trace/trace.h"
+#include "trace/output_kind.h"
 
 namespace saccade {
 
@@ -46,11 +47,12 @@ struct RunRecord {
 
 struct RunSet {
     static constexpr int kSchemaVersion = 1;
-    std::string modelId, imageId, trainedMode;
+    std::string modelId, imageId;
+    TrainingMode trainedMode = TrainingMode::Soft;
     std::string deterministicRule;  ///< argmax or mean
-    /// "class" (labels index classNames) or "caption" (labels index the distinct captions, which
-    /// classNames then lists: the deterministic caption first, then in order of first run).
-    std::string outputKind = "class";
+    /// Class: labels index classNames. Caption: labels index the distinct captions, which
+    /// classNames then lists: the deterministic caption first, then in order of first run.
+    OutputKind outputKind = OutputKind::Class;
     std::vector<std::string> references;  ///< captioners: the image's valid captions
     std::uint64_t seed = 1;
     int imageWidth = 0, imageHeight = 0, steps = 0;

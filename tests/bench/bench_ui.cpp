@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "attention/attention_canvas.h"
-#include "attention/attention_page.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_page.h"
 
 namespace {
 

@@ -18,7 +18,7 @@ public:
     int imageSize() const override { return m_size; }
     int channels() const override { return 1; }
     int steps() const override { return 2; }
-    std::string trainedMode() const override { return "hard"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Hard; }
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override { return "fixed cell"; }
 

@@ -25,7 +25,7 @@ public:
     int imageSize() const override { return 12; }
     int channels() const override { return 1; }
     int steps() const override { return 1; }
-    std::string trainedMode() const override { return "soft"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Soft; }
     std::string deterministicRule() const override { return "peak"; }
     std::string summary() const override { return "peak"; }
     bool hasStochasticRuns() const override { return false; }

@@ -74,7 +74,7 @@ TEST(Adequacy, RunsThatAllAgreeAndLookAtOnePlaceAreFullyAdequate) {
 
 TEST(Adequacy, MutualInformationIsUndefinedForCaptions) {
     auto set = handBuiltSet();
-    set.outputKind = "caption";
+    set.outputKind = OutputKind::Caption;
     EXPECT_TRUE(std::isnan(adequacyOf(set, computeRunStats(set))[AdequacySignal::MutualInformation]));
 }
 
@@ -241,7 +241,7 @@ TEST(Adequacy, BadOptionsAndCancelAreOneLineErrors) {
 
 TEST(Adequacy, PerWordSignalsOfACaptionRunSet) {
     RunSet set;
-    set.outputKind = "caption";
+    set.outputKind = OutputKind::Caption;
     set.imageWidth = set.imageHeight = 8;
     set.steps = 4;
     set.gridRows = set.gridCols = 2;

@@ -324,7 +324,7 @@ TEST(Captioner, RunStatsCountWordHitsPerWord) {
     // Three runs by hand: "red" hits twice of three uses, "circle" once of two; the deterministic
     // caption's "red" missed.
     RunSet set;
-    set.outputKind = "caption";
+    set.outputKind = OutputKind::Caption;
     set.steps = 5;
     set.classNames = {"a small red circle", "a red red square"};
     set.deterministic.output.text = "a small red circle left of a blue cross";
@@ -383,12 +383,12 @@ TEST(Captioner, SceneProbesPaintExactlyTheirBox) {
 }
 
 TEST(Captioner, RulesParseStrictly) {
-    EXPECT_EQ(parseCaptionRule("beam:4", "soft")->beam, 4);
-    EXPECT_EQ(parseCaptionRule("beam:4", "soft")->location.rule, SelectionRule::Soft);
-    EXPECT_EQ(parseCaptionRule("beam:4", "hard")->location.rule, SelectionRule::Argmax);
-    EXPECT_EQ(parseCaptionRule("beam", "hard")->beam, 3);
+    EXPECT_EQ(parseCaptionRule("beam:4", TrainingMode::Soft)->beam, 4);
+    EXPECT_EQ(parseCaptionRule("beam:4", TrainingMode::Soft)->location.rule, SelectionRule::Soft);
+    EXPECT_EQ(parseCaptionRule("beam:4", TrainingMode::Hard)->location.rule, SelectionRule::Argmax);
+    EXPECT_EQ(parseCaptionRule("beam", TrainingMode::Hard)->beam, 3);
     for (const char* bad : {"beam:0", "beam:12abc", "beam:-1", "beam:", "topk:2", "ksample:3", "mean", "x"})
-        EXPECT_FALSE(parseCaptionRule(bad, "soft").ok()) << bad;
+        EXPECT_FALSE(parseCaptionRule(bad, TrainingMode::Soft).ok()) << bad;
 }
 
 TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
@@ -432,12 +432,12 @@ TEST(Captioner, AttentionEntropyWeightAddsEachWordsEntropyToTheSoftLoss) {
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().find("attention entropy"), std::string::npos);
     bad.attentionEntropy = 0.1;
-    for (const char* mode : {"hard", "gumbel"}) {
+    for (TrainingMode mode : {TrainingMode::Hard, TrainingMode::Gumbel}) {
         bad.model.mode = mode;
         refused = trainCaptionModel(bad);
         ASSERT_FALSE(refused.ok());
         EXPECT_EQ(refused.error(),
-                  "the attention entropy weight applies to soft training only (this is " + std::string(mode) + ")");
+                  "the attention entropy weight applies to soft training only (this is " + trainingModeName(mode) + ")");
     }
 }
 
@@ -472,14 +472,14 @@ TEST(Captioner, AttentionEntropyWarmupRampsTheWeightLinearly) {
 TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
     test::TempDir dir;
     auto o = tinyTraining(dir.file("cap.pt"), 2, 4);
-    o.model.mode = "hard";
+    o.model.mode = TrainingMode::Hard;
     auto summary = trainCaptionModel(o);
     ASSERT_TRUE(summary.ok()) << summary.error();
     EXPECT_EQ(summary->iterations, 2);
 
     auto model = CaptionModel::load(o.out, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
-    EXPECT_EQ((*model)->outputKind(), "caption");
+    EXPECT_EQ((*model)->outputKind(), OutputKind::Caption);
     EXPECT_EQ((*model)->classNames(), sceneVocabulary());
     auto dataset = openDataset("scenes64");
     ASSERT_TRUE(dataset.ok());
@@ -494,7 +494,7 @@ TEST(Captioner, TrainsSavesLoadsTracesRunsAndEvaluates) {
 
     auto runs = (*model)->sampleRuns(s.image, 12, 5, "t3", truth, 3);
     ASSERT_TRUE(runs.ok()) << runs.error();
-    EXPECT_EQ(runs->outputKind, "caption");
+    EXPECT_EQ(runs->outputKind, OutputKind::Caption);
     ASSERT_EQ(runs->runs.size(), 12u);
     EXPECT_EQ(runs->classNames.front(), runs->deterministic.output.text);
     // Run i repeats the single trace with seed + i.

@@ -13,10 +13,10 @@
 using namespace saccade;
 
 TEST(DatasetComparison, TrainingRulesAreNamedFromTheTrainingMode) {
-    EXPECT_EQ(trainingRuleOf("hard"), "sample");
-    EXPECT_EQ(trainingRuleOf("reinforce"), "sample");
-    EXPECT_EQ(trainingRuleOf("soft"), "soft");
-    EXPECT_EQ(trainingRuleOf("gumbel"), "gumbel");
+    EXPECT_STREQ(traitsOf(TrainingMode::Hard).trainingRule, "sample");
+    EXPECT_STREQ(traitsOf(TrainingMode::Reinforce).trainingRule, "sample");
+    EXPECT_STREQ(traitsOf(TrainingMode::Soft).trainingRule, "soft");
+    EXPECT_STREQ(traitsOf(TrainingMode::Gumbel).trainingRule, "gumbel");
     EXPECT_TRUE(isTrainingRule("sample", "sample"));
     EXPECT_FALSE(isTrainingRule("ksample:10", "sample"));
     EXPECT_TRUE(isTrainingRule("gumbel:0.5", "gumbel"));
@@ -90,7 +90,7 @@ TEST(DatasetComparison, EveryListedSampleAnswerIsTheTraceWithTheEvaluationSeed) 
             const auto sample = (*dataset)->sample(Split::Test, i);
             auto trace = (*model)->trace(sample.image, "sample", evaluationSeed(seed, i), "case");
             ASSERT_TRUE(trace.ok()) << trace.error();
-            if (report->outputKind == "caption")
+            if (report->outputKind == OutputKind::Caption)
                 EXPECT_EQ(report->outputNames[size_t(report->predictions[0][size_t(i)])], trace->output.text)
                     << c.model << " image " << i;
             else

@@ -208,7 +208,7 @@ TEST(PatchTrainer, SavesResumesAndStopsCleanly) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyPatchConfig("hard");
+    o.model = tinyPatchConfig(TrainingMode::Hard);
     o.batch = 8;
     o.iterations = 4;
     o.evalEvery = 2;
@@ -252,7 +252,7 @@ TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyPatchConfig("hard");
+    o.model = tinyPatchConfig(TrainingMode::Hard);
     o.batch = 8;
     o.iterations = 6;
     o.evalEvery = 100;
@@ -268,7 +268,7 @@ TEST(PatchTrainer, CancelAndResumeEqualsAnUninterruptedRun) {
     PatchTrainOptions resume = cut;
     resume.resume = dir.file("cut.pt");
     ASSERT_TRUE(trainPatchModel(resume).ok());
-    PatchClassifier whole(tinyPatchConfig("hard")), resumed(tinyPatchConfig("hard"));
+    PatchClassifier whole(tinyPatchConfig(TrainingMode::Hard)), resumed(tinyPatchConfig(TrainingMode::Hard));
     ASSERT_TRUE(loadCheckpointWeights(*whole, nullptr, dir.file("whole.pt")).ok());
     ASSERT_TRUE(loadCheckpointWeights(*resumed, nullptr, dir.file("cut.pt")).ok());
     const auto a = whole->named_parameters(), b = resumed->named_parameters();
@@ -281,7 +281,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     TempDir dir;
     PatchTrainOptions o;
     o.dataset = "digits28";
-    o.model = tinyPatchConfig("soft");
+    o.model = tinyPatchConfig(TrainingMode::Soft);
     o.batch = 8;
     o.iterations = 2;
     o.evalImages = 16;
@@ -290,7 +290,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     ASSERT_TRUE(trainPatchModel(o).ok());
     // Zero steps of fine-tuning would be a copy; with lr ~0 the weights and so the traces match.
     PatchTrainOptions tune = o;
-    tune.model.mode = "hard";
+    tune.model.mode = TrainingMode::Hard;
     tune.initFrom = dir.file("soft.pt");
     tune.lr = 1e-12;
     tune.finalLrFraction = 1;
@@ -302,7 +302,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
     auto soft = PatchModel::load(dir.file("soft.pt"), test::testDevice());
     auto hard = PatchModel::load(dir.file("hard.pt"), test::testDevice());
     ASSERT_TRUE(soft.ok() && hard.ok());
-    EXPECT_EQ((*hard)->config().mode, "hard");
+    EXPECT_EQ((*hard)->config().mode, TrainingMode::Hard);
     Image image = Image::zeros(28, 28);
     for (int i = 0; i < 28; ++i) image.at(i, i) = 255;
     const auto a = (*soft)->trace(image, "argmax", 1, "x");
@@ -322,7 +322,7 @@ TEST(PatchTrainer, InitFromStartsAtAnotherModesWeights) {
 }
 
 TEST(PatchModel, SelectVariantProcessesOnlyTheChosenCell) {
-    auto config = tinyPatchConfig("hard");
+    auto config = tinyPatchConfig(TrainingMode::Hard);
     config.variant = "select";
     torch::manual_seed(0);
     PatchClassifier net(config);
@@ -359,7 +359,7 @@ TEST(PatchModel, EpisodesOfOneImageEqualARepeatedBatchInBothVariants) {
     // Episodes share their state per distinct path prefix; the result must be what a batch of
     // copies of the image gives with the same stream.
     for (const char* variant : {"dense", "select"}) {
-        auto config = tinyPatchConfig("hard");
+        auto config = tinyPatchConfig(TrainingMode::Hard);
         config.variant = variant;
         torch::manual_seed(3);
         PatchClassifier net(config);

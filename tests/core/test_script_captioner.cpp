@@ -79,7 +79,7 @@ TEST(ScriptCaptioner, TracesWordByWordWithTheMaps) {
     auto model = loadAttentionModel(path, test::testDevice());
     ASSERT_TRUE(model.ok()) << model.error();
     auto& m = **model;
-    EXPECT_EQ(m.outputKind(), "caption");
+    EXPECT_EQ(m.outputKind(), OutputKind::Caption);
     EXPECT_EQ(m.classNames(), kWords);
     EXPECT_EQ(m.imageSize(), 8);
     EXPECT_EQ(m.deterministicRule(), "caption");
@@ -141,7 +141,7 @@ TEST(ScriptCaptioner, EvaluatesBleuOnScenes) {
     ASSERT_TRUE(dataset.ok()) << dataset.error();
     auto report = (*model)->evaluate(**dataset, Split::Test, {"caption"}, 20, 1);
     ASSERT_TRUE(report.ok()) << report.error();
-    EXPECT_EQ(report->outputKind, "caption");
+    EXPECT_EQ(report->outputKind, OutputKind::Caption);
     ASSERT_EQ(report->captions.size(), 1u);
     EXPECT_GT(report->captions[0].bleu[0], 0.0);  // "a" is in every reference
     EXPECT_LE(report->captions[0].bleu[0], 1.0);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "analysis/attribution.h"
 #include "analysis/map_comparison.h"
@@ -16,6 +17,7 @@
 #include "data/image_io.h"
 #include "models/attention_model.h"
 #include "models/model_loading.h"
+#include "models/script/script_archive.h"
 #include "models/script/script_model.h"
 #include "models/cost_profile.h"
 #include "models/transformer_maps.h"
@@ -83,7 +85,7 @@ TEST(ScriptModel, GridFormTracesWhatForwardReturns) {
     EXPECT_EQ(m.imageSize(), 12);
     EXPECT_EQ(m.channels(), 1);
     EXPECT_EQ(m.steps(), 2);
-    EXPECT_EQ(m.trainedMode(), "imported");
+    EXPECT_EQ(m.trainedMode(), TrainingMode::Imported);
     EXPECT_EQ(m.deterministicRule(), "forward");
     EXPECT_EQ(m.evaluationRules(), (std::vector<std::string>{"forward", "sample", "ksample:10"}));
     EXPECT_EQ(m.classNames(), (std::vector<std::string>{"bright", "dark", "never"}));
@@ -743,3 +745,26 @@ TEST(ImageFolder, CaptionersTakeAnyFolderAndSweepsMoveItsPhotos) {
 
 }  // namespace
 }  // namespace saccade
+
+TEST(ScriptModel, AFileFromANewerPyTorchIsNamedAsSuchWithBothVersions) {
+    // tests/data/torch2/sdpa_import.pt was scripted by PyTorch 2.15 and calls
+    // aten::scaled_dot_product_attention (tests/data/torch2/make_sdpa_import.py re-creates it).
+    const std::string path = SACCADE_SAMPLES_DIR "/../tests/data/torch2/sdpa_import.pt";
+    auto archive = openScriptArchive(path, "cpu");
+#if TORCH_VERSION_MAJOR < 2
+    ASSERT_FALSE(archive);
+    EXPECT_EQ(archive.error(), "'" + path + "' calls aten::scaled_dot_product_attention, which this Saccade's LibTorch " +
+                                   std::string(TORCH_VERSION) +
+                                   " does not have: the file was saved by a newer PyTorch (2.x). Export it with "
+                                   "torch.jit.trace instead of torch.jit.script, or without that operator (timm: "
+                                   "timm.layers.set_fused_attn(False)), or open it with Saccade built on LibTorch 2.x "
+                                   "(Debian 13)");
+#else
+    EXPECT_TRUE(archive) << archive.error();  // LibTorch 2.x has the operator
+#endif
+}
+
+TEST(ScriptModel, ALibraryMessageThatStartsWithANewlineIsSaidByItsFirstWords) {
+    EXPECT_EQ(firstLine("\nUnknown builtin op: aten::x.\nHere are some suggestions:"), "Unknown builtin op: aten::x.");
+    EXPECT_EQ(firstLine(" \n\n"), "");
+}

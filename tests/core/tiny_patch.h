@@ -15,7 +15,7 @@
 namespace saccade::test {
 
 /// 28x28 inputs, a 7x7 grid, 3 steps, small layers.
-inline PatchConfig tinyPatchConfig(const std::string& mode = "soft") {
+inline PatchConfig tinyPatchConfig(TrainingMode mode = TrainingMode::Soft) {
     PatchConfig c;
     c.imageSize = 28;
     c.grid = 7;

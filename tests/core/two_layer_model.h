@@ -39,7 +39,7 @@ public:
     int imageSize() const override { return m_size; }
     int channels() const override { return 1; }
     int steps() const override { return 1; }
-    std::string trainedMode() const override { return "soft"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Soft; }
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override { return "two-layer"; }
     std::string displayName() const override { return "two-layer test model"; }

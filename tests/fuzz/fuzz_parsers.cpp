@@ -100,7 +100,7 @@ void checkEvalRules(const std::string& text) {
     }
 }
 
-void checkCaptionRule(const std::string& text, const std::string& mode) {
+void checkCaptionRule(const std::string& text, TrainingMode mode) {
     const auto rule = parseCaptionRule(text, mode);
     if (!rule) return;
     SACCADE_FUZZ_CHECK(rule->beam >= 0 && rule->beam <= 100, "beam %d", rule->beam);
@@ -121,8 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         checkNumbers(text);
         checkSelectionRule(text);
         checkEvalRules(text);
-        checkCaptionRule(text, "soft");
-        checkCaptionRule(text, "hard");
+        checkCaptionRule(text, TrainingMode::Soft);
+        checkCaptionRule(text, TrainingMode::Hard);
         if (const auto metric = parseSweepMetric(text))
             SACCADE_FUZZ_CHECK(sweepMetricName(*metric) == text, "metric '%s'", text.c_str());
         if (const auto object = parseProbeObject(text))

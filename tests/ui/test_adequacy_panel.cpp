@@ -10,13 +10,13 @@
 #include <QtTest>
 #include <cmath>
 
-#include "attention/adequacy_mark.h"
-#include "attention/adequacy_panel.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_page.h"
-#include "attention/attention_toolbar.h"
-#include "attention/compare_runs_panel.h"
-#include "charts/series_chart.h"
+#include "ui/attention/adequacy_mark.h"
+#include "ui/attention/adequacy_panel.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/attention/compare_runs_panel.h"
+#include "ui/charts/series_chart.h"
 
 using namespace saccade;
 using namespace saccade::ui;

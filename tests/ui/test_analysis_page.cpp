@@ -18,22 +18,22 @@
 #include <QProgressBar>
 #include <QtTest>
 
-#include "analysis/analysis_job.h"
-#include "analysis/analysis_page.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_page.h"
-#include "attention/attention_toolbar.h"
-#include "charts/cost_chart.h"
-#include "charts/series_chart.h"
-#include "charts/sweep_map_view.h"
-#include "attention/compare_runs_panel.h"
-#include "analysis/caption_faithfulness_panel.h"
-#include "analysis/caption_sweep_panel.h"
-#include "analysis/cost_panel.h"
-#include "analysis/faithfulness_panel.h"
-#include "main_window.h"
+#include "ui/analysis_job.h"
+#include "ui/analysis/analysis_page.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/charts/cost_chart.h"
+#include "ui/charts/series_chart.h"
+#include "ui/charts/sweep_map_view.h"
+#include "ui/attention/compare_runs_panel.h"
+#include "ui/analysis/caption_faithfulness_panel.h"
+#include "ui/analysis/caption_sweep_panel.h"
+#include "ui/analysis/cost_panel.h"
+#include "ui/analysis/faithfulness_panel.h"
+#include "ui/main_window.h"
 #include "models/attention_model.h"
-#include "analysis/sweep_panel.h"
+#include "ui/analysis/sweep_panel.h"
 
 using namespace saccade;
 using namespace saccade::ui;
@@ -295,7 +295,7 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     page->faithfulnessPanel()->run();
     QVERIFY(page->faithfulnessPanel()->isRunning());
     page->setModel(captioner, QStringLiteral("scenes64"), {QStringLiteral("soft"), QStringLiteral("beam")},
-                   QStringLiteral("argmax"), QStringLiteral("caption"));
+                   QStringLiteral("argmax"), OutputKind::Caption);
     auto* tabs = page->tabs();
     auto* panel = page->captionSweepPanel();
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(panel));
@@ -380,7 +380,7 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     // Back to a classifier: its tabs return, the caption sweep's goes.
     page->setModel(QDir(folder).filePath(QStringLiteral("patch-hard-fashion60.pt")), QStringLiteral("translated-fashion60"),
                    {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft")}, QStringLiteral("argmax"),
-                   QStringLiteral("patch"));
+                   OutputKind::Class);
     QVERIFY(!tabs->isTabEnabled(tabs->indexOf(panel)));
     QVERIFY(tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->sweepPanel()));

@@ -7,11 +7,11 @@
 #include <QStandardPaths>
 #include <QtTest>
 
-#include "atlas/atlas_map_view.h"
-#include "atlas/atlas_page.h"
+#include "ui/atlas/atlas_map_view.h"
+#include "ui/atlas/atlas_page.h"
 #include "common/samples_dir.h"
-#include "main_window.h"
-#include "sequences/sequences_page.h"
+#include "ui/main_window.h"
+#include "ui/sequences/sequences_page.h"
 
 using saccade::ui::MainWindow;
 

@@ -4,7 +4,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "attention/attention_canvas.h"
+#include "ui/attention/attention_canvas.h"
 
 using namespace saccade;
 using namespace saccade::ui;

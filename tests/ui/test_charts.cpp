@@ -8,10 +8,10 @@
 #include <QLegend>
 #include <QtTest>
 
-#include "charts/axis_ticks.h"
-#include "charts/chart_figure.h"
-#include "charts/class_prob_chart.h"
-#include "charts/series_chart.h"
+#include "ui/charts/axis_ticks.h"
+#include "ui/charts/chart_figure.h"
+#include "ui/charts/class_prob_chart.h"
+#include "ui/charts/series_chart.h"
 #include <QChartView>
 
 using namespace saccade::ui;

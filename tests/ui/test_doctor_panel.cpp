@@ -5,7 +5,7 @@
 #include <QPushButton>
 #include <QtTest>
 
-#include "doctor/doctor_panel.h"
+#include "ui/doctor/doctor_panel.h"
 
 using saccade::ui::DoctorPanel;
 

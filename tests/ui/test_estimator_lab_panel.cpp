@@ -9,12 +9,12 @@
 #include <QSpinBox>
 #include <QtTest>
 
-#include "charts/series_chart.h"
-#include "labs/estimator_lab_form.h"
-#include "labs/estimator_lab_histograms.h"
-#include "labs/estimator_lab_panel.h"
-#include "labs/estimator_lab_table.h"
-#include "labs/estimator_lab_trajectories.h"
+#include "ui/charts/series_chart.h"
+#include "ui/labs/estimator_lab_form.h"
+#include "ui/labs/estimator_lab_histograms.h"
+#include "ui/labs/estimator_lab_panel.h"
+#include "ui/labs/estimator_lab_table.h"
+#include "ui/labs/estimator_lab_trajectories.h"
 
 using saccade::ui::EstimatorLabPanel;
 using Table = saccade::ui::EstimatorLabTable;

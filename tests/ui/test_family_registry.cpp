@@ -25,7 +25,7 @@
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "train/train_loop.h"
-#include "training/training_panel.h"
+#include "ui/training/training_panel.h"
 
 namespace {
 
@@ -80,7 +80,7 @@ public:
     int imageSize() const override { return m_config.side; }
     int channels() const override { return m_config.channels; }
     int steps() const override { return 1; }
-    std::string trainedMode() const override { return "soft"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Soft; }
     std::string deterministicRule() const override { return "soft"; }
     std::string summary() const override { return "toy: one soft look over a 4x4 grid"; }
     std::vector<std::string> evaluationRules() const override { return {"soft"}; }
@@ -121,7 +121,7 @@ public:
         auto predict = [&](const Batch& batch, const std::vector<std::int64_t>&) -> Result<std::vector<torch::Tensor>> {
             return std::vector<torch::Tensor>(rules.size(), m_net->forward(batch.images).first.argmax(-1));
         };
-        return evaluateInBatches(dataset, split, rules, limit, 100, torch::kCPU, "soft", predict, progress, shard);
+        return evaluateInBatches(dataset, split, rules, limit, 100, torch::kCPU, TrainingMode::Soft, predict, progress, shard);
     }
 
 private:
@@ -131,7 +131,16 @@ private:
     std::vector<std::string> m_names;
 };
 
-Result<TrainSummary> trainToy(const FamilyTrainRequest& r, const TrainProgressCallback& onProgress) {
+/// A toy run: the request and its one setting.
+struct ToyRun {
+    FamilyTrainRequest request;
+    int width = 0;
+};
+
+ToyRun toyRun(const FamilyTrainRequest& r, SettingsReader& s) { return {r, int(s.integer("width"))}; }
+
+Result<TrainSummary> trainToy(const ToyRun& run, const TrainProgressCallback& onProgress) {
+    const FamilyTrainRequest& r = run.request;
     const auto shard = checkTrainOptions(r.common);
     if (!shard) return Error{shard.error()};
     auto start = runStart(r.common, r.dataset, "toy");
@@ -141,7 +150,7 @@ Result<TrainSummary> trainToy(const FamilyTrainRequest& r, const TrainProgressCa
     ToyConfig config;
     config.channels = (*dataset)->info().channels;
     config.side = (*dataset)->info().width;
-    config.width = int(intSetting(r.settings, "width"));
+    config.width = run.width;
     config.classes = int((*dataset)->info().classNames.size());
     torch::manual_seed(start->seed);
     ToyNet net(config.channels, config.side, config.width, config.classes);
@@ -183,7 +192,7 @@ ModelFamily toyFamily() {
     f.progress.evalSoft = "eval toy accuracy";
     f.progress.evalArgmax.clear();
     f.progress.evalSample.clear();
-    f.train = trainToy;
+    setTrainer(f, toyRun, trainToy);
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) { return "  toy acc " + std::to_string(p.trainAccuracy); };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) { return " toy accuracy " + std::to_string(p.evalSoft); };
     f.network = [](const std::string& json) -> Result<std::shared_ptr<torch::nn::Module>> {
@@ -225,7 +234,16 @@ class TestFamilyRegistry : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { registerFamily(toyFamily()); }
+    void initTestCase() {
+        const auto added = registerFamily(toyFamily());
+        QVERIFY2(added, added ? "" : added.error().c_str());
+        // A second family of the same name is refused, and the first stays.
+        const ModelFamily* first = findFamily("toy");
+        const auto again = registerFamily(toyFamily());
+        QVERIFY(!again);
+        QCOMPARE(QString::fromStdString(again.error()), QStringLiteral("a model family named 'toy' is already registered"));
+        QCOMPARE(findFamily("toy"), first);
+    }
     void aFamilyOfTheTestsOwnTrainsEvaluatesAndTracesInTheCli();
     void aFamilyOfTheTestsOwnTrainsOnTheTrainingPage();
 };

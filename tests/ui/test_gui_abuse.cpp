@@ -25,11 +25,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "attention/attention_page.h"
-#include "attention/attention_toolbar.h"
-#include "attention/step_info_panel.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/attention/step_info_panel.h"
 #include "trace/trace.h"
-#include "main_window.h"
+#include "ui/main_window.h"
 
 using saccade::ui::MainWindow;
 

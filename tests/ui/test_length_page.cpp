@@ -10,8 +10,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "length/length_figure_view.h"
-#include "length/length_page.h"
+#include "ui/length/length_figure_view.h"
+#include "ui/length/length_page.h"
 
 using saccade::AttentionVariant;
 using saccade::ui::LengthPage;

@@ -12,16 +12,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "analysis/analysis_page.h"
+#include "ui/analysis/analysis_page.h"
 #include "analysis/faithfulness.h"
 #include "analysis/map_comparison.h"
-#include "analysis/map_table_panel.h"
-#include "analysis/map_table_view.h"
-#include "attention/attention_page.h"
-#include "charts/series_chart.h"
-#include "main_window.h"
+#include "ui/analysis/map_table_panel.h"
+#include "ui/analysis/map_table_view.h"
+#include "ui/attention/attention_page.h"
+#include "ui/charts/series_chart.h"
+#include "ui/main_window.h"
 #include "models/model_input.h"
-#include "number_format.h"
+#include "ui/number_format.h"
 
 using namespace saccade;
 using namespace saccade::ui;

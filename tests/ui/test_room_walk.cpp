@@ -18,11 +18,11 @@
 
 #include "common/samples_dir.h"
 #include "data/dataset.h"
-#include "attention/attention_page.h"
-#include "attention/adequacy_panel.h"
-#include "attention/dataset_compare_panel.h"
-#include "attention/attribution_view.h"
-#include "main_window.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/adequacy_panel.h"
+#include "ui/attention/dataset_compare_panel.h"
+#include "ui/attention/attribution_view.h"
+#include "ui/main_window.h"
 #include "screen_check.h"
 
 using saccade::ui::MainWindow;

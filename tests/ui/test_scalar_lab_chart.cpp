@@ -3,7 +3,7 @@
 #include <QtTest>
 
 #include "analysis/scalar_lab.h"
-#include "charts/scalar_lab_chart.h"
+#include "ui/charts/scalar_lab_chart.h"
 
 using saccade::ScalarLabInput;
 using saccade::ScalarLabResult;

@@ -7,10 +7,10 @@
 #include <QSpinBox>
 #include <QtTest>
 
-#include "charts/scalar_lab_chart.h"
-#include "labs/scalar_lab_form.h"
-#include "labs/scalar_lab_panel.h"
-#include "labs/scalar_lab_result_view.h"
+#include "ui/charts/scalar_lab_chart.h"
+#include "ui/labs/scalar_lab_form.h"
+#include "ui/labs/scalar_lab_panel.h"
+#include "ui/labs/scalar_lab_result_view.h"
 
 using saccade::ui::ScalarLabChart;
 using saccade::ui::ScalarLabPanel;

@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "sequences/alignment_view.h"
-#include "sequences/sequences_page.h"
+#include "ui/sequences/alignment_view.h"
+#include "ui/sequences/sequences_page.h"
 #include "analysis/seq_attribution.h"
 #include "models/seq/seq_model.h"
 

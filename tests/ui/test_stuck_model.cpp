@@ -13,9 +13,9 @@
 #include <cstdlib>
 
 #include "shown_attention_page.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_page.h"
-#include "model_service.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_page.h"
+#include "ui/model_service.h"
 
 using saccade::ui::AttentionPage;
 using saccade::ui::ModelService;

@@ -16,9 +16,9 @@
 #include <QFontMetrics>
 #include <QtTest>
 
-#include "charts/training_chart.h"
+#include "ui/charts/training_chart.h"
 #include "models/vit/vit_config.h"
-#include "training/training_panel.h"
+#include "ui/training/training_panel.h"
 
 using namespace saccade::ui;
 

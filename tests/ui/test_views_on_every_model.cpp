@@ -11,9 +11,9 @@
 
 #include "shown_attention_page.h"
 #include "analysis/image_maps.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_page.h"
-#include "attention/attribution_view.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/attribution_view.h"
 #include "models/attention_model.h"
 
 using namespace saccade;

@@ -1,4 +1,4 @@
-#include "analysis/analysis_page.h"
+#include "ui/analysis/analysis_page.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -7,12 +7,12 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "analysis/caption_faithfulness_panel.h"
-#include "analysis/caption_sweep_panel.h"
-#include "analysis/cost_panel.h"
-#include "analysis/faithfulness_panel.h"
-#include "analysis/map_table_panel.h"
-#include "analysis/sweep_panel.h"
+#include "ui/analysis/caption_faithfulness_panel.h"
+#include "ui/analysis/caption_sweep_panel.h"
+#include "ui/analysis/cost_panel.h"
+#include "ui/analysis/faithfulness_panel.h"
+#include "ui/analysis/map_table_panel.h"
+#include "ui/analysis/sweep_panel.h"
 
 namespace saccade::ui {
 
@@ -46,7 +46,7 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
 }
 
 void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                            const QString& deterministicRule, const QString& outputKind,
+                            const QString& deterministicRule, saccade::OutputKind outputKind,
                             const QList<QPair<QString, QString>>& maps) {
     m_checkpoint = checkpoint;
     m_ownDataset = dataset;
@@ -68,7 +68,7 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     m_maps->setModel(checkpoint, dataset, maps);
     // A captioner sweeps an object under its words and measures faithfulness word by word; the
     // classifiers' sweep scores one answer per image, which a caption is not.
-    const bool caption = outputKind == QLatin1String("caption");
+    const bool caption = saccade::traitsOf(outputKind).wordSteps;
     m_faithfulnessStack->setCurrentWidget(caption ? static_cast<QWidget*>(m_captionFaithfulness) : m_faithfulness);
     const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep") : QString();
     QWidget* shown = m_tabs->currentWidget();  // disabling it would move the tabs on by themselves

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "data/image.h"
+#include "trace/output_kind.h"
 #include "trace/trace.h"
 
 class QLabel;
@@ -34,7 +35,7 @@ public:
     /// ("class" or "caption": a captioner has its own sweep and faithfulness tabs) and the maps it
     /// gives (ModelCard::maps: name, and why not where it does not).
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
-                  const QString& deterministicRule = {}, const QString& outputKind = {},
+                  const QString& deterministicRule = {}, saccade::OutputKind outputKind = saccade::OutputKind::Class,
                   const QList<QPair<QString, QString>>& maps = {});
 
     /// A folder of images the user opened on the Attention page: a model without a dataset of its

@@ -1,4 +1,4 @@
-#include "analysis/caption_faithfulness_panel.h"
+#include "ui/analysis/caption_faithfulness_panel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -7,11 +7,11 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "analysis/analysis_job.h"
-#include "analysis/faithfulness_panel.h"
-#include "charts/series_chart.h"
+#include "ui/analysis_job.h"
+#include "ui/analysis/faithfulness_panel.h"
+#include "ui/charts/series_chart.h"
 #include "models/attention_model.h"
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -9,7 +9,7 @@
 
 #include "analysis/caption_faithfulness.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QLabel;
 class QSpinBox;

@@ -1,4 +1,4 @@
-#include "analysis/caption_sweep_panel.h"
+#include "ui/analysis/caption_sweep_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -12,13 +12,13 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "analysis/analysis_job.h"
+#include "ui/analysis_job.h"
 #include "metrics/caption_metrics.h"
-#include "charts/series_chart.h"
+#include "ui/charts/series_chart.h"
 #include "data/procedural_scenes.h"
 #include "models/attention_model.h"
-#include "number_format.h"
-#include "view_export.h"
+#include "ui/number_format.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -14,7 +14,7 @@
 #include "data/image.h"
 #include "trace/trace.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QLabel;

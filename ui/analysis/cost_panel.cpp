@@ -1,4 +1,4 @@
-#include "analysis/cost_panel.h"
+#include "ui/analysis/cost_panel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -8,9 +8,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "analysis/analysis_job.h"
-#include "charts/cost_chart.h"
-#include "view_export.h"
+#include "ui/analysis_job.h"
+#include "ui/charts/cost_chart.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -8,7 +8,7 @@
 
 #include "models/cost_profile.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "analysis/faithfulness_panel.h"
+#include "ui/analysis/faithfulness_panel.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -13,12 +13,12 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "analysis/analysis_job.h"
-#include "charts/series_chart.h"
+#include "ui/analysis_job.h"
+#include "ui/charts/series_chart.h"
 #include "data/dataset.h"
 #include "models/model_input.h"
-#include "image_folder_entry.h"
-#include "view_export.h"
+#include "ui/image_folder_entry.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -12,7 +12,7 @@
 
 #include "analysis/faithfulness.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QLabel;

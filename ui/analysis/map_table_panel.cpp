@@ -1,4 +1,4 @@
-#include "analysis/map_table_panel.h"
+#include "ui/analysis/map_table_panel.h"
 
 #include <QCheckBox>
 #include <QGridLayout>
@@ -14,11 +14,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "analysis/faithfulness_panel.h"
-#include "analysis/map_table_view.h"
-#include "charts/series_chart.h"
+#include "ui/analysis/faithfulness_panel.h"
+#include "ui/analysis/map_table_view.h"
+#include "ui/charts/series_chart.h"
 #include "models/model_input.h"
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

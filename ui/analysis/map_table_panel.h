@@ -17,7 +17,7 @@
 
 #include "analysis/map_comparison.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QCheckBox;
 class QLabel;

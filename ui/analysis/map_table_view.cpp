@@ -1,4 +1,4 @@
-#include "analysis/map_table_view.h"
+#include "ui/analysis/map_table_view.h"
 
 #include <QColor>
 #include <QCoreApplication>
@@ -11,7 +11,7 @@
 #include <iterator>
 #include <optional>
 
-#include "number_format.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

@@ -8,7 +8,7 @@
 #include <QVector>
 
 #include "analysis/map_comparison.h"
-#include "charts/series_chart.h"
+#include "ui/charts/series_chart.h"
 
 class QTableWidget;
 

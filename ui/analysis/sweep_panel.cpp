@@ -1,5 +1,5 @@
-#include "analysis/sweep_panel.h"
-#include "number_format.h"
+#include "ui/analysis/sweep_panel.h"
+#include "ui/number_format.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -17,13 +17,13 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "analysis/analysis_job.h"
+#include "ui/analysis_job.h"
 #include "analysis/boundary_sweep.h"
-#include "charts/series_chart.h"
-#include "charts/sweep_map_view.h"
+#include "ui/charts/series_chart.h"
+#include "ui/charts/sweep_map_view.h"
 #include "data/dataset.h"
 #include "models/model_input.h"
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -1,4 +1,4 @@
-#include "atlas/atlas_map_view.h"
+#include "ui/atlas/atlas_map_view.h"
 
 #include <QMouseEvent>
 #include <QPainter>

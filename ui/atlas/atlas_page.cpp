@@ -1,4 +1,4 @@
-#include "atlas/atlas_page.h"
+#include "ui/atlas/atlas_page.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -13,13 +13,13 @@
 #include <QVBoxLayout>
 #include <memory>
 
-#include "atlas/atlas_map_view.h"
+#include "ui/atlas/atlas_map_view.h"
 #include "common/atomic_file.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
-#include "file_dialogs.h"
+#include "ui/file_dialogs.h"
 #include "render/atlas_render.h"
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "analysis/atlas.h"
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QDoubleSpinBox;

@@ -1,4 +1,4 @@
-#include "attention/adequacy_mark.h"
+#include "ui/attention/adequacy_mark.h"
 
 #include <QEvent>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "attention/adequacy_panel.h"
+#include "ui/attention/adequacy_panel.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -17,9 +17,9 @@
 #include <numeric>
 #include <tuple>
 
-#include "charts/series_chart.h"
-#include "browser_table.h"
-#include "view_export.h"
+#include "ui/charts/series_chart.h"
+#include "ui/browser_table.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 
@@ -364,7 +364,7 @@ void AdequacyPanel::updateThreshold() {
         return signalInfo(s).higherIsAdequate ? va < vb : va > vb;
     });
     if (!curve.available)
-        m_threshold->setText(tr("%1 is not defined for %2 models.").arg(key, QString::fromStdString(r.outputKind)));
+        m_threshold->setText(tr("%1 is not defined for %2 models.").arg(key, QString::fromStdString(outputKindName(r.outputKind))));
     else if (!at.threshold)
         m_threshold->setText(tr("<span style='color:#a05a00'>No threshold on %1 reaches %2% accuracy: every image is "
                                 "flagged.</span>").arg(key).arg(100 * target, 0, 'f', 1));
@@ -382,7 +382,7 @@ void AdequacyPanel::updateThreshold() {
         id->setData(Qt::UserRole, qint64(im.index));
         m_flagged->setItem(row, 0, id);
         m_flagged->setItem(row, 1, new QTableWidgetItem(valueText(s, im.signals[s])));
-        const bool caption = r.outputKind == "caption";
+        const bool caption = traitsOf(r.outputKind).referenceScored;
         auto* output = new QTableWidgetItem(caption ? QString::fromStdString(im.caption) : className(im.prediction));
         output->setForeground(im.correct ? QColor(30, 140, 60) : QColor(190, 40, 40));
         output->setToolTip(im.correct ? tr("right") : tr("wrong"));

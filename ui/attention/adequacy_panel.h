@@ -11,7 +11,7 @@
 
 #include "analysis/adequacy.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QDoubleSpinBox;

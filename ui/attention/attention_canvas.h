@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "attention/overlay_settings.h"
+#include "ui/attention/overlay_settings.h"
 #include "trace/trace.h"
 
 class QPainter;

@@ -1,5 +1,5 @@
-#include "attention/attention_page.h"
-#include "file_dialogs.h"
+#include "ui/attention/attention_page.h"
+#include "ui/file_dialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -22,26 +22,27 @@
 #include <cmath>
 #include <utility>
 
-#include "attention/adequacy_mark.h"
-#include "attention/adequacy_panel.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_toolbar.h"
-#include "attention/caption_strip.h"
+#include "ui/attention/adequacy_mark.h"
+#include "ui/attention/adequacy_panel.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/attention/caption_strip.h"
 #include "models/model_family.h"
-#include "attention/compare_runs_panel.h"
-#include "attention/dataset_compare_panel.h"
+#include "models/model_input.h"
+#include "ui/attention/compare_runs_panel.h"
+#include "ui/attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
 #include "data/image_fit.h"
-#include "image_convert.h"
-#include "attention/image_panel.h"
-#include "attention/model_panel.h"
-#include "model_service.h"
-#include "attention/step_info_panel.h"
-#include "attention/step_scrubber.h"
-#include "attention/attribution_view.h"
-#include "attention/trace_export.h"
-#include "attention/export_options_dialog.h"
+#include "ui/image_convert.h"
+#include "ui/attention/image_panel.h"
+#include "ui/attention/model_panel.h"
+#include "ui/model_service.h"
+#include "ui/attention/step_info_panel.h"
+#include "ui/attention/step_scrubber.h"
+#include "ui/attention/attribution_view.h"
+#include "ui/attention/trace_export.h"
+#include "ui/attention/export_options_dialog.h"
 #include "render/trace_render.h"
 #include "trace/ground_truth.h"
 
@@ -348,7 +349,7 @@ void AttentionPage::forgetRuns() {
 void AttentionPage::onModelLoaded(const ModelCard& card) {
     forgetRuns();
     m_attribution->clear();
-    m_attribution->setAvailableMaps(card.maps, card.outputKind == QLatin1String("class"));
+    m_attribution->setAvailableMaps(card.maps, traitsOf(card.outputKind).labelsAreClasses);
     m_models->showCard(card);
     {
         const QSignalBlocker block(m_toolbar);  // the trace below uses the new rule
@@ -419,15 +420,12 @@ void AttentionPage::onModelLoaded(const ModelCard& card) {
 
 bool AttentionPage::refitInput(const ModelCard& card) {
     if (!m_input) return false;
-    const Image source = withChannels(*m_input, card.channels);
-    auto fitted = fitImage(source, card.fit);
-    if (!fitted || fitted->width != card.imageSize || fitted->height != card.imageSize) return false;
-    std::optional<GroundTruth> truth;
-    if (m_truth) {  // its boxes move with the pixels; its class belonged to the old model's list
-        truth = fittedGroundTruth(*m_truth, fitGeometry(source.width, source.height, card.fit));
-        if (card.classNames != m_shownClasses) truth->label = -1;
-    }
-    setInput(*fitted, m_inputId, truth);
+    // Its ground truth's boxes move with the pixels; its class belonged to the old model's list.
+    auto fitted = fitToInput(*m_input, card.imageSize, card.channels, card.fit, m_truth);
+    if (!fitted) return false;
+    FittedImage input = std::move(fitted).value();
+    if (input.truth && card.classNames != m_shownClasses) input.truth->label = -1;
+    setInput(input.image, m_inputId, input.truth);
     return true;
 }
 
@@ -447,20 +445,16 @@ void AttentionPage::openImageFile(const QString& path) {
         m_inputFile.clear();
         return showError(QString::fromStdString(loaded.error()));
     }
-    Image image = *loaded;
-    QString note;
-    if (image.width != card->imageSize || image.height != card->imageSize) {
-        auto fitted = fitImage(image, card->fit);
-        if (!fitted || fitted->width != card->imageSize || fitted->height != card->imageSize) {
-            m_inputFile.clear();
-            return showError(tr("%1: a %2x%3 image with %4: %5")
-                                 .arg(QFileInfo(path).fileName()).arg(image.width).arg(image.height)
-                                 .arg(QString::fromStdString(describeFit(card->fit)),
-                                      fitted ? tr("not the model's %1x%1").arg(card->imageSize) : QString::fromStdString(fitted.error())));
-        }
-        note = tr(" (%1x%2, fitted: %3)").arg(image.width).arg(image.height).arg(QString::fromStdString(describeFit(card->fit)));
-        image = std::move(fitted).value();
+    // Fitted as the CLI fits it (core's fitToInput), with the same errors.
+    auto fitted = fitToInput(*loaded, card->imageSize, card->channels, card->fit);
+    if (!fitted) {
+        m_inputFile.clear();
+        return showError(QFileInfo(path).fileName() + QStringLiteral(": ") + QString::fromStdString(fitted.error()));
     }
+    const Image image = std::move(fitted->image);
+    QString note;
+    if (loaded->width != image.width || loaded->height != image.height)
+        note = tr(" (%1x%2, fitted: %3)").arg(loaded->width).arg(loaded->height).arg(QString::fromStdString(describeFit(card->fit)));
     m_inputFile = path;
     m_inputDataset.clear();
     m_inputIndex = -1;
@@ -508,7 +502,7 @@ void AttentionPage::requestTrace() {
     // A captioner's beam caption beside its greedy one, and the greedy one beside a beam.
     // (Only where the model has beam search: an imported captioner has its own decoding alone.)
     if (const auto& card = m_service->card();
-        card && card->outputKind == QLatin1String("caption") && card->rules.contains(QLatin1String("beam")))
+        card && traitsOf(card->outputKind).wordSteps && card->rules.contains(QLatin1String("beam")))
         request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
                                                                    : "beam:3";
     m_service->requestTrace(request);
@@ -543,5 +537,13 @@ void AttentionPage::onTrace(const Trace& trace, const Image& image, double ms) {
                                   QString::fromStdString(trace.output.text))
                              .arg(ms, 0, 'f', 1));
 }
+
+void AttentionPage::openModelDialog() { m_models->openDialog(); }
+
+void AttentionPage::openImageDialog() { m_images->openDialog(); }
+
+void AttentionPage::setLineScale(double scale) { m_canvas->setLineScale(scale); }
+
+QString AttentionPage::comparisonDataset() const { return m_comparison->dataset(); }
 
 }  // namespace saccade::ui

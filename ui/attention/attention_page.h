@@ -12,9 +12,10 @@
 #include <optional>
 
 #include "analysis/adequacy.h"
-#include "file_dialogs.h"
+#include "ui/file_dialogs.h"
 #include "data/image.h"
 #include "io/session.h"
+#include "trace/output_kind.h"
 #include "trace/trace.h"
 
 class QLabel;
@@ -79,6 +80,13 @@ public:
     AdequacyMark* adequacyMark() const { return m_mark; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
+    /// What the window's menus and presentation mode ask of the page (the shell reaches no panel).
+    void openModelDialog();
+    void openImageDialog();
+    /// The canvas's line widths times `scale` (2 in presentation mode).
+    void setLineScale(double scale);
+    /// The dataset the Dataset tab compares on (the report measures the same one).
+    QString comparisonDataset() const;
     /// The map chooser and the map beside the attention.
     AttributionView* attributionView() const { return m_attribution; }
     /// The panes the view shows, left to right (the attention, a map beside it): what Export >
@@ -109,7 +117,7 @@ Q_SIGNALS:
     /// A model opened: its file, dataset, rule names (ModelCard::rules), deterministic rule and
     /// what its runs output ("class" or "caption"), and the maps it gives (ModelCard::maps).
     void modelOpened(const QString& checkpoint, const QString& dataset, const QStringList& rules,
-                     const QString& deterministicRule, const QString& outputKind,
+                     const QString& deterministicRule, saccade::OutputKind outputKind,
                      const QList<QPair<QString, QString>>& maps);
     /// An image of a folder the user opened (FOLDER/CLASS/IMAGE.png) is on the canvas: the model's
     /// other views may measure that folder.

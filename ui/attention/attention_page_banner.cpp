@@ -1,6 +1,6 @@
 // The Attention page's wait bar, its error banner and its exports.
-#include "attention/attention_page.h"
-#include "file_dialogs.h"
+#include "ui/attention/attention_page.h"
+#include "ui/file_dialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -23,26 +23,26 @@
 #include <cmath>
 #include <utility>
 
-#include "attention/adequacy_mark.h"
-#include "attention/adequacy_panel.h"
-#include "attention/attention_canvas.h"
-#include "attention/attention_toolbar.h"
-#include "attention/caption_strip.h"
+#include "ui/attention/adequacy_mark.h"
+#include "ui/attention/adequacy_panel.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/attention/caption_strip.h"
 #include "models/model_family.h"
-#include "attention/compare_runs_panel.h"
-#include "attention/dataset_compare_panel.h"
+#include "ui/attention/compare_runs_panel.h"
+#include "ui/attention/dataset_compare_panel.h"
 #include "common/samples_dir.h"
 #include "data/image_io.h"
 #include "data/image_fit.h"
-#include "image_convert.h"
-#include "attention/image_panel.h"
-#include "attention/model_panel.h"
-#include "model_service.h"
-#include "attention/step_info_panel.h"
-#include "attention/step_scrubber.h"
-#include "attention/attribution_view.h"
-#include "attention/trace_export.h"
-#include "attention/export_options_dialog.h"
+#include "ui/image_convert.h"
+#include "ui/attention/image_panel.h"
+#include "ui/attention/model_panel.h"
+#include "ui/model_service.h"
+#include "ui/attention/step_info_panel.h"
+#include "ui/attention/step_scrubber.h"
+#include "ui/attention/attribution_view.h"
+#include "ui/attention/trace_export.h"
+#include "ui/attention/export_options_dialog.h"
 #include "render/trace_render.h"
 #include "trace/ground_truth.h"
 namespace saccade::ui {

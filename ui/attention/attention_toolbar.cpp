@@ -1,4 +1,4 @@
-#include "attention/attention_toolbar.h"
+#include "ui/attention/attention_toolbar.h"
 
 #include <QEvent>
 #include <QFontMetrics>

@@ -8,7 +8,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "attention/overlay_settings.h"
+#include "ui/attention/overlay_settings.h"
 
 class QCheckBox;
 class QComboBox;

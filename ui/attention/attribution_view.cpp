@@ -1,4 +1,4 @@
-#include "attention/attribution_view.h"
+#include "ui/attention/attribution_view.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -7,9 +7,9 @@
 #include <QLabel>
 #include <QStandardItemModel>
 
-#include "attention/attention_canvas.h"
-#include "image_convert.h"
-#include "model_service.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/image_convert.h"
+#include "ui/model_service.h"
 
 namespace saccade::ui {
 

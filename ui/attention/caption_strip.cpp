@@ -1,4 +1,4 @@
-#include "attention/caption_strip.h"
+#include "ui/attention/caption_strip.h"
 
 #include <algorithm>
 
@@ -10,7 +10,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "label_lines.h"
+#include "ui/label_lines.h"
 
 namespace saccade::ui {
 

@@ -1,4 +1,4 @@
-#include "attention/compare_runs_panel.h"
+#include "ui/attention/compare_runs_panel.h"
 
 #include <QEvent>
 
@@ -15,9 +15,9 @@
 #include <algorithm>
 
 #include "metrics/caption_metrics.h"
-#include "charts/band_chart.h"
-#include "charts/class_prob_chart.h"
-#include "view_export.h"
+#include "ui/charts/band_chart.h"
+#include "ui/charts/class_prob_chart.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 
@@ -32,7 +32,7 @@ QString nameOf(const RunSet& set, int label) {
 
 // The output in the rich-text summary: a caption or class name is escaped, so it shows as typed.
 QString verdict(const RunSet& set, const Trace& t) {
-    if (set.outputKind == "caption") {  // the caption, and whether it is a valid one
+    if (traitsOf(set.outputKind).referenceScored) {  // the caption, and whether it is a valid one
         QString text = QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(t.output.text).toHtmlEscaped());
         if (!set.references.empty())
             text += std::find(set.references.begin(), set.references.end(), t.output.text) != set.references.end()
@@ -279,7 +279,7 @@ void CompareRunsPanel::showSummary(const RunSet& set, const RunStats& stats, int
     if (set.ksample) text += tr("%1: %2<br>").arg(QString::fromStdString(set.ksample->rule), verdict(set, *set.ksample));
     text += tr("runs agreeing with %1: <b>%2%</b>").arg(det).arg(100 * stats.agreement, 0, 'f', 1);
     if (stats.accuracy) text += tr("; right: <b>%1%</b>").arg(100 * *stats.accuracy, 0, 'f', 1);
-    const bool caption = set.outputKind == "caption";
+    const bool caption = traitsOf(set.outputKind).referenceScored;
     // What the bars mean is in the chart's tool tip: the summary stays short enough for the charts
     // below it to keep their ticks in presentation type.
     text += caption ? tr("<br>%1 distinct paths, %2 distinct captions; right: the caption is a valid one.")
@@ -290,7 +290,7 @@ void CompareRunsPanel::showSummary(const RunSet& set, const RunStats& stats, int
                                        "brackets, or in bold where the chart is short); click a bar to load the first run with that caption")
                                   : tr("Share of runs per output (green: the true class; the deterministic rule's "
                                        "output is named in brackets, or in bold where the chart is short); click a bar to load the first run with that output"));
-    if (set.trainedMode == "soft")
+    if (set.trainedMode == TrainingMode::Soft)
         text += tr("<br><i>Trained with soft attention: sampling is not its training rule.</i>");
     m_summary->setText(text);
     fitSummary();
@@ -298,7 +298,7 @@ void CompareRunsPanel::showSummary(const RunSet& set, const RunStats& stats, int
 
 // The distinct paths, most common first, each with its first run's seed.
 void CompareRunsPanel::showPaths(const RunSet& set, const RunStats& stats) {
-    const bool caption = set.outputKind == "caption";
+    const bool caption = traitsOf(set.outputKind).referenceScored;
     const int rows = std::min<int>(kListedPaths, int(stats.paths.size()));
     m_paths->setRowCount(rows);
     for (int r = 0; r < rows; ++r) {

@@ -1,5 +1,5 @@
-#include "attention/dataset_compare_panel.h"
-#include "number_format.h"
+#include "ui/attention/dataset_compare_panel.h"
+#include "ui/number_format.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -15,10 +15,10 @@
 #include <cmath>
 #include <optional>
 
-#include "charts/band_chart.h"
-#include "image_folder_entry.h"
-#include "browser_table.h"
-#include "view_export.h"
+#include "ui/charts/band_chart.h"
+#include "ui/image_folder_entry.h"
+#include "ui/browser_table.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 
@@ -227,7 +227,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
     m_summary->setText(tr("<b>%1</b> test split, %2 images, %3 s.<br>The model was trained with <b>%4</b> "
                           "(its training rule: <b>%5</b>); a figure under any other rule is marked as such.")
                            .arg(dataset).arg(r.labels.size()).arg(r.seconds, 0, 'f', 1)
-                           .arg(QString::fromStdString(r.trainedMode), training));
+                           .arg(QString::fromStdString(trainingModeName(r.trainedMode)), training));
 
     m_accuracy->setRowCount(int(r.rules.size()));
     for (int i = 0; i < int(r.rules.size()); ++i) {
@@ -271,7 +271,7 @@ void DatasetComparePanel::showComparison(const DatasetComparison& c, const QStri
         id->setData(Qt::UserRole, qint64(index));
         m_disagree->setItem(i, 0, id);
         // A captioner has no one true label: its outputs are captions, right when they are valid ones.
-        const bool caption = r.outputKind == "caption";
+        const bool caption = traitsOf(r.outputKind).referenceScored;
         m_disagree->setItem(i, 1, new QTableWidgetItem(caption ? tr("(valid captions)") : className(r.labels[size_t(index)])));
         for (int col : {2, 3}) {
             const int label = (col == 2 ? deterministic : sample)[size_t(index)];

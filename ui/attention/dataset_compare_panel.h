@@ -15,7 +15,7 @@
 #include "analysis/dataset_comparison.h"
 #include "analysis/rule_comparison.h"
 
-#include "job_panel.h"
+#include "ui/job_panel.h"
 
 class QComboBox;
 class QToolButton;

@@ -1,4 +1,4 @@
-#include "attention/export_options_dialog.h"
+#include "ui/attention/export_options_dialog.h"
 
 #include <QCheckBox>
 #include <QDialog>

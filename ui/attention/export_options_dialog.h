@@ -7,7 +7,7 @@
 #include <QString>
 #include <optional>
 
-#include "attention/trace_export.h"
+#include "ui/attention/trace_export.h"
 
 class QWidget;
 

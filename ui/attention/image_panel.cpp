@@ -1,5 +1,5 @@
-#include "attention/image_panel.h"
-#include "file_dialogs.h"
+#include "ui/attention/image_panel.h"
+#include "ui/file_dialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -14,9 +14,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "image_folder_entry.h"
+#include "ui/image_folder_entry.h"
 #include "data/dataset.h"
-#include "image_convert.h"
+#include "ui/image_convert.h"
 
 namespace saccade::ui {
 

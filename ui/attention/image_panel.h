@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "model_service.h"
+#include "ui/model_service.h"
 
 class QComboBox;
 class QLabel;

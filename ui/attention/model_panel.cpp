@@ -1,5 +1,5 @@
-#include "attention/model_panel.h"
-#include "file_dialogs.h"
+#include "ui/attention/model_panel.h"
+#include "ui/file_dialogs.h"
 
 #include <QComboBox>
 #include <QDir>

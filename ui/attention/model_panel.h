@@ -6,7 +6,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "model_service.h"
+#include "ui/model_service.h"
 
 class QComboBox;
 class QLabel;

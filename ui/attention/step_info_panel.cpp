@@ -1,4 +1,4 @@
-#include "attention/step_info_panel.h"
+#include "ui/attention/step_info_panel.h"
 
 #include <algorithm>
 #include <QGroupBox>
@@ -6,7 +6,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "charts/class_prob_chart.h"
+#include "ui/charts/class_prob_chart.h"
 
 #include <QEvent>
 #include <QTimer>

@@ -1,4 +1,4 @@
-#include "attention/step_scrubber.h"
+#include "ui/attention/step_scrubber.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,12 +1,12 @@
-#include "attention/trace_export.h"
+#include "ui/attention/trace_export.h"
 
 #include <QBuffer>
 #include <QFontMetrics>
 #include <QPainter>
 #include <algorithm>
 
-#include "attention/attention_canvas.h"
-#include "view_export.h"
+#include "ui/attention/attention_canvas.h"
+#include "ui/view_export.h"
 #include "common/atomic_file.h"
 #include "data/image_io.h"
 #include "render/gif_writer.h"

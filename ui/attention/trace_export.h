@@ -6,7 +6,7 @@
 #include <QList>
 #include <QString>
 
-#include "attention/overlay_settings.h"
+#include "ui/attention/overlay_settings.h"
 #include "data/image.h"
 #include "trace/trace.h"
 

@@ -1,4 +1,4 @@
-#include "charts/axis_ticks.h"
+#include "ui/charts/axis_ticks.h"
 
 #include <QValueAxis>
 #include <algorithm>

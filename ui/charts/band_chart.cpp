@@ -1,12 +1,12 @@
-#include "band_chart.h"
+#include "ui/charts/band_chart.h"
 
 #include <QAreaSeries>
 #include <QChart>
 #include <QLineSeries>
 #include <QValueAxis>
 
-#include "charts/axis_ticks.h"
-#include "charts/chart_room.h"
+#include "ui/charts/axis_ticks.h"
+#include "ui/charts/chart_room.h"
 #include <algorithm>
 #include <cmath>
 

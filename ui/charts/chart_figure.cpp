@@ -1,4 +1,4 @@
-#include "charts/chart_figure.h"
+#include "ui/charts/chart_figure.h"
 
 #include <QAbstractAxis>
 #include <QChart>

@@ -1,4 +1,4 @@
-#include "charts/chart_room.h"
+#include "ui/charts/chart_room.h"
 
 #include <QAbstractAxis>
 #include <QChart>

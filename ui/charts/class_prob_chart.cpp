@@ -1,5 +1,5 @@
-#include "class_prob_chart.h"
-#include "charts/chart_room.h"
+#include "ui/charts/class_prob_chart.h"
+#include "ui/charts/chart_room.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

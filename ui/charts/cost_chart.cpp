@@ -1,6 +1,6 @@
-#include "cost_chart.h"
+#include "ui/charts/cost_chart.h"
 
-#include "charts/axis_ticks.h"
+#include "ui/charts/axis_ticks.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

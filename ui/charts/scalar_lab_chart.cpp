@@ -1,4 +1,4 @@
-#include "scalar_lab_chart.h"
+#include "ui/charts/scalar_lab_chart.h"
 
 #include <QChart>
 #include <QLegend>
@@ -14,7 +14,7 @@
 #include <limits>
 #include <map>
 
-#include "number_format.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

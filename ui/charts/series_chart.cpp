@@ -1,6 +1,6 @@
-#include "series_chart.h"
+#include "ui/charts/series_chart.h"
 
-#include "charts/axis_ticks.h"
+#include "ui/charts/axis_ticks.h"
 
 #include <QAreaSeries>
 #include <QChart>

@@ -1,5 +1,5 @@
-#include "sweep_map_view.h"
-#include "number_format.h"
+#include "ui/charts/sweep_map_view.h"
+#include "ui/number_format.h"
 
 #include <QMouseEvent>
 #include <QPainter>

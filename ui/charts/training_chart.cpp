@@ -1,11 +1,11 @@
-#include "training_chart.h"
+#include "ui/charts/training_chart.h"
 
 #include <QChart>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
 
-#include "charts/axis_ticks.h"
+#include "ui/charts/axis_ticks.h"
 #include <algorithm>
 #include <cmath>
 

@@ -18,10 +18,10 @@ class TrainingChart : public QChartView {
 public:
     explicit TrainingChart(QWidget* parent = nullptr);
 
-    /// Clears the curves for a new run. `family`: "patch", "ram" or "caption" (names the
-    /// evaluation series: the RAM's are mean, sample and random glimpses; the captioner's are exact
-    /// match under soft, argmax and sample, with held-out BLEU-4 and attention mass beside them).
-    /// Empties the chart and names its series as the family reads them (`hard`: a REINFORCE run).
+    /// Empties the chart for a new run and names its series as the family reads them
+    /// (ModelFamily::progress: the RAM's are mean, sample and random glimpses; the captioner's are
+    /// exact match under soft, argmax and sample, with BLEU-4 and attention mass beside them).
+    /// `hard`: a REINFORCE run, whose reward and baseline are drawn too.
     void clear(const FamilyProgressNames& names = {}, bool hard = false);
     void add(const TrainProgress& progress);
     /// Points in the cross-entropy curve and in the evaluation series (for tests).

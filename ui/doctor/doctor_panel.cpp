@@ -1,4 +1,4 @@
-#include "doctor/doctor_panel.h"
+#include "ui/doctor/doctor_panel.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>

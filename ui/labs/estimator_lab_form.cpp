@@ -1,4 +1,4 @@
-#include "labs/estimator_lab_form.h"
+#include "ui/labs/estimator_lab_form.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

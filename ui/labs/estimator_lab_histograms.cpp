@@ -1,13 +1,13 @@
-#include "labs/estimator_lab_histograms.h"
+#include "ui/labs/estimator_lab_histograms.h"
 
 #include <QGridLayout>
 #include <QLabel>
 #include <algorithm>
 #include <cmath>
 
-#include "charts/series_chart.h"
-#include "labs/estimator_lab_table.h"
-#include "number_format.h"
+#include "ui/charts/series_chart.h"
+#include "ui/labs/estimator_lab_table.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

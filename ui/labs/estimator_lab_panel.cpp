@@ -1,6 +1,6 @@
-#include "labs/estimator_lab_panel.h"
+#include "ui/labs/estimator_lab_panel.h"
 
-#include "labs/lab_labels.h"
+#include "ui/labs/lab_labels.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -10,12 +10,12 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "labs/estimator_lab_form.h"
-#include "labs/estimator_lab_histograms.h"
-#include "labs/estimator_lab_runner.h"
-#include "labs/estimator_lab_table.h"
-#include "labs/estimator_lab_trajectories.h"
-#include "number_format.h"
+#include "ui/labs/estimator_lab_form.h"
+#include "ui/labs/estimator_lab_histograms.h"
+#include "ui/labs/estimator_lab_runner.h"
+#include "ui/labs/estimator_lab_table.h"
+#include "ui/labs/estimator_lab_trajectories.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

@@ -1,4 +1,4 @@
-#include "labs/estimator_lab_runner.h"
+#include "ui/labs/estimator_lab_runner.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "analysis/estimator_lab.h"
-#include "labs/lab_run.h"
+#include "ui/labs/lab_run.h"
 
 namespace saccade::ui {
 

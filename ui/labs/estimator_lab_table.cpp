@@ -1,10 +1,10 @@
-#include "labs/estimator_lab_table.h"
+#include "ui/labs/estimator_lab_table.h"
 
 #include <QHeaderView>
 #include <algorithm>
 #include <cmath>
 
-#include "number_format.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

@@ -1,11 +1,11 @@
-#include "labs/estimator_lab_trajectories.h"
+#include "ui/labs/estimator_lab_trajectories.h"
 
 #include <QGridLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include "charts/series_chart.h"
-#include "number_format.h"
+#include "ui/charts/series_chart.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

@@ -1,4 +1,4 @@
-#include "labs/lab_labels.h"
+#include "ui/labs/lab_labels.h"
 
 #include <QLabel>
 

@@ -1,4 +1,4 @@
-#include "labs/scalar_lab_form.h"
+#include "ui/labs/scalar_lab_form.h"
 
 #include <QCheckBox>
 #include <QComboBox>

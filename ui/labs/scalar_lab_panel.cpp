@@ -1,6 +1,6 @@
-#include "labs/scalar_lab_panel.h"
+#include "ui/labs/scalar_lab_panel.h"
 
-#include "labs/lab_labels.h"
+#include "ui/labs/lab_labels.h"
 
 #include <QLabel>
 #include <QSettings>
@@ -8,11 +8,11 @@
 #include <QVBoxLayout>
 #include <exception>
 
-#include "charts/scalar_lab_chart.h"
-#include "number_format.h"
-#include "labs/scalar_lab_form.h"
-#include "labs/scalar_lab_result_view.h"
-#include "labs/scalar_lab_runner.h"
+#include "ui/charts/scalar_lab_chart.h"
+#include "ui/number_format.h"
+#include "ui/labs/scalar_lab_form.h"
+#include "ui/labs/scalar_lab_result_view.h"
+#include "ui/labs/scalar_lab_runner.h"
 
 namespace saccade::ui {
 

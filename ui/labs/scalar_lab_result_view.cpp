@@ -1,9 +1,9 @@
-#include "labs/scalar_lab_result_view.h"
+#include "ui/labs/scalar_lab_result_view.h"
 
 #include <QGridLayout>
 #include <QLabel>
 
-#include "number_format.h"
+#include "ui/number_format.h"
 
 namespace saccade::ui {
 

@@ -1,4 +1,4 @@
-#include "labs/scalar_lab_runner.h"
+#include "ui/labs/scalar_lab_runner.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>

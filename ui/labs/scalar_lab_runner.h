@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "analysis/scalar_lab.h"
-#include "labs/lab_run.h"
+#include "ui/labs/lab_run.h"
 
 namespace saccade::ui {
 

@@ -1,8 +1,8 @@
-#include "length/length_figure_view.h"
+#include "ui/length/length_figure_view.h"
 
 #include <QPainter>
 
-#include "image_convert.h"
+#include "ui/image_convert.h"
 #include "render/length_render.h"
 
 namespace saccade::ui {

@@ -1,4 +1,4 @@
-#include "length/length_page.h"
+#include "ui/length/length_page.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -11,10 +11,10 @@
 #include <QVBoxLayout>
 #include <memory>
 
-#include "analysis/analysis_job.h"
-#include "length/length_figure_view.h"
+#include "ui/analysis_job.h"
+#include "ui/length/length_figure_view.h"
 #include "render/length_render.h"
-#include "view_export.h"
+#include "ui/view_export.h"
 
 namespace saccade::ui {
 namespace {

@@ -1,11 +1,11 @@
-#include "sequences/alignment_view.h"
+#include "ui/sequences/alignment_view.h"
 
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QVBoxLayout>
 
-#include "image_convert.h"
+#include "ui/image_convert.h"
 #include "render/alignment_render.h"
 
 namespace saccade::ui {

@@ -1,4 +1,4 @@
-#include "sequences/attribution_maps.h"
+#include "ui/sequences/attribution_maps.h"
 
 #include "analysis/seq_attribution.h"
 

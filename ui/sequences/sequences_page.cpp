@@ -1,5 +1,5 @@
-#include "sequences/sequences_page.h"
-#include "file_dialogs.h"
+#include "ui/sequences/sequences_page.h"
+#include "ui/file_dialogs.h"
 
 #include <future>
 
@@ -34,8 +34,9 @@
 #include "render/gif_writer.h"
 #include "models/translation_maps.h"
 #include "models/translator_eval.h"
-#include "sequences/alignment_view.h"
-#include "sequences/attribution_maps.h"
+#include "ui/sequences/alignment_view.h"
+#include "ui/sequences/attribution_maps.h"
+#include "ui/sequences/seq_evaluation_panel.h"
 #include "trace/seq_trace_json.h"
 
 namespace saccade::ui {
@@ -52,19 +53,12 @@ QStringList examplesFor(const std::string& task) {
             "a tired farmer carries the heavy bag", "the zebra sees a cat"};
 }
 
-QString modelName(const Translator& m) {
-    return QStringLiteral("%1 (%2)")
-        .arg(QFileInfo(QString::fromStdString(m.path())).completeBaseName(), QString::fromStdString(m.describe()));
-}
-
 struct TranslateJob {
     std::optional<SeqTranslation> result[2];
     QString error[2];
     std::optional<SeqTranslation> attributed[2];  ///< the chosen attribution map's view, when one is chosen
     QString attributionError[2];
 };
-
-QString percent(double v) { return QString::number(100 * v, 'f', 1) + QLatin1Char('%'); }
 
 }  // namespace
 
@@ -80,7 +74,17 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
         connect(m_views[i], &AlignmentView::stepClicked, this, &SequencesPage::setStep);
     }
     QHBoxLayout* stepRow = buildStepRow();
-    QGroupBox* evalBox = buildEvaluationBox();
+    m_evaluation = new SeqEvaluationPanel([this] {
+        ensureModels();
+        SeqEvaluationRequest r;
+        for (int i = 0; i < 2; ++i)
+            if (auto m = modelAt(i)) r.models.push_back(m);
+        r.rule = m_rule->currentData().toString().toStdString();
+        r.seed = std::uint64_t(m_seed->value());
+        return r;
+    }, this);
+    connect(m_evaluation, &SeqEvaluationPanel::finished, this, &SequencesPage::evaluationFinished);
+    connect(m_evaluation, &SeqEvaluationPanel::statusMessage, this, &SequencesPage::statusMessage);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(inputRow);
@@ -88,7 +92,7 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     layout->addLayout(views, 1);
     layout->addLayout(stepRow);
     layout->addWidget(m_stepLabel);
-    layout->addWidget(evalBox);
+    layout->addWidget(m_evaluation);
     connectSignals();
     addShortcuts();
     // The bundled models are opened when the page is first shown or used (ensureModels), not
@@ -197,70 +201,24 @@ QHBoxLayout* SequencesPage::buildStepRow() {
 }
 
 // Evaluate on the test split, with Cancel, progress and the results table.
-QGroupBox* SequencesPage::buildEvaluationBox() {
-    auto* evalBox = new QGroupBox(tr("On the task's test split (2,000 sentences) or a file of pairs"), this);
-    m_evaluate = new QPushButton(tr("Evaluate"), evalBox);
-    m_evaluate->setObjectName(QStringLiteral("seqEvaluate"));
-    m_evaluatePairs = new QPushButton(tr("On pairs…"), evalBox);
-    m_evaluatePairs->setObjectName(QStringLiteral("seqEvaluatePairs"));
-    m_evaluatePairs->setToolTip(tr("Evaluate on a file of SOURCE<TAB>TARGET[<TAB>alignment] lines (saccade-cli data "
-                                   "pairs writes a task's): for models without a task of their own"));
-    m_cancel = new QPushButton(tr("Cancel"), evalBox);
-    m_cancel->setEnabled(false);
-    m_progress = new QProgressBar(evalBox);
-    m_progress->setRange(0, 1);
-    m_progress->setValue(0);
-    m_results = new QLabel(evalBox);
-    m_results->setObjectName(QStringLiteral("seqResults"));
-    m_results->setTextFormat(Qt::RichText);
-    m_results->setWordWrap(true);
-    m_results->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    forgetEvaluation();
-    auto* evalLayout = new QVBoxLayout(evalBox);
-    auto* evalRow = new QHBoxLayout;
-    evalRow->addWidget(m_evaluate);
-    evalRow->addWidget(m_evaluatePairs);
-    evalRow->addWidget(m_cancel);
-    evalRow->addWidget(m_progress, 1);
-    evalLayout->addLayout(evalRow);
-    // The table scrolls in a fixed band: evaluating never takes height from the matrices above.
-    auto* resultsArea = new QScrollArea(evalBox);
-    resultsArea->setObjectName(QStringLiteral("seqResultsArea"));
-    resultsArea->setWidget(m_results);
-    resultsArea->setWidgetResizable(true);
-    resultsArea->setFrameShape(QFrame::NoFrame);
-    resultsArea->setFixedHeight(8 * m_results->fontMetrics().lineSpacing());
-    evalLayout->addWidget(resultsArea);
-
-    connect(m_evaluate, &QPushButton::clicked, this, [this] { evaluate(); });
-    connect(m_evaluatePairs, &QPushButton::clicked, this, [this] {
-        const auto path = openFileDialog(this, tr("Evaluate on pairs"), tr("Pairs (*.tsv *.txt);;All files (*)"));
-        if (!path.isEmpty()) evaluatePairs(path);
-    });
-    connect(m_cancel, &QPushButton::clicked, this, [this] {
-        if (m_cancelFlag) m_cancelFlag->store(true);
-    });
-    return evalBox;
-}
-
 void SequencesPage::connectSignals() {
     connect(m_input, &QLineEdit::textChanged, this, [this] {
         m_editClock.start();
         translate();
     });
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
-        forgetEvaluation();
+        m_evaluation->forget();
         refillExamples();
         refillRules();
         translate();
     });
     for (QComboBox* box : {m_compare, m_rule})
         connect(box, &QComboBox::currentIndexChanged, this, [this] {
-            forgetEvaluation();
+            m_evaluation->forget();
             translate();
         });
     connect(m_seed, &QSpinBox::valueChanged, this, [this] {
-        forgetEvaluation();
+        m_evaluation->forget();
         translate();
     });
     connect(m_examples, &QComboBox::activated, this, [this](int index) {
@@ -349,10 +307,8 @@ void SequencesPage::refillExamples() {
 }
 
 SequencesPage::~SequencesPage() {
-    // The jobs touch only their own copies and the models they share; no event loop is needed.
-    if (m_cancelFlag) m_cancelFlag->store(true);
+    // The job touches only its own copies and the models it shares; no event loop is needed.
     m_translateJob.waitForFinished();
-    m_evaluateJob.waitForFinished();
 }
 
 void SequencesPage::refreshCombos() {
@@ -362,8 +318,8 @@ void SequencesPage::refreshCombos() {
     m_compare->clear();
     m_compare->addItem(tr("nothing"));
     for (const auto& m : m_models) {
-        m_model->addItem(modelName(*m));
-        m_compare->addItem(modelName(*m));
+        m_model->addItem(seqModelName(*m));
+        m_compare->addItem(seqModelName(*m));
     }
     m_model->setCurrentIndex(std::max(0, current));
     m_compare->setCurrentIndex(std::max(0, compare));
@@ -384,37 +340,6 @@ void SequencesPage::refillRules() {
 std::shared_ptr<const Translator> SequencesPage::modelAt(int slot) const {
     const int index = slot == 0 ? m_model->currentIndex() : m_compare->currentIndex() - 1;
     return index >= 0 && index < int(m_models.size()) ? m_models[size_t(index)] : nullptr;
-}
-
-std::optional<SessionSequences> SequencesPage::captureSession() const {
-    const auto main = modelAt(0);
-    if (!main) return std::nullopt;
-    SessionSequences s;
-    s.model = QFileInfo(QString::fromStdString(main->path())).absoluteFilePath().toStdString();
-    if (const auto other = modelAt(1)) s.compare = QFileInfo(QString::fromStdString(other->path())).absoluteFilePath().toStdString();
-    s.text = m_input->text().toStdString();
-    s.rule = m_rule->currentData().toString().toStdString();
-    s.seed = std::uint64_t(m_seed->value());
-    s.step = m_stepSlider->value();
-    if (m_map->isEnabled() && m_map->count() > 0) s.map = m_map->currentText().toStdString();
-    s.headView = m_mode->currentIndex() == 1;
-    return s;
-}
-
-bool SequencesPage::openSession(const SessionSequences& s) {
-    if (!openModel(QString::fromStdString(s.model), 0)) return false;
-    if (s.compare.empty())
-        m_compare->setCurrentIndex(0);
-    else if (!openModel(QString::fromStdString(s.compare), 1))
-        return false;
-    setRule(QString::fromStdString(s.rule));
-    m_seed->setValue(int(std::min<std::uint64_t>(s.seed, std::uint64_t(m_seed->maximum()))));
-    setText(QString::fromStdString(s.text));
-    waitForIdle();  // the map list and the step range come with the translation
-    if (!s.map.empty()) setMap(QString::fromStdString(s.map));
-    setHeadView(s.headView);
-    setStep(std::min(s.step, m_stepSlider->maximum()));
-    return true;
 }
 
 bool SequencesPage::openModel(const QString& path, int slot) {
@@ -557,11 +482,11 @@ void SequencesPage::showTranslations() {
         const bool attentionBeside = i == 1 && !m && attribution && main && m_results2[0];
         m_views[i]->setVisible(m != nullptr || attentionBeside);
         if (attentionBeside) {
-            m_views[1]->setTranslation(m_results2[0], modelName(*main) + tr(": attention"), m_errors[0]);
+            m_views[1]->setTranslation(m_results2[0], seqModelName(*main) + tr(": attention"), m_errors[0]);
             continue;
         }
         if (!m) continue;
-        QString title = modelName(*m);
+        QString title = seqModelName(*m);
         if (attribution && m_attributed[i]) {
             m_views[i]->setTranslation(m_attributed[i], title + QStringLiteral(": ") +
                                                             QString::fromStdString(attributionMethodOf(m_map->currentText())),
@@ -642,160 +567,10 @@ void SequencesPage::updateStepLabel() {
 }
 
 QString SequencesPage::outputSummary() const { return m_output->text(); }
-QString SequencesPage::evaluationText() const { return m_results->text(); }
-
-void SequencesPage::exportAs(const QString& kind) {
-    const auto path = saveFileDialog(this, tr("Export"), QStringLiteral("alignment.") + kind,
-                                                   kind.toUpper() + QStringLiteral(" (*.") + kind + QLatin1Char(')'));
-    if (!path.isEmpty()) exportFile(path);
-}
-
-bool SequencesPage::exportFile(const QString& path) {
-    const auto main = modelAt(0);
-    if (!main || !m_results2[0]) {
-        Q_EMIT statusMessage(tr("Nothing to export: no translation shown"));
-        return false;
-    }
-    const auto& t = m_views[0]->translation() ? *m_views[0]->translation() : *m_results2[0];  // as shown
-    const auto suffix = QFileInfo(path).suffix().toLower();
-    const std::string file = path.toStdString();
-    AlignmentRenderOptions o;
-    o.caption = alignmentCaption(t);
-    Result<Unit> written = Error{"unknown export type '." + suffix.toStdString() + "' (use .png, .svg, .csv, .json or .gif)"};
-    if (suffix == QLatin1String("png"))
-        written = saveImagePng(m_mode->currentIndex() == 1 ? renderHeadView(t, o) : renderAlignment(t, o), file);
-    else if (suffix == QLatin1String("svg")) written = writeFileAtomic(file, alignmentSvg(t, o));
-    else if (suffix == QLatin1String("csv")) written = writeFileAtomic(file, seqAlignmentToCsv(t));
-    else if (suffix == QLatin1String("json"))
-        written = writeFileAtomic(file, seqTranslationToJson(*m_results2[0], main->path(), main->taskName()) + "\n");
-    else if (suffix == QLatin1String("gif")) written = writeGif(renderAlignmentFrames(t, o), 80, file);
-    Q_EMIT statusMessage(written ? tr("Wrote %1").arg(path) : QString::fromStdString(written.error()));
-    return written.ok();
-}
-
-void SequencesPage::evaluate(std::int64_t limit) { runEvaluation(nullptr, QString(), limit); }
-
-bool SequencesPage::evaluatePairs(const QString& path, std::int64_t limit) {
-    auto pairs = readSeqPairs(path.toStdString());
-    if (!pairs) {
-        m_results->setText(QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(pairs.error()).toHtmlEscaped()));
-        Q_EMIT statusMessage(QString::fromStdString(pairs.error()));
-        return false;
-    }
-    runEvaluation(std::make_shared<const std::vector<SeqPairLine>>(std::move(pairs).value()), path, limit);
-    return true;
-}
-
-void SequencesPage::runEvaluation(std::shared_ptr<const std::vector<SeqPairLine>> pairs, const QString& name, std::int64_t limit) {
-    ensureModels();
-    if (m_evaluating) return;
-    std::vector<std::shared_ptr<const Translator>> models;
-    for (int i = 0; i < 2; ++i)
-        if (auto m = modelAt(i)) models.push_back(m);
-    if (models.empty()) return;
-    m_evaluating = true;
-    m_evaluate->setEnabled(false);
-    m_evaluatePairs->setEnabled(false);
-    m_cancel->setEnabled(true);
-    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    const auto each = std::min<std::int64_t>(limit, pairs ? std::int64_t(pairs->size()) : SeqTask::kTestSize);
-    m_progress->setRange(0, int(std::int64_t(models.size()) * each));
-    m_progress->setValue(0);
-    const std::string rule = m_rule->currentData().toString().toStdString();
-    const auto seed = std::uint64_t(m_seed->value());
-    auto cancel = m_cancelFlag;
-    QPointer<SequencesPage> self(this);
-    auto* watcher = new QFutureWatcher<QString>(this);
-    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, generation = m_evaluationGeneration] {
-        if (generation == m_evaluationGeneration) finishEvaluation(watcher->result());
-        watcher->deleteLater();
-    });
-    const std::string file = name.toStdString();
-    const auto future = QtConcurrent::run([models, limit, rule, seed, cancel, self, pairs, file] {
-        std::vector<SeqEvalReport> reports;
-        std::int64_t before = 0;
-        for (const auto& m : models) {
-            SeqEvalOptions o;
-            o.limit = limit;
-            o.rule = rule;
-            o.seed = seed;
-            const auto progress = [&](std::int64_t done, std::int64_t) {
-                const auto value = int(before + done);
-                QMetaObject::invokeMethod(self, [self, value] { if (self) self->m_progress->setValue(value); }, Qt::QueuedConnection);
-                return !cancel->load();
-            };
-            auto r = pairs ? saccade::evaluatePairs(*m, *pairs, file, o, progress) : m->evaluate(o, progress);
-            if (!r) return QStringLiteral("<span style='color:#b00'>%1</span>").arg(QString::fromStdString(r.error()).toHtmlEscaped());
-            before += r->n;
-            reports.push_back(*r);
-        }
-        QString html = QStringLiteral("<table cellspacing='0' cellpadding='3'><tr><th align='left'></th>");
-        for (const auto& m : models) html += QStringLiteral("<th align='right'>%1</th>").arg(modelName(*m).toHtmlEscaped());
-        html += QStringLiteral("</tr>");
-        auto row = [&](const QString& name, auto value) {
-            html += QStringLiteral("<tr><td>%1</td>").arg(name);
-            for (const auto& r : reports) html += QStringLiteral("<td align='right'>%1</td>").arg(value(r));
-            html += QStringLiteral("</tr>");
-        };
-        row(QObject::tr("sentences, rule"), [](const SeqEvalReport& r) { return QStringLiteral("%1, %2").arg(r.n).arg(QString::fromStdString(r.rule)); });
-        if (pairs) row(QObject::tr("pairs file"), [](const SeqEvalReport& r) {
-            return QFileInfo(QString::fromStdString(r.data)).fileName().toHtmlEscaped();
-        });
-        row(QObject::tr("exact match"), [](const SeqEvalReport& r) { return percent(r.exactMatch); });
-        row(QObject::tr("token accuracy"), [](const SeqEvalReport& r) { return percent(r.tokenAccuracy); });
-        row(QObject::tr("alignment error rate (AER)"), [](const SeqEvalReport& r) {
-            return r.aerMeasured ? QString::number(r.aer, 'f', 3) : QObject::tr("not measured");
-        });
-        row(QObject::tr("attention entropy (nats per step)"), [](const SeqEvalReport& r) { return QString::number(r.entropy, 'f', 2); });
-        row(QObject::tr("permutation: median TV of the output"), [](const SeqEvalReport& r) {
-            return r.permutationTested ? QString::number(r.permutationMedianTv, 'f', 3)
-                                       : QObject::tr("not run (%1)").arg(QString::fromStdString(r.permutationNote));
-        });
-        row(QObject::tr("permutation: steps changed by < 0.05"), [](const SeqEvalReport& r) {
-            return r.permutationTested ? percent(r.permutationSmallShare) : QStringLiteral("-");
-        });
-        row(QObject::tr("exact match on lengths never trained"), [](const SeqEvalReport& r) {
-            std::int64_t n = 0;
-            double ok = 0;
-            for (const auto& b : r.byLength)
-                if (!b.seenInTraining) { n += b.n; ok += b.exactMatch * double(b.n); }
-            return n ? percent(ok / double(n)) + QStringLiteral(" of %1").arg(n) : QObject::tr("none in the split");
-        });
-        html += QStringLiteral("</table><span style='color:#555'>") +
-                QObject::tr("AER: the decoder fed the reference output (a model that cannot be: its own output on the "
-                            "sentences it got right), each target token's most attended source token against the gold "
-                            "alignment (sure and possible links). Permutation test (Jain and Wallace "
-                            "2019): shuffling the weights often leaves the output unchanged; attention is a record of "
-                            "access, not an explanation.") +
-                QStringLiteral("</span>");
-        return html;
-    });
-    m_evaluateJob = QFuture<void>(future);
-    watcher->setFuture(future);
-}
-
-void SequencesPage::forgetEvaluation() {
-    ++m_evaluationGeneration;
-    if (m_evaluating) {
-        if (m_cancelFlag) m_cancelFlag->store(true);
-        m_evaluating = false;
-        Q_EMIT evaluationFinished();
-    }
-    m_evaluate->setEnabled(true);
-    m_evaluatePairs->setEnabled(true);
-    m_cancel->setEnabled(false);
-    m_progress->setValue(0);
-    m_results->setText(tr("Exact match, token accuracy, alignment error rate against the gold alignment, attention "
-                          "entropy, and the permutation test (shuffle the weights: does the output change?)."));
-}
-
-void SequencesPage::finishEvaluation(const QString& html) {
-    m_results->setText(html);
-    m_evaluating = false;
-    m_evaluate->setEnabled(true);
-    m_evaluatePairs->setEnabled(true);
-    m_cancel->setEnabled(false);
-    Q_EMIT evaluationFinished();
-}
+bool SequencesPage::isBusy() const { return m_busy || m_pending || m_evaluation->running(); }
+bool SequencesPage::evaluating() const { return m_evaluation->running(); }
+QString SequencesPage::evaluationText() const { return m_evaluation->resultsText(); }
+void SequencesPage::evaluate(std::int64_t limit) { m_evaluation->evaluate(limit); }
+bool SequencesPage::evaluatePairs(const QString& path, std::int64_t limit) { return m_evaluation->evaluatePairs(path, limit); }
 
 }  // namespace saccade::ui

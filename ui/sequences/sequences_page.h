@@ -3,9 +3,8 @@
 // translates it on a worker thread (the latest keystroke wins) and its alignment matrix redraws,
 // target x source, the task's gold alignment outlined; a second model runs beside the first on
 // the same input. The step slider (or a click on a row, or Play) walks the decoder's steps: that
-// step's distribution over the source as bars and its likeliest words. Evaluate measures both
-// models on the task's test split (exact match, token accuracy, AER, entropy, the permutation
-// test, accuracy by length) with progress and cancel. Exports: the matrix as PNG, SVG and CSV,
+// step's distribution over the source as bars and its likeliest words. Its evaluation box
+// (SeqEvaluationPanel) measures both models on the task's test split or a file of pairs. Exports: the matrix as PNG, SVG and CSV,
 // the trace as JSON, the playback as a GIF.
 
 #include <atomic>
@@ -37,6 +36,7 @@ class QToolButton;
 namespace saccade::ui {
 
 class AlignmentView;
+class SeqEvaluationPanel;
 
 class SequencesPage : public QWidget {
     Q_OBJECT
@@ -54,7 +54,7 @@ public:
     /// Waits (spinning the event loop) until no translation is running; for tests and exports.
     void waitForIdle();
     /// A translation or an evaluation is running.
-    bool isBusy() const { return m_busy || m_pending || m_evaluating; }
+    bool isBusy() const;
     AlignmentView* view(int slot) const;
     /// Milliseconds from the last edit to the redrawn matrices.
     double lastLatencyMs() const { return m_lastLatencyMs; }
@@ -64,7 +64,7 @@ public:
     /// Starts their evaluation on a pairs file (the On pairs… button); false, with the error
     /// shown, when the file cannot be read.
     bool evaluatePairs(const QString& path, std::int64_t limit = SeqTask::kTestSize);
-    bool evaluating() const { return m_evaluating; }
+    bool evaluating() const;
     QString evaluationText() const;
     void setStep(int step);
     /// Transformers: shows the map of that name ("cross layer 1 head 2", "encoder rollout", ...);
@@ -93,7 +93,6 @@ private:
     QHBoxLayout* buildModelRow();
     QHBoxLayout* buildInputRow();
     QHBoxLayout* buildStepRow();
-    QGroupBox* buildEvaluationBox();
     void connectSignals();
     void addShortcuts();
     /// Opens the bundled models once (first show or first use) and types the first example.
@@ -103,16 +102,10 @@ private:
     void showTranslations();
     void updateStepLabel();
     void exportAs(const QString& kind);
-    void finishEvaluation(const QString& html);
-    /// Another model, rule or seed: the table (and a running evaluation) belonged to the old ones.
-    void forgetEvaluation();
-    int m_evaluationGeneration = 0;  ///< bumped by forgetEvaluation; a late result of an older one is dropped
     std::shared_ptr<const Translator> modelAt(int slot) const;
     void refreshCombos();
     /// The rules of the main model ("model's own" first).
     void refillRules();
-    /// Evaluates the shown models on `pairs` (named `name`), or on their test split when null.
-    void runEvaluation(std::shared_ptr<const std::vector<SeqPairLine>> pairs, const QString& name, std::int64_t limit);
 
     std::vector<std::shared_ptr<const Translator>> m_models;
     QComboBox* m_model = nullptr;
@@ -129,20 +122,15 @@ private:
     QLabel* m_stepLabel = nullptr;
     QPushButton* m_play = nullptr;
     QTimer* m_playTimer = nullptr;
-    QPushButton* m_evaluate = nullptr;
-    QPushButton* m_evaluatePairs = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_results = nullptr;
+    SeqEvaluationPanel* m_evaluation = nullptr;
     QToolButton* m_export = nullptr;
 
-    bool m_busy = false, m_pending = false, m_evaluating = false, m_modelsLoaded = false;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    bool m_busy = false, m_pending = false, m_modelsLoaded = false;
     std::optional<SeqTranslation> m_results2[2];
     QString m_errors[2];
     std::optional<SeqTranslation> m_attributed[2];  ///< the chosen attribution map of each model's translation
     QString m_attributionErrors[2];                 ///< why a model has none (an import without gradients)
-    QFuture<void> m_translateJob, m_evaluateJob;  ///< waited for (only these) when the page goes
+    QFuture<void> m_translateJob;  ///< waited for when the page goes (the evaluation panel waits for its own)
     QElapsedTimer m_editClock;
     double m_lastLatencyMs = 0;
 };

@@ -1,4 +1,4 @@
-#include "training/training_job.h"
+#include "ui/training/training_job.h"
 
 #include <QMetaObject>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "training/training_panel.h"
+#include "ui/training/training_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,10 +19,10 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "charts/training_chart.h"
-#include "file_dialogs.h"
+#include "ui/charts/training_chart.h"
+#include "ui/file_dialogs.h"
 #include "io/checkpoint_staging.h"
-#include "training/training_job.h"
+#include "ui/training/training_job.h"
 
 namespace saccade::ui {
 

@@ -11,7 +11,7 @@
 #include <QWidget>
 
 #include "models/model_family.h"
-#include "training/training_job.h"
+#include "ui/training/training_job.h"
 
 class QComboBox;
 class QDoubleSpinBox;

@@ -24,12 +24,12 @@ Result<CaptionConfig> validateCaptionConfig(const CaptionConfig& c) {
         return Error{c.scorer + " scoring needs hidden == feature_dim"};
     if (c.encoder != "wide" && c.encoder != "local")
         return Error{"unknown encoder '" + c.encoder + "' (use local or wide)"};
-    if (c.mode != "soft" && c.mode != "hard" && c.mode != "gumbel")
-        return Error{"unknown training mode '" + c.mode + "' (use soft, hard or gumbel)"};
     if (c.vocabulary.size() < 5 || c.vocabulary.size() > 100000 || c.vocabulary[kStartToken] != "<start>" ||
         c.vocabulary[kEndToken] != "<end>" || c.vocabulary[kPadToken] != "<pad>" ||
         c.vocabulary[kUnknownToken] != "<unk>")
         return Error{"the vocabulary must start with <start>, <end>, <pad>, <unk> and hold at least one word"};
+    if (c.mode != TrainingMode::Soft && c.mode != TrainingMode::Hard && c.mode != TrainingMode::Gumbel)
+        return Error{"unknown training mode '" + trainingModeName(c.mode) + "' (use soft, hard or gumbel)"};
     return c;
 }
 
@@ -37,7 +37,7 @@ std::string captionConfigToJson(const CaptionConfig& c) {
     return nlohmann::json{{"in_channels", c.inChannels}, {"image_size", c.imageSize}, {"grid", c.grid},
                           {"feature_dim", c.featureDim}, {"embed", c.embed},         {"hidden", c.hidden},
                           {"attn_hidden", c.attnHidden}, {"max_length", c.maxLength}, {"dropout", c.dropout},
-                          {"scorer", c.scorer},          {"mode", c.mode},           {"encoder", c.encoder},
+                          {"scorer", c.scorer},          {"mode", trainingModeName(c.mode)},           {"encoder", c.encoder},
                           {"cell_positions", c.cellPositions},           {"vocabulary", c.vocabulary}}
         .dump();
 }
@@ -57,7 +57,9 @@ Result<CaptionConfig> captionConfigFromJson(const std::string& text) {
         c.maxLength = intField(j, "max_length", 1, 64);
         c.dropout = numberField(j, "dropout", 0, 1);
         c.scorer = stringField(j, "scorer");
-        c.mode = stringField(j, "mode");
+        auto mode = parseAttentionTrainingMode(stringField(j, "mode"));
+        if (!mode) return Error{"model config: " + mode.error()};
+        c.mode = *mode;
         c.encoder = j.contains("encoder") ? stringField(j, "encoder") : "wide";
         c.cellPositions = j.contains("cell_positions") && boolField(j, "cell_positions");
         c.vocabulary = j.at("vocabulary").get<std::vector<std::string>>();

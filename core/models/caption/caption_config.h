@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "trace/output_kind.h"
 
 namespace saccade {
 
@@ -27,7 +28,7 @@ struct CaptionConfig {
     /// A learned vector per cell added to its features, so that a context read from one cell says
     /// where it was (relation words need it once attention is sharp). Older checkpoints: false.
     bool cellPositions = false;
-    std::string mode = "soft";        ///< how it was trained: soft, hard or gumbel
+    TrainingMode mode = TrainingMode::Soft;  ///< how it was trained: soft, hard or gumbel
     std::vector<std::string> vocabulary;  ///< token id -> word; 0..3 are <start> <end> <pad> <unk>
 };
 

@@ -8,7 +8,7 @@
 
 namespace saccade {
 
-Result<CaptionRule> parseCaptionRule(const std::string& spec, const std::string& trainedMode) {
+Result<CaptionRule> parseCaptionRule(const std::string& spec, TrainingMode trainedMode) {
     CaptionRule r;
     r.spec = spec;
     if (spec.rfind("beam", 0) == 0) {
@@ -22,7 +22,7 @@ Result<CaptionRule> parseCaptionRule(const std::string& spec, const std::string&
         }
         if (k < 1 || k > 100) return Error{"beam:K needs K in 1..100, got " + spec};
         r.beam = k;
-        r.location.rule = trainedMode == "soft" ? SelectionRule::Soft : SelectionRule::Argmax;
+        r.location.rule = trainedMode == TrainingMode::Soft ? SelectionRule::Soft : SelectionRule::Argmax;
         r.spec = "beam:" + std::to_string(k);
         return r;
     }

@@ -28,7 +28,7 @@ struct CaptionRule {
     std::string spec;
 };
 /// Parses a caption rule; `trainedMode` picks beam search's attention. Errors list the rules.
-Result<CaptionRule> parseCaptionRule(const std::string& spec, const std::string& trainedMode);
+Result<CaptionRule> parseCaptionRule(const std::string& spec, TrainingMode trainedMode);
 
 /// One decoded caption with what each word looked at.
 struct DecodedCaption {

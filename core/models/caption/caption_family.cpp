@@ -22,7 +22,7 @@ std::vector<FamilyField> captionFields() {
     const CaptionTrainOptions d;
     const CaptionConfig c;
     return {
-        choiceField("mode", "Mode:", {"soft", "hard", "gumbel"}, c.mode,
+        choiceField("mode", "Mode:", attentionTrainingModeNames(), trainingModeName(c.mode),
                     "soft: backprop through the expected context; hard: REINFORCE with a baseline; gumbel: "
                     "straight-through Gumbel-softmax"),
         choiceField("scorer", "Scorer:", {"additive", "general", "dot", "scaled-dot"}, c.scorer,
@@ -65,30 +65,30 @@ std::vector<FamilyField> captionFields() {
     };
 }
 
-Result<TrainSummary> trainCaption(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+/// The training options a request stands for.
+CaptionTrainOptions captionOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     CaptionTrainOptions o;
     static_cast<TrainCommonOptions&>(o) = r.common;
     o.dataset = r.dataset;
-    const auto& s = r.settings;
-    o.model.mode = textSetting(s, "mode");
-    o.model.scorer = textSetting(s, "scorer");
-    o.model.grid = int(intSetting(s, "grid"));
-    o.model.featureDim = int(intSetting(s, "feature-dim"));
-    o.model.hidden = int(intSetting(s, "hidden"));
-    o.model.embed = int(intSetting(s, "embed"));
-    o.model.attnHidden = int(intSetting(s, "attn-hidden"));
-    o.model.encoder = textSetting(s, "encoder");
-    o.model.cellPositions = flagSetting(s, "cell-positions");
-    o.model.dropout = realSetting(s, "dropout");
-    o.model.maxLength = int(intSetting(s, "max-length"));
-    o.dsrLambda = realSetting(s, "dsr-lambda");
-    o.attentionEntropy = realSetting(s, "attention-entropy");
-    o.attentionEntropyWarmup = intSetting(s, "attention-entropy-warmup");
-    o.entropyBonus = realSetting(s, "entropy-bonus");
-    o.expectationMix = realSetting(s, "expectation-mix");
-    o.gumbelRate = realSetting(s, "gumbel-rate");
-    o.initFrom = textSetting(s, "init-from");
-    return trainCaptionModel(o, progress);
+    o.model.mode = s.attentionMode("mode");
+    o.model.scorer = s.text("scorer");
+    o.model.grid = int(s.integer("grid"));
+    o.model.featureDim = int(s.integer("feature-dim"));
+    o.model.hidden = int(s.integer("hidden"));
+    o.model.embed = int(s.integer("embed"));
+    o.model.attnHidden = int(s.integer("attn-hidden"));
+    o.model.encoder = s.text("encoder");
+    o.model.cellPositions = s.flag("cell-positions");
+    o.model.dropout = s.real("dropout");
+    o.model.maxLength = int(s.integer("max-length"));
+    o.dsrLambda = s.real("dsr-lambda");
+    o.attentionEntropy = s.real("attention-entropy");
+    o.attentionEntropyWarmup = s.integer("attention-entropy-warmup");
+    o.entropyBonus = s.real("entropy-bonus");
+    o.expectationMix = s.real("expectation-mix");
+    o.gumbelRate = s.real("gumbel-rate");
+    o.initFrom = s.text("init-from");
+    return o;
 }
 
 }  // namespace
@@ -110,13 +110,13 @@ ModelFamily captionFamily() {
     f.progress.trainAccuracy = "word acc.";
     f.progress.accuracyAxis = "exact match, BLEU-4, mass";
     f.progress.bleuAndMass = true;
-    f.reinforced = [](const FamilySettings& s) { return textSetting(s, "mode") == "hard"; };
+    f.reinforced = [](const FamilySettings& s) { return attentionModeSetting(s, "mode") == TrainingMode::Hard; };
     f.fileTagKey = "mode";
-    f.train = trainCaption;
+    setTrainer(f, captionOptions, trainCaptionModel);
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
         std::vector<std::pair<std::string, double>> figures;
-        if (textSetting(s, "mode") == "hard") figures = {{"reward", p.reward}, {"baseline", p.baseline}};
-        if (textSetting(s, "mode") == "gumbel") figures = {{"tau", p.temperature}};
+        if (attentionModeSetting(s, "mode") == TrainingMode::Hard) figures = {{"reward", p.reward}, {"baseline", p.baseline}};
+        if (attentionModeSetting(s, "mode") == TrainingMode::Gumbel) figures = {{"tau", p.temperature}};
         figures.insert(figures.end(), {{"H", p.entropy}, {"word acc", p.trainAccuracy}});
         return figureLine(figures, "  ");
     };
@@ -130,7 +130,7 @@ ModelFamily captionFamily() {
     f.costTimedRules = 3;  // 3 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = captionConfigFromJson(config);
-        return c ? "captioner, " + c->mode + " attention, up to " + std::to_string(c->maxLength) + " words, " + dataset
+        return c ? "captioner, " + trainingModeName(c->mode) + " attention, up to " + std::to_string(c->maxLength) + " words, " + dataset
                  : dataset;
     };
     return f;

@@ -72,10 +72,10 @@ std::vector<std::string> CaptionModel::classNames() const { return m_impl->confi
 int CaptionModel::imageSize() const { return m_impl->config.imageSize; }
 int CaptionModel::channels() const { return m_impl->config.inChannels; }
 int CaptionModel::steps() const { return m_impl->config.maxLength - 1; }
-std::string CaptionModel::trainedMode() const { return m_impl->config.mode; }
+TrainingMode CaptionModel::trainedMode() const { return m_impl->config.mode; }
 std::vector<std::string> CaptionModel::evaluationRules() const {
     // The training-time deterministic rule first: it heads eval's figures.
-    if (m_impl->config.mode == "soft") return {"soft", "argmax", "sample", "beam:3"};
+    if (m_impl->config.mode == TrainingMode::Soft) return {"soft", "argmax", "sample", "beam:3"};
     return {"argmax", "soft", "sample", "beam:3"};
 }
 
@@ -88,7 +88,7 @@ double CaptionModel::wordTemperature() const { return m_impl->wordTemperature; }
 
 RuleMenu CaptionModel::ruleMenu() const { return {{"argmax", "sample", "soft", "beam", "gumbel", "ksample"}, {}}; }
 
-std::string CaptionModel::displayName() const { return m_impl->config.mode + " captioner, " + m_impl->info.dataset; }
+std::string CaptionModel::displayName() const { return trainingModeName(m_impl->config.mode) + " captioner, " + m_impl->info.dataset; }
 
 CellGrid CaptionModel::cellGrid() const { return {m_impl->config.grid, m_impl->config.scorer, ""}; }
 
@@ -145,7 +145,7 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
             caption = decodeImages(m.net, *input, *rule, rng, true, m.wordTemperature, &wordRng).front();
         }
         Trace t;
-        t.modelId = "caption/" + m.config.mode + "/" + m.info.dataset;
+        t.modelId = "caption/" + trainingModeName(m.config.mode) + "/" + m.info.dataset;
         t.imageId = imageId;
         t.rule = kSample > 0 ? "ksample:" + std::to_string(kSample) : rule->spec;
         t.seed = seed;
@@ -179,7 +179,7 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
 namespace {
 
 // The location rule a word forward differentiates: soft or argmax, nothing sampled.
-Result<SelectionOptions> differentiableCaptionRule(const std::string& spec, const std::string& mode) {
+Result<SelectionOptions> differentiableCaptionRule(const std::string& spec, TrainingMode mode) {
     auto rule = parseCaptionRule(spec, mode);
     if (!rule) return Error{rule.error()};
     if (rule->beam > 0 || (rule->location.rule != SelectionRule::Soft && rule->location.rule != SelectionRule::Argmax))
@@ -293,7 +293,7 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
     s.deterministic.output.label = id(s.deterministic.output.text);
     for (auto& r : s.runs) r.label = id(r.text);
     s.classNames = names;
-    s.outputKind = "caption";
+    s.outputKind = OutputKind::Caption;
     s.truth.reset();
     if (truth) s.references = truth->references;
     if (!objects.empty()) {  // the deterministic caption's cells: chosen, or the argmax of soft attention
@@ -327,7 +327,7 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
     const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     EvalReport report;
-    report.outputKind = "caption";
+    report.outputKind = OutputKind::Caption;
     report.predictions.resize(rules.size());
     report.correct.resize(rules.size());
     std::vector<CaptionScoreAccumulator> scores;

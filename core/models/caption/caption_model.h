@@ -28,13 +28,13 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;  ///< the most words a caption can have, <end> included
-    std::string trainedMode() const override;
+    TrainingMode trainedMode() const override;
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override;
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;
     CellGrid cellGrid() const override;
-    std::string outputKind() const override { return "caption"; }
+    OutputKind outputKind() const override { return OutputKind::Caption; }
     std::vector<std::string> evaluationRules() const override;
 
     /// Word `step` of `words` as a classifier of the image (AttentionModel::wordForward): the
@@ -45,7 +45,7 @@ public:
 
     /// Words of stochastic captions (sample, ksample) are drawn at this temperature (0: greedy,
     /// the default). Must be finite and >= 0.
-    Result<Unit> setWordTemperature(double temperature);
+    Result<Unit> setWordTemperature(double temperature) override;
     double wordTemperature() const;
 
     /// One caption of one image; steps stop after <end>. With ground truth (boxes and names of

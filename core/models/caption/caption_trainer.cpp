@@ -42,8 +42,8 @@ Result<Unit> fitCaptionConfig(CaptionConfig& config, const CaptionTrainOptions& 
         config.maxLength = int(longest) + 2;
     }
     if (auto valid = validateCaptionConfig(config); !valid) return Error{valid.error()};
-    if (o.attentionEntropy > 0 && config.mode != "soft")
-        return Error{"the attention entropy weight applies to soft training only (this is " + config.mode + ")"};
+    if (o.attentionEntropy > 0 && config.mode != TrainingMode::Soft)
+        return Error{"the attention entropy weight applies to soft training only (this is " + trainingModeName(config.mode) + ")"};
     if (o.attentionEntropyWarmup < 0) return Error{"the attention entropy warm-up must be >= 0 iterations"};
     if (o.attentionEntropyWarmup > 0 && !(o.attentionEntropy > 0))
         return Error{"an attention entropy warm-up needs an attention entropy weight above 0"};
@@ -89,10 +89,10 @@ struct CaptionStep {
         SelectionOptions rule;
         torch::Tensor mix;
         double tau = 0;
-        if (config.mode == "hard") {
+        if (config.mode == TrainingMode::Hard) {
             rule.rule = SelectionRule::Sample;
             mix = Rng(mixSeed(drawSeed, kCaptionMixStream, it)).uniform({rows}, device) < o.expectationMix;
-        } else if (config.mode == "gumbel") {
+        } else if (config.mode == TrainingMode::Gumbel) {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
             rule.temperature = tau;
@@ -110,7 +110,7 @@ struct CaptionStep {
         const auto ce = -logp.sum() / words;
         const auto meanEntropy = (out.entropy * mask).sum() / words;  // of the attention, per word
         auto loss = ce;
-        if (config.mode == "hard") {
+        if (config.mode == TrainingMode::Hard) {
             const auto reward = logp.sum(0).detach();  // log p(caption | locations), per caption
             p.reward = reward.mean().item<double>();
             const auto chose = mix.logical_not().to(reward.dtype());
@@ -119,7 +119,7 @@ struct CaptionStep {
             const auto entropy = (out.entropy * mask).sum(0).mean();
             loss = loss + reinforce / words.detach() * double(rows) - o.entropyBonus * entropy;
             p.reinforce = reinforce.item<double>();
-        } else if (config.mode == "soft") {
+        } else if (config.mode == TrainingMode::Soft) {
             loss = softRegularised(loss, out, mask, meanEntropy, it);
         }
         p.loss = loss.item<double>();
@@ -159,7 +159,7 @@ nlohmann::json evaluateCaptioner(CaptionNetwork& net, const CaptionConfig& confi
                                  TrainProgress& p) {
     torch::NoGradGuard noGrad;
     nlohmann::json row{{"eval_images", eval.size}};
-    const std::string deterministic = config.mode == "soft" ? "soft" : "argmax";
+    const std::string deterministic = config.mode == TrainingMode::Soft ? "soft" : "argmax";
     for (const char* name : {"soft", "argmax", "sample"}) {
         auto rule = parseCaptionRule(name, config.mode);
         Rng rng(1);
@@ -217,7 +217,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
 
     TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), start.dataset, seed,
                                      start.iteration, start.total);
-    baseline.wire(setup, config.mode == "hard");
+    baseline.wire(setup, config.mode == TrainingMode::Hard);
     setup.clipGradNorm = 5.0;
     const CaptionStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
     return runTrainLoop(

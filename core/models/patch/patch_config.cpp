@@ -19,10 +19,10 @@ Result<PatchConfig> validatePatchConfig(const PatchConfig& c) {
         return Error{"unknown scorer '" + c.scorer + "'"};
     if ((c.scorer == "dot" || c.scorer == "scaled-dot") && c.hidden != c.featureDim)
         return Error{c.scorer + " scoring needs hidden == feature_dim"};
-    if (c.mode != "soft" && c.mode != "hard" && c.mode != "gumbel")
-        return Error{"unknown training mode '" + c.mode + "' (use soft, hard or gumbel)"};
     if (c.variant != "dense" && c.variant != "select")
         return Error{"unknown variant '" + c.variant + "' (use dense or select)"};
+    if (c.mode != TrainingMode::Soft && c.mode != TrainingMode::Hard && c.mode != TrainingMode::Gumbel)
+        return Error{"unknown training mode '" + trainingModeName(c.mode) + "' (use soft, hard or gumbel)"};
     return c;
 }
 
@@ -31,7 +31,7 @@ std::string patchConfigToJson(const PatchConfig& c) {
                           {"grid", c.grid},             {"feature_dim", c.featureDim},
                           {"hidden", c.hidden},         {"attn_hidden", c.attnHidden},
                           {"steps", c.steps},           {"classes", c.classes},
-                          {"scorer", c.scorer},         {"mode", c.mode},
+                          {"scorer", c.scorer},         {"mode", trainingModeName(c.mode)},
                           {"variant", c.variant}}
         .dump();
 }
@@ -50,7 +50,9 @@ Result<PatchConfig> patchConfigFromJson(const std::string& text) {
         c.steps = intField(j, "steps", 1, 64);
         c.classes = intField(j, "classes", 2, 100000);
         c.scorer = stringField(j, "scorer");
-        c.mode = stringField(j, "mode");
+        auto mode = parseAttentionTrainingMode(stringField(j, "mode"));
+        if (!mode) return Error{"model config: " + mode.error()};
+        c.mode = *mode;
         c.variant = j.contains("variant") ? stringField(j, "variant") : "dense";
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + firstLine(e.what())};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "trace/output_kind.h"
 
 namespace saccade {
 
@@ -17,7 +18,7 @@ struct PatchConfig {
     int steps = 4;         ///< T: attention steps
     int classes = 10;
     std::string scorer = "additive";  ///< additive, dot, general, scaled-dot
-    std::string mode = "soft";        ///< how it was trained: soft, hard or gumbel
+    TrainingMode mode = TrainingMode::Soft;  ///< how it was trained: soft, hard or gumbel
     /// "dense": one CNN computes every cell's features before selection (selection saves
     /// nothing). "select": a cheap low-resolution pass scores the cells and the patch network
     /// runs only on each step's selected cell (a window of 3 x 3 cells around it); rules that

@@ -23,9 +23,8 @@ std::vector<std::string> patchDatasets() {
 
 std::vector<FamilyField> patchFields() {
     const PatchTrainOptions d;
-    const std::vector<std::string> modes{"soft", "hard", "gumbel"};
     return {
-        choiceField("mode", "Mode:", modes, d.model.mode,
+        choiceField("mode", "Mode:", attentionTrainingModeNames(), trainingModeName(d.model.mode),
                     "soft: backprop through the expected context; hard: REINFORCE with a baseline; gumbel: "
                     "straight-through Gumbel-softmax"),
         choiceField("scorer", "Scorer:", {"additive", "general", "dot", "scaled-dot"}, d.model.scorer,
@@ -50,21 +49,21 @@ std::vector<FamilyField> patchFields() {
     };
 }
 
-Result<TrainSummary> trainPatch(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+/// The training options a request stands for.
+PatchTrainOptions patchOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     PatchTrainOptions o;
     static_cast<TrainCommonOptions&>(o) = r.common;
     o.dataset = r.dataset;
-    const auto& s = r.settings;
-    o.model.mode = textSetting(s, "mode");
-    o.model.scorer = textSetting(s, "scorer");
-    o.model.variant = textSetting(s, "variant");
-    o.model.steps = int(intSetting(s, "steps"));
-    o.model.grid = int(intSetting(s, "grid"));
-    o.entropyBonus = realSetting(s, "entropy-bonus");
-    o.dsrLambda = realSetting(s, "dsr-lambda");
-    o.gumbelRate = realSetting(s, "gumbel-rate");
-    o.initFrom = textSetting(s, "init-from");
-    return trainPatchModel(o, progress);
+    o.model.mode = s.attentionMode("mode");
+    o.model.scorer = s.text("scorer");
+    o.model.variant = s.text("variant");
+    o.model.steps = int(s.integer("steps"));
+    o.model.grid = int(s.integer("grid"));
+    o.entropyBonus = s.real("entropy-bonus");
+    o.dsrLambda = s.real("dsr-lambda");
+    o.gumbelRate = s.real("gumbel-rate");
+    o.initFrom = s.text("init-from");
+    return o;
 }
 
 }  // namespace
@@ -80,13 +79,13 @@ ModelFamily patchFamily() {
     f.defaultDataset = PatchTrainOptions{}.dataset;
     f.defaults = PatchTrainOptions{};
     f.fields = patchFields();
-    f.reinforced = [](const FamilySettings& s) { return textSetting(s, "mode") == "hard"; };
+    f.reinforced = [](const FamilySettings& s) { return attentionModeSetting(s, "mode") == TrainingMode::Hard; };
     f.fileTagKey = "mode";
-    f.train = trainPatch;
+    setTrainer(f, patchOptions, trainPatchModel);
     f.progressLine = [](const TrainProgress& p, const FamilySettings& s) {
         std::vector<std::pair<std::string, double>> figures;
-        if (textSetting(s, "mode") == "hard") figures = {{"reward", p.reward}, {"baseline", p.baseline}};
-        if (textSetting(s, "mode") == "gumbel") figures = {{"tau", p.temperature}};
+        if (attentionModeSetting(s, "mode") == TrainingMode::Hard) figures = {{"reward", p.reward}, {"baseline", p.baseline}};
+        if (attentionModeSetting(s, "mode") == TrainingMode::Gumbel) figures = {{"tau", p.temperature}};
         figures.insert(figures.end(), {{"H", p.entropy}, {"acc", p.trainAccuracy}});
         return figureLine(figures, "  ");
     };
@@ -99,7 +98,7 @@ ModelFamily patchFamily() {
     f.costTimedRules = 8;  // 2 variants x 4 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = patchConfigFromJson(config);
-        return c ? c->mode + " attention, " + std::to_string(c->steps) + " steps, " + dataset : dataset;
+        return c ? trainingModeName(c->mode) + " attention, " + std::to_string(c->steps) + " steps, " + dataset : dataset;
     };
     return f;
 }

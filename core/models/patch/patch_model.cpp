@@ -103,7 +103,7 @@ GradientForward* PatchModel::gradientForward() {
     FunctionGradientForward::Weights weights{[&m] { return layerGroupsFromTop(*m.net); }, {}};
     // Differentiated by default under the rule it was trained with where that rule has a gradient
     // (a soft model: soft; through argmax, integrated gradients do not converge), else argmax.
-    const std::string rule = m.config.mode == "soft" ? "soft" : "argmax";
+    const std::string rule = m.config.mode == TrainingMode::Soft ? "soft" : "argmax";
     auto forward = std::make_unique<FunctionGradientForward>(m.device, rule, logits, grid, weights);
     forward->setAttentionHead([&m](const torch::Tensor& images) { return softAttentionHead(m.net, images); });
     if (m.config.variant != "select") {
@@ -152,14 +152,14 @@ std::vector<std::string> PatchModel::classNames() const { return m_impl->classNa
 int PatchModel::imageSize() const { return m_impl->config.imageSize; }
 int PatchModel::channels() const { return m_impl->config.inChannels; }
 int PatchModel::steps() const { return m_impl->config.steps; }
-std::string PatchModel::trainedMode() const { return m_impl->config.mode; }
+TrainingMode PatchModel::trainedMode() const { return m_impl->config.mode; }
 
 RuleMenu PatchModel::ruleMenu() const {
     const auto& c = m_impl->config;
     return {{"argmax", "sample", "soft", "topk", "gumbel", "ksample"}, {{"topk", {1, c.grid * c.grid}}}};
 }
 
-std::string PatchModel::displayName() const { return m_impl->config.mode + " patch model, " + m_impl->info.dataset; }
+std::string PatchModel::displayName() const { return trainingModeName(m_impl->config.mode) + " patch model, " + m_impl->info.dataset; }
 
 CellGrid PatchModel::cellGrid() const {
     const auto& c = m_impl->config;
@@ -195,7 +195,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
         }
         const auto out = m.net->forward(x, forwardRule, rng);
         Trace t;
-        t.modelId = "patch/" + m.config.mode + "/" + m.info.dataset;
+        t.modelId = "patch/" + trainingModeName(m.config.mode) + "/" + m.info.dataset;
         t.imageId = imageId;
         t.rule = selectionRuleSpec(*parsed);
         t.seed = seed;

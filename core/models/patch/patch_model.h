@@ -33,7 +33,7 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;
-    std::string trainedMode() const override;
+    TrainingMode trainedMode() const override;
     std::string deterministicRule() const override { return "argmax"; }
     std::string summary() const override;
     RuleMenu ruleMenu() const override;

@@ -49,12 +49,12 @@ struct PatchStep {
         SelectionOptions rule;
         torch::Tensor mix;
         double tau = 0;
-        if (config.mode == "hard") {
+        if (config.mode == TrainingMode::Hard) {
             rule.rule = SelectionRule::Sample;
             // The select variant skips the expectation mix: it would process every cell.
             if (config.variant == "dense")
                 mix = Rng(mixSeed(drawSeed, kPatchMixStream, it)).uniform({rows}, device) < 0.5;
-        } else if (config.mode == "gumbel") {
+        } else if (config.mode == TrainingMode::Gumbel) {
             rule.rule = SelectionRule::Gumbel;
             tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
             rule.temperature = tau;
@@ -63,7 +63,7 @@ struct PatchStep {
         const auto logpY = torch::log_softmax(out.logits, -1).gather(1, batch.labels.unsqueeze(1)).squeeze(1);
         const auto ce = -logpY.mean();
         auto loss = ce;
-        if (config.mode == "hard") {
+        if (config.mode == TrainingMode::Hard) {
             // Reward log p(y | s, a); the samples that used the expectation made no choice.
             const auto reward = logpY.detach();
             p.reward = reward.mean().item<double>();
@@ -72,7 +72,7 @@ struct PatchStep {
             const auto reinforce = -(advantage * out.logProb.sum(0)).mean();
             loss = loss + reinforce - o.entropyBonus * out.entropy.sum(0).mean();
             p.reinforce = reinforce.item<double>();
-        } else if (config.mode == "soft" && o.dsrLambda > 0) {
+        } else if (config.mode == TrainingMode::Soft && o.dsrLambda > 0) {
             const auto coverage = out.probs.sum(0);  // [B, L]
             loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean();
         }
@@ -136,7 +136,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
 
     TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed,
                                      start.iteration, start.total);
-    baseline.wire(setup, config.mode == "hard");
+    baseline.wire(setup, config.mode == TrainingMode::Hard);
     const PatchStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
     auto evaluate = [&](TrainProgress& p) {
         p.evalSoft = accuracyUnder(net, eval.batch, "soft", 1);

@@ -41,22 +41,22 @@ std::vector<FamilyField> ramFields() {
     };
 }
 
-Result<TrainSummary> trainRam(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+/// The training options a request stands for.
+RamTrainOptions ramOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     RamTrainOptions o;
     static_cast<TrainCommonOptions&>(o) = r.common;
     o.dataset = r.dataset;
-    const auto& s = r.settings;
-    o.model.glimpses = int(intSetting(s, "glimpses"));
-    if (!textSetting(s, "glimpse-size").empty()) o.model.glimpseSize = int(intSetting(s, "glimpse-size"));
-    if (!textSetting(s, "scales").empty()) o.model.scales = int(intSetting(s, "scales"));
-    o.model.scaleFactor = int(intSetting(s, "scale-factor"));
-    o.model.core = textSetting(s, "core");
-    o.model.locationStd = realSetting(s, "std");
-    o.model.hidden = int(intSetting(s, "hidden"));
+    o.model.glimpses = int(s.integer("glimpses"));
+    if (auto size = s.optionalInteger("glimpse-size")) o.model.glimpseSize = int(*size);
+    if (auto scales = s.optionalInteger("scales")) o.model.scales = int(*scales);
+    o.model.scaleFactor = int(s.integer("scale-factor"));
+    o.model.core = s.text("core");
+    o.model.locationStd = s.real("std");
+    o.model.hidden = int(s.integer("hidden"));
     o.model.glimpseDim = o.model.hidden;
-    o.replicas = int(intSetting(s, "replicas"));
-    o.freshCanvases = !flagSetting(s, "fixed-canvases");
-    return trainRamModel(o, progress);
+    o.replicas = int(s.integer("replicas"));
+    o.freshCanvases = !s.flag("fixed-canvases");
+    return o;
 }
 
 }  // namespace
@@ -75,7 +75,7 @@ ModelFamily ramFamily() {
     f.progress.evalSoft = "eval random glimpses";
     f.progress.evalArgmax = "eval mean";
     f.progress.reward = true;
-    f.train = trainRam;
+    setTrainer(f, ramOptions, trainRamModel);
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
         return figureLine({{"reward", p.reward}, {"baseline", p.baseline}}, "  ");
     };

@@ -229,7 +229,7 @@ Result<EvalReport> RamModel::evaluate(const Dataset& dataset, Split split, const
         }
         return predicted;
     };
-    return evaluateInBatches(dataset, split, specs, limit, 250, m.device, "reinforce", predict, progress, shard);
+    return evaluateInBatches(dataset, split, specs, limit, 250, m.device, TrainingMode::Reinforce, predict, progress, shard);
 }
 
 }  // namespace saccade

@@ -24,7 +24,7 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;
-    std::string trainedMode() const override { return "reinforce"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Reinforce; }
     std::string deterministicRule() const override { return "mean"; }
     std::string summary() const override;
     /// Differentiable under its deterministic rule; no convolutional grid.

@@ -8,6 +8,7 @@
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "common/atomic_file.h"
 #include "common/display_text.h"
@@ -20,6 +21,23 @@ namespace saccade {
 
 namespace {
 constexpr std::size_t kMaxScriptBytes = std::size_t(1) << 30;
+
+/// Why LibTorch could not load an archive. An operator this LibTorch lacks means a newer PyTorch
+/// saved the file: said with both versions and what to do (measured: PyTorch 2.x's
+/// scaled_dot_product_attention in a scripted nn.MultiheadAttention or timm's fused attention).
+std::string loadFailure(const std::string& path, const std::string& message) {
+    static const std::regex kUnknownOp(R"(Unknown builtin op: ([A-Za-z_][A-Za-z0-9_]*::[A-Za-z0-9_.]+))");
+    std::smatch op;
+    if (std::regex_search(message, op, kUnknownOp)) {
+        std::string name = op[1].str();
+        while (!name.empty() && name.back() == '.') name.pop_back();  // the sentence's full stop
+        return "'" + path + "' calls " + name + ", which this Saccade's LibTorch " TORCH_VERSION
+               " does not have: the file was saved by a newer PyTorch (2.x). Export it with torch.jit.trace instead "
+               "of torch.jit.script, or without that operator (timm: timm.layers.set_fused_attn(False)), or open "
+               "it with Saccade built on LibTorch 2.x (Debian 13)";
+    }
+    return notScriptModelText(path) + ": " + escapeDisplayText(firstLine(message), 500);
+}
 }  // namespace
 
 std::string notScriptModelText(const std::string& path) {
@@ -45,9 +63,9 @@ Result<ScriptArchive> openScriptArchive(const std::string& path, const std::stri
     try {
         a.module = torch::jit::load(path, a.device, extra);
     } catch (const c10::Error& e) {
-        return Error{notModel + ": " + firstLine(e.what_without_backtrace())};
+        return Error{loadFailure(path, e.what_without_backtrace())};
     } catch (const std::exception& e) {
-        return Error{notModel + ": " + escapeDisplayText(firstLine(e.what()), 500)};
+        return Error{loadFailure(path, e.what())};
     }
     a.module.eval();
     a.extraJson = extra["saccade.json"];

@@ -371,7 +371,7 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
     const std::int64_t n = range.size();
     const auto start = std::chrono::steady_clock::now();
     EvalReport report;
-    report.outputKind = "caption";
+    report.outputKind = OutputKind::Caption;
     report.predictions.resize(rules.size());
     report.correct.resize(rules.size());
     std::vector<std::vector<std::vector<std::string>>> candidates(rules.size());
@@ -424,7 +424,7 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
     report.shard = shard;
     report.begin = range.begin;
     report.total = total;
-    report.trainedMode = "imported";
+    report.trainedMode = TrainingMode::Imported;
     for (std::size_t r = 0; r < rules.size(); ++r) {
         const auto scores = captionScores(rules[r], corpusBleu(candidates[r], references[r]), n, exact[r], AttentionCorrectness{});
         report.rules.push_back(wilsonAccuracy(rules[r], exact[r], n));

@@ -45,14 +45,14 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;  ///< the steps the probe's caption had (max_len or fewer)
-    std::string trainedMode() const override { return "imported"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Imported; }
     std::string deterministicRule() const override { return "caption"; }
     /// Refused: caption() returns words and maps but no word scores to differentiate or occlude.
     Result<std::shared_ptr<GradientForward>> wordForward(const std::vector<std::string>& words, int step,
                                                          const std::string& rule) override;
     std::string summary() const override;
     std::string preprocessing() const override;
-    std::string outputKind() const override { return "caption"; }
+    OutputKind outputKind() const override { return OutputKind::Caption; }
     bool hasStochasticRuns() const override { return false; }
     RuleMenu ruleMenu() const override;
     std::string displayName() const override;

@@ -3,6 +3,8 @@
 // file is opened once; a module with a `translate` method is a translator, which reads text
 // (ScriptTranslator); one with a `caption` method a captioner (ScriptCaptioner); any other a
 // classifier under the forward contract (ScriptModel).
+#include <algorithm>
+
 #include "models/model_family.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_captioner.h"
@@ -42,6 +44,20 @@ Result<std::shared_ptr<const Translator>> openScriptTranslator(const std::string
     return std::shared_ptr<const Translator>(*t);
 }
 
+/// An import's attention is the softmax weights its contract returns: no queries and keys.
+Result<AttentionRecording> refuseImportAttention(const std::string& path, std::int64_t, const std::string& need) {
+    if (ScriptTranslator::fileDefinesTranslate(path))
+        return Error{path + " is an imported translator: its attention weights are softmax outputs, and " + need +
+                     ", which the contract does not return"};
+    auto model = openScriptImport(path, "cpu", {});
+    if (!model) return Error{model.error()};
+    const auto rules = (*model)->ruleMenu().rules;
+    if (std::find(rules.begin(), rules.end(), "rollout") != rules.end())
+        return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and " + need +
+                     ", which the contract does not return"};
+    return Error{path + " has no self-attention layers (a Transformer or ViT has)"};
+}
+
 }  // namespace
 
 ModelFamily scriptFamily() {
@@ -56,6 +72,7 @@ ModelFamily scriptFamily() {
     f.holdsText = ScriptTranslator::fileDefinesTranslate;
     f.listLine = [](const std::string&, const std::string&) { return std::string("TorchScript (no sidecar)"); };
     f.importCost = scriptImportCost;
+    f.recordAttentionInputs = refuseImportAttention;
     f.costTimedRules = 1;
     return f;
 }

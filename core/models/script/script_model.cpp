@@ -587,7 +587,7 @@ Result<EvalReport> ScriptModel::evaluate(const Dataset& dataset, Split split, co
         }
         return predicted;
     };
-    return evaluateInBatches(dataset, split, rules, limit, 100, m.device, "imported", predict, progress, shard);
+    return evaluateInBatches(dataset, split, rules, limit, 100, m.device, TrainingMode::Imported, predict, progress, shard);
 }
 
 }  // namespace saccade

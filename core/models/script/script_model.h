@@ -43,7 +43,7 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;  ///< attention steps, or a transformer's layers
-    std::string trainedMode() const override { return "imported"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Imported; }
     /// "forward" (what forward returns), or "attention" for transformers (the mean over heads).
     std::string deterministicRule() const override;
     std::string summary() const override;

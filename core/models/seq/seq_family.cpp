@@ -53,26 +53,26 @@ std::vector<FamilyField> seqFields() {
     };
 }
 
-Result<TrainSummary> trainSeq(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+/// The training options a request stands for.
+SeqTrainOptions seqOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     SeqTrainOptions o;
     static_cast<TrainCommonOptions&>(o) = r.common;
-    const auto& s = r.settings;
     o.model.task = r.dataset;
-    o.model.architecture = textSetting(s, "architecture");
-    o.model.cell = textSetting(s, "cell");
-    o.model.scorer = textSetting(s, "scorer");
-    o.model.alignment = textSetting(s, "alignment");
-    o.model.window = realSetting(s, "window");
-    o.model.embed = int(intSetting(s, "embed"));
-    o.model.encoderHidden = int(intSetting(s, "encoder-hidden"));
-    o.model.decoderHidden = int(intSetting(s, "decoder-hidden"));
-    o.model.attention = int(intSetting(s, "attention"));
-    o.model.layers = int(intSetting(s, "layers"));
-    o.model.heads = int(intSetting(s, "heads"));
-    o.model.dim = int(intSetting(s, "dim"));
-    o.model.ff = int(intSetting(s, "ff"));
-    o.entropyBonus = realSetting(s, "entropy-bonus");
-    return trainSeqModel(o, progress);
+    o.model.architecture = s.text("architecture");
+    o.model.cell = s.text("cell");
+    o.model.scorer = s.text("scorer");
+    o.model.alignment = s.text("alignment");
+    o.model.window = s.real("window");
+    o.model.embed = int(s.integer("embed"));
+    o.model.encoderHidden = int(s.integer("encoder-hidden"));
+    o.model.decoderHidden = int(s.integer("decoder-hidden"));
+    o.model.attention = int(s.integer("attention"));
+    o.model.layers = int(s.integer("layers"));
+    o.model.heads = int(s.integer("heads"));
+    o.model.dim = int(s.integer("dim"));
+    o.model.ff = int(s.integer("ff"));
+    o.entropyBonus = s.real("entropy-bonus");
+    return o;
 }
 
 std::string taskDescriptions() {
@@ -80,6 +80,32 @@ std::string taskDescriptions() {
     for (const auto& name : seqTaskNames())
         if (auto task = openSeqTask(name)) s += "\n  " + name + ": " + (*task)->description();
     return s;
+}
+
+/// A sequence Transformer's attention layers on its task's first `count` test sentences.
+Result<AttentionRecording> recordSeqAttention(const std::string& path, std::int64_t count, const std::string&) {
+    auto model = SeqModel::open(path, "cpu");
+    if (!model) return Error{model.error()};
+    if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
+    AttentionRecording out;
+    {
+        QkvCapture capture;
+        SeqEvalOptions eval;
+        eval.limit = count;
+        eval.permutation = false;
+        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
+        out.layers = capture.layers();
+    }
+    std::int64_t sentences = 0;  // as many as the first layer saw, over its batches
+    for (const auto& l : out.layers)
+        if (l.name == out.layers.front().name) sentences += l.q.size(0);
+    const SeqTask* task = (*model)->task();
+    for (std::int64_t i = 0; i < sentences; ++i) {
+        auto source = task->sample(Split::Test, i, kSeqTestSeed).source;
+        out.inputs.sentences.push_back(task->detokenize(source));
+        out.inputs.tokens.push_back(std::move(source));
+    }
+    return out;
 }
 
 }  // namespace
@@ -92,6 +118,7 @@ ModelFamily seqFamily() {
     f.description = "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
                     "decoder) on a task whose true alignment is known. Tasks:" + taskDescriptions();
     f.readsText = true;
+    f.recordAttentionInputs = recordSeqAttention;
     f.datasetKey = "task";
     f.evalCountKey = "eval-sentences";
     f.datasets = seqTaskNames;
@@ -106,7 +133,7 @@ ModelFamily seqFamily() {
     f.reinforced = [](const FamilySettings& s) {
         return textSetting(s, "architecture") == "rnn" && textSetting(s, "alignment") == "hard";
     };
-    f.train = trainSeq;
+    setTrainer(f, seqOptions, trainSeqModel);
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
         return figureLine({{"token acc", p.trainAccuracy}}, "  ");
     };

@@ -1,5 +1,6 @@
 // The Vision Transformer's registration: its training fields, trainer, network, loading and list
 // line (models/model_family.h).
+#include <algorithm>
 #include <cstdlib>
 
 #include "data/dataset.h"
@@ -56,21 +57,40 @@ std::vector<FamilyField> vitFields() {
     };
 }
 
-Result<TrainSummary> trainVit(const FamilyTrainRequest& r, const TrainProgressCallback& progress) {
+/// The training options a request stands for.
+VitTrainOptions vitOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     VitTrainOptions o;
     static_cast<TrainCommonOptions&>(o) = r.common;
     o.dataset = r.dataset;
-    const auto& s = r.settings;
-    o.model.patch = int(intSetting(s, "patch"));
-    o.model.layers = int(intSetting(s, "layers"));
-    o.model.dim = int(intSetting(s, "dim"));
-    o.model.heads = int(intSetting(s, "heads"));
-    o.model.mlp = int(intSetting(s, "mlp"));
-    o.model.dropout = realSetting(s, "dropout");
-    o.weightDecay = realSetting(s, "weight-decay");
-    o.labelSmoothing = realSetting(s, "label-smoothing");
-    o.shift = flagSetting(s, "shift");
-    return trainVitModel(o, progress);
+    o.model.patch = int(s.integer("patch"));
+    o.model.layers = int(s.integer("layers"));
+    o.model.dim = int(s.integer("dim"));
+    o.model.heads = int(s.integer("heads"));
+    o.model.mlp = int(s.integer("mlp"));
+    o.model.dropout = s.real("dropout");
+    o.weightDecay = s.real("weight-decay");
+    o.labelSmoothing = s.real("label-smoothing");
+    o.shift = s.flag("shift");
+    return o;
+}
+
+/// The ViT's attention layers on its dataset's first `count` test images.
+Result<AttentionRecording> recordVitAttention(const std::string& path, std::int64_t count, const std::string&) {
+    auto model = VitModel::load(path, "cpu");
+    if (!model) return Error{model.error()};
+    const auto& info = (*model)->info();
+    auto dataset = openDataset(info.dataset, {"", info.seed});
+    if (!dataset) return Error{dataset.error()};
+    AttentionRecording out;
+    out.inputs.dataset = info.dataset;
+    QkvCapture capture;
+    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
+        const auto sample = (*dataset)->sample(Split::Test, i);
+        if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
+            return Error{t.error()};
+    }
+    out.layers = capture.layers();
+    return out;
 }
 
 }  // namespace
@@ -90,7 +110,7 @@ ModelFamily vitFamily() {
     f.progress.evalArgmax.clear();
     f.progress.evalSample.clear();
     f.progress.entropy = false;
-    f.train = trainVit;
+    setTrainer(f, vitOptions, trainVitModel);
     f.progressLine = [](const TrainProgress& p, const FamilySettings&) {
         return figureLine({{"acc", p.trainAccuracy}}, "  ");
     };
@@ -101,6 +121,7 @@ ModelFamily vitFamily() {
     };
     f.network = networkWith(vitConfigFromJson, [](const VitConfig& c) { return VitNetwork(c).ptr(); });
     f.open = openWith<VitModel>();
+    f.recordAttentionInputs = recordVitAttention;
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = vitConfigFromJson(config);
         return c ? "ViT, " + std::to_string(c->layers) + " layers x " + std::to_string(c->heads) + " heads, " + dataset

@@ -172,7 +172,7 @@ Result<EvalReport> VitModel::evaluate(const Dataset& dataset, Split split, const
         const auto predicted = m.net->forward(batch.images).logits.argmax(-1);
         return std::vector<torch::Tensor>(rules.size(), predicted);
     };
-    return evaluateInBatches(dataset, split, rules, limit, 250, m.device, "soft", predict, progress, shard);
+    return evaluateInBatches(dataset, split, rules, limit, 250, m.device, TrainingMode::Soft, predict, progress, shard);
 }
 
 }  // namespace saccade

@@ -24,7 +24,7 @@ public:
     int imageSize() const override;
     int channels() const override;
     int steps() const override;  ///< layers
-    std::string trainedMode() const override { return "soft"; }
+    TrainingMode trainedMode() const override { return TrainingMode::Soft; }
     std::string deterministicRule() const override { return "attention"; }
     std::string summary() const override;
     RuleMenu ruleMenu() const override;

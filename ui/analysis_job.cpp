@@ -1,4 +1,4 @@
-#include "analysis/analysis_job.h"
+#include "ui/analysis_job.h"
 
 #include <QLabel>
 #include <QMetaObject>
