@@ -210,18 +210,22 @@ void MainWindow::connectPages() {
                 setCurrentPage(kAttentionPage);
                 m_attention->openProbe(image, id, truth, runs, seed);
             });
-    // A dot of the atlas opens its input: the ViT's test image, or the sentence.
+    // A dot of the atlas opens its input at the placed layer and head: the sentence with that
+    // head's map, or the ViT's test image under head:K at that layer's step.
     connect(m_atlas, &AtlasPage::openInput, this,
-            [this](const QString& model, const QString& dataset, qint64 input, const QString& sentence) {
+            [this](const QString& model, const QString& dataset, qint64 input, const QString& sentence, int layer, int head,
+                   const QString& layerName) {
                 if (fileReadsText(model.toStdString())) {
                     setCurrentPage(kSequencesPage);
                     m_sequences->openModel(model);
                     m_sequences->setText(sentence);
+                    m_sequences->waitForIdle();  // the map list comes with the translation
+                    if (!m_sequences->setMap(tr("%1 head %2").arg(layerName).arg(head)))
+                        statusBar()->showMessage(tr("The sentence has no map '%1 head %2'").arg(layerName).arg(head));
                     return;
                 }
                 setCurrentPage(kAttentionPage);
-                m_attention->openModel(model);
-                m_attention->openSample(dataset, input);
+                m_attention->openAt(model, dataset, input, QStringLiteral("head:%1").arg(head - 1), layer - 1);
             });
     connect(m_scalarLab, &ScalarLabPanel::statusMessage, this, keepStatus(m_scalarLab));
     connect(m_estimatorLab, &EstimatorLabPanel::statusMessage, this, keepStatus(m_estimatorLab));

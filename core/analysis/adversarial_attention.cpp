@@ -9,6 +9,7 @@
 #include "common/rng.h"
 #include "models/gradient_forward.h"
 #include "models/model_input.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -197,7 +198,7 @@ Result<AdversarialReport> adversarialAttention(AttentionModel& model, const std:
                 return Error{"the adversarial attention search was cancelled"};
         }
     } catch (const c10::Error& e) {
-        return Error{std::string("adversarial attention failed: ") + e.what_without_backtrace()};
+        return Error{std::string("adversarial attention failed: ") + torchErrorLine(e)};
     }
     summariseAdversarial(report);
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

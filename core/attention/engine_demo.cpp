@@ -5,6 +5,7 @@
 #include "attention/scorer.h"
 #include "attention/selection.h"
 #include "common/device.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -79,7 +80,7 @@ Result<Trace> runEngineDemo(const EngineDemoOptions& o) {
         trace.groundTruth = truth;
         return validateTrace(trace);
     } catch (const c10::Error& e) {
-        return Error{std::string("attention engine failed: ") + e.what_without_backtrace()};
+        return Error{std::string("attention engine failed: ") + torchErrorLine(e)};
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include "io/json_fields.h"
 #include "io/zip_check.h"
+#include "common/torch_errors.h"
 
 #ifndef SACCADE_GIT_REVISION
 #define SACCADE_GIT_REVISION "unknown"
@@ -82,7 +83,7 @@ Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::
     try {
         bytes = archiveBytes(model, optimizer);
     } catch (const c10::Error& e) {
-        return Error{"cannot write checkpoint '" + path + "': " + e.what_without_backtrace()};
+        return Error{"cannot write checkpoint '" + path + "': " + torchErrorLine(e)};
     }
     nlohmann::json j = {{"format", kFormat},
                         {"format_version", info.formatVersion},
@@ -163,7 +164,7 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
         std::istringstream in(*bytes, std::ios::binary);
         archive.load_from(in, device ? c10::optional<torch::Device>(*device) : c10::nullopt);
     } catch (const c10::Error& e) {
-        return Error{"checkpoint '" + path + "' is not a LibTorch archive: " + firstLine(e.what_without_backtrace())};
+        return Error{"checkpoint '" + path + "' is not a LibTorch archive: " + firstLine(torchErrorLine(e))};
     } catch (const std::exception& e) {  // the TorchScript reader's own errors are not c10::Error
         return Error{"checkpoint '" + path + "' is not a LibTorch archive: " + firstLine(e.what())};
     }
@@ -194,7 +195,7 @@ Result<Unit> loadCheckpointWeights(torch::nn::Module& model, torch::optim::Optim
         }
     } catch (const c10::Error& e) {
         return Error{"checkpoint '" + path + "' does not match the model its sidecar describes "
-                     "(parameter names or shapes differ): " + firstLine(e.what_without_backtrace())};
+                     "(parameter names or shapes differ): " + firstLine(torchErrorLine(e))};
     } catch (const std::exception& e) {
         return Error{"checkpoint '" + path + "' does not match the model its sidecar describes: " + firstLine(e.what())};
     }

@@ -9,6 +9,7 @@
 #include "models/cost_stages.h"
 #include "models/model_family.h"
 #include "models/model_loading.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -37,7 +38,7 @@ Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
             r.rules = *rules;
             return r;
         } catch (const c10::Error& e) {
-            return Error{"cost: " + firstLine(e.what_without_backtrace())};
+            return Error{"cost: " + firstLine(torchErrorLine(e))};
         } catch (const CostCancelled&) {
             return Error{"the cost measurement was cancelled"};
         }
@@ -55,7 +56,7 @@ Result<CostReport> profileCost(const CostOptions& o, const Progress& progress) {
         if (!rules) return Error{"checkpoint '" + o.model + "': " + rules.error()};
         r.rules = *rules;
     } catch (const c10::Error& e) {
-        return Error{std::string("cost: ") + e.what_without_backtrace()};
+        return Error{std::string("cost: ") + torchErrorLine(e)};
     } catch (const CostCancelled&) {
         return Error{"the cost measurement was cancelled"};
     }

@@ -9,6 +9,7 @@
 #include "common/device.h"
 #include "models/model_family.h"
 #include "models/model_input.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -49,7 +50,7 @@ Result<Unit> stripOptimizerState(const std::string& path, const std::string& out
         if (!built) return configError(path, built.error());
         net = *built;
     } catch (const c10::Error& e) {
-        return configError(path, e.what_without_backtrace());
+        return configError(path, torchErrorLine(e));
     }
     if (auto loaded = loadCheckpointWeights(*net, nullptr, path, &cpu); !loaded) return Error{loaded.error()};
     return saveCheckpoint(*net, nullptr, *info, out);

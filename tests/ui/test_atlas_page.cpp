@@ -10,6 +10,9 @@
 #include "ui/atlas/atlas_map_view.h"
 #include "ui/atlas/atlas_page.h"
 #include "common/samples_dir.h"
+#include "ui/attention/attention_page.h"
+#include "ui/attention/attention_toolbar.h"
+#include "ui/attention/step_scrubber.h"
 #include "ui/main_window.h"
 #include "ui/sequences/sequences_page.h"
 
@@ -68,10 +71,14 @@ void TestAtlasPage::placesTheDefaultAndOpensAClickedInput() {
     QTest::mouseClick(map, Qt::LeftButton, {}, map->drawnAt(dot).toPoint());
     QTRY_COMPARE(window.currentPage(), MainWindow::kSequencesPage);
     QCOMPARE(window.sequencesPage()->text(), QString::fromStdString(a.sentences[std::size_t(input)]));
+    // ... with the placed layer and head's map shown.
+    const auto shown = window.sequencesPage()->captureSession();
+    QVERIFY(shown.has_value());
+    QCOMPARE(QString::fromStdString(shown->map), QStringLiteral("encoder layer 2 head 3"));
     // Another model: the ViT's patches, and nothing of the Transformer's map.
     QVERIFY(window.setCurrentPage(MainWindow::kAtlasPage));
     const QString vit = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/vit-translated-fashion60.pt");
-    page->select(vit, 1, 2);
+    page->select(vit, 2, 2);
     page->setInputs(3);
     page->run();
     QVERIFY(!page->atlas().has_value() || page->atlas()->model == vit.toStdString());  // the old map is gone at once
@@ -79,6 +86,15 @@ void TestAtlasPage::placesTheDefaultAndOpensAClickedInput() {
     QCOMPARE(QString::fromStdString(page->atlas()->positions), QStringLiteral("patch"));
     QCOMPARE(page->atlas()->gridCols, 6);
     QCOMPARE(int(page->atlas()->points.size()), 2 * 3 * 37);
+    // A click on a key opens its test image on the Attention page under head:1 (head 2), at layer 2's step.
+    const int key = clickable(map, *page->atlas(), false);
+    QVERIFY(key >= 0);
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->drawnAt(key).toPoint());
+    QTRY_COMPARE(window.currentPage(), MainWindow::kAttentionPage);
+    auto* attention = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!attention->isBusy() && attention->scrubber()->stepCount() > 1, 60'000);
+    QCOMPARE(attention->toolbar()->rule(), QStringLiteral("head:1"));
+    QTRY_COMPARE(attention->scrubber()->currentStep(), 1);
 }
 
 QTEST_MAIN(TestAtlasPage)

@@ -44,8 +44,10 @@ public:
 
 Q_SIGNALS:
     /// A dot was clicked: open input `input` of `model` (a ViT: test image `input` of `dataset`;
-    /// a sequence model: `sentence`).
-    void openInput(const QString& model, const QString& dataset, qint64 input, const QString& sentence);
+    /// a sequence model: `sentence`) at the placed `layer` and `head` (from 1; `layerName` as the
+    /// model names it: "encoder layer 2").
+    void openInput(const QString& model, const QString& dataset, qint64 input, const QString& sentence, int layer,
+                   int head, const QString& layerName);
 
 protected:
     void showEvent(QShowEvent* event) override;

@@ -80,6 +80,9 @@ public:
     AdequacyMark* adequacyMark() const { return m_mark; }
     ModelPanel* modelPanel() const { return m_models; }
     ImagePanel* imagePanel() const { return m_images; }
+    /// Opens `model` on sample `index` of `dataset` under `rule` at `step` (from 0), as a session
+    /// opens: what a dot of the atlas asks (a ViT's test image, head:K, the layer's step).
+    void openAt(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step);
     /// What the window's menus and presentation mode ask of the page (the shell reaches no panel).
     void openModelDialog();
     void openImageDialog();

@@ -176,4 +176,18 @@ void AttentionPage::openSession(const Session& s) {
     openModel(QString::fromStdString(s.modelPath));
 }
 
+void AttentionPage::openAt(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step) {
+    m_input.reset();
+    m_inputFile.clear();
+    m_inputDataset = dataset;
+    m_inputIndex = index;
+    m_sessionModel = model;
+    m_sessionRule = rule;
+    m_pendingRuns = 0;
+    m_stepArmed = false;
+    m_pendingStep = step;
+    m_awaitingFirst = true;
+    openModel(model);
+}
+
 }  // namespace saccade::ui

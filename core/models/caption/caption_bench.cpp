@@ -6,6 +6,7 @@
 #include "common/device.h"
 #include "common/timing.h"
 #include "models/caption/caption_network.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -78,7 +79,7 @@ Result<CaptionBenchResult> benchCaption(const CaptionBenchOptions& o) {
             r.captionSteps = int(d.tokens.size(1));
         }, o.warmups);
     } catch (const c10::Error& e) {
-        return Error{std::string("bench caption failed: ") + e.what_without_backtrace()};
+        return Error{std::string("bench caption failed: ") + torchErrorLine(e)};
     }
     return r;
 }

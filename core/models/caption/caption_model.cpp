@@ -15,6 +15,7 @@
 #include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -172,7 +173,7 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
         t.groundTruth = truth;
         return validateTrace(t);
     } catch (const c10::Error& e) {
-        return Error{std::string("trace failed: ") + e.what_without_backtrace()};
+        return Error{std::string("trace failed: ") + torchErrorLine(e)};
     }
 }
 
@@ -276,7 +277,7 @@ Result<RunSet> CaptionModel::sampleRuns(const Image& image, int runs, std::uint6
             }
             return records;
         } catch (const c10::Error& e) {
-            return Error{std::string("runs failed: ") + e.what_without_backtrace()};
+            return Error{std::string("runs failed: ") + torchErrorLine(e)};
         }
     };
     auto set = collectRuns(*this, image, runs, seed, imageId, truth, kSample, "soft", chunk, progress);
@@ -362,7 +363,7 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
                 return Error{"evaluation cancelled"};
         }
     } catch (const c10::Error& e) {
-        return Error{std::string("evaluation failed: ") + e.what_without_backtrace()};
+        return Error{std::string("evaluation failed: ") + torchErrorLine(e)};
     }
     report.dataset = info.name;
     report.split = splitName(split);

@@ -11,6 +11,7 @@
 #include "common/timing.h"
 #include "models/patch/patch_classifier.h"
 #include "models/patch/patch_model.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -74,7 +75,7 @@ Result<PatchBenchResult> benchPatch(const PatchBenchOptions& o) {
             r.variants.push_back(v);
         }
     } catch (const c10::Error& e) {
-        return Error{std::string("benchmark failed: ") + e.what_without_backtrace()};
+        return Error{std::string("benchmark failed: ") + torchErrorLine(e)};
     }
     const Image image = Image::zeros(config.imageSize, config.imageSize, config.inChannels);
     std::uint64_t seed = 0;

@@ -17,6 +17,7 @@
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/patch/patch_classifier.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -234,7 +235,7 @@ Result<Trace> PatchModel::trace(const Image& image, const std::string& rule, std
         t.groundTruth = truth;
         return validateTrace(t);
     } catch (const c10::Error& e) {
-        return Error{std::string("trace failed: ") + e.what_without_backtrace()};
+        return Error{std::string("trace failed: ") + torchErrorLine(e)};
     }
 }
 
@@ -263,7 +264,7 @@ Result<RunSet> PatchModel::sampleRuns(const Image& image, int runs, std::uint64_
                 }
             return records;
         } catch (const c10::Error& e) {
-            return Error{std::string("runs failed: ") + e.what_without_backtrace()};
+            return Error{std::string("runs failed: ") + torchErrorLine(e)};
         }
     };
     return collectRuns(*this, image, runs, seed, imageId, truth, kSample, "soft", chunk, progress);

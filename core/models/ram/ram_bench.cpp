@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "models/ram/ram_network.h"
 #include "io/checkpoint.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -125,7 +126,7 @@ Result<RamBenchResult> benchRam(const RamBenchOptions& o) {
         r.trainImagesPerSecond = 1000.0 * o.batch / r.trainStepMs;
         return r;
     } catch (const c10::Error& e) {
-        return Error{std::string("bench ram failed: ") + e.what_without_backtrace()};
+        return Error{std::string("bench ram failed: ") + torchErrorLine(e)};
     }
 }
 

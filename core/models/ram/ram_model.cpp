@@ -16,6 +16,7 @@
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "models/ram/ram_network.h"
+#include "common/torch_errors.h"
 
 namespace saccade {
 
@@ -170,7 +171,7 @@ Result<Trace> RamModel::trace(const Image& image, const std::string& ruleSpec, s
         t.groundTruth = truth;
         return validateTrace(t);
     } catch (const c10::Error& e) {
-        return Error{std::string("trace failed: ") + e.what_without_backtrace()};
+        return Error{std::string("trace failed: ") + torchErrorLine(e)};
     }
 }
 
@@ -198,7 +199,7 @@ Result<RunSet> RamModel::sampleRuns(const Image& image, int runs, std::uint64_t 
                 }
             return records;
         } catch (const c10::Error& e) {
-            return Error{std::string("runs failed: ") + e.what_without_backtrace()};
+            return Error{std::string("runs failed: ") + torchErrorLine(e)};
         }
     };
     return collectRuns(*this, image, runs, seed, imageId, truth, kSample, "", chunk, progress);
