@@ -147,7 +147,7 @@ run_view() {
     local message
     message=$(one_line "$err")
     [[ -n "$message" ]] || message="exit status without a message"
-    if grep -q 'is not a TorchScript model' "$err"; then
+    if grep -Eq 'is not a TorchScript model|saved by a newer PyTorch' "$err"; then  # the file did not open
       last_failed_to_open=1
       if grep -Eq "$REFUSAL_NAMES_CAUSE" "$err"; then
         report "$model" "open" ok "refused, naming the cause as expected: $message"
