@@ -5,6 +5,8 @@
 #   then ui (includes core), then app (includes ui and core).
 # Within core/models, the shared base (files directly in core/models/) includes no family folder,
 # and a family folder (core/models/<family>/) includes no other family's.
+# core/analysis is in rooms (runs, attribution, labs, length, atlas, shards): a room includes only
+# its own, but for the ones named in room_may below; the labs (no model) include no models or train.
 # Within ui (its own headers spelt "ui/..."): a page (ui/<page>/) includes no other page; the shared
 # code (ui/*.h beside the shell, ui/charts/) includes no page; the shell (ui/main_window.*)
 # includes each page by its entry header only. ui spells core's headers without "core/".
@@ -20,6 +22,9 @@ declare -A entry=(
   [training]="training_panel.h"
 )
 shared_ui_folders=" charts "
+
+# What a room of core/analysis may include of another room.
+declare -A room_may=([atlas]="length" [shards]="runs attribution")
 
 declare -A floor=(
   [common]=0 [data]=1 [io]=1 [trace]=2 [metrics]=3 [attention]=3 [train]=4 [models]=5
@@ -77,6 +82,19 @@ while IFS= read -r file; do
         to=${floor[$tdir]}
         if [ "$tdir" != "$dir" ] && [ "$to" -ge "$from" ]; then
           say "$rel" "$line" "$target" "$dir (floor $from) may include only floors below it, not $tdir (floor $to)"
+        fi
+        if [ "$dir" = analysis ]; then
+          room=${rest#analysis/}; room=${room%%/*}
+          if [ "$tdir" = analysis ]; then
+            troom=${target#analysis/}; troom=${troom%%/*}
+            if [[ "$rest" != analysis/*/* || "$target" != analysis/*/* ]]; then
+              say "$rel" "$line" "$target" "core/analysis keeps its files in rooms (analysis/ROOM/file.h)"
+            elif [ "$room" != "$troom" ] && [[ " ${room_may[$room]:-} " != *" $troom "* ]]; then
+              say "$rel" "$line" "$target" "analysis room '$room' includes no other room ('$troom')"
+            fi
+          elif [ "$room" = labs ] && { [ "$tdir" = models ] || [ "$tdir" = train ]; }; then
+            say "$rel" "$line" "$target" "the labs have no model: analysis/labs includes no $tdir"
+          fi
         fi
         if [ "$dir" = models ] && [ "$tdir" = models ]; then
           sub=${rest#models/}; tsub=${target#models/}

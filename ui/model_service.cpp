@@ -10,7 +10,7 @@
 #include <map>
 #include <utility>
 
-#include "analysis/image_maps.h"
+#include "analysis/attribution/image_maps.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "trace/ground_truth.h"

@@ -20,10 +20,10 @@
 #include <optional>
 #include <string>
 
-#include "analysis/adequacy.h"
-#include "analysis/attribution.h"
-#include "analysis/dataset_comparison.h"
-#include "analysis/rule_comparison.h"
+#include "analysis/runs/adequacy.h"
+#include "analysis/attribution/attribution.h"
+#include "analysis/runs/dataset_comparison.h"
+#include "analysis/runs/rule_comparison.h"
 #include "common/progress.h"
 #include "trace/output_kind.h"
 #include "trace/run_set.h"

@@ -6,7 +6,7 @@
 #include <iomanip>
 #include <iostream>
 
-#include "analysis/seq_attribution.h"
+#include "analysis/attribution/seq_attribution.h"
 #include "commands.h"
 #include "data/image_io.h"
 #include "models/translator.h"

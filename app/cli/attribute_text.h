@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/seq_attribution.h"
+#include "analysis/attribution/seq_attribution.h"
 
 namespace saccade::cli {
 

@@ -14,7 +14,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "analysis/adequacy.h"
+#include "analysis/runs/adequacy.h"
 #include "commands.h"
 #include "input_options.h"
 #include "models/model_input.h"

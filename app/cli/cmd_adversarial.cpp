@@ -8,7 +8,7 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/adversarial_attention.h"
+#include "analysis/runs/adversarial_attention.h"
 #include "commands.h"
 #include "input_options.h"
 #include "common/parse.h"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/atlas.h"
+#include "analysis/atlas/atlas.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "data/image_io.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/attribution.h"
+#include "analysis/attribution/attribution.h"
 #include "attribute_text.h"
 #include "commands.h"
 #include "data/image_io.h"

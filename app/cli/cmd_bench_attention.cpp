@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/length_bench.h"
+#include "analysis/length/length_bench.h"
 #include "commands.h"
 #include "common/parse.h"
 #include "length_options.h"

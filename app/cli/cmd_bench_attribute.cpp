@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/attribution.h"
+#include "analysis/attribution/attribution.h"
 #include "commands.h"
 #include "common/runtime.h"
 #include "input_options.h"

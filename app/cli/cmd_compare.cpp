@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/dataset_comparison.h"
-#include "analysis/rule_comparison.h"
+#include "analysis/runs/dataset_comparison.h"
+#include "analysis/runs/rule_comparison.h"
 #include "commands.h"
 #include "input_options.h"
 #include "models/model_input.h"

@@ -1,7 +1,7 @@
 // saccade-cli demo: the headless tour, for machines without a display.
 #include <iostream>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "attention/engine_demo.h"
 #include "attention/reinforce.h"
 #include "commands.h"

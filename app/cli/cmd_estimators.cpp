@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/parse.h"

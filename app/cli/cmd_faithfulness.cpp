@@ -6,9 +6,9 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/caption_faithfulness.h"
+#include "analysis/attribution/caption_faithfulness.h"
 #include "models/translator.h"
-#include "analysis/faithfulness.h"
+#include "analysis/attribution/faithfulness.h"
 #include "commands.h"
 #include "input_options.h"
 #include "map_faithfulness.h"

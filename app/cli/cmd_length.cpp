@@ -4,9 +4,9 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/length_fidelity.h"
-#include "analysis/model_attention_inputs.h"
-#include "analysis/length_view.h"
+#include "analysis/length/length_fidelity.h"
+#include "analysis/length/model_attention_inputs.h"
+#include "analysis/length/length_view.h"
 #include "render/length_render.h"
 #include "train/length_task.h"
 #include "commands.h"

@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "commands.h"
 #include "common/parse.h"
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/boundary_sweep.h"
-#include "analysis/caption_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
+#include "analysis/runs/caption_sweep.h"
 #include "commands.h"
 #include "input_options.h"
 #include "shard_option.h"

@@ -4,11 +4,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "analysis/caption_attribution.h"
-#include "analysis/faithfulness.h"
-#include "analysis/image_maps.h"
-#include "analysis/map_comparison.h"
-#include "analysis/seq_map_comparison.h"
+#include "analysis/attribution/caption_attribution.h"
+#include "analysis/attribution/faithfulness.h"
+#include "analysis/attribution/image_maps.h"
+#include "analysis/attribution/map_comparison.h"
+#include "analysis/attribution/seq_map_comparison.h"
 #include "commands.h"
 #include "models/translator.h"
 #include "run_input.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/shard_merge.h"
+#include "analysis/shards/shard_merge.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "io/checkpoint.h"

@@ -5,7 +5,7 @@
 // content head as clusters that mix them. A title names the model, layer, head and embedding.
 // PNG or SVG through FigureCanvas.
 
-#include "analysis/atlas.h"
+#include "analysis/atlas/atlas.h"
 #include "render/figure_canvas.h"
 
 namespace saccade {

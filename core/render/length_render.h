@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "analysis/length_view.h"
+#include "analysis/length/length_view.h"
 #include "common/result.h"
 #include "data/image.h"
 #include "render/figure_canvas.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "data/image.h"
 
 namespace saccade {

@@ -6,10 +6,10 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/boundary_sweep.h"
-#include "analysis/dataset_comparison.h"
-#include "analysis/faithfulness.h"
-#include "analysis/rule_comparison.h"
+#include "analysis/runs/boundary_sweep.h"
+#include "analysis/runs/dataset_comparison.h"
+#include "analysis/attribution/faithfulness.h"
+#include "analysis/runs/rule_comparison.h"
 #include "common/base64.h"
 #include "data/dataset.h"
 #include "data/image_io.h"

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "common/progress.h"
 #include "common/result.h"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_floors.sh SOURCE_DIR: scripts/check-floors.sh passes on the sources, and fails, naming the
 # file and the floors, on a copy where one include goes up (models -> analysis), one goes sideways
-# between families (patch -> ram), and the models base includes a family; and in ui, where a page
+# between families (patch -> ram), the models base includes a family, and one room of analysis
+# includes another (labs -> runs); and in ui, where a page
 # includes another page, shared ui code includes a page, and the shell reaches into a page's panel.
 set -u
 src=$1
@@ -12,6 +13,7 @@ cp -r "$src/core" "$src/ui" "$dir/"
 sed -i '0,/^#include "/s//#include "analysis\/adequacy.h"\n#include "/' "$dir/core/models/attention_model.cpp"
 sed -i '0,/^#include "/s//#include "models\/ram\/ram_config.h"\n#include "/' "$dir/core/models/patch/patch_config.cpp"
 sed -i '0,/^#include "/s//#include "models\/vit\/vit_config.h"\n#include "/' "$dir/core/models/model_input.cpp"
+sed -i '0,/^#include "/s//#include "analysis\/runs\/adequacy.h"\n#include "/' "$dir/core/analysis/labs/scalar_lab.cpp"
 sed -i '0,/^#include "/s//#include "ui\/attention\/attention_page.h"\n#include "/' "$dir/ui/length/length_page.cpp"
 sed -i '0,/^#include "/s//#include "ui\/sequences\/sequences_page.h"\n#include "/' "$dir/ui/job_panel.cpp"
 sed -i '0,/^#include "/s//#include "ui\/attention\/model_panel.h"\n#include "/' "$dir/ui/main_window.cpp"
@@ -29,6 +31,8 @@ grep -q "ui/job_panel.cpp:[0-9]* includes \"ui/sequences/sequences_page.h\": sha
   || { echo "FAIL: the shared code's include of a page was not named"; exit 1; }
 grep -q "ui/main_window.cpp:[0-9]* includes \"ui/attention/model_panel.h\": the shell includes page 'attention' by its entry header only" <<< "$bad" \
   || { echo "FAIL: the shell's reach into a panel was not named"; exit 1; }
-[ "$(grep -c '^saccade: core/' <<< "$bad")" = 3 ] || { echo "FAIL: expected exactly the three planted core includes"; exit 1; }
+grep -q "core/analysis/labs/scalar_lab.cpp:[0-9]* includes \"analysis/runs/adequacy.h\": analysis room 'labs' includes no other room ('runs')" <<< "$bad" \
+  || { echo "FAIL: the include across rooms was not named"; exit 1; }
+[ "$(grep -c '^saccade: core/' <<< "$bad")" = 4 ] || { echo "FAIL: expected exactly the four planted core includes"; exit 1; }
 [ "$(grep -c '^saccade: ui/' <<< "$bad")" = 3 ] || { echo "FAIL: expected exactly the three planted ui includes"; exit 1; }
 echo "floors hold, and a planted upward include is caught"

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "analysis/adequacy.h"
+#include "analysis/runs/adequacy.h"
 #include "metrics/caption_metrics.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/adversarial_attention.h"
+#include "analysis/runs/adversarial_attention.h"
 #include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/patch/patch_model.h"

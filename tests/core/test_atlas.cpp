@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/atlas.h"
-#include "analysis/embedding_2d.h"
+#include "analysis/atlas/atlas.h"
+#include "analysis/atlas/embedding_2d.h"
 #include "data/seq_task.h"
 #include "render/atlas_render.h"
 

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/attribution.h"
-#include "analysis/faithfulness.h"
+#include "analysis/attribution/attribution.h"
+#include "analysis/attribution/faithfulness.h"
 #include "data/dataset.h"
 #include "models/gradient_forward.h"
 #include "models/model_input.h"

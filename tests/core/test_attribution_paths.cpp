@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/attribution_gradients.h"
+#include "analysis/attribution/attribution_gradients.h"
 #include "data/dataset.h"
 #include "models/conv_pool_relu.h"
 #include "models/gradient_forward.h"

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/attribution.h"
-#include "analysis/attribution_gradients.h"
+#include "analysis/attribution/attribution.h"
+#include "analysis/attribution/attribution_gradients.h"
 #include "data/dataset.h"
 #include "trace/ground_truth.h"
 #include "models/attention_model.h"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/attention_regions.h"
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "fixed_cell_model.h"
 #include "render/sweep_render.h"
 

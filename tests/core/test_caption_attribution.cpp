@@ -11,10 +11,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/attribution.h"
-#include "analysis/attribution_gradients.h"
-#include "analysis/caption_attribution.h"
-#include "analysis/caption_faithfulness.h"
+#include "analysis/attribution/attribution.h"
+#include "analysis/attribution/attribution_gradients.h"
+#include "analysis/attribution/caption_attribution.h"
+#include "analysis/attribution/caption_faithfulness.h"
 #include "data/dataset.h"
 #include "metrics/attention_regions.h"
 #include "models/attention_model.h"

@@ -6,9 +6,9 @@
 #include <torch/torch.h>
 
 #include "data/batch.h"
-#include "analysis/caption_faithfulness.h"
-#include "analysis/caption_sweep.h"
-#include "analysis/shard_merge.h"
+#include "analysis/attribution/caption_faithfulness.h"
+#include "analysis/runs/caption_sweep.h"
+#include "analysis/shards/shard_merge.h"
 #include "data/dataset.h"
 #include "io/checkpoint.h"
 #include "data/procedural_scenes.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/dataset_comparison.h"
+#include "analysis/runs/dataset_comparison.h"
 #include "data/dataset.h"
 #include "models/attention_model.h"
 #include "test_device.h"

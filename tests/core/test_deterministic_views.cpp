@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "analysis/adequacy.h"
-#include "analysis/faithfulness.h"
-#include "analysis/rule_comparison.h"
-#include "analysis/shift_agreement.h"
+#include "analysis/runs/adequacy.h"
+#include "analysis/attribution/faithfulness.h"
+#include "analysis/runs/rule_comparison.h"
+#include "analysis/runs/shift_agreement.h"
 #include "peak_model.h"
 
 using namespace saccade;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 #include "attention/reinforce.h"
 
 using namespace saccade;

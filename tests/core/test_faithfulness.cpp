@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/attention_regions.h"
-#include "analysis/faithfulness.h"
+#include "analysis/attribution/faithfulness.h"
 #include "data/dataset.h"
 #include "fixed_cell_model.h"
 

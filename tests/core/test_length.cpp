@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "analysis/length_bench.h"
-#include "analysis/length_fidelity.h"
-#include "analysis/model_attention_inputs.h"
-#include "analysis/length_view.h"
+#include "analysis/length/length_bench.h"
+#include "analysis/length/length_fidelity.h"
+#include "analysis/length/model_attention_inputs.h"
+#include "analysis/length/length_view.h"
 #include "attention/qkv_capture.h"
 #include "render/length_render.h"
 #include "train/length_task.h"

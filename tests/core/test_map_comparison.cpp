@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/deletion_curves.h"
-#include "analysis/faithfulness.h"
-#include "analysis/image_maps.h"
-#include "analysis/sanity_check.h"
+#include "analysis/attribution/deletion_curves.h"
+#include "analysis/attribution/faithfulness.h"
+#include "analysis/attribution/image_maps.h"
+#include "analysis/attribution/sanity_check.h"
 #include "models/parameter_groups.h"
 #include "models/patch/patch_model.h"
 #include "temp_dir.h"

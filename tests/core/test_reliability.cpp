@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "attention/reinforce.h"
 #include "attention/selection.h"
 #include "common/atomic_file.h"

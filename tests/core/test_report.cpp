@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "common/base64.h"
 #include "data/dataset.h"
 #include "data/image_io.h"

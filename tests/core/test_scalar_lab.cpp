@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "common/parse.h"
 
 using namespace saccade;

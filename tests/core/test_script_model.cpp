@@ -10,8 +10,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include "analysis/attribution.h"
-#include "analysis/map_comparison.h"
+#include "analysis/attribution/attribution.h"
+#include "analysis/attribution/map_comparison.h"
 #include "data/dataset.h"
 #include "data/folder_dataset.h"
 #include "data/image_io.h"

@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "analysis/seq_attribution.h"
-#include "analysis/seq_map_comparison.h"
-#include "analysis/seq_sanity_check.h"
+#include "analysis/attribution/seq_attribution.h"
+#include "analysis/attribution/seq_map_comparison.h"
+#include "analysis/attribution/seq_sanity_check.h"
 #include "models/seq/seq_model.h"
 #include "models/seq_gradient_forward.h"
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/shard_merge.h"
+#include "analysis/shards/shard_merge.h"
 #include "common/shard.h"
 #include "io/shard_json.h"
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "attention/selection.h"
 #include "common/parse.h"
 #include "data/probes.h"

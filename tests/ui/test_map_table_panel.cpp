@@ -13,8 +13,8 @@
 #include <QtTest>
 
 #include "ui/analysis/analysis_page.h"
-#include "analysis/faithfulness.h"
-#include "analysis/map_comparison.h"
+#include "analysis/attribution/faithfulness.h"
+#include "analysis/attribution/map_comparison.h"
 #include "ui/analysis/map_table_panel.h"
 #include "ui/analysis/map_table_view.h"
 #include "ui/attention/attention_page.h"

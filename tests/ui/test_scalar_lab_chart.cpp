@@ -2,7 +2,7 @@
 
 #include <QtTest>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "ui/charts/scalar_lab_chart.h"
 
 using saccade::ScalarLabInput;

@@ -19,7 +19,7 @@
 
 #include "ui/sequences/alignment_view.h"
 #include "ui/sequences/sequences_page.h"
-#include "analysis/seq_attribution.h"
+#include "analysis/attribution/seq_attribution.h"
 #include "models/seq/seq_model.h"
 
 using namespace saccade::ui;

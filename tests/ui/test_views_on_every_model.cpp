@@ -10,7 +10,7 @@
 #include <QtTest>
 
 #include "shown_attention_page.h"
-#include "analysis/image_maps.h"
+#include "analysis/attribution/image_maps.h"
 #include "ui/attention/attention_canvas.h"
 #include "ui/attention/attention_page.h"
 #include "ui/attention/attribution_view.h"

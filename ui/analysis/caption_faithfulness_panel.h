@@ -7,7 +7,7 @@
 #include <QString>
 #include <memory>
 
-#include "analysis/caption_faithfulness.h"
+#include "analysis/attribution/caption_faithfulness.h"
 
 #include "ui/job_panel.h"
 

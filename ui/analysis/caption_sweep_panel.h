@@ -10,7 +10,7 @@
 #include <QString>
 #include <memory>
 
-#include "analysis/caption_sweep.h"
+#include "analysis/runs/caption_sweep.h"
 #include "data/image.h"
 #include "trace/trace.h"
 

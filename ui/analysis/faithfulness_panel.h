@@ -10,7 +10,7 @@
 #include <QStringList>
 #include <memory>
 
-#include "analysis/faithfulness.h"
+#include "analysis/attribution/faithfulness.h"
 
 #include "ui/job_panel.h"
 

@@ -15,7 +15,7 @@
 #include <QStringList>
 #include <memory>
 
-#include "analysis/map_comparison.h"
+#include "analysis/attribution/map_comparison.h"
 
 #include "ui/job_panel.h"
 

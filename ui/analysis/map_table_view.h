@@ -7,7 +7,7 @@
 #include <QString>
 #include <QVector>
 
-#include "analysis/map_comparison.h"
+#include "analysis/attribution/map_comparison.h"
 #include "ui/charts/series_chart.h"
 
 class QTableWidget;

@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "ui/analysis_job.h"
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "ui/charts/series_chart.h"
 #include "ui/charts/sweep_map_view.h"
 #include "data/dataset.h"

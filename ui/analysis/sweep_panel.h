@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 #include "data/image.h"
 #include "trace/trace.h"
 

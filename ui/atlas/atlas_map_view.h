@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/atlas.h"
+#include "analysis/atlas/atlas.h"
 
 namespace saccade::ui {
 

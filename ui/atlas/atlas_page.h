@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "analysis/atlas.h"
+#include "analysis/atlas/atlas.h"
 #include "ui/job_panel.h"
 
 class QComboBox;

@@ -7,7 +7,7 @@
 #include <QLabel>
 #include <optional>
 
-#include "analysis/adequacy.h"
+#include "analysis/runs/adequacy.h"
 
 namespace saccade::ui {
 

@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <optional>
 
-#include "analysis/adequacy.h"
+#include "analysis/runs/adequacy.h"
 
 #include "ui/job_panel.h"
 

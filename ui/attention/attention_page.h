@@ -11,7 +11,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/adequacy.h"
+#include "analysis/runs/adequacy.h"
 #include "ui/file_dialogs.h"
 #include "data/image.h"
 #include "io/session.h"

@@ -12,7 +12,7 @@
 #include <QString>
 #include <optional>
 
-#include "analysis/attribution.h"
+#include "analysis/attribution/attribution.h"
 #include "data/image.h"
 #include "trace/trace.h"
 

@@ -12,8 +12,8 @@
 #include <QStringList>
 #include <optional>
 
-#include "analysis/dataset_comparison.h"
-#include "analysis/rule_comparison.h"
+#include "analysis/runs/dataset_comparison.h"
+#include "analysis/runs/rule_comparison.h"
 
 #include "ui/job_panel.h"
 

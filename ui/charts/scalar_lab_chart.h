@@ -7,7 +7,7 @@
 #include <QList>
 #include <QStringList>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 
 class QChart;
 class QLineSeries;

@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/boundary_sweep.h"
+#include "analysis/runs/boundary_sweep.h"
 
 namespace saccade::ui {
 

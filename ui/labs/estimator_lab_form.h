@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 #include "common/result.h"
 
 class QComboBox;

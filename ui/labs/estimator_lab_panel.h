@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 
 class QComboBox;
 class QLabel;

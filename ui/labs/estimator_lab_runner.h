@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 #include "ui/labs/lab_run.h"
 
 namespace saccade::ui {

@@ -4,7 +4,7 @@
 
 #include <QTableWidget>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 
 namespace saccade::ui {
 

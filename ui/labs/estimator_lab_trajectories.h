@@ -5,7 +5,7 @@
 #include <QVector>
 #include <QWidget>
 
-#include "analysis/estimator_lab.h"
+#include "analysis/labs/estimator_lab.h"
 
 class QGridLayout;
 class QLabel;

@@ -13,7 +13,7 @@
 #include <QVBoxLayout>
 #include <limits>
 
-#include "analysis/scalar_function.h"
+#include "analysis/labs/scalar_function.h"
 #include "common/parse.h"
 
 namespace saccade::ui {

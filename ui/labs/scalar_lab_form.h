@@ -3,7 +3,7 @@
 
 #include <QWidget>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "common/result.h"
 
 class QCheckBox;

@@ -4,7 +4,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 
 class QLabel;
 class QSettings;

@@ -5,7 +5,7 @@
 #include <QString>
 #include <array>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 
 class QLabel;
 

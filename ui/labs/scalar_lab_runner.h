@@ -6,7 +6,7 @@
 #include <QString>
 #include <optional>
 
-#include "analysis/scalar_lab.h"
+#include "analysis/labs/scalar_lab.h"
 #include "ui/labs/lab_run.h"
 
 namespace saccade::ui {

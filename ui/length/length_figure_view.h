@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "analysis/length_view.h"
+#include "analysis/length/length_view.h"
 
 namespace saccade::ui {
 

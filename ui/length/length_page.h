@@ -9,7 +9,7 @@
 #include <QWidget>
 
 #include "attention/attention_variants.h"
-#include "analysis/length_view.h"
+#include "analysis/length/length_view.h"
 
 class QComboBox;
 class QFormLayout;

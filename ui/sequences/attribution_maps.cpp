@@ -1,6 +1,6 @@
 #include "ui/sequences/attribution_maps.h"
 
-#include "analysis/seq_attribution.h"
+#include "analysis/attribution/seq_attribution.h"
 
 namespace saccade::ui {
 
