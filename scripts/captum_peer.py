@@ -14,7 +14,7 @@ std if it declares them):
   gradient              Captum Saliency (|gradient|)
   gradient-x-input      Captum InputXGradient
   integrated-gradients  Captum IntegratedGradients, black baseline, Gauss-Legendre, 64 points
-                        (saccade-cli --steps 64), one point per forward (internal_batch_size=1)
+                        (saccade-cli --steps 64), all 64 points in one batch (Captum's default)
   smoothgrad            Captum NoiseTunnel(Saliency(abs=False)), nt_type="smoothgrad", 64 copies,
                         sigma 0.15 in pixel units (saccade-cli --samples 64 --sigma 0.15 --seed S).
                         Same draws: Saccade draws its [64, C, H, W] noise with torch::randn from a
@@ -38,13 +38,11 @@ std if it declares them):
                         with its reason, not a failure.
 
 Each map is |attribution| summed over channels, per pixel (Grad-CAM: per cell), and must equal
-saccade-cli's to 1e-4 of its largest value. Time: saccade-cli's "seconds" (its attribute call:
-the forward that finds the predicted class, the method, pooling to cells; not loading the model
-or the image), run with --threads 1; Captum's: time.perf_counter around the attribute call, one
-thread (torch.set_num_threads(1)), after one warm-up call, whose time is shown as "first call".
-ratio = Captum / Saccade. saccade-cli's figure is the first attribute call of a fresh process, so
-it includes the TorchScript executor's profiling and optimisation of the first forwards; Captum's
-timed call is warm. Prints one line per method and file; exit 0 only if all agree.
+saccade-cli's to 1e-4 of its largest value. Time, both sides warm and on one thread: saccade-cli's
+`bench attribute --method M` (the median of 5 calls after a warm-up, the same options: 64
+Gauss-Legendre points, 64 SmoothGrad copies) and Captum's attribute call (time.perf_counter, the
+median of 5 calls after a warm-up, torch.set_num_threads(1)); the line gives Captum / Saccade, so
+above 1 means Saccade is faster. Prints one line per method and file; exit 0 only if all agree.
 """
 
 import argparse
@@ -82,14 +80,33 @@ def normalisation(model: torch.jit.ScriptModule, channels: int):
     return mean, std
 
 
+REPEATS = 5
+
+
 def timed(attribute):
-    """attribute() once to warm up, then once timed: (its answer, seconds, the warm-up's seconds)."""
+    """attribute() once to warm up, then REPEATS times: (its answer, the median's seconds, the
+    warm-up's seconds), as `saccade-cli bench attribute` times its side."""
     start = time.perf_counter()
     attribute()
     first = time.perf_counter() - start
-    start = time.perf_counter()
-    answer = attribute()
-    return answer, time.perf_counter() - start, first
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        answer = attribute()
+        times.append(time.perf_counter() - start)
+    return answer, sorted(times)[len(times) // 2], first
+
+
+def saccade_warm_ms(cli: str, file: str, image: list, method: str):
+    """saccade-cli bench attribute's median of REPEATS warm calls of the same map, in ms (None if it fails)."""
+    command = [cli, "--threads", "1", "bench", "attribute", "--model", file] + image + [
+        "--method", method, "--repeats", str(REPEATS), "--json"]
+    if method == "integrated-gradients":
+        command += ["--steps", "64", "--quadrature", "gauss-legendre"]
+    if method == "smoothgrad":
+        command += ["--samples", str(SAMPLES)]
+    run = subprocess.run(command, capture_output=True, text=True)
+    return json.loads(run.stdout)["ms"] if run.returncode == 0 else None
 
 
 def python_model(path: str, script: torch.jit.ScriptModule):
@@ -188,8 +205,7 @@ def compare(a, path: str, failures: List[str], lines: List[str]) -> None:
             theirs, seconds, first = timed(lambda: InputXGradient(logits).attribute(x.clone(), target=target))
         elif method == "integrated-gradients":
             theirs, seconds, first = timed(lambda: IntegratedGradients(logits).attribute(
-                x.clone(), baselines=torch.zeros_like(x), target=target, n_steps=64, method="gausslegendre",
-                internal_batch_size=1))
+                x.clone(), baselines=torch.zeros_like(x), target=target, n_steps=64, method="gausslegendre"))
         elif method == "smoothgrad":
             def smoothgrad(seed: int = a.seed):
                 torch.manual_seed(seed)  # Saccade's draws: see the docstring
@@ -250,11 +266,10 @@ def compare(a, path: str, failures: List[str], lines: List[str]) -> None:
         verdict = "ok" if worst <= TOLERANCE else "FAILS"
         if verdict != "ok":
             failures.append(f"{name} {method}")
-        ratio = seconds / ours["seconds"] if ours["seconds"] > 0 else float("inf")
-        lines.append(f"{label} {verdict}: class {target}, largest difference {worst:.1e} of Captum's peak; "
-                     f"Saccade {1000 * ours['seconds']:.1f} ms, Captum {1000 * seconds:.1f} ms "
-                     f"(first call {1000 * first:.0f}), "
-                     f"ratio {ratio:.2f}{note}")
+        warm = saccade_warm_ms(a.cli, file, ["--image", png, "--resize", str(size), "--center-crop", str(size)], method)
+        timing = (f"Saccade {warm:.1f} ms, Captum {1000 * seconds:.1f} ms (medians of {REPEATS} warm calls), "
+                  f"Captum / Saccade {1000 * seconds / warm:.2f}" if warm else "Saccade's bench failed: not timed")
+        lines.append(f"{label} {verdict}: class {target}, largest difference {worst:.1e} of Captum's peak; {timing}{note}")
 
 
 def main() -> int:

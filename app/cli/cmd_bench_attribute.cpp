@@ -1,6 +1,7 @@
-// saccade-cli bench attribute: integrated gradients on one image, timed, beside the same
-// computation in plain PyTorch autograd (scripts/attribution_reference.py: the textbook loop of
-// one forward and backward per point, and one batch of all points) in the same run and threads.
+// saccade-cli bench attribute: an attribution map of one image, timed warm (integrated gradients
+// by default, or any --method), and for integrated gradients beside the same computation in plain
+// PyTorch autograd (scripts/attribution_reference.py: the textbook loop of one forward and
+// backward per point, and one batch of all points) in the same run and threads.
 
 #include <algorithm>
 #include <chrono>
@@ -26,8 +27,9 @@ namespace {
 
 struct BenchAttributeArgs {
     std::string model, image, sample, rule, reference, device = "cpu";
+    std::string method = "integrated-gradients", quadrature = "trapezoid";
     InputOptions input;
-    int steps = 64, repeats = 5, threads = 1;
+    int steps = 64, repeats = 5, threads = 1, samples = 16;
     bool json = false;
 };
 
@@ -66,10 +68,16 @@ bool addAttributionReference(const BenchAttributeArgs& a, const AttentionModel& 
 }
 
 void printBenchAttribute(const nlohmann::json& o) {
-    std::cout << std::fixed << std::setprecision(2) << "integrated gradients, " << o["steps"] << " steps (trapezoid, black "
-              << "baseline), rule " << o["rule"].get<std::string>() << ", class " << o["target"] << ", "
-              << o["threads"] << " thread(s): " << o["ms"].get<double>() << " ms (median of " << o["repeats"]
-              << "), completeness error " << 100 * o["completeness_error"].get<double>() << "%\n";
+    std::cout << std::fixed << std::setprecision(2);
+    if (o["method"] == "integrated-gradients")
+        std::cout << "integrated gradients, " << o["steps"] << " steps (" << o["quadrature"].get<std::string>()
+                  << ", black baseline)";
+    else
+        std::cout << o["method"].get<std::string>();
+    std::cout << ", rule " << o["rule"].get<std::string>() << ", class " << o["target"] << ", " << o["threads"]
+              << " thread(s): " << o["ms"].get<double>() << " ms (median of " << o["repeats"] << ", warm)";
+    if (o["completeness_error"].is_number()) std::cout << ", completeness error " << 100 * o["completeness_error"].get<double>() << "%";
+    std::cout << "\n";
     if (!o.contains("reference")) return;
     const auto& r = o["reference"];
     std::cout << "  PyTorch " << r["torch"].get<std::string>() << ": loop " << r["loop_ms"].get<double>() << " ms, batched "
@@ -81,15 +89,18 @@ void printBenchAttribute(const nlohmann::json& o) {
 
 int runBenchAttribute(const BenchAttributeArgs& a) {
     setComputeThreads(a.threads);
+    if (!a.reference.empty() && a.method != "integrated-gradients")
+        return badInput("bench attribute", "--reference times integrated gradients only, not --method " + a.method);
     auto model = loadModelWith(a.model, a.device, a.input);
     if (!model) return badInput("bench attribute", model.error());
     const std::string sample = a.image.empty() && a.sample.empty() ? (*model)->info().dataset + ":0" : a.sample;
     auto in = resolveInput(**model, a.image, sample);
     if (!in) return badInput("bench attribute", in.error());
     AttributionOptions o;
-    o.method = "integrated-gradients";
-    o.quadrature = "trapezoid";  // what the reference script computes
+    o.method = a.method;
+    o.quadrature = a.quadrature;  // trapezoid by default: what the reference script computes
     o.steps = a.steps;
+    o.samples = a.samples;
     o.rule = a.rule;
     auto map = attribute(**model, in->image, o);  // the warm-up, and the figures
     if (!map) return badInput("bench attribute", map.error());
@@ -100,10 +111,15 @@ int runBenchAttribute(const BenchAttributeArgs& a) {
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
+    const auto measured = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    const bool ig = a.method == "integrated-gradients";
     nlohmann::json out{{"command", "bench attribute"}, {"model", a.model}, {"image", in->id}, {"device", (*model)->deviceName()},
-                       {"threads", computeThreads()}, {"steps", a.steps}, {"rule", map->rule}, {"target", map->target},
-                       {"repeats", a.repeats}, {"ms", ms[ms.size() / 2]}, {"completeness_error", *map->completenessError},
-                       {"f_input", *map->fInput}, {"f_baseline", *map->fBaseline}};
+                       {"threads", computeThreads()}, {"method", a.method}, {"rule", map->rule}, {"target", map->target},
+                       {"steps", ig ? nlohmann::json(a.steps) : nlohmann::json(nullptr)},
+                       {"quadrature", ig ? nlohmann::json(a.quadrature) : nlohmann::json(nullptr)},
+                       {"samples", a.method == "smoothgrad" ? nlohmann::json(a.samples) : nlohmann::json(nullptr)},
+                       {"repeats", a.repeats}, {"ms", ms[ms.size() / 2]}, {"completeness_error", measured(map->completenessError)},
+                       {"f_input", measured(map->fInput)}, {"f_baseline", measured(map->fBaseline)}};
     if (!a.reference.empty() && !addAttributionReference(a, **model, *in, *map, ms[ms.size() / 2], out)) return kExitFailure;
     if (a.json)
         std::cout << out.dump(2) << "\n";
@@ -117,11 +133,19 @@ int runBenchAttribute(const BenchAttributeArgs& a) {
 void addBenchAttribute(CLI::App& bench, int& exitCode) {
     auto a = std::make_shared<BenchAttributeArgs>();
     auto* cmd = bench.add_subcommand(
-        "attribute", "Integrated gradients (trapezoid, black baseline) on one image, timed; with --reference, the same "
-                     "in plain PyTorch autograd (scripts/attribution_reference.py: a per-step loop and one batch) in the "
-                     "same run and threads, and how many times faster ours is.");
-    cmd->add_option("--model", a->model, "a patch classifier checkpoint (the reference re-implements its forward)")
+        "attribute", "An attribution map of one image, timed warm (median of --repeats after one warm-up): integrated "
+                     "gradients (trapezoid, black baseline) by default, or any --method; with --reference, integrated "
+                     "gradients in plain PyTorch autograd (scripts/attribution_reference.py: a per-step loop and one "
+                     "batch) in the same run and threads, and how many times faster ours is.");
+    cmd->add_option("--model", a->model, "a checkpoint or imported model (with --reference: a patch classifier, whose forward "
+                                         "the reference re-implements)")
         ->required()->check(regularFile());
+    cmd->add_option("--method", a->method, "the map: gradient, gradient-x-input, integrated-gradients, smoothgrad, occlusion, "
+                                           "gradcam or gradient-rollout")
+        ->capture_default_str();
+    cmd->add_option("--quadrature", a->quadrature, "integrated gradients: trapezoid or gauss-legendre")->capture_default_str()
+        ->check(CLI::IsMember({"trapezoid", "gauss-legendre"}));
+    cmd->add_option("--samples", a->samples, "smoothgrad: noisy copies")->capture_default_str()->check(wholeNumberIn(1, 100000));
     cmd->add_option("--image", a->image, "image file");
     cmd->add_option("--sample", a->sample, "test sample DATASET:INDEX (default: the model's dataset, image 0)");
     cmd->add_option("--steps", a->steps, "intervals of the path")->capture_default_str()->check(wholeNumberIn(1, 100000));
