@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "screen_check.h"
 #include "shown_attention_page.h"
 #include "ui/attention/attention_canvas.h"
 #include "ui/attention/attention_page.h"
@@ -75,6 +76,16 @@ void TestStuckModel::aHangingLoadCanBeCancelledAndTheNextModelOpens() {
     QVERIFY(m_page->waitBar()->isHidden());
     QTRY_VERIFY_WITH_TIMEOUT(m_page->waitBar()->isVisible(), 20'000);  // after a few seconds, not at once
     QVERIFY(m_page->isBusy());
+    // Its words show whole on a narrow canvas too (the Dataset tab open at 1280x800 left it 441 px;
+    // here about 500: on one line they needed 452 px beside Cancel and had 408).
+    const QSize before = m_page->size();
+    m_page->resize(700, before.height());
+    const auto* words = m_page->waitBar()->findChild<QLabel*>();
+    QVERIFY(words);
+    QTRY_VERIFY2_WITH_TIMEOUT(m_page->waitBar()->width() < 600 && screen_check::labelCut(words).isEmpty(),
+                              qPrintable(QStringLiteral("a %1-px bar: %2").arg(m_page->waitBar()->width()).arg(screen_check::labelCut(words))),
+                              5'000);
+    m_page->resize(before);
     QTest::mouseClick(m_page->waitCancelButton(), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy(), 5'000);
     QVERIFY(!m_page->errorBanner()->isHidden());

@@ -64,6 +64,7 @@ void AttentionPage::buildWaitBar() {
     row->setContentsMargins(6, 2, 6, 2);
     m_waitText = new QLabel(m_waitBar);
     m_waitText->setTextFormat(Qt::PlainText);
+    m_waitText->setWordWrap(true);  // a narrow canvas (the Dataset tab open at 1280x800) takes it on two lines
     m_waitCancel = new QPushButton(tr("Cancel"), m_waitBar);
     m_waitCancel->setToolTip(tr("Give up on this model call: its work is abandoned and the window answers again"));
     row->addWidget(m_waitText, 1);
@@ -79,7 +80,9 @@ void AttentionPage::buildWaitBar() {
         if (show) {
             m_waitText->setText(tr("Still %1 (%2 s). A model that never returns can be cancelled.")
                                     .arg(m_service->busyWith()).arg(seconds, 0, 'f', 0));
-            m_waitBar->setGeometry(0, 0, m_canvas->width(), m_waitBar->sizeHint().height());
+            const int width = m_canvas->width();
+            m_waitBar->setGeometry(0, 0, width,
+                                   m_waitBar->hasHeightForWidth() ? m_waitBar->heightForWidth(width) : m_waitBar->sizeHint().height());
             m_waitBar->raise();
         }
         if (show != m_waitBar->isVisible()) m_waitBar->setVisible(show);
