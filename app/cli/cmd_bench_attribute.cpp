@@ -15,6 +15,7 @@
 
 #include "analysis/attribution/attribution.h"
 #include "commands.h"
+#include "io/json_fields.h"
 #include "common/runtime.h"
 #include "input_options.h"
 #include "reference_runner.h"
@@ -111,15 +112,14 @@ int runBenchAttribute(const BenchAttributeArgs& a) {
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(ms.begin(), ms.end());
-    const auto measured = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     const bool ig = a.method == "integrated-gradients";
     nlohmann::json out{{"command", "bench attribute"}, {"model", a.model}, {"image", in->id}, {"device", (*model)->deviceName()},
                        {"threads", computeThreads()}, {"method", a.method}, {"rule", map->rule}, {"target", map->target},
                        {"steps", ig ? nlohmann::json(a.steps) : nlohmann::json(nullptr)},
                        {"quadrature", ig ? nlohmann::json(a.quadrature) : nlohmann::json(nullptr)},
                        {"samples", a.method == "smoothgrad" ? nlohmann::json(a.samples) : nlohmann::json(nullptr)},
-                       {"repeats", a.repeats}, {"ms", ms[ms.size() / 2]}, {"completeness_error", measured(map->completenessError)},
-                       {"f_input", measured(map->fInput)}, {"f_baseline", measured(map->fBaseline)}};
+                       {"repeats", a.repeats}, {"ms", ms[ms.size() / 2]}, {"completeness_error", measuredOrNull(map->completenessError)},
+                       {"f_input", measuredOrNull(map->fInput)}, {"f_baseline", measuredOrNull(map->fBaseline)}};
     if (!a.reference.empty() && !addAttributionReference(a, **model, *in, *map, ms[ms.size() / 2], out)) return kExitFailure;
     if (a.json)
         std::cout << out.dump(2) << "\n";

@@ -52,12 +52,8 @@ AtlasPage::AtlasPage(QWidget* parent) : JobPanel(parent) {
     connect(m_map, &AtlasMapView::pointChosen, this, [this](int input, int, bool) {
         if (!m_atlas) return;
         const QString sentence = input < int(m_atlas->sentences.size()) ? QString::fromStdString(m_atlas->sentences[std::size_t(input)]) : QString();
-        // The layer's name without the file's that heads it ("seq.pt encoder layer 2").
-        QString layerName = QString::fromStdString(m_atlas->layerName);
-        const QString file = QFileInfo(QString::fromStdString(m_atlas->model)).fileName() + QLatin1Char(' ');
-        if (layerName.startsWith(file)) layerName = layerName.mid(file.size());
         Q_EMIT openInput(QString::fromStdString(m_atlas->model), QString::fromStdString(m_atlas->dataset), input, sentence,
-                         m_atlas->layer, m_atlas->head, layerName);
+                         m_atlas->layer, m_atlas->head, QString::fromStdString(m_atlas->modelLayer));
     });
 }
 

@@ -133,6 +133,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// What a session and openAt share: `model` opened on sample `index` of `dataset` (or the
+    /// input file already set) under `rule` at `step`, with `runs` sampled once the sample is there.
+    void openAs(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step, int runs);
     void onModelLoaded(const ModelCard& card);
     void onTrace(const Trace& trace, const Image& image, double ms);
     void showError(const QString& message);

@@ -163,31 +163,28 @@ void AttentionPage::openSession(const Session& s) {
         Q_EMIT statusMessage(tr("The session's map '%1' is not one this version draws: the attention is shown alone")
                                  .arg(QString::fromStdString(s.attributionMap)));
     }
-    m_input.reset();
     m_inputFile = QString::fromStdString(s.imageFile);
-    m_inputDataset = QString::fromStdString(s.dataset);
-    m_inputIndex = s.sampleIndex;
-    m_sessionModel = QString::fromStdString(s.modelPath);
-    m_sessionRule = QString::fromStdString(s.rule);
-    m_pendingRuns = s.imageFile.empty() ? s.runs : 0;  // started when the session's sample arrives
-    m_stepArmed = false;
-    m_pendingStep = s.step;
-    m_awaitingFirst = true;
-    openModel(QString::fromStdString(s.modelPath));
+    openAs(QString::fromStdString(s.modelPath), QString::fromStdString(s.dataset), s.sampleIndex,
+           QString::fromStdString(s.rule), s.step, s.imageFile.empty() ? s.runs : 0);  // runs: when its sample arrives
 }
 
-void AttentionPage::openAt(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step) {
+void AttentionPage::openAs(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step,
+                           int runs) {
     m_input.reset();
-    m_inputFile.clear();
     m_inputDataset = dataset;
     m_inputIndex = index;
     m_sessionModel = model;
     m_sessionRule = rule;
-    m_pendingRuns = 0;
+    m_pendingRuns = runs;
     m_stepArmed = false;
     m_pendingStep = step;
     m_awaitingFirst = true;
     openModel(model);
+}
+
+void AttentionPage::openAt(const QString& model, const QString& dataset, qint64 index, const QString& rule, int step) {
+    m_inputFile.clear();
+    openAs(model, dataset, index, rule, step, 0);
 }
 
 }  // namespace saccade::ui

@@ -93,6 +93,7 @@ Result<Atlas> buildAtlas(const std::string& path, const AtlasOptions& o, const s
     a.layer = o.layer;
     a.head = o.head;
     a.layerName = src.name;
+    a.modelLayer = src.layer;
     a.inputs = src.q.size(0);
     a.headDim = src.q.size(3);
     a.method = o.embedding.method;

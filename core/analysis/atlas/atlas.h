@@ -38,6 +38,7 @@ struct AtlasPoint {
 
 struct Atlas {
     std::string model, layerName, method;
+    std::string modelLayer;  ///< the layer as the model names it ("encoder layer 2"; layerName adds the file)
     int layer = 0, head = 0, layers = 0, heads = 0;
     std::int64_t inputs = 0, headDim = 0;
     std::string positions;        ///< "patch" (a ViT: position 0 is [CLS]) or "token"

@@ -21,8 +21,9 @@ namespace saccade {
 /// One layer's attention inputs: q [B, H, N, d], k [B, H, N, d], v [B, H, N, dv] (self-attention)
 /// and keep [B, N] bool (padding), or undefined.
 struct FidelitySource {
-    std::string name;
+    std::string name;  ///< as views show it: the file, then the layer ("seq.pt encoder layer 2")
     torch::Tensor q, k, v, keep;
+    std::string layer;  ///< the layer as the model names it ("encoder layer 2")
 };
 
 struct FidelityOptions {

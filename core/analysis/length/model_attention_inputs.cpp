@@ -33,7 +33,8 @@ std::vector<FidelitySource> groupLayers(const std::vector<QkvCapture::Layer>& la
             const auto kept = l->keep.defined() ? l->keep : torch::ones({l->q.size(0), l->q.size(2)}, torch::kBool);
             keep.push_back(torch::constant_pad_nd(kept, {0, n - kept.size(1)}, 0));
         }
-        out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu()});
+        out.push_back({prefix + " " + name, torch::cat(q).cpu(), torch::cat(k).cpu(), torch::cat(v).cpu(), torch::cat(keep).cpu(),
+                       name});
     }
     return out;
 }
