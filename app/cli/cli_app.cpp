@@ -44,6 +44,7 @@ void addCommands(CLI::App& app, int& exitCode) {
     addVitCommands(*app.get_subcommand("bench"), exitCode);
     addBenchImport(*app.get_subcommand("bench"), exitCode);
     addSeqCommands(app, *app.get_subcommand("bench"), exitCode);
+    addSimilarityCommand(app, exitCode);
     addBenchTrain(*app.get_subcommand("bench"), exitCode);
     addBenchAttention(*app.get_subcommand("bench"), exitCode);
     addDemoCommand(app, exitCode);

@@ -15,6 +15,7 @@
 #include "render/alignment_render.h"
 #include "render/gif_writer.h"
 #include "models/seq/seq_bench.h"
+#include "models/text_encoder.h"
 #include "models/translation_maps.h"
 #include "models/translator.h"
 #include "models/translator_eval.h"
@@ -27,7 +28,26 @@ namespace saccade::cli {
 
 namespace {
 
+// A text encoder's "translation": its pieces, each one's most-attended piece in the last layer.
+void printEncoding(const SeqTranslation& t) {
+    std::cout << "pieces : " << t.source.size() << " (";
+    for (std::size_t i = 0; i < t.source.size(); ++i) std::cout << (i ? " " : "") << t.source[i];
+    std::cout << ")\n";
+    for (const auto& u : t.unknown) std::cout << "unknown: '" << u << "' has no pieces in the vocabulary: read as the unknown piece\n";
+    std::cout << "output : a " << t.embedding.size() << "-d sentence embedding (--json prints it); a text encoder writes no text\n"
+              << "each piece and the piece it attends most, last layer, mean over heads (--json: every layer and head, "
+                 "and the rollout):\n";
+    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+        const auto& row = t.alignment[i];
+        const auto best = std::size_t(std::max_element(row.begin(), row.end()) - row.begin());
+        std::cout << "  " << std::setw(3) << i << "  " << std::left << std::setw(14) << ("'" + t.tokens[i] + "'") << std::right
+                  << " -> '" << t.source[best] << "' (position " << best << ") " << std::fixed << std::setprecision(2)
+                  << row[best] << "  entropy " << t.entropy[i] << "\n";
+    }
+}
+
 void printTranslation(const Translator& model, const SeqTranslation& t) {
+    if (model.asTextEncoder()) return printEncoding(t);
     std::cout << "input  : " << model.detokenize(t.source) << "  (" << t.source.size() << " tokens)\n";
     for (const auto& u : t.unknown) std::cout << "unknown: '" << u << "' is not in the model's source vocabulary: read as <unk>\n";
     std::cout << "output : " << t.output << (t.finished ? "" : "  [no end token within the step budget]") << "\n";
@@ -59,10 +79,12 @@ void addTranslate(CLI::App& app, int& exitCode) {
         "translate", "Run a sequence model on typed text: the output and its alignment (a target x source matrix, each "
                      "row the decoder's distribution over the source), checked against the task's own answer where "
                      "the model has a task.");
-    cmd->add_option("--model", a->model, "a sequence model checkpoint (train seq) or an imported TorchScript translator")
+    cmd->add_option("--model", a->model, "a sequence model checkpoint (train seq), an imported TorchScript translator, "
+                                         "or an imported text encoder (its self-attention over the pieces)")
         ->required()->check(regularFile());
     cmd->add_option("--text", a->text, "the input, e.g. \"3rd of March 2021\"")->required();
-    cmd->add_option("--rule", a->rule, "soft, argmax or sample; an import: translate (default: the model's deterministic rule)");
+    cmd->add_option("--rule", a->rule, "soft, argmax or sample; an imported translator: translate, a text encoder: encode "
+                                       "(default: the model's deterministic rule)");
     cmd->add_option("--seed", a->seed, "seed of the sample rule")->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--out", a->out, "also save the trace JSON (schema saccade.seq-trace) here (atomic)");

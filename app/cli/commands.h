@@ -52,6 +52,9 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
                  std::uint64_t seed, const std::string& out, int scale, int delay, const std::string& caption,
                  const std::string& map, bool headView);
 
+/// similarity: a text encoder's similarity of two sentences, attributed to their pieces.
+void addSimilarityCommand(CLI::App& app, int& exitCode);
+
 /// compare: N runs against the deterministic rule on one image, or every rule on a dataset.
 void addCompareCommand(CLI::App& app, int& exitCode);
 

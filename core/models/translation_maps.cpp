@@ -41,6 +41,7 @@ void addTranslationMaps(SeqTranslation& out, const torch::Tensor& cross, const t
     if (!encoder.defined()) return;
     const auto rollout = encoderRollout(encoder);
     out.maps.push_back({"encoder rollout", "encoder", matrixRows(rollout)});
+    if (!cross.defined()) return;  // a text encoder: no decoder
     const auto lastCross = cross[cross.size(0) - 1].to(torch::kCPU, torch::kDouble).mean(0);
     out.maps.push_back({"cross (last layer) through the encoder rollout", "cross", matrixRows(torch::matmul(lastCross, rollout))});
 }

@@ -22,7 +22,8 @@ torch::Tensor encoderRollout(const torch::Tensor& encoder);
 
 /// Adds to out.maps: `cross` [L, H, T, S] (T output steps, S source tokens); `encoder`
 /// [L', H', S, S] and `decoder` [L'', H'', T, T] when defined (they may have other layer and head
-/// counts). The rollout maps need `encoder`.
+/// counts); `cross` undefined for a text encoder. The rollout maps need `encoder`, the last
+/// cross-attention through the rollout `cross` too.
 void addTranslationMaps(SeqTranslation& out, const torch::Tensor& cross, const torch::Tensor& encoder,
                         const torch::Tensor& decoder);
 

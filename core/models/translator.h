@@ -19,6 +19,7 @@
 namespace saccade {
 
 class SeqGradientForward;  // models/seq_gradient_forward.h (an engine header)
+class TextEncoder;         // models/text_encoder.h
 
 struct SeqLengthBucket {
     int length = 0;
@@ -109,6 +110,11 @@ public:
     /// over the source (analysis/seq_attribution.h); null where the model offers none (the default:
     /// an import's contract has no embedding entry). Valid while the translator lives.
     virtual SeqGradientForward* gradientForward() const { return nullptr; }
+
+    /// A text encoder (models/text_encoder.h): it writes no text but a sentence embedding, and its
+    /// "translation" is its self-attention over the text's pieces; null (the default) for a model
+    /// that writes text.
+    virtual const TextEncoder* asTextEncoder() const { return nullptr; }
 
     /// Tokens back to text (characters joined, words with spaces).
     std::string detokenize(const std::vector<std::string>& tokens) const;

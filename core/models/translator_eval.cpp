@@ -5,6 +5,7 @@
 #include <map>
 
 #include "metrics/alignment_error.h"
+#include "models/text_encoder.h"
 
 namespace saccade {
 
@@ -96,6 +97,7 @@ Result<Unit> addPair(const Translator& model, const SeqPairLine& pair, const Seq
 
 Result<SeqEvalReport> evaluatePairs(const Translator& model, const std::vector<SeqPairLine>& pairs, const std::string& name,
                                     const SeqEvalOptions& o, const SeqEvalProgress& onProgress) {
+    if (model.asTextEncoder()) return Error{writesNoTextLine(model, "there is no output to score against the pairs")};
     if (o.limit < 1) return Error{"the limit must be at least 1 pair"};
     const auto N = std::min<std::int64_t>(o.limit, std::int64_t(pairs.size()));
     const auto t0 = std::chrono::steady_clock::now();

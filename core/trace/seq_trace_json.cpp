@@ -31,6 +31,7 @@ std::string seqTranslationToJson(const SeqTranslation& t, const std::string& mod
         for (const auto& m : t.maps) maps.push_back({{"name", m.name}, {"kind", m.kind}, {"weights", m.weights}});
         j["maps"] = maps;
     }
+    if (!t.embedding.empty()) j["embedding"] = t.embedding;  // a text encoder's sentence embedding
     if (t.hasReference) {
         j["reference"] = {{"output", t.reference.target}, {"sure", t.reference.sure}, {"possible", t.reference.possible}};
         j["correct"] = t.correct();

@@ -43,6 +43,9 @@ struct SeqTranslation {
     /// encoder's rollout (Abnar and Zuidema 2020) and the last cross-attention through it. Empty
     /// for recurrent models, whose one map is `alignment`.
     std::vector<SeqAttentionMap> maps;
+    /// Text encoders: the sentence embedding; empty for a model that writes text. A text encoder's
+    /// `tokens` are its source's pieces (each row of its self-attention), `output` is empty.
+    std::vector<double> embedding;
     bool correct() const;  ///< output equals the reference
 };
 

@@ -3,9 +3,17 @@
     python examples/recipes/_compare.py KIND ANSWER.json REFERENCE.json
 
 KIND: trace (class probabilities), gradient (attribute --method gradient --json --pixels),
-translate (output tokens and the alignment), or schema:NAME (only that the answer is JSON of that
-schema, e.g. schema:saccade.cost). Prints one line, what held or why not, and exits 0 or 1.
-Values are compared relative to the reference's largest magnitude, to 1e-4.
+translate (output tokens and the alignment), schema:NAME (only that the answer is JSON of that
+schema, e.g. schema:saccade.cost), and for a text encoder's reference (minilm_text_encoder.py),
+which holds several sentences and pairs, with I the 0-based index into its "sentences" or
+"similarity" list:
+  encode:I      translate --model FILE --text TEXT --json: the pieces ("source", exactly), the
+                "embedding" and every "encoder layer L head H" map against self_attentions[L-1][H-1]
+  similarity:I  similarity --model FILE --text A --text B --json: each sentence's tokens (exactly, as
+                the reference's pieces), the cosine (to 1e-4, its range being [-1, 1]) and both
+                attribution vectors
+Prints one line, what held or why not, and exits 0 or 1.
+Values are compared relative to the reference's largest magnitude (per map, per vector), to 1e-4.
 """
 
 import json
@@ -35,6 +43,55 @@ def relative(ours: object, theirs: object, what: str) -> float:
     return worst
 
 
+def pick(ref: dict, key: str, index: str) -> dict:
+    """The reference's key[index], index as written after KIND's colon."""
+    if not index.isdigit() or int(index) >= len(ref[key]):
+        raise ValueError(f"no {key}[{index}] in the reference ({len(ref[key])} there)")
+    return ref[key][int(index)]
+
+
+def pieces_of(whole: dict, text: str) -> List[str]:
+    for sentence in whole["sentences"]:
+        if sentence["text"] == text:
+            return sentence["pieces"]
+    raise ValueError(f"no sentence {text!r} in the reference")
+
+
+def check_encode(ours: dict, ref: dict) -> str:
+    if ours["source"] != ref["pieces"]:
+        raise ValueError(f"pieces {ours['source']} against BertTokenizer's {ref['pieces']}")
+    worst = relative(ours["embedding"], ref["embedding"], "embedding")
+    maps = {m["name"]: m["weights"] for m in ours["maps"]}
+    layers, heads = len(ref["self_attentions"]), len(ref["self_attentions"][0])
+    for layer in range(layers):
+        for head in range(heads):
+            name = f"encoder layer {layer + 1} head {head + 1}"
+            if name not in maps:
+                raise ValueError(f"no map {name!r} among {len(maps)}")
+            worst = max(worst, relative(maps[name], ref["self_attentions"][layer][head], name))
+    return f"{len(ref['pieces'])} pieces as BertTokenizer, embedding and {layers}x{heads} heads within {worst:.1e}"
+
+
+def check_similarity(ours: dict, ref: dict, whole: dict) -> str:
+    """ref: the reference's pair; whole: the reference (its sentences' pieces)."""
+    if ours.get("schema") != "saccade.similarity":
+        raise ValueError(f"schema {ours.get('schema')!r}, not 'saccade.similarity'")
+    if len(ours["sentences"]) != 2:
+        raise ValueError(f"{len(ours['sentences'])} sentences, not 2")
+    difference = abs(float(ours["cosine"]) - ref["cosine"])
+    if not difference <= TOLERANCE:
+        raise ValueError(f"cosine {ours['cosine']} against PyTorch's {ref['cosine']:.6f}")
+    worst = difference
+    for side, sentence in zip("ab", ours["sentences"]):
+        if sentence["text"] != ref[side]:
+            raise ValueError(f"sentence {sentence['text']!r}, not {ref[side]!r}")
+        if sentence["tokens"] != pieces_of(whole, ref[side]):
+            raise ValueError(f"tokens {sentence['tokens']} against BertTokenizer's {pieces_of(whole, ref[side])}")
+        what = f"attribution of {side.upper()}"
+        worst = max(worst, relative(sentence["attribution"], ref["attribution_" + side], what))
+    return f"cosine {ref['cosine']:.4f} and both attributions as PyTorch's, within {worst:.1e}"
+
+
 def check(kind: str, ours: dict, ref: dict) -> str:
     if kind == "trace":
         worst = relative(ours["output"]["probs"], ref["probs"], "probabilities")
@@ -51,6 +108,10 @@ def check(kind: str, ours: dict, ref: dict) -> str:
             raise ValueError(f"output {''.join(ours['tokens'])!r} against PyTorch's {''.join(ref['tokens'])!r}")
         worst = relative(ours["alignment"], ref["alignment"], "alignment")
         return f"{len(ref['tokens'])} tokens as PyTorch, alignment within {worst:.1e}"
+    if kind.startswith("encode:"):
+        return check_encode(ours, pick(ref, "sentences", kind.split(":", 1)[1]))
+    if kind.startswith("similarity:"):
+        return check_similarity(ours, pick(ref, "similarity", kind.split(":", 1)[1]), ref)
     if kind.startswith("schema:"):
         want = kind.split(":", 1)[1]
         if ours.get("schema") != want:

@@ -61,6 +61,41 @@ class Translator(nn.Module):
         return source
 
 
+class Encoder(nn.Module):
+    """encode(source) under the text-encoder contract, broken as `flaw` says: "" (none), "rows"
+    (attention rows that do not sum to 1), "shape" (an embedding without its batch axis), "tokenizer"
+    (an unknown tokenizer), "nan" (a NaN embedding)."""
+
+    def __init__(self, flaw: str):
+        super().__init__()
+        self.vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b", "##c"]
+        self.tokenizer = "sentencepiece" if flaw == "tokenizer" else "wordpiece"
+        self.lower_case = True
+        self.flaw = flaw
+
+    @torch.jit.export
+    def encode(self, source: Tensor) -> Dict[str, Tensor]:
+        n, s = source.size(0), source.size(1)
+        weight = 2.0 / s if self.flaw == "rows" else 1.0 / s
+        embedding = torch.ones(n, 4)
+        if self.flaw == "shape":
+            embedding = torch.ones(4)
+        if self.flaw == "nan":
+            embedding = embedding * float("nan")
+        return {"embedding": embedding, "self_attentions": torch.full((n, 1, 2, s, s), weight)}
+
+    def forward(self, source: Tensor) -> Tensor:
+        return source
+
+
+class HalfEncoder(Encoder):
+    """A sound encoder with embed but no encode_embedded: attribution cannot run."""
+
+    @torch.jit.export
+    def embed(self, source: Tensor) -> Tensor:
+        return torch.ones(source.size(0), source.size(1), 4)
+
+
 class Grid(nn.Module):
     """A grid classifier whose attention has `side` cells a side."""
 
@@ -93,6 +128,9 @@ def main() -> None:
     save(Translator(["<pad>", "<end>", "x", "y"], 32000), f"{out}/long_translation.pt")
     save(Translator(["<pad>", "<end>", "x", "\u202ey"], 0), f"{out}/rlo_vocabulary.pt")
     save(Grid(3000), f"{out}/huge_grid.pt")
+    for flaw in ("rows", "shape", "tokenizer", "nan"):
+        save(Encoder(flaw), f"{out}/encoder_{flaw}.pt")
+    save(HalfEncoder(""), f"{out}/encoder_half.pt")
 
 
 if __name__ == "__main__":

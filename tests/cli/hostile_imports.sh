@@ -43,4 +43,14 @@ refused rlo_vocabulary "its target_vocabulary entry 3 holds the direction overri
   translate --model rlo_vocabulary.pt --text abc
 refused two_lines 'caption failed: ValueError: first line' trace --model two_lines.pt --sample scenes64:0
 grep -q "second" two_lines.err && fail "two_lines: more than the exception's first line"
-echo "hostile imports: all 9 refused"
+refused encoder_rows "encode's 'self_attentions': a row sums to 2, not 1" translate --model encoder_rows.pt --text "a b"
+refused encoder_shape "encode's 'embedding' must be floating point [N, E] with N = 1, not Float [4]" \
+  translate --model encoder_shape.pt --text "a b"
+refused encoder_tokenizer "its tokenizer is 'sentencepiece'; Saccade reads \"wordpiece\"" \
+  translate --model encoder_tokenizer.pt --text "a b"
+refused encoder_nan "encode's 'embedding' holds NaN or inf" translate --model encoder_nan.pt --text "a b"
+refused encoder_half "it has embed but no encode_embedded; attribution needs both" \
+  similarity --model encoder_half.pt --text "a b" --text "a"
+refused encoder_empty "the first sentence: nothing to encode: the text holds no pieces" \
+  similarity --model "$here/../../samples/torchscript/text_encoder.pt" --text " " --text "a"
+echo "hostile imports: all 15 refused"

@@ -36,22 +36,14 @@
 #include "models/translator_eval.h"
 #include "ui/sequences/alignment_view.h"
 #include "ui/sequences/attribution_maps.h"
+#include "ui/sequences/seq_examples.h"
+#include "ui/sequences/similarity_panel.h"
 #include "ui/sequences/seq_evaluation_panel.h"
 #include "trace/seq_trace_json.h"
 
 namespace saccade::ui {
 
 namespace {
-
-QStringList examplesFor(const std::string& task) {
-    if (task == "dates")
-        return {"3rd of March 2021", "Wednesday, 3 March 2021", "march 3, 2021", "2021/03/03", "17 SEP 1999",
-                "31 February 2021", "3 März 2021"};
-    if (task == "reverse") return {"0123456789", "31415926535897932384", "1234"};
-    if (task == "sort") return {"9081726354", "55512340987654321000", "4321"};
-    return {"the big dog sees a small cat near the river", "every clever teacher quickly reads this old book",
-            "a tired farmer carries the heavy bag", "the zebra sees a cat"};
-}
 
 struct TranslateJob {
     std::optional<SeqTranslation> result[2];
@@ -93,6 +85,9 @@ SequencesPage::SequencesPage(QWidget* parent) : QWidget(parent) {
     layout->addLayout(stepRow);
     layout->addWidget(m_stepLabel);
     layout->addWidget(m_evaluation);
+    m_similarity = new SimilarityPanel(this);
+    m_similarity->setVisible(false);  // a text encoder's: shown while one is the main model
+    layout->addWidget(m_similarity);
     connectSignals();
     addShortcuts();
     // The bundled models are opened when the page is first shown or used (ensureModels), not
@@ -132,7 +127,8 @@ QHBoxLayout* SequencesPage::buildModelRow() {
     top->addWidget(open);
 
     connect(open, &QPushButton::clicked, this, [this] {
-        const auto path = openFileDialog(this, tr("Open a sequence model"), tr("Checkpoints and TorchScript translators (*.pt)"));
+        const auto path = openFileDialog(this, tr("Open a sequence model"),
+                                         tr("Checkpoints, TorchScript translators and text encoders (*.pt)"));
         if (!path.isEmpty()) openModel(path);
     });
     return top;
@@ -208,6 +204,14 @@ void SequencesPage::connectSignals() {
     });
     connect(m_model, &QComboBox::currentIndexChanged, this, [this] {
         m_evaluation->forget();
+        if (auto m = modelAt(0); m && m->asTextEncoder()) {
+            // A text encoder reads sentences: another model's example becomes one of its own, and a
+            // translator beside it (which reads another kind of text) goes.
+            const QSignalBlocker b1(m_input), b2(m_compare);
+            if (auto beside = modelAt(1); beside && !beside->asTextEncoder()) m_compare->setCurrentIndex(0);
+            // m_examples still lists the previous model's examples
+            if (m_input->text().isEmpty() || m_examples->findText(m_input->text()) > 0) m_input->setText(examplesFor(*m).front());
+        }
         refillExamples();
         refillRules();
         translate();
@@ -291,7 +295,7 @@ void SequencesPage::ensureModels() {
         m_output->setText(tr("No sequence model yet: open one (saccade-cli train seq) with Open model…"));
     } else if (m_input->text().isEmpty()) {
         const QSignalBlocker block(m_input);  // the caller translates it
-        m_input->setText(examplesFor(m_models[0]->taskName()).front());
+        m_input->setText(examplesFor(*m_models[0]).front());
     }
 }
 
@@ -303,7 +307,7 @@ void SequencesPage::showEvent(QShowEvent* event) {
 void SequencesPage::refillExamples() {
     m_examples->clear();
     m_examples->addItem(tr("Examples…"));
-    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(m->taskName()));
+    if (auto m = modelAt(0)) m_examples->addItems(examplesFor(*m));
 }
 
 SequencesPage::~SequencesPage() {
@@ -453,19 +457,29 @@ std::optional<SeqTranslation> mapped(const std::optional<SeqTranslation>& t, con
 
 void SequencesPage::showTranslations() {
     const auto main = modelAt(0), other = modelAt(1);
+    const bool encoder = main && main->asTextEncoder();
+    m_similarity->setVisible(encoder);
+    m_evaluation->setVisible(!encoder);
+    if (encoder) m_similarity->setInput(QString::fromStdString(main->path()), m_input->text());
     {
         // The map list follows the main model's translation; the chosen name is kept when it exists.
         const QSignalBlocker block(m_map);
         const QString chosen = m_map->currentText();
         m_map->clear();
         if (m_results2[0] && !m_results2[0]->maps.empty()) {
-            QString lastCrossMean;
+            // The first map shown: the last cross-attention's mean, or a text encoder's last layer's.
+            QString lastCrossMean, lastEncoderMean;
             for (const auto& m : m_results2[0]->maps) {
                 m_map->addItem(QString::fromStdString(m.name));
-                if (m.kind == "cross" && m.name.find(" mean") != std::string::npos) lastCrossMean = QString::fromStdString(m.name);
+                const bool mean = m.name.find(" mean") != std::string::npos;
+                if (mean && m.kind == "cross") lastCrossMean = QString::fromStdString(m.name);
+                if (mean && m.kind == "encoder") lastEncoderMean = QString::fromStdString(m.name);
             }
-            m_map->insertSeparator(m_map->count());
-            m_map->addItems(attributionMapNames());
+            if (lastCrossMean.isEmpty()) lastCrossMean = lastEncoderMean;
+            if (!encoder) {  // a text encoder writes no tokens to attribute
+                m_map->insertSeparator(m_map->count());
+                m_map->addItems(attributionMapNames());
+            }
             m_map->setCurrentIndex(std::max(0, m_map->findText(chosen.isEmpty() || m_map->findText(chosen) < 0 ? lastCrossMean : chosen)));
         } else {
             m_map->addItem(tr("alignment"));
@@ -503,6 +517,8 @@ void SequencesPage::showTranslations() {
     QString html;
     if (!m_results2[0]) {
         html = QStringLiteral("<span style='color:#b00'>%1</span>").arg(m_errors[0].toHtmlEscaped());
+    } else if (encoder) {
+        html = textEncodingSummary(*m_results2[0], m_map->currentText());
     } else {
         const auto& t = *m_results2[0];
         html = tr("Output: <b style='font-size:large'>%1</b>").arg(QString::fromStdString(t.output).toHtmlEscaped());
@@ -554,7 +570,7 @@ void SequencesPage::updateStepLabel() {
         return;
     }
     const auto& t = *m_results2[0];
-    QString s = tr("Step %1 of %2: '%3'   entropy %4 nats")
+    QString s = (t.embedding.empty() ? tr("Step %1 of %2: '%3'   entropy %4 nats") : tr("Piece %1 of %2: '%3'   entropy %4 nats"))
                     .arg(step + 1)  // counted from 1, as on every page
                     .arg(t.tokens.size())
                     .arg(QString::fromStdString(t.tokens[size_t(step)]))
@@ -567,7 +583,7 @@ void SequencesPage::updateStepLabel() {
 }
 
 QString SequencesPage::outputSummary() const { return m_output->text(); }
-bool SequencesPage::isBusy() const { return m_busy || m_pending || m_evaluation->running(); }
+bool SequencesPage::isBusy() const { return m_busy || m_pending || m_evaluation->running() || m_similarity->busy(); }
 bool SequencesPage::evaluating() const { return m_evaluation->running(); }
 QString SequencesPage::evaluationText() const { return m_evaluation->resultsText(); }
 void SequencesPage::evaluate(std::int64_t limit) { m_evaluation->evaluate(limit); }

@@ -4,7 +4,10 @@
 // target x source, the task's gold alignment outlined; a second model runs beside the first on
 // the same input. The step slider (or a click on a row, or Play) walks the decoder's steps: that
 // step's distribution over the source as bars and its likeliest words. Its evaluation box
-// (SeqEvaluationPanel) measures both models on the task's test split or a file of pairs. Exports: the matrix as PNG, SVG and CSV,
+// (SeqEvaluationPanel) measures both models on the task's test split or a file of pairs. A text
+// encoder (models/text_encoder.h) shows its self-attention over the pieces, every layer and head
+// and the rollout, and in place of the evaluation box its similarity box (SimilarityPanel): a
+// second sentence and what each piece adds to their similarity. Exports: the matrix as PNG, SVG and CSV,
 // the trace as JSON, the playback as a GIF.
 
 #include <atomic>
@@ -37,6 +40,7 @@ namespace saccade::ui {
 
 class AlignmentView;
 class SeqEvaluationPanel;
+class SimilarityPanel;
 
 class SequencesPage : public QWidget {
     Q_OBJECT
@@ -56,6 +60,8 @@ public:
     /// A translation or an evaluation is running.
     bool isBusy() const;
     AlignmentView* view(int slot) const;
+    /// The text encoder's similarity box (hidden unless the main model is one).
+    SimilarityPanel* similarityPanel() const { return m_similarity; }
     /// Milliseconds from the last edit to the redrawn matrices.
     double lastLatencyMs() const { return m_lastLatencyMs; }
     QString outputSummary() const;
@@ -123,6 +129,7 @@ private:
     QPushButton* m_play = nullptr;
     QTimer* m_playTimer = nullptr;
     SeqEvaluationPanel* m_evaluation = nullptr;
+    SimilarityPanel* m_similarity = nullptr;  ///< a text encoder's two-sentence similarity
     QToolButton* m_export = nullptr;
 
     bool m_busy = false, m_pending = false, m_modelsLoaded = false;

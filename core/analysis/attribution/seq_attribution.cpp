@@ -11,6 +11,7 @@
 #include "analysis/attribution/path_quadrature.h"
 #include "models/seq_gradient_forward.h"
 #include "models/translation_maps.h"
+#include "models/text_encoder.h"
 #include "models/translator.h"
 
 namespace saccade {
@@ -209,6 +210,8 @@ Result<SeqAttribution> attributeTranslation(const Translator& model, const std::
     if (target.size() > kMaxSeqTokens)
         return Error{"the output explained holds " + std::to_string(target.size()) + " tokens; at most " +
                      std::to_string(kMaxSeqTokens) + " are read"};
+    if (model.asTextEncoder())
+        return Error{writesNoTextLine(model, "it has no output tokens to attribute to the text")};
     auto* f = model.gradientForward();
     if (!f)
         return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's contract "

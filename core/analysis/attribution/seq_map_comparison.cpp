@@ -4,11 +4,13 @@
 
 #include <torch/torch.h>
 
+#include "common/rng.h"
 #include "common/seed_mix.h"
 #include "analysis/attribution/image_maps.h"
 #include "analysis/attribution/seq_sanity_check.h"
 #include "metrics/alignment_error.h"
 #include "models/seq_gradient_forward.h"
+#include "models/text_encoder.h"
 
 namespace saccade {
 
@@ -71,6 +73,8 @@ Result<double> scoreSentence(SeqGradientForward& f, const SeqSample& s, const Se
 
 Result<SeqMapComparisonReport> compareSeqMaps(const Translator& model, const SeqMapComparisonOptions& asked,
                                               const Progress& progress) {
+    if (model.asTextEncoder())
+        return Error{writesNoTextLine(model, "no attribution map of output tokens can be scored")};
     auto* f = model.gradientForward();
     if (!f)
         return Error{model.path() + " offers no teacher-forced forward over its source's embeddings (an import's "

@@ -17,6 +17,7 @@
 #include "models/script/script_archive.h"
 #include "models/script/script_captioner.h"
 #include "models/script/script_model.h"
+#include "models/script/script_text_encoder.h"
 #include "models/script/script_translator.h"
 
 namespace saccade {
@@ -160,6 +161,9 @@ Result<std::vector<RuleCost>> scriptImportCost(const std::string& path, CostRun&
         return Error{"an imported " + std::string(ScriptTranslator::isTranslator(*archive) ? "translator" : "captioner") +
                      " makes its attention word by word inside its decoding loop, so its graph has no part that runs "
                      "before the attention; the cost view splits the forward of an imported classifier"};
+    if (ScriptTextEncoder::isTextEncoder(*archive))
+        return Error{"an imported text encoder reads text, and the cost view splits the forward of an imported image "
+                     "classifier at its attention; an encoder's self-attention is inside every layer"};
     auto model = ScriptModel::load(*archive);
     if (!model) return Error{model.error()};
     auto slice = sliceUpToAttention(archive->module);

@@ -1,7 +1,8 @@
 // TorchScript imports' registration: a model of the user's own, opened from a file with no Saccade
 // sidecar (models/model_family.h). Saccade trains none, so it has no fields and no trainer. The
 // file is opened once; a module with a `translate` method is a translator, which reads text
-// (ScriptTranslator); one with a `caption` method a captioner (ScriptCaptioner); any other a
+// (ScriptTranslator); one with an `encode` method a text encoder, which reads text too
+// (ScriptTextEncoder); one with a `caption` method a captioner (ScriptCaptioner); any other a
 // classifier under the forward contract (ScriptModel).
 #include <algorithm>
 
@@ -10,6 +11,7 @@
 #include "models/script/script_captioner.h"
 #include "models/script/script_cost.h"
 #include "models/script/script_model.h"
+#include "models/script/script_text_encoder.h"
 #include "models/script/script_translator.h"
 
 namespace saccade {
@@ -23,6 +25,9 @@ Result<std::shared_ptr<AttentionModel>> openScriptImport(const std::string& path
     if (ScriptTranslator::isTranslator(*archive))
         return Error{"model '" + path + "' is a translator (it has a translate method), which reads text: use translate, "
                      "eval --pairs, render --text or the GUI's Sequences page"};
+    if (ScriptTextEncoder::isTextEncoder(*archive))
+        return Error{"model '" + path + "' is a text encoder (it has an encode method), which reads text: use translate, "
+                     "similarity, render --text or the GUI's Sequences page"};
     if (ScriptCaptioner::isCaptioner(*archive)) {
         auto c = ScriptCaptioner::load(*archive, input);
         if (!c) return Error{c.error()};
@@ -36,9 +41,14 @@ Result<std::shared_ptr<AttentionModel>> openScriptImport(const std::string& path
 Result<std::shared_ptr<const Translator>> openScriptTranslator(const std::string& path, const std::string& device) {
     auto archive = openScriptArchive(path, device);
     if (!archive) return Error{archive.error()};
+    if (ScriptTextEncoder::isTextEncoder(*archive) && !ScriptTranslator::isTranslator(*archive)) {
+        auto e = ScriptTextEncoder::load(*archive);
+        if (!e) return Error{e.error()};
+        return std::shared_ptr<const Translator>(*e);
+    }
     if (!ScriptTranslator::isTranslator(*archive))
-        return Error{"model '" + path + "' has no translate method, so it does not read text: open it as an image model "
-                     "(trace, eval --dataset, the Attention page)"};
+        return Error{"model '" + path + "' has neither a translate nor an encode method, so it does not read text: open it "
+                     "as an image model (trace, eval --dataset, the Attention page)"};
     auto t = ScriptTranslator::load(*archive);
     if (!t) return Error{t.error()};
     return std::shared_ptr<const Translator>(*t);
@@ -48,6 +58,9 @@ Result<std::shared_ptr<const Translator>> openScriptTranslator(const std::string
 Result<AttentionRecording> refuseImportAttention(const std::string& path, std::int64_t, const std::string& need) {
     if (ScriptTranslator::fileDefinesTranslate(path))
         return Error{path + " is an imported translator: its attention weights are softmax outputs, and " + need +
+                     ", which the contract does not return"};
+    if (ScriptTextEncoder::fileDefinesEncode(path))
+        return Error{path + " is an imported text encoder: its self-attentions are softmax outputs, and " + need +
                      ", which the contract does not return"};
     auto model = openScriptImport(path, "cpu", {});
     if (!model) return Error{model.error()};
@@ -69,7 +82,9 @@ ModelFamily scriptFamily() {
     f.open = [](const std::string& path, const std::string& device) { return openScriptImport(path, device, {}); };
     f.openWithInput = openScriptImport;
     f.openText = openScriptTranslator;
-    f.holdsText = ScriptTranslator::fileDefinesTranslate;
+    f.holdsText = [](const std::string& path) {
+        return ScriptTranslator::fileDefinesTranslate(path) || ScriptTextEncoder::fileDefinesEncode(path);
+    };
     f.listLine = [](const std::string&, const std::string&) { return std::string("TorchScript (no sidecar)"); };
     f.importCost = scriptImportCost;
     f.recordAttentionInputs = refuseImportAttention;

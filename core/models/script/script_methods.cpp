@@ -1,5 +1,9 @@
 #include "models/script/script_methods.h"
 
+#include <algorithm>
+
+#include <caffe2/serialize/inline_container.h>
+
 #include "common/display_text.h"
 
 namespace saccade {
@@ -64,5 +68,45 @@ Result<int> readTokenId(const torch::jit::Module& module, const std::string& nam
 }
 
 std::string dtypeName(const torch::Tensor& t) { return std::string(c10::toString(t.scalar_type())); }
+
+namespace {
+
+std::string recordText(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name) {
+    const auto [data, size] = reader.getRecord(name);
+    return std::string(static_cast<const char*>(data.get()), size);
+}
+
+// data.pkl names the top module's class first ("c__torch__\nTranslator\n"), and its code lies in
+// code/__torch__[/...].py as "class NAME(".
+bool topClassDefinesIn(caffe2::serialize::PyTorchStreamReader& reader, const std::string& method) {
+    if (!reader.hasRecord("data.pkl")) return false;
+    const auto pickle = recordText(reader, "data.pkl").substr(0, 4096);
+    const auto global = pickle.find("c__torch__");
+    if (global == std::string::npos) return false;
+    const auto moduleEnd = pickle.find('\n', global);
+    const auto nameEnd = moduleEnd == std::string::npos ? moduleEnd : pickle.find('\n', moduleEnd + 1);
+    if (nameEnd == std::string::npos) return false;
+    std::string file = pickle.substr(global + 1, moduleEnd - global - 1);
+    std::replace(file.begin(), file.end(), '.', '/');
+    const auto name = pickle.substr(moduleEnd + 1, nameEnd - moduleEnd - 1);
+    if (!reader.hasRecord("code/" + file + ".py")) return false;
+    const auto code = recordText(reader, "code/" + file + ".py");
+    const auto start = code.find("class " + name + "(");
+    if (start == std::string::npos) return false;
+    const auto end = code.find("\nclass ", start + 1);
+    return code.substr(start, end == std::string::npos ? std::string::npos : end - start).find("def " + method + "(self") !=
+           std::string::npos;
+}
+
+}  // namespace
+
+bool topClassDefines(const std::string& path, const std::string& method) {
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(path);
+        return topClassDefinesIn(reader, method);
+    } catch (const std::exception&) {
+        return false;  // not a TorchScript archive
+    }
+}
 
 }  // namespace saccade

@@ -39,6 +39,11 @@ Result<std::vector<std::string>> readStringList(const torch::jit::Module& module
 /// The int attribute `name`, a token id below `vocabulary`; -1 when the module has none.
 Result<int> readTokenId(const torch::jit::Module& module, const std::string& name, std::size_t vocabulary);
 
+/// Whether the top module of the TorchScript file at `path` defines `method` in its own class (its
+/// code read, not its weights; a submodule's method of that name does not count). False for a file
+/// that is not a TorchScript archive.
+bool topClassDefines(const std::string& path, const std::string& method);
+
 /// "int64", "float32": a tensor's type as messages say it.
 std::string dtypeName(const torch::Tensor& t);
 

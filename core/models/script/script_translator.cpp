@@ -6,7 +6,6 @@
 #include <map>
 #include <sstream>
 
-#include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -154,46 +153,7 @@ ScriptTranslator::~ScriptTranslator() = default;
 
 bool ScriptTranslator::isTranslator(const ScriptArchive& archive) { return archive.module.find_method("translate").has_value(); }
 
-namespace {
-
-std::string recordText(caffe2::serialize::PyTorchStreamReader& reader, const std::string& name) {
-    const auto [data, size] = reader.getRecord(name);
-    return std::string(static_cast<const char*>(data.get()), size);
-}
-
-// Whether the top module's own class defines translate: data.pkl names that class first
-// ("c__torch__\nTranslator\n"), and its code lies in code/__torch__[/...].py as "class NAME(".
-// A submodule's method of that name does not count.
-bool topClassDefinesTranslate(caffe2::serialize::PyTorchStreamReader& reader) {
-    if (!reader.hasRecord("data.pkl")) return false;
-    const auto pickle = recordText(reader, "data.pkl").substr(0, 4096);
-    const auto global = pickle.find("c__torch__");
-    if (global == std::string::npos) return false;
-    const auto moduleEnd = pickle.find('\n', global);
-    const auto nameEnd = moduleEnd == std::string::npos ? moduleEnd : pickle.find('\n', moduleEnd + 1);
-    if (nameEnd == std::string::npos) return false;
-    std::string file = pickle.substr(global + 1, moduleEnd - global - 1);
-    std::replace(file.begin(), file.end(), '.', '/');
-    const auto name = pickle.substr(moduleEnd + 1, nameEnd - moduleEnd - 1);
-    if (!reader.hasRecord("code/" + file + ".py")) return false;
-    const auto code = recordText(reader, "code/" + file + ".py");
-    const auto start = code.find("class " + name + "(");
-    if (start == std::string::npos) return false;
-    const auto end = code.find("\nclass ", start + 1);
-    return code.substr(start, end == std::string::npos ? std::string::npos : end - start).find("def translate(self") !=
-           std::string::npos;
-}
-
-}  // namespace
-
-bool ScriptTranslator::fileDefinesTranslate(const std::string& path) {
-    try {
-        caffe2::serialize::PyTorchStreamReader reader(path);
-        return topClassDefinesTranslate(reader);
-    } catch (const std::exception&) {
-        return false;  // not a TorchScript archive: not a translator either
-    }
-}
+bool ScriptTranslator::fileDefinesTranslate(const std::string& path) { return topClassDefines(path, "translate"); }
 
 namespace {
 
