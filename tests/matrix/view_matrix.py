@@ -71,6 +71,8 @@ def columns(work: str) -> List[Column]:
         Column("import-captioner", "import: captioner", "sat_captioner.pt", "caption", ["--sample", "scenes64:3"], ["--dataset", "scenes64"]),
         Column("import-translator", "import: translator", "seq_translator.pt", "seq", [],
                ["--pairs", os.path.join(IMPORTS, "dates-test-200.tsv")]),
+        Column("import-text-encoder", "import: text encoder", "text_encoder.pt", "seq", [],
+               ["--pairs", os.path.join(IMPORTS, "dates-test-200.tsv")]),
     ]
 
 
@@ -213,6 +215,17 @@ def check_map_table(out: str, col: Column, work: str) -> str:
     return text
 
 
+def check_similarity(out: str, col: Column, work: str) -> str:
+    j = json.loads(out)
+    assert j.get("schema") == "saccade.similarity", f"schema {j.get('schema')}"
+    assert -1 - 1e-9 <= j["cosine"] <= 1 + 1e-9, f"cosine {j['cosine']}"
+    for s in j["sentences"]:
+        assert len(s["attribution"]) == len(s["tokens"]) > 2, "not one value per piece"
+        err = s["completeness_error"]
+        assert err is not None and err < 1e-2, f"completeness error {err} at 16 steps"
+    return "the cosine, and each piece's share that sums to its sentence's change within 1%"
+
+
 def check_report(out: str, col: Column, work: str) -> str:
     with open(os.path.join(cell_dir(work, col), "report.html"), encoding="utf-8") as f:
         html = f.read()
@@ -332,6 +345,9 @@ def rows() -> List[Row]:
     for method in SEQ_METHODS:
         r.append(Row("attribute --text --method " + method, ("seq",), lambda c, w, method=method: ["attribute"] + m(c, w) +
                      TEXT + ["--method", method, "--steps", "16", "--json"], check_attribution(method)))
+    r.append(Row("similarity", ("seq",), lambda c, w: ["similarity"] + m(c, w) +
+                 ["--text", "The cats sat on the mat.", "--text", "A dog walked in the park.", "--steps", "16", "--json"],
+                 check_similarity))
     r.append(Row("faithfulness --methods (sequences)", ("seq",), lambda c, w: ["faithfulness"] + m(c, w) +
                  ["--limit", "2", "--sanity-images", "1", "--methods", ",".join(SEQ_METHODS), "--json"],
                  check_schema("saccade.seq-map-faithfulness", "every map's AER and deletion fall on 2 sentences")))
@@ -367,7 +383,7 @@ prints it). `tests/matrix/view_matrix.py` runs every cell on every build (one ct
 `/usr/bin/python3 tests/matrix/view_matrix.py --cli build/app/cli/saccade-cli --work /tmp/matrix --write`
 writes this page anew.
 
-The imports: `samples/torchscript/{grid_attention,glimpse_model,sat_captioner,seq_translator}.pt`,
+The imports: `samples/torchscript/{grid_attention,glimpse_model,sat_captioner,seq_translator,text_encoder}.pt`,
 and two that `tests/matrix/export_imports.py` writes: a CNN-backbone grid model (ResNet-18 up to
 layer3, a two-step attention head, soft in `forward` and hard in `forward_sampled`, `features` for
 Grad-CAM, torchvision's preprocessing) and
@@ -391,7 +407,7 @@ def write_doc(results: Dict[str, Dict[str, Outcome]], cols: List[Column], all_ro
     for col in cols:
         text += f"## {col.label}\n\n`{col.key}`: `{col.model_name}`\n\n"
         for row in all_rows:
-            if applies(row, col):
+            if applies(row, col) and row.key in results.get(col.key, {}):  # a new row: filled in as each column runs
                 text += f"- `{row.key}`: {results[col.key][row.key].line()}\n"
         text += "\n"
     return text
@@ -473,8 +489,10 @@ def main() -> int:
     if a.write:  # with --column, that kind's cells anew and the others as the page has them
         everything = read_doc() if a.column else {}
         everything.update(results)
-        with open(DOC, "w", encoding="utf-8") as f:
-            f.write(write_doc(everything, columns(work), all_rows))
+        text = write_doc(everything, columns(work), all_rows)  # whole before the page is opened for writing
+        with open(DOC + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(DOC + ".tmp", DOC)
     else:
         doc = read_doc().get(a.column, {})
         for key, got in results[a.column].items():

@@ -19,6 +19,9 @@
 
 #include "ui/sequences/alignment_view.h"
 #include "ui/sequences/sequences_page.h"
+#include "ui/sequences/similarity_panel.h"
+#include "ui/sequences/similarity_view.h"
+#include "analysis/attribution/text_similarity.h"
 #include "analysis/attribution/seq_attribution.h"
 #include "models/seq/seq_model.h"
 
@@ -36,7 +39,68 @@ private Q_SLOTS:
     void openingTheSelectedBundledModelTranslates();
     void importedTranslatorBesideOursAndOnPairs();
     void attributionMapBesideTheAttention();
+    void textEncoderShowsItsPiecesAndASimilarity();
 };
+
+void TestSequencesPage::textEncoderShowsItsPiecesAndASimilarity() {
+    // The bundled tiny text encoder after a dates model: a sentence in place of the date, nothing
+    // beside it, its self-attention over the pieces (the last layer's mean first, no attribution
+    // entries), the similarity box in place of the evaluation, measured as core measures it.
+    SequencesPage page;
+    page.resize(1280, 760);
+    page.show();
+    page.waitForIdle();
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/text_encoder.pt")));
+    QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 60000);
+    QCOMPARE(page.text(), QStringLiteral("The cat sat on the mat."));
+    QVERIFY(!page.view(1)->isVisible());
+    const auto& t = *page.view(0)->translation();
+    QCOMPARE(t.source, (std::vector<std::string>{"[CLS]", "the", "cat", "sat", "on", "the", "mat", ".", "[SEP]"}));
+    auto* map = page.findChild<QComboBox*>(QStringLiteral("seqMap"));
+    QCOMPARE(map->currentText(), QStringLiteral("encoder layer 2 mean"));
+    QCOMPARE(map->count(), 11);  // 2 layers x (mean + 4 heads) and the rollout; no attribution maps
+    QVERIFY2(page.outputSummary().contains(QStringLiteral("32-d sentence embedding")), qPrintable(page.outputSummary()));
+    auto* panel = page.similarityPanel();
+    QVERIFY(panel->isVisible());
+    QVERIFY(!page.findChild<QWidget*>(QStringLiteral("seqEvaluation"))->isVisible());
+    QVERIFY(panel->result().has_value());
+    const auto& s = *panel->result();
+    auto model = saccade::openTranslator(SACCADE_SAMPLES_DIR "/torchscript/text_encoder.pt", "cpu");
+    QVERIFY(model);
+    auto direct = saccade::attributeSimilarity(**model, "The cat sat on the mat.", "A dog walked in the park.", {});
+    QVERIFY(direct);
+    QCOMPARE(s.cosine, direct->cosine);
+    QCOMPARE(s.sentences[1].values, direct->sentences[1].values);
+    auto* summary = page.findChild<QLabel*>(QStringLiteral("similaritySummary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("%1").arg(s.cosine, 0, 'f', 3)), qPrintable(summary->text()));
+    // Every piece's box lies inside the view and holds its text; the largest pull is orange, the
+    // largest push blue.
+    auto* view = panel->view();
+    const QFontMetrics fm(view->font());
+    for (int side = 0; side < 2; ++side) {
+        const auto& v = s.sentences[side].values;
+        for (int k = 0; k < int(v.size()); ++k) {
+            const QRect box = view->pieceRect(side, k);
+            QVERIFY(view->rect().contains(box));
+            QVERIFY(box.width() >= fm.horizontalAdvance(QString::fromStdString(s.sentences[side].pieces[size_t(k)])));
+        }
+        const int most = int(std::max_element(v.begin(), v.end()) - v.begin());
+        const int least = int(std::min_element(v.begin(), v.end()) - v.begin());
+        if (v[size_t(most)] > 0) QVERIFY(view->pieceColour(side, most).red() > view->pieceColour(side, most).blue());
+        if (v[size_t(least)] < 0) QVERIFY(view->pieceColour(side, least).blue() > view->pieceColour(side, least).red());
+    }
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        page.grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/sequences-text-encoder.png"));
+    // Another second sentence is measured anew; a sentence compared with itself is 1.
+    panel->setOther(page.text());
+    QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && panel->result()->sentences[1].text == page.text().toStdString(), 60000);
+    QVERIFY(std::abs(panel->result()->cosine - 1.0) < 1e-6);
+    // Back to a translator: the evaluation box returns, the similarity box goes.
+    QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
+    QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 60000);
+    QVERIFY(!panel->isVisible());
+    QVERIFY(page.findChild<QWidget*>(QStringLiteral("seqEvaluation"))->isVisible());
+}
 
 void TestSequencesPage::importedTranslatorBesideOursAndOnPairs() {
     // The nn.Transformer example beside Saccade's own Transformer: its rule list is its own, its

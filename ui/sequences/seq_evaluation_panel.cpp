@@ -77,6 +77,7 @@ QString seqModelName(const Translator& m) {
 
 SeqEvaluationPanel::SeqEvaluationPanel(std::function<SeqEvaluationRequest()> request, QWidget* parent)
     : QGroupBox(tr("On the task's test split (2,000 sentences) or a file of pairs"), parent), m_request(std::move(request)) {
+    setObjectName(QStringLiteral("seqEvaluation"));
     m_evaluate = new QPushButton(tr("Evaluate"), this);
     m_evaluate->setObjectName(QStringLiteral("seqEvaluate"));
     m_evaluatePairs = new QPushButton(tr("On pairs…"), this);
