@@ -274,7 +274,12 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
     }
     AlignmentRenderOptions o;
     if (scale > 0) o.cell = 8 * scale;
-    o.caption = caption == "-" ? "" : caption.empty() ? alignmentCaption(*t) : caption;
+    // A text encoder writes nothing: its caption names the map and the pieces.
+    const bool encoding = !translated->embedding.empty();
+    const std::string shown = map.empty() ? "the last layer's mean self-attention" : map;
+    const std::string defaultCaption =
+        encoding ? shown + ", " + std::to_string(t->source.size()) + " pieces" : alignmentCaption(*t);
+    o.caption = caption == "-" ? "" : caption.empty() ? defaultCaption : caption;
     Result<Unit> written = Unit{};
     if (ext == ".png") written = saveImagePng(headView ? renderHeadView(*t, o) : renderAlignment(*t, o), out);
     else if (ext == ".svg") written = writeFileAtomic(out, alignmentSvg(*t, o));
@@ -284,8 +289,11 @@ int runSeqRender(const std::string& path, const std::string& device, const std::
         sayFailure("render", written.error());
         return kExitFailure;
     }
-    std::cout << "wrote " << out << " (" << t->tokens.size() << " steps x " << t->source.size() << " source tokens, rule "
-              << t->rule << ", output " << t->output << ")\n";
+    if (encoding)
+        std::cout << "wrote " << out << " (" << t->source.size() << " pieces x " << t->source.size() << " pieces, " << shown << ")\n";
+    else
+        std::cout << "wrote " << out << " (" << t->tokens.size() << " steps x " << t->source.size() << " source tokens, rule "
+                  << t->rule << ", output " << t->output << ")\n";
     return 0;
 }
 
