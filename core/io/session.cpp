@@ -42,6 +42,7 @@ std::string sessionToJson(const Session& s) {
         const auto& q = *s.sequences;
         j["sequences"] = {{"model", q.model}, {"compare", q.compare}, {"text", q.text}, {"rule", q.rule},
                           {"seed", q.seed}, {"step", q.step}, {"map", q.map}, {"head_view", q.headView}};
+        if (!q.compareWith.empty()) j["sequences"]["compare_with"] = q.compareWith;
     }
     if (!s.imageFile.empty())
         j["image"] = {{"file", s.imageFile}};
@@ -115,6 +116,7 @@ Result<Session> sessionFromJson(const std::string& text) {
                 seq.step = int(intField(q, "step", 0, 100000));
                 seq.map = stringField(q, "map");
                 seq.headView = boolField(q, "head_view");
+                if (q.contains("compare_with")) seq.compareWith = stringField(q, "compare_with");  // a text encoder's
                 s.sequences = seq;
             } catch (const JsonFieldError& e) {
                 return Error{std::string("sequences: ") + e.what()};

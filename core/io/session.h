@@ -30,6 +30,7 @@ struct SessionSequences {
     std::uint64_t seed = 1;
     int step = 0;  ///< 0-based output step
     bool headView = false;
+    std::string compareWith;  ///< a text encoder's second sentence (the similarity box); empty: none kept
 };
 
 struct Session {

@@ -95,6 +95,13 @@ TEST(Session, RoundTripsEveryField) {
     EXPECT_EQ(back->sequences->seed, 7u);
     EXPECT_EQ(back->sequences->step, 3);
     EXPECT_TRUE(back->sequences->headView);
+    EXPECT_TRUE(back->sequences->compareWith.empty());  // optional: a text encoder's only
+    EXPECT_EQ(sessionToJson(s).find("compare_with"), std::string::npos);
+    Session encoder = s;
+    encoder.sequences->compareWith = "A dog walked in the park.";
+    auto withSentence = sessionFromJson(sessionToJson(encoder));
+    ASSERT_TRUE(withSentence.ok()) << withSentence.error();
+    EXPECT_EQ(withSentence->sequences->compareWith, "A dog walked in the park.");
     Session without = s;  // sessions saved before the Sequences page had none
     without.sequences.reset();
     auto old = sessionFromJson(sessionToJson(without));

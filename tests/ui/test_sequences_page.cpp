@@ -95,6 +95,21 @@ void TestSequencesPage::textEncoderShowsItsPiecesAndASimilarity() {
     panel->setOther(page.text());
     QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy() && panel->result()->sentences[1].text == page.text().toStdString(), 60000);
     QVERIFY(std::abs(panel->result()->cosine - 1.0) < 1e-6);
+    // A session keeps the second sentence and gives it back.
+    panel->setOther(QStringLiteral("A man is playing a guitar."));
+    QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 60000);
+    const auto session = page.captureSession();
+    QVERIFY(session);
+    QCOMPARE(QString::fromStdString(session->compareWith), QStringLiteral("A man is playing a guitar."));
+    {
+        SequencesPage reopened;
+        reopened.resize(1280, 760);
+        reopened.show();
+        QVERIFY(reopened.openSession(*session));
+        QTRY_VERIFY_WITH_TIMEOUT(!reopened.isBusy() && reopened.similarityPanel()->result(), 60000);
+        QCOMPARE(reopened.similarityPanel()->other(), QStringLiteral("A man is playing a guitar."));
+        QCOMPARE(reopened.similarityPanel()->result()->cosine, panel->result()->cosine);
+    }
     // Back to a translator: the evaluation box returns, the similarity box goes.
     QVERIFY(page.openModel(QStringLiteral(SACCADE_SAMPLES_DIR "/torchscript/seq_translator.pt")));
     QTRY_VERIFY_WITH_TIMEOUT(!page.isBusy(), 60000);

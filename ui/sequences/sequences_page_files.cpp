@@ -12,6 +12,8 @@
 #include "data/image_io.h"
 #include "render/alignment_render.h"
 #include "render/gif_writer.h"
+#include "models/text_encoder.h"
+#include "ui/sequences/similarity_panel.h"
 #include "trace/seq_trace_json.h"
 #include "ui/file_dialogs.h"
 #include "ui/sequences/alignment_view.h"
@@ -30,6 +32,7 @@ std::optional<SessionSequences> SequencesPage::captureSession() const {
     s.step = m_stepSlider->value();
     if (m_map->isEnabled() && m_map->count() > 0) s.map = m_map->currentText().toStdString();
     s.headView = m_mode->currentIndex() == 1;
+    if (main->asTextEncoder()) s.compareWith = m_similarity->other().toStdString();
     return s;
 }
 
@@ -46,6 +49,7 @@ bool SequencesPage::openSession(const SessionSequences& s) {
     if (!s.map.empty()) setMap(QString::fromStdString(s.map));
     setHeadView(s.headView);
     setStep(std::min(s.step, m_stepSlider->maximum()));
+    if (!s.compareWith.empty()) m_similarity->setOther(QString::fromStdString(s.compareWith));
     return true;
 }
 
