@@ -64,12 +64,12 @@ class Translator(nn.Module):
 class Encoder(nn.Module):
     """encode(source) under the text-encoder contract, broken as `flaw` says: "" (none), "rows"
     (attention rows that do not sum to 1), "shape" (an embedding without its batch axis), "tokenizer"
-    (an unknown tokenizer), "nan" (a NaN embedding)."""
+    (an unknown tokenizer), "nan" (a NaN embedding), or "pieces" (sound: text typed as pieces)."""
 
     def __init__(self, flaw: str):
         super().__init__()
         self.vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b", "##c"]
-        self.tokenizer = "sentencepiece" if flaw == "tokenizer" else "wordpiece"
+        self.tokenizer = "sentencepiece" if flaw == "tokenizer" else "pieces" if flaw == "pieces" else "wordpiece"
         self.lower_case = True
         self.flaw = flaw
 
@@ -128,7 +128,7 @@ def main() -> None:
     save(Translator(["<pad>", "<end>", "x", "y"], 32000), f"{out}/long_translation.pt")
     save(Translator(["<pad>", "<end>", "x", "\u202ey"], 0), f"{out}/rlo_vocabulary.pt")
     save(Grid(3000), f"{out}/huge_grid.pt")
-    for flaw in ("rows", "shape", "tokenizer", "nan"):
+    for flaw in ("rows", "shape", "tokenizer", "nan", "pieces"):
         save(Encoder(flaw), f"{out}/encoder_{flaw}.pt")
     save(HalfEncoder(""), f"{out}/encoder_half.pt")
 

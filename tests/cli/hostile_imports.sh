@@ -53,4 +53,8 @@ refused encoder_half "it has embed but no encode_embedded; attribution needs bot
   similarity --model encoder_half.pt --text "a b" --text "a"
 refused encoder_empty "the first sentence: nothing to encode: the text holds no pieces" \
   similarity --model "$here/../../samples/torchscript/text_encoder.pt" --text " " --text "a"
+# The sound one: text typed as pieces, an entry outside the vocabulary read as [UNK] and named.
+"$cli" translate --model encoder_pieces.pt --text "a ##c zz" > pieces.out 2>&1 || { cat pieces.out; fail "encoder_pieces"; }
+grep -qF "pieces : 5 ([CLS] a ##c [UNK] [SEP])" pieces.out || { cat pieces.out; fail "encoder_pieces: not its pieces"; }
+grep -qF "unknown: 'zz'" pieces.out || { cat pieces.out; fail "encoder_pieces: 'zz' not named"; }
 echo "hostile imports: all 15 refused"
