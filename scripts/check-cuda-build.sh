@@ -28,19 +28,22 @@ cuda_torch=$("$venv/bin/python" -c 'import torch; print(torch.version.cuda or ""
 torch_lib=$(cd "$prefix/../../lib" && pwd)
 echo "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') (CUDA $cuda_torch) from $torch_lib;" \
      "nvcc $("$cuda/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+# The wheel's CUDA runtime libraries (NCCL, cuDNN, ...) lie in the nvidia-* packages beside torch.
+nvidia_libs=$(find "$torch_lib/../../nvidia" -maxdepth 3 -name lib -type d 2>/dev/null | sort | paste -sd: || true)
 # CMAKE_LIBRARY_PATH: TorchConfig looks for its libraries with PATHS, which CMake searches after
-# /usr/lib, where Debian's CPU LibTorch lies; this puts the wheel's first.
+# /usr/lib, where Debian's CPU LibTorch lies; this puts the wheel's first. -rpath-link: the linker
+# resolves libtorch_cuda's own needs (libnccl.so.2) from the wheel's, not from an older toolkit's.
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSACCADE_BUILD_GUI=OFF \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_LIBRARY_PATH="$torch_lib" -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" \
+  -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$nvidia_libs" \
   > "$build.configure.log" 2>&1 || { tail -30 "$build.configure.log"; die "configure failed (log: $build.configure.log)"; }
 grep -q "Found Torch: $torch_lib/libtorch.so" "$build.configure.log" ||
   die "CMake found another LibTorch than $torch_lib (see $build.configure.log)"
 cmake --build "$build" -j "$jobs" --target saccade-cli core_tests > "$build.build.log" 2>&1 ||
   { grep -E "error|FAILED" "$build.build.log" | head -20; die "the build failed (log: $build.build.log)"; }
-# The wheel's CUDA runtime libraries lie in the nvidia-* packages beside torch.
-export LD_LIBRARY_PATH="$torch_lib:$(find "$torch_lib/../../nvidia" -maxdepth 3 -name lib -type d 2>/dev/null | paste -sd:)"
-linked=$(ldd "$build/app/cli/saccade-cli" | grep -oE 'lib(torch_cuda|c10_cuda)\.so' | sort -u | paste -sd' ')
+export LD_LIBRARY_PATH="$torch_lib:$nvidia_libs"
+linked=$(ldd "$build/app/cli/saccade-cli" | grep -oE 'lib(torch_cuda|c10_cuda)\.so' | sort -u | paste -sd' ' || true)
 [ "$linked" = "libc10_cuda.so libtorch_cuda.so" ] || die "saccade-cli does not link the CUDA libraries (it links: '$linked')"
 echo "saccade-cli links $linked"
-"$build/app/cli/saccade-cli" doctor | grep -iE "torch|cuda|device" | head -5
+"$build/app/cli/saccade-cli" doctor | grep -iE "torch|cuda|device" | head -5 || true
 "$build/tests/core_tests" --gtest_brief=1 --gtest_filter="${GTEST_FILTER:-*}" 2>&1 | tail -5

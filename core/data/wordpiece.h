@@ -4,8 +4,9 @@
 // cleaned (control characters dropped, whitespace made spaces), CJK ideographs set apart, lower-cased
 // and stripped of accents where asked, split on whitespace and on punctuation, then each word is
 // cut greedily into the longest pieces of the vocabulary ("play", "##ing"); a word no cut covers,
-// or one over 100 characters, is the unknown piece. Accents are stripped and case folded for Latin
-// (U+00C0 to U+024F), Greek and Cyrillic letters; other letters stay as typed. Plain types.
+// or one over 100 characters, is the unknown piece. Case and accents are folded letter by letter
+// for every letter Unicode decomposes or lower-cases (data/unicode_classes.h; Hangul syllables into
+// their jamo); Python's context-sensitive final sigma is not. Plain types.
 
 #include <map>
 #include <string>

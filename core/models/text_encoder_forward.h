@@ -18,8 +18,9 @@ struct TextEncoderInput {
     std::vector<std::string> pieces;  ///< as the model reads them, its start and end pieces included
     torch::Tensor rows;               ///< [1, S, D] the pieces' embedding rows, no graph
     /// [1, S, D] integrated gradients' start: every row the padding piece's but the first and the
-    /// last (the start and end pieces stay), or 0 where the vocabulary has no padding piece.
+    /// last (the start and end pieces stay); all 0 where the vocabulary has no padding piece.
     torch::Tensor padRows;
+    bool hasPad = false;  ///< the vocabulary has a padding piece (padRows are its rows)
 };
 
 class TextEncoderForward {

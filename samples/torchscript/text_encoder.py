@@ -8,6 +8,7 @@ in plain PyTorch so that it scripts on PyTorch 1.13 and 2.x alike.
   vocabulary: List[str]     the word pieces, id order
   tokenizer: str            "wordpiece" (BERT's rules) or "pieces" (the text is pieces already)
   lower_case: bool          WordPiece: lower-case and strip accents first
+  max_pieces: int           the most pieces it reads (its positions)
 
 Run as a program it writes the bundled sample `text_encoder.pt`: a tiny encoder with random
 weights (seed 1) over a 53-piece vocabulary, so its maps show the contract, not language. The
@@ -57,6 +58,7 @@ class TextEncoder(nn.Module):
     vocabulary: List[str]
     tokenizer: str
     lower_case: bool
+    max_pieces: int
 
     def __init__(self, vocabulary: List[str], layers: int, heads: int, dim: int, hidden: int, positions: int,
                  eps: float = 1e-12, tokenizer: str = "wordpiece", lower_case: bool = True):
@@ -64,6 +66,7 @@ class TextEncoder(nn.Module):
         self.vocabulary = vocabulary
         self.tokenizer = tokenizer
         self.lower_case = lower_case
+        self.max_pieces = positions
         self.word = nn.Embedding(len(vocabulary), dim)
         self.position = nn.Embedding(positions, dim)
         self.token_type = nn.Embedding(2, dim)

@@ -96,6 +96,57 @@ class HalfEncoder(Encoder):
         return torch.ones(source.size(0), source.size(1), 4)
 
 
+class RowsEncoder(nn.Module):
+    """A sound text encoder with embed and encode_embedded, over a vocabulary without [PAD];
+    `off` makes encode_embedded answer another embedding than encode (twice it)."""
+
+    def __init__(self, off: bool):
+        super().__init__()
+        self.vocabulary = ["[UNK]", "[CLS]", "[SEP]", "a", "b", "##c"]
+        self.tokenizer = "wordpiece"
+        self.lower_case = True
+        self.off = off
+        self.table = nn.Embedding(6, 4)
+
+    @torch.jit.export
+    def embed(self, source: Tensor) -> Tensor:
+        return self.table(source)
+
+    @torch.jit.export
+    def encode_embedded(self, embedded: Tensor) -> Dict[str, Tensor]:
+        n, s = embedded.size(0), embedded.size(1)
+        sentence = torch.tanh(embedded).mean(1)
+        if self.off:
+            sentence = sentence * 2.0
+        return {"embedding": sentence, "self_attentions": torch.full((n, 1, 1, s, s), 1.0 / s)}
+
+    @torch.jit.export
+    def encode(self, source: Tensor) -> Dict[str, Tensor]:
+        out = self.encode_embedded(self.embed(source))
+        embedding = out["embedding"] / 2.0 if self.off else out["embedding"]
+        return {"embedding": embedding, "self_attentions": out["self_attentions"]}
+
+    def forward(self, source: Tensor) -> Tensor:
+        return source
+
+
+class HelperNamedEncode(nn.Module):
+    """An image classifier whose forward calls a helper named encode: still a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.class_names = ["zero", "one"]
+        self.input_size = [1, 32, 32]
+
+    def encode(self, image: Tensor) -> Tensor:
+        return image.mean(1, keepdim=True)
+
+    def forward(self, image: Tensor) -> Dict[str, Tensor]:
+        n = image.size(0)
+        logits = torch.cat([self.encode(image).flatten(1).mean(1, keepdim=True), torch.zeros(n, 1)], 1)
+        return {"logits": logits, "attention": torch.full((n, 1, 4, 4), 1.0 / 16)}
+
+
 class Grid(nn.Module):
     """A grid classifier whose attention has `side` cells a side."""
 
@@ -131,6 +182,10 @@ def main() -> None:
     for flaw in ("rows", "shape", "tokenizer", "nan", "pieces"):
         save(Encoder(flaw), f"{out}/encoder_{flaw}.pt")
     save(HalfEncoder(""), f"{out}/encoder_half.pt")
+    torch.manual_seed(1)
+    save(RowsEncoder(False), f"{out}/encoder_nopad.pt")
+    save(RowsEncoder(True), f"{out}/encoder_off.pt")
+    save(HelperNamedEncode(), f"{out}/helper_encode.pt")
 
 
 if __name__ == "__main__":

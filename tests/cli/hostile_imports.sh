@@ -57,4 +57,13 @@ refused encoder_empty "the first sentence: nothing to encode: the text holds no 
 "$cli" translate --model encoder_pieces.pt --text "a ##c zz" > pieces.out 2>&1 || { cat pieces.out; fail "encoder_pieces"; }
 grep -qF "pieces : 5 ([CLS] a ##c [UNK] [SEP])" pieces.out || { cat pieces.out; fail "encoder_pieces: not its pieces"; }
 grep -qF "unknown: 'zz'" pieces.out || { cat pieces.out; fail "encoder_pieces: 'zz' not named"; }
-echo "hostile imports: all 15 refused"
+refused encoder_off "embed then encode_embedded gives another embedding than encode" \
+  translate --model encoder_off.pt --text "a b"
+refused encoder_nopad "vocabulary has no padding piece" similarity --model encoder_nopad.pt --text "a b" --text "a"
+"$cli" similarity --model encoder_nopad.pt --text "a b" --text "a" --baseline zero --json > nopad.json ||
+  fail "encoder_nopad: no similarity from zero rows"
+grep -q '"baseline": "zero"' nopad.json || fail "encoder_nopad: not from zero rows"
+# A classifier whose forward calls a helper named encode is a classifier, not a text encoder.
+"$cli" trace --model helper_encode.pt --sample translated-fashion60:0 --json > helper.json 2> helper.err ||
+  { cat helper.err; fail "helper_encode: not traced as a classifier"; }
+echo "hostile imports: all 17 refused"

@@ -99,7 +99,7 @@ TEST(TextEncoder, SaysWhatItCannotDoInOneLine) {
     EXPECT_EQ(m->translate("  ").error(), "nothing to encode: the text holds no pieces");
     std::string longText;
     for (int i = 0; i < 199; ++i) longText += "cat ";
-    EXPECT_EQ(m->translate(longText).error(), "the text holds 201 pieces; at most 200 are read");
+    EXPECT_EQ(m->translate(longText).error(), "the text holds 201 pieces; at most 64 are read (the model's max_pieces)");
     const auto eval = m->evaluate({});
     ASSERT_FALSE(eval);
     EXPECT_NE(eval.error().find("is a text encoder: it writes no text, so there is no output to score"), std::string::npos);
@@ -116,7 +116,9 @@ TEST(TextEncoder, SaysWhatItCannotDoInOneLine) {
 
 // Integrated gradients at 64 Gauss-Legendre points: each sentence's pieces sum to f(x) - f(x')
 // within 0.1%, the start and end pieces (kept in the baseline) get exactly 0, the cosine is the
-// two embeddings' dot product (both have norm 1), and the same call gives the same numbers.
+// two embeddings' dot product (both have norm 1), and the same call gives the same numbers. The
+// values are PyTorch's on the same file (/usr/bin/python3: the same path, numpy's leggauss(64)
+// mapped to [0, 1], autograd through encode_embedded), from the padding piece and from zero rows.
 TEST(TextSimilarity, AttributesTheCosineToThePiecesCompletely) {
     const auto m = sample();
     ASSERT_TRUE(m);
@@ -135,6 +137,15 @@ TEST(TextSimilarity, AttributesTheCosineToThePiecesCompletely) {
         EXPECT_GT(std::abs(side.difference), 1e-3);
     }
     EXPECT_EQ(s->sentences[1].pieces, (std::vector<std::string>{"[CLS]", "a", "dog", "walk", "##ed", "in", "the", "park", "!", "[SEP]"}));
+    EXPECT_NEAR(s->cosine, 0.8117199486976496, 1e-6);
+    EXPECT_NEAR(s->sentences[0].values[2], -0.011935033824433016, 2e-6);  // "cat", from the padding piece
+    EXPECT_NEAR(s->sentences[0].values[6], 0.027850899756272703, 2e-6);   // the second "the"
+    SimilarityOptions zero;
+    zero.baseline = "zero";
+    auto fromZero = attributeSimilarity(*m, a, b, zero);
+    ASSERT_TRUE(fromZero) << fromZero.error();
+    EXPECT_NEAR(fromZero->sentences[0].values[0], -0.02580483475893059, 2e-6);  // [CLS] is no longer kept
+    EXPECT_NEAR(fromZero->sentences[0].values[7], 0.04944005197894991, 2e-6);   // "mat"
     auto again = attributeSimilarity(*m, a, b, {});
     ASSERT_TRUE(again);
     EXPECT_EQ(again->sentences[0].values, s->sentences[0].values);

@@ -455,40 +455,44 @@ std::optional<SeqTranslation> mapped(const std::optional<SeqTranslation>& t, con
 }
 }  // namespace
 
+// The map list follows the main model's translation; the chosen name is kept when it exists.
+void SequencesPage::refillMaps(bool encoder) {
+    const QSignalBlocker block(m_map);
+    const QString chosen = m_map->currentText();
+    m_map->clear();
+    if (m_results2[0] && !m_results2[0]->maps.empty()) {
+        // The first map shown: the last cross-attention's mean, or a text encoder's last layer's.
+        QString lastCrossMean, lastEncoderMean;
+        for (const auto& m : m_results2[0]->maps) {
+            m_map->addItem(QString::fromStdString(m.name));
+            const bool mean = m.name.find(" mean") != std::string::npos;
+            if (mean && m.kind == "cross") lastCrossMean = QString::fromStdString(m.name);
+            if (mean && m.kind == "encoder") lastEncoderMean = QString::fromStdString(m.name);
+        }
+        if (lastCrossMean.isEmpty()) lastCrossMean = lastEncoderMean;
+        if (!encoder) {  // a text encoder writes no tokens to attribute
+            m_map->insertSeparator(m_map->count());
+            m_map->addItems(attributionMapNames());
+        }
+        m_map->setCurrentIndex(std::max(0, m_map->findText(chosen.isEmpty() || m_map->findText(chosen) < 0 ? lastCrossMean : chosen)));
+    } else {
+        m_map->addItem(tr("alignment"));
+        m_map->insertSeparator(m_map->count());
+        m_map->addItems(attributionMapNames());
+        m_map->setCurrentIndex(chosen.isEmpty() ? 0 : std::max(0, m_map->findText(chosen)));  // "" is the separator's
+    }
+    m_map->setEnabled(m_map->count() > 1);
+}
+
 void SequencesPage::showTranslations() {
     const auto main = modelAt(0), other = modelAt(1);
     const bool encoder = main && main->asTextEncoder();
+    // What the shown translation is (a new model's may still be on its way): a text encoder's has an embedding.
+    const bool encoding = m_results2[0] && !m_results2[0]->embedding.empty();
     m_similarity->setVisible(encoder);
     m_evaluation->setVisible(!encoder);
     if (encoder) m_similarity->setInput(QString::fromStdString(main->path()), m_input->text());
-    {
-        // The map list follows the main model's translation; the chosen name is kept when it exists.
-        const QSignalBlocker block(m_map);
-        const QString chosen = m_map->currentText();
-        m_map->clear();
-        if (m_results2[0] && !m_results2[0]->maps.empty()) {
-            // The first map shown: the last cross-attention's mean, or a text encoder's last layer's.
-            QString lastCrossMean, lastEncoderMean;
-            for (const auto& m : m_results2[0]->maps) {
-                m_map->addItem(QString::fromStdString(m.name));
-                const bool mean = m.name.find(" mean") != std::string::npos;
-                if (mean && m.kind == "cross") lastCrossMean = QString::fromStdString(m.name);
-                if (mean && m.kind == "encoder") lastEncoderMean = QString::fromStdString(m.name);
-            }
-            if (lastCrossMean.isEmpty()) lastCrossMean = lastEncoderMean;
-            if (!encoder) {  // a text encoder writes no tokens to attribute
-                m_map->insertSeparator(m_map->count());
-                m_map->addItems(attributionMapNames());
-            }
-            m_map->setCurrentIndex(std::max(0, m_map->findText(chosen.isEmpty() || m_map->findText(chosen) < 0 ? lastCrossMean : chosen)));
-        } else {
-            m_map->addItem(tr("alignment"));
-            m_map->insertSeparator(m_map->count());
-            m_map->addItems(attributionMapNames());
-            m_map->setCurrentIndex(chosen.isEmpty() ? 0 : std::max(0, m_map->findText(chosen)));  // "" is the separator's
-        }
-        m_map->setEnabled(m_map->count() > 1);
-    }
+    refillMaps(encoding);
     const bool attribution = !attributionMethodOf(m_map->currentText()).empty();
     for (int i = 0; i < 2; ++i) {
         const auto m = i == 0 ? main : other;
@@ -517,7 +521,7 @@ void SequencesPage::showTranslations() {
     QString html;
     if (!m_results2[0]) {
         html = QStringLiteral("<span style='color:#b00'>%1</span>").arg(m_errors[0].toHtmlEscaped());
-    } else if (encoder) {
+    } else if (encoding) {
         html = textEncodingSummary(*m_results2[0], m_map->currentText());
     } else {
         const auto& t = *m_results2[0];

@@ -106,6 +106,8 @@ private:
     void refillExamples();
     void translate();
     void showTranslations();
+    /// The Map list from the main model's translation (a text encoder's: no attribution maps).
+    void refillMaps(bool encoder);
     void updateStepLabel();
     void exportAs(const QString& kind);
     std::shared_ptr<const Translator> modelAt(int slot) const;

@@ -59,44 +59,62 @@ void SimilarityPanel::setOther(const QString& text) { m_other->setText(text); }
 QString SimilarityPanel::other() const { return m_other->text(); }
 
 void SimilarityPanel::run() {
-    if (modelCheckpoint().isEmpty() || m_text.trimmed().isEmpty() || m_other->text().trimmed().isEmpty()) return;
-    if (isRunning()) {
-        m_again = true;
+    if (modelCheckpoint().isEmpty() || m_text.trimmed().isEmpty() || m_other->text().trimmed().isEmpty()) {
+        clearResult();  // nothing to compare: no pair of an earlier sentence stays drawn
         return;
     }
-    auto result = std::make_shared<std::optional<SentenceSimilarity>>();
+    // The model's own failures come back as results (shown in red, and what changed meanwhile is
+    // measured next); only a cancelled job ends without `done`, and whoever cancelled it starts anew.
+    struct Outcome {
+        std::optional<SentenceSimilarity> similarity;
+        QString error;
+    };
+    auto outcome = std::make_shared<Outcome>();
     const std::string path = modelCheckpoint().toStdString(), a = m_text.toStdString(), b = m_other->text().toStdString();
-    startJob(
-        [result, path, a, b](const Progress& progress) {
+    const bool started = startJob(
+        [outcome, path, a, b](const Progress& progress) {
             auto model = openTranslator(path, "cpu");
-            if (!model) return QString::fromStdString(model.error());
-            auto s = attributeSimilarity(**model, a, b, {}, progress);
-            if (!s) return QString::fromStdString(s.error());
-            *result = std::move(s).value();
+            auto s = model ? attributeSimilarity(**model, a, b, {}, progress) : Result<SentenceSimilarity>(Error{model.error()});
+            if (!s && s.error() == "similarity cancelled") return QString::fromStdString(s.error());
+            if (s) outcome->similarity = std::move(s).value();
+            else outcome->error = QString::fromStdString(s.error());
             return QString();
         },
-        [this, result] {
-            show(**result);
+        [this, outcome] {
+            if (outcome->similarity) show(*outcome->similarity);
+            else showFailure(outcome->error);
             if (m_again) {
                 m_again = false;
                 run();
             }
         },
         tr("Measuring the similarity of the two sentences…"));
+    if (!started) m_again = true;  // one runs: this pair is measured when it ends
+}
+
+void SimilarityPanel::showFailure(const QString& message) {
+    m_result.reset();
+    m_view->clear();
+    statusLabel()->setText(QStringLiteral("<span style='color:#c33'>%1</span>").arg(message.toHtmlEscaped()));
+    Q_EMIT measured();
 }
 
 void SimilarityPanel::show(const SentenceSimilarity& s) {
     m_result = s;
     m_view->setSimilarity(s);
-    double worst = 0;
-    for (const auto& side : s.sentences) worst = std::max(worst, side.completenessError.value_or(0));
+    std::optional<double> worst;
+    for (const auto& side : s.sentences)
+        if (side.completenessError) worst = std::max(worst.value_or(0), *side.completenessError);
+    const QString completeness = worst ? tr("each sentence's pieces sum to its change within %1 of it").arg(*worst, 0, 'g', 2)
+                                       : tr("completeness not measured: the change is ~0");
     statusLabel()->setText(
-        tr("Cosine similarity <b>%1</b>. What each piece adds to it (integrated gradients, %2 steps from the padding "
-           "piece; each sentence's pieces sum to its change within %3 of it): <span style='color:#c66e10'>orange</span> "
-           "pulls the sentences together, <span style='color:#2a6ed0'>blue</span> pushes them apart.")
+        tr("Cosine similarity <b>%1</b>. What each piece adds to it (integrated gradients, %2 steps from the %3; %4): "
+           "<span style='color:#c66e10'>orange</span> pulls the sentences together, <span style='color:#2a6ed0'>blue</span> "
+           "pushes them apart.")
             .arg(s.cosine, 0, 'f', 3)
             .arg(s.options.steps)
-            .arg(worst, 0, 'g', 2));
+            .arg(s.options.baseline == "pad" ? tr("padding piece") : tr("zero rows"))
+            .arg(completeness));
     Q_EMIT measured();
 }
 

@@ -46,6 +46,7 @@ Q_SIGNALS:
 
 private:
     void show(const SentenceSimilarity& s);
+    void showFailure(const QString& message);
 
     QLineEdit* m_other = nullptr;
     SimilarityView* m_view = nullptr;

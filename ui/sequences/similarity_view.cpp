@@ -113,7 +113,7 @@ bool SimilarityView::event(QEvent* e) {
                 if (l.boxes[side][k].contains(help->pos())) {
                     const auto& s = m_similarity->sentences[side];
                     QToolTip::showText(help->globalPos(), tr("'%1': %2 of the similarity's change from the baseline (%3)")
-                                                              .arg(QString::fromStdString(s.pieces[size_t(k)]))
+                                                              .arg(QString::fromStdString(s.pieces[size_t(k)]).toHtmlEscaped())
                                                               .arg(s.values[size_t(k)], 0, 'g', 3)
                                                               .arg(s.difference, 0, 'g', 3),
                                        this);

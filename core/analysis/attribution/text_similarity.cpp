@@ -28,7 +28,7 @@ struct Side {
 
 // Integrated gradients of cos(sentence(rows), other) over one sentence's rows.
 Result<SentenceAttribution> attributeSide(TextEncoderForward& f, const Side& side, const torch::Tensor& baseline,
-                                          const PathQuadrature& path, const std::function<bool()>& tick,
+                                          const PathQuadrature& path, const std::function<bool(std::int64_t)>& tick,
                                           std::int64_t& forwards) {
     const auto& x = side.in->rows;
     const auto delta = x - baseline;
@@ -45,11 +45,11 @@ Result<SentenceAttribution> attributeSide(TextEncoderForward& f, const Side& sid
         const auto grads = torch::autograd::grad({(sims * w).sum()}, {rows})[0];
         meanGrad += grads.sum(0, true).detach();
         forwards += n;
-        if (!tick()) return Error{"similarity cancelled"};
+        if (!tick(n)) return Error{"similarity cancelled"};
     }
     SentenceAttribution out;
     out.pieces = side.in->pieces;
-    const auto values = (delta * meanGrad).sum(-1)[0].to(torch::kDouble).contiguous();
+    const auto values = (delta * meanGrad).sum(-1)[0].to(torch::kCPU, torch::kDouble).contiguous();
     out.values.assign(values.data_ptr<double>(), values.data_ptr<double>() + values.numel());
     for (double v : out.values) out.sum += v;
     torch::NoGradGuard noGrad;
@@ -93,11 +93,14 @@ Result<SentenceSimilarity> attributeSimilarity(const Translator& model, const st
         if (!p) return Error{(i == 0 ? "the first sentence: " : "the second sentence: ") + p.error()};
         in[i] = std::move(*p);
     }
+    if (options.baseline == "pad" && !in[0].hasPad)
+        return Error{model.path() + "'s vocabulary has no padding piece (a \"[PAD]\" entry or pad_token) to start the path "
+                     "from: use --baseline zero"};
     const auto path = pathQuadrature(options.steps, options.quadrature);
     const double total = 2.0 * double(path.alphas.size());
     double done = 0;
-    auto tick = [&] {
-        done = std::min(total, done + double(kPointsPerBatch));
+    auto tick = [&](std::int64_t points) {
+        done = std::min(total, done + double(points));
         return !progress || progress(done / total);
     };
     try {

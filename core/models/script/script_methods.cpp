@@ -78,35 +78,38 @@ std::string recordText(caffe2::serialize::PyTorchStreamReader& reader, const std
 
 // data.pkl names the top module's class first ("c__torch__\nTranslator\n"), and its code lies in
 // code/__torch__[/...].py as "class NAME(".
-bool topClassDefinesIn(caffe2::serialize::PyTorchStreamReader& reader, const std::string& method) {
-    if (!reader.hasRecord("data.pkl")) return false;
+std::string topClassCodeIn(caffe2::serialize::PyTorchStreamReader& reader) {
+    if (!reader.hasRecord("data.pkl")) return {};
     const auto pickle = recordText(reader, "data.pkl").substr(0, 4096);
     const auto global = pickle.find("c__torch__");
-    if (global == std::string::npos) return false;
+    if (global == std::string::npos) return {};
     const auto moduleEnd = pickle.find('\n', global);
     const auto nameEnd = moduleEnd == std::string::npos ? moduleEnd : pickle.find('\n', moduleEnd + 1);
-    if (nameEnd == std::string::npos) return false;
+    if (nameEnd == std::string::npos) return {};
     std::string file = pickle.substr(global + 1, moduleEnd - global - 1);
     std::replace(file.begin(), file.end(), '.', '/');
     const auto name = pickle.substr(moduleEnd + 1, nameEnd - moduleEnd - 1);
-    if (!reader.hasRecord("code/" + file + ".py")) return false;
+    if (!reader.hasRecord("code/" + file + ".py")) return {};
     const auto code = recordText(reader, "code/" + file + ".py");
     const auto start = code.find("class " + name + "(");
-    if (start == std::string::npos) return false;
+    if (start == std::string::npos) return {};
     const auto end = code.find("\nclass ", start + 1);
-    return code.substr(start, end == std::string::npos ? std::string::npos : end - start).find("def " + method + "(self") !=
-           std::string::npos;
+    return code.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
 }  // namespace
 
-bool topClassDefines(const std::string& path, const std::string& method) {
+std::string topClassCode(const std::string& path) {
     try {
         caffe2::serialize::PyTorchStreamReader reader(path);
-        return topClassDefinesIn(reader, method);
+        return topClassCodeIn(reader);
     } catch (const std::exception&) {
-        return false;  // not a TorchScript archive
+        return {};  // not a TorchScript archive
     }
+}
+
+bool topClassDefines(const std::string& path, const std::string& method) {
+    return topClassCode(path).find("def " + method + "(self") != std::string::npos;
 }
 
 }  // namespace saccade

@@ -39,9 +39,12 @@ Result<std::vector<std::string>> readStringList(const torch::jit::Module& module
 /// The int attribute `name`, a token id below `vocabulary`; -1 when the module has none.
 Result<int> readTokenId(const torch::jit::Module& module, const std::string& name, std::size_t vocabulary);
 
-/// Whether the top module of the TorchScript file at `path` defines `method` in its own class (its
-/// code read, not its weights; a submodule's method of that name does not count). False for a file
-/// that is not a TorchScript archive.
+/// The code of the top module's own class in the TorchScript file at `path` (read, not run; its
+/// attributes declared as "  NAME : TYPE", its methods as "def NAME(self"); "" for a file that is
+/// not a TorchScript archive.
+std::string topClassCode(const std::string& path);
+
+/// Whether that class defines `method` (a submodule's method of that name does not count).
 bool topClassDefines(const std::string& path, const std::string& method);
 
 /// "int64", "float32": a tensor's type as messages say it.

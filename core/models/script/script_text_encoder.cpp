@@ -93,6 +93,7 @@ struct ScriptTextEncoder::Impl : TextEncoderForward {
     WordPieceRules rules;
     int start = -1, end = -1, unknown = -1, pad = -1;
     std::int64_t layers = 0, heads = 0, embeddingSize = 0;
+    std::int64_t maxPieces = 0;  ///< the model's max_pieces (its positions), 0: not declared
     bool canEmbed = false;
 
     Result<c10::Dict<c10::IValue, c10::IValue>> call(const std::string& method, std::vector<c10::IValue> args,
@@ -130,9 +131,10 @@ struct ScriptTextEncoder::Impl : TextEncoderForward {
         auto p = pieces(text);
         const std::size_t specials = std::size_t(start >= 0) + std::size_t(end >= 0);
         if (p.tokens.size() <= specials) return Error{"nothing to encode: the text holds no pieces"};
-        if (p.tokens.size() > kMaxSeqTokens)
-            return Error{"the text holds " + std::to_string(p.tokens.size()) + " pieces; at most " + std::to_string(kMaxSeqTokens) +
-                         " are read"};
+        const std::size_t most = maxPieces > 0 ? std::min<std::size_t>(kMaxSeqTokens, std::size_t(maxPieces)) : kMaxSeqTokens;
+        if (p.tokens.size() > most)
+            return Error{"the text holds " + std::to_string(p.tokens.size()) + " pieces; at most " + std::to_string(most) +
+                         " are read" + (most < kMaxSeqTokens ? " (the model's max_pieces)" : "")};
         std::vector<std::int64_t> out;
         for (const auto& t : p.tokens) {
             const auto it = ids.find(t);
@@ -169,13 +171,45 @@ struct ScriptTextEncoder::Impl : TextEncoderForward {
         in.rows = rows.detach();
         in.padRows = torch::zeros_like(in.rows);
         if (pad >= 0) {
-            torch::NoGradGuard noGrad;
-            const auto padRow = module.get_method("embed")({torch::full({1, 1}, pad, p->second.options())}).toTensor();
-            in.padRows.copy_(padRow.expand_as(in.rows));
+            torch::Tensor padRow;
+            try {
+                torch::NoGradGuard noGrad;
+                padRow = module.get_method("embed")({torch::full({1, 1}, pad, p->second.options())}).toTensor();
+            } catch (const std::exception& e) {
+                return Error{"model '" + path + "': embed failed on the padding piece: " + modelsOwnMessage(e)};
+            }
+            if (!padRow.is_floating_point() || padRow.dim() != 3 || padRow.size(0) != 1 || padRow.size(1) != 1 ||
+                padRow.size(2) != rows.size(2))
+                return Error{"model '" + path + "': embed gave the padding piece " + dtypeName(padRow) + " " +
+                             c10::str(padRow.sizes()) + ", not [1, 1, " + std::to_string(rows.size(2)) + "]"};
+            in.padRows.copy_(padRow.detach().expand_as(in.rows));
         }
+        in.hasPad = pad >= 0;
         if (start >= 0) in.padRows[0][0].copy_(in.rows[0][0]);
         if (end >= 0) in.padRows[0][S - 1].copy_(in.rows[0][S - 1]);
         return in;
+    }
+
+    // embed then encode_embedded gives what encode gives (the attribution differentiates the one
+    // and shows the other): on the probe, the embeddings within 1e-4 of their largest value.
+    Result<Unit> checkEmbedAgrees(const std::vector<std::int64_t>& probe, const Encoded& e) {
+        torch::Tensor viaRows;
+        try {
+            torch::NoGradGuard noGrad;
+            const auto ids = torch::tensor(probe, torch::kInt64).view({1, -1}).to(device);
+            const auto rows = module.get_method("embed")({ids}).toTensor();
+            TORCH_CHECK(rows.dim() == 3 && rows.size(0) == 1 && rows.size(1) == ids.size(1), "embed must return rows [N, S, D], not ",
+                        rows.sizes());
+            viaRows = sentence(rows)[0].detach().to(torch::kCPU, torch::kDouble);
+        } catch (const std::exception& ex) {
+            return Error{"embed then encode_embedded failed on a probe: " + modelsOwnMessage(ex)};
+        }
+        const double scale = std::max(e.embedding.abs().max().item<double>(), 1e-12);
+        const double off = (viaRows - e.embedding).abs().max().item<double>() / scale;
+        if (off > 1e-4)
+            return Error{"embed then encode_embedded gives another embedding than encode (off by " + std::to_string(off) +
+                         " of its largest value): the attribution would explain another model"};
+        return Unit{};
     }
 
     torch::Tensor sentence(const torch::Tensor& rows) override {
@@ -184,7 +218,10 @@ struct ScriptTextEncoder::Impl : TextEncoderForward {
         const auto it = dict.find("embedding");
         TORCH_CHECK(it != dict.end() && it->value().isTensor(), "encode_embedded returned no 'embedding'");
         const auto e = it->value().toTensor();
-        TORCH_CHECK(e.dim() == 2 && e.size(0) == rows.size(0), "encode_embedded's 'embedding' must be [N, E], not ", e.sizes());
+        TORCH_CHECK(e.is_floating_point() && e.dim() == 2 && e.size(0) == rows.size(0) && e.size(1) == embeddingSize,
+                    "encode_embedded's 'embedding' must be floating point [N, E] with N = ", rows.size(0), " and E = ",
+                    embeddingSize, " (encode's), not ", e.sizes());
+        TORCH_CHECK(torch::isfinite(e).all().item<bool>(), "encode_embedded's 'embedding' holds NaN or inf");
         return e;
     }
 };
@@ -192,8 +229,20 @@ struct ScriptTextEncoder::Impl : TextEncoderForward {
 ScriptTextEncoder::ScriptTextEncoder() : m(std::make_unique<Impl>()) {}
 ScriptTextEncoder::~ScriptTextEncoder() = default;
 
-bool ScriptTextEncoder::isTextEncoder(const ScriptArchive& archive) { return archive.module.find_method("encode").has_value(); }
-bool ScriptTextEncoder::fileDefinesEncode(const std::string& path) { return topClassDefines(path, "encode"); }
+bool ScriptTextEncoder::isTextEncoder(const ScriptArchive& archive) {
+    // An image model's helper named encode (forward calls self.encode) is no text encoder: the
+    // contract's returns a dict, beside a vocabulary.
+    const auto encode = archive.module.find_method("encode");
+    return encode && methodFits(*encode, {c10::TypeKind::TensorType}) && archive.module.hasattr("vocabulary");
+}
+
+bool ScriptTextEncoder::fileDefinesEncode(const std::string& path) {
+    const auto code = topClassCode(path);
+    const auto def = code.find("def encode(self");
+    if (def == std::string::npos || code.find("\n  vocabulary : List[str]") == std::string::npos) return false;
+    const auto colon = code.find(":\n", def);  // the end of the signature
+    return colon != std::string::npos && code.substr(def, colon - def).find("-> Dict[str, Tensor]") != std::string::npos;
+}
 
 namespace {
 
@@ -210,6 +259,15 @@ Result<Unit> readTokenizer(const torch::jit::Module& module, bool& wordpiece, bo
         return Error{"its tokenizer is wordpiece, and it has no attribute lower_case: bool (whether text is lower-cased and "
                      "stripped of accents first)"};
     lowerCase = module.attr("lower_case").toBool();
+    return Unit{};
+}
+
+// The optional int attribute max_pieces (the model's positions): at least 3.
+Result<Unit> readMaxPieces(const torch::jit::Module& module, std::int64_t& out) {
+    if (!module.hasattr("max_pieces")) return Unit{};
+    const auto v = module.attr("max_pieces");
+    if (!v.isInt() || v.toInt() < 3) return Error{"its max_pieces must be an int of at least 3"};
+    out = v.toInt();
     return Unit{};
 }
 
@@ -265,6 +323,9 @@ Result<std::shared_ptr<ScriptTextEncoder>> ScriptTextEncoder::load(const ScriptA
     m.layers = e->attentions.size(0);
     m.heads = e->attentions.size(1);
     m.embeddingSize = e->embedding.size(0);
+    if (auto ok = readMaxPieces(m.module, m.maxPieces); !ok) return Error{where + ok.error()};
+    if (m.canEmbed)
+        if (auto ok = m.checkEmbedAgrees(probe, *e); !ok) return Error{where + ok.error()};
     return model;
 }
 
