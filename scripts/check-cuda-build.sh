@@ -37,8 +37,8 @@ cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSACCADE_BUILD_
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_LIBRARY_PATH="$torch_lib" -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$nvidia_libs" \
   > "$build.configure.log" 2>&1 || { tail -30 "$build.configure.log"; die "configure failed (log: $build.configure.log)"; }
-grep -q "Found Torch: $torch_lib/libtorch.so" "$build.configure.log" ||
-  die "CMake found another LibTorch than $torch_lib (see $build.configure.log)"
+grep -qx "TORCH_LIBRARY:FILEPATH=$torch_lib/libtorch.so" "$build/CMakeCache.txt" ||
+  die "CMake found another LibTorch than $torch_lib (see TORCH_LIBRARY in $build/CMakeCache.txt)"
 cmake --build "$build" -j "$jobs" --target saccade-cli core_tests > "$build.build.log" 2>&1 ||
   { grep -E "error|FAILED" "$build.build.log" | head -20; die "the build failed (log: $build.build.log)"; }
 export LD_LIBRARY_PATH="$torch_lib:$nvidia_libs"

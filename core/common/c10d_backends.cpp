@@ -40,7 +40,8 @@ std::vector<TrainingBackend> checkTrainingBackends() {
     backends.push_back({"nccl", false,
                         torch::cuda::is_available()
                             ? "not used: Saccade's groups run on Gloo, CUDA gradients staged through the CPU"
-                            : "not in this LibTorch (CPU-only); needs a CUDA build of LibTorch with NCCL"});
+                        : at::hasCUDA() ? "not used: this LibTorch has CUDA, but no GPU answers"
+                                        : "not in this LibTorch (CPU-only); needs a CUDA build of LibTorch with NCCL"});
     return backends;
 }
 
