@@ -88,6 +88,7 @@ int runSaccadeCli(int argc, char** argv) {
         "  saccade-cli data probe --cell 12 --size 6 --dx -6:6 --out probes.png\n"
         "  saccade-cli bench data --dataset cluttered-fashion100\n"
         "  saccade-cli adequacy --model samples/models/patch-hard-fashion60.pt --limit 200 --runs 50\n"
+        "  saccade-cli similarity --model samples/torchscript/text_encoder.pt --text \"The cat sat.\" --text \"A dog ran.\"\n"
         "  saccade-cli doctor\n"
         "  saccade-cli demo\n"
         "Run 'saccade-cli COMMAND --help' for a command's options.");

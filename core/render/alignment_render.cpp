@@ -170,7 +170,8 @@ Image renderAlignment(const SeqTranslation& t, const AlignmentRenderOptions& o) 
         }
         cv::line(m, {l.x0(), yBase}, {l.x0() + l.cols * l.cell, yBase}, kAlignText, 1);
         // Counted from 1, as every page counts steps.
-        const std::string label = "step " + std::to_string(o.highlight + 1) + ": '" + t.tokens[size_t(o.highlight)] + "'";
+        const std::string unit = t.embedding.empty() ? "step " : "piece ";  // a text encoder's rows are its pieces
+        const std::string label = unit + std::to_string(o.highlight + 1) + ": '" + t.tokens[size_t(o.highlight)] + "'";
         cv::putText(m, label, {4, yBase - 4}, kAlignFont, fs * 0.9, kAlignText, 1, cv::LINE_AA);
     }
     if (!o.caption.empty())
