@@ -4,6 +4,7 @@
 
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
 #include "common/result.h"
@@ -40,9 +41,11 @@ std::vector<TrainingBackend> checkTrainingBackends() {
     backends.push_back({"nccl", false,
                         torch::cuda::is_available()
                             ? "not used: Saccade's groups run on Gloo, CUDA gradients staged through the CPU"
-                        : at::hasCUDA() ? "not used: this LibTorch has CUDA, but no GPU answers"
+                        : libTorchHasCuda() ? "not used: this LibTorch has CUDA, but no GPU answers"
                                         : "not in this LibTorch (CPU-only); needs a CUDA build of LibTorch with NCCL"});
     return backends;
 }
+
+bool libTorchHasCuda() { return c10::impl::hasDeviceGuardImpl(c10::DeviceType::CUDA); }
 
 }  // namespace saccade

@@ -9,6 +9,10 @@
 
 namespace saccade {
 
+/// Whether this LibTorch was built with CUDA (its CUDA library is loaded), GPU or not: at::hasCUDA()
+/// asks whether a GPU answers.
+bool libTorchHasCuda();
+
 /// A c10d backend data-parallel training could use here, checked for real where it is built in.
 struct TrainingBackend {
     std::string name;  ///< "gloo", "nccl"

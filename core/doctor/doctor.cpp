@@ -139,7 +139,7 @@ DoctorReport runDoctor(const DoctorOptions& options) {
 
     // A CUDA build of LibTorch on a machine without a GPU says so (scripts/check-cuda-build.sh).
     r.devices.push_back({"cpu", std::to_string(r.hardwareThreads) + " hardware threads" +
-                                    (at::hasCUDA() && !torch::cuda::is_available() ? "; LibTorch has CUDA, no GPU answers" : "")});
+                                    (libTorchHasCuda() && !torch::cuda::is_available() ? "; LibTorch has CUDA, no GPU answers" : "")});
     if (torch::cuda::is_available()) {
         const auto count = torch::cuda::device_count();
         for (size_t i = 0; i < count; ++i)
