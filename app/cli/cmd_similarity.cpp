@@ -58,7 +58,8 @@ void addSimilarityCommand(CLI::App& app, int& exitCode) {
     cmd->add_option("--steps", a->options.steps, "points of the integration path (1 to 4096)")->capture_default_str();
     cmd->add_option("--quadrature", a->options.quadrature, "gauss-legendre, trapezoid or midpoint")->capture_default_str();
     cmd->add_option("--baseline", a->options.baseline, "pad (every piece the padding piece's row but the start and end "
-                                                       "pieces) or zero")->capture_default_str();
+                                                       "pieces), zero, or auto (pad where there is a padding piece)")
+        ->capture_default_str();
     cmd->add_option("--device", a->device, "auto, cpu, cuda or cuda:N")->capture_default_str();
     cmd->add_option("--out", a->out, "also save the JSON (schema saccade.similarity) here (atomic)");
     cmd->add_flag("--json", a->json, "print the JSON (schema saccade.similarity)");

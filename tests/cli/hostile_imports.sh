@@ -63,6 +63,9 @@ refused encoder_nopad "vocabulary has no padding piece" similarity --model encod
 "$cli" similarity --model encoder_nopad.pt --text "a b" --text "a" --baseline zero --json > nopad.json ||
   fail "encoder_nopad: no similarity from zero rows"
 grep -q '"baseline": "zero"' nopad.json || fail "encoder_nopad: not from zero rows"
+"$cli" similarity --model encoder_nopad.pt --text "a b" --text "a" --baseline auto --json > auto.json ||
+  fail "encoder_nopad: no similarity under --baseline auto"
+grep -q '"baseline": "zero"' auto.json || fail "encoder_nopad: auto did not fall back to zero rows"
 # A classifier whose forward calls a helper named encode is a classifier, not a text encoder.
 "$cli" trace --model helper_encode.pt --sample translated-fashion60:0 --json > helper.json 2> helper.err ||
   { cat helper.err; fail "helper_encode: not traced as a classifier"; }

@@ -74,7 +74,9 @@ void SimilarityPanel::run() {
     const bool started = startJob(
         [outcome, path, a, b](const Progress& progress) {
             auto model = openTranslator(path, "cpu");
-            auto s = model ? attributeSimilarity(**model, a, b, {}, progress) : Result<SentenceSimilarity>(Error{model.error()});
+            SimilarityOptions options;
+            options.baseline = "auto";  // the padding piece where the vocabulary has one
+            auto s = model ? attributeSimilarity(**model, a, b, options, progress) : Result<SentenceSimilarity>(Error{model.error()});
             if (!s && s.error() == "similarity cancelled") return QString::fromStdString(s.error());
             if (s) outcome->similarity = std::move(s).value();
             else outcome->error = QString::fromStdString(s.error());

@@ -66,8 +66,8 @@ Result<Unit> checkSimilarityOptions(const SimilarityOptions& o) {
     if (o.steps < 1 || o.steps > 4096) return Error{"--steps must be from 1 to 4096, not " + std::to_string(o.steps)};
     if (o.quadrature != "gauss-legendre" && o.quadrature != "trapezoid" && o.quadrature != "midpoint")
         return Error{"unknown quadrature '" + o.quadrature + "' (use gauss-legendre, trapezoid or midpoint)"};
-    if (o.baseline != "pad" && o.baseline != "zero")
-        return Error{"unknown baseline '" + o.baseline + "' (use pad, every piece the padding piece's row, or zero)"};
+    if (o.baseline != "pad" && o.baseline != "zero" && o.baseline != "auto")
+        return Error{"unknown baseline '" + o.baseline + "' (use pad, every piece the padding piece's row, zero, or auto)"};
     return Unit{};
 }
 
@@ -93,7 +93,8 @@ Result<SentenceSimilarity> attributeSimilarity(const Translator& model, const st
         if (!p) return Error{(i == 0 ? "the first sentence: " : "the second sentence: ") + p.error()};
         in[i] = std::move(*p);
     }
-    if (options.baseline == "pad" && !in[0].hasPad)
+    if (out.options.baseline == "auto") out.options.baseline = in[0].hasPad ? "pad" : "zero";
+    if (out.options.baseline == "pad" && !in[0].hasPad)
         return Error{model.path() + "'s vocabulary has no padding piece (a \"[PAD]\" entry or pad_token) to start the path "
                      "from: use --baseline zero"};
     const auto path = pathQuadrature(options.steps, options.quadrature);
@@ -112,7 +113,7 @@ Result<SentenceSimilarity> attributeSimilarity(const Translator& model, const st
         out.forwards = 2;
         out.cosine = cosine(e[0].unsqueeze(0), e[1])[0].item<double>();
         for (int i = 0; i < 2; ++i) {
-            const auto baseline = options.baseline == "pad" ? in[i].padRows : torch::zeros_like(in[i].rows);
+            const auto baseline = out.options.baseline == "pad" ? in[i].padRows : torch::zeros_like(in[i].rows);
             auto side = attributeSide(*f, Side{&in[i], e[1 - i]}, baseline, path, tick, out.forwards);
             if (!side) return Error{side.error()};
             out.sentences[i] = std::move(*side);

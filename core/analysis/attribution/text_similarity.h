@@ -24,7 +24,9 @@ class Translator;  // models/translator.h
 struct SimilarityOptions {
     int steps = 64;                             ///< points of the path (>= 1)
     std::string quadrature = "gauss-legendre";  ///< or trapezoid, midpoint (analysis/path_quadrature.h)
-    std::string baseline = "pad";               ///< "pad" (the padding piece's rows) or "zero"
+    /// "pad" (the padding piece's rows), "zero", or "auto" (pad where the vocabulary has a padding
+    /// piece, else zero); the result names the one used.
+    std::string baseline = "pad";
 };
 
 struct SentenceAttribution {
