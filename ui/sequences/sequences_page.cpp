@@ -456,7 +456,9 @@ std::optional<SeqTranslation> mapped(const std::optional<SeqTranslation>& t, con
 }  // namespace
 
 // The map list follows the main model's translation; the chosen name is kept when it exists.
-void SequencesPage::refillMaps(bool encoder) {
+void SequencesPage::refillMaps() {
+    // A text encoder's translation (it has an embedding) writes no tokens to attribute.
+    const bool encoder = m_results2[0] && !m_results2[0]->embedding.empty();
     const QSignalBlocker block(m_map);
     const QString chosen = m_map->currentText();
     m_map->clear();
@@ -470,7 +472,7 @@ void SequencesPage::refillMaps(bool encoder) {
             if (mean && m.kind == "encoder") lastEncoderMean = QString::fromStdString(m.name);
         }
         if (lastCrossMean.isEmpty()) lastCrossMean = lastEncoderMean;
-        if (!encoder) {  // a text encoder writes no tokens to attribute
+        if (!encoder) {
             m_map->insertSeparator(m_map->count());
             m_map->addItems(attributionMapNames());
         }
@@ -492,7 +494,7 @@ void SequencesPage::showTranslations() {
     m_similarity->setVisible(encoder);
     m_evaluation->setVisible(!encoder);
     if (encoder) m_similarity->setInput(QString::fromStdString(main->path()), m_input->text());
-    refillMaps(encoding);
+    refillMaps();
     const bool attribution = !attributionMethodOf(m_map->currentText()).empty();
     for (int i = 0; i < 2; ++i) {
         const auto m = i == 0 ? main : other;

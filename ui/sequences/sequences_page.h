@@ -107,7 +107,7 @@ private:
     void translate();
     void showTranslations();
     /// The Map list from the main model's translation (a text encoder's: no attribution maps).
-    void refillMaps(bool encoder);
+    void refillMaps();
     void updateStepLabel();
     void exportAs(const QString& kind);
     std::shared_ptr<const Translator> modelAt(int slot) const;
