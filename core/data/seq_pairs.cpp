@@ -58,7 +58,7 @@ Result<Unit> checkPairText(const std::string& field, const std::string& what) {
 
 }  // namespace
 
-Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name) {
+Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name, bool sourcesOnly) {
     std::vector<SeqPairLine> pairs;
     // A byte-order mark is no character of the first source: an editor's mark, skipped.
     std::size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
@@ -77,30 +77,32 @@ Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const st
             from = tab + 1;
         }
         const std::string where = name + ":" + std::to_string(number) + ": ";
-        if (fields.size() < 2 || fields.size() > 3)
-            return Error{where + "a line is SOURCE<TAB>TARGET[<TAB>ALIGNMENT], not " + std::to_string(fields.size()) +
-                         " tab-separated field" + (fields.size() == 1 ? "" : "s")};
-        for (int f = 0; f < 2; ++f)
-            if (auto ok = checkPairText(fields[size_t(f)], f == 0 ? "the source" : "the target"); !ok)
+        if (fields.size() < (sourcesOnly ? 1u : 2u) || fields.size() > 3)
+            return Error{where + "a line is " + (sourcesOnly ? "SOURCE or " : "") + "SOURCE<TAB>TARGET[<TAB>ALIGNMENT], not " +
+                         std::to_string(fields.size()) + " tab-separated field" + (fields.size() == 1 ? "" : "s")};
+        for (std::size_t f = 0; f < std::min<std::size_t>(2, fields.size()); ++f)
+            if (auto ok = checkPairText(fields[f], f == 0 ? "the source" : "the target"); !ok)
                 return Error{where + ok.error()};
         SeqPairLine pair;
         pair.line = number;
         pair.source = fields[0];
-        pair.target = fields[1];
+        if (fields.size() > 1) pair.target = fields[1];
         if (pair.source.find_first_not_of(" ") == std::string::npos) return Error{where + "the source is empty"};
-        if (pair.target.find_first_not_of(" ") == std::string::npos) return Error{where + "the target is empty"};
+        if (fields.size() > 1 && pair.target.find_first_not_of(" ") == std::string::npos)
+            return Error{where + "the target is empty"};
         if (fields.size() == 3)
             if (auto ok = readLinks(fields[2], pair); !ok) return Error{where + ok.error()};
         pairs.push_back(std::move(pair));
     }
-    if (pairs.empty()) return Error{name + " holds no pairs (one SOURCE<TAB>TARGET per line)"};
+    if (pairs.empty())
+        return Error{name + (sourcesOnly ? " holds no sentences (one per line)" : " holds no pairs (one SOURCE<TAB>TARGET per line)")};
     return pairs;
 }
 
-Result<std::vector<SeqPairLine>> readSeqPairs(const std::string& path) {
+Result<std::vector<SeqPairLine>> readSeqPairs(const std::string& path, bool sourcesOnly) {
     auto text = readFile(path, std::size_t(64) << 20);
     if (!text) return Error{text.error()};
-    return parseSeqPairs(*text, path);
+    return parseSeqPairs(*text, path, sourcesOnly);
 }
 
 std::string seqPairsText(const SeqTask& task, Split split, std::int64_t first, std::int64_t count, std::uint64_t seed) {

@@ -21,10 +21,11 @@ struct SeqPairLine {
     std::vector<std::pair<int, int>> sure, possible;  ///< (source, target); possible holds the sure links too
 };
 
-/// Reads `path` (at most 64 MiB, at least one pair).
-Result<std::vector<SeqPairLine>> readSeqPairs(const std::string& path);
+/// Reads `path` (at most 64 MiB, at least one pair). `sourcesOnly`: a file of sentences, where a
+/// line may also be a SOURCE alone (its target then empty), as `atlas --dataset` reads.
+Result<std::vector<SeqPairLine>> readSeqPairs(const std::string& path, bool sourcesOnly = false);
 /// Parses the text of a pairs file; `name` is used in messages.
-Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name);
+Result<std::vector<SeqPairLine>> parseSeqPairs(const std::string& text, const std::string& name, bool sourcesOnly = false);
 
 /// Samples `first`..`first + count - 1` of `task`'s `split` under `seed` as a pairs file, with
 /// their gold alignments and a comment line saying what they are (read back by readSeqPairs).

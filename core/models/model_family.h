@@ -102,6 +102,21 @@ struct RecordedInputs {
     std::string dataset;                 ///< image models: the dataset whose test images it read
     std::vector<std::string> sentences;  ///< text models: the sentences it read, as text
     std::vector<std::vector<std::string>> tokens;  ///< and as the tokens its positions hold
+    /// With the decoder recorded: per sentence, the tokens its decoder's positions read ("<s>" and
+    /// the model's own translation but its last token), as the Sequences page's decoder maps.
+    std::vector<std::vector<std::string>> decoderTokens;
+};
+
+/// What to record (ModelFamily::recordAttentionInputs).
+struct AttentionRecordRequest {
+    std::int64_t count = 40;  ///< the first `count` inputs
+    std::string need;         ///< what the queries and keys are for, for a refusal's line
+    /// "" or the model's own data: its test split. Else, image models: a dataset name or an image
+    /// folder, fitted to the model; text models: a text file of sentences, one per line.
+    std::string dataset;
+    /// Also the decoder's causal self-attention and its cross-attention (QkvKind), recorded on
+    /// the model's own translation of each sentence, teacher-forced as the Sequences page draws it.
+    bool decoder = false;
 };
 
 /// Its attention layers' queries, keys and values on those inputs, as a QkvCapture recorded them.
@@ -163,11 +178,11 @@ struct ModelFamily {
     /// Imports: the cost of the file at `path` measured from the model itself (no sidecar config);
     /// `costTimedRules` timed calls each `repeats` times. May be empty.
     std::function<Result<std::vector<RuleCost>>(const std::string& path, CostRun& run)> importCost;
-    /// Opens the model in the file at `path` and runs it on its own first `count` test inputs while
-    /// a QkvCapture (attention/qkv_capture.h) records its attention layers' queries, keys and
+    /// Opens the model in the file at `path` and runs it on the inputs the request names while a
+    /// QkvCapture (attention/qkv_capture.h) records its attention layers' queries, keys and
     /// values. Empty for families without such layers; an import family's says why a file cannot
-    /// (`need`: what the queries and keys are for).
-    std::function<Result<AttentionRecording>(const std::string& path, std::int64_t count, const std::string& need)>
+    /// (the request's `need`: what the queries and keys are for).
+    std::function<Result<AttentionRecording>(const std::string& path, const AttentionRecordRequest& request)>
         recordAttentionInputs;
     /// One line under the file name in a model list, from the sidecar's config (JSON text) and dataset.
     std::function<std::string(const std::string& configJson, const std::string& dataset)> listLine;

@@ -17,7 +17,8 @@ FigureCanvas renderAtlas(const Atlas& a, int width, int height) {
     height = std::max(height, 300);
     FigureCanvas c(width, height);
     const std::string file = a.model.substr(a.model.find_last_of('/') == std::string::npos ? 0 : a.model.find_last_of('/') + 1);
-    c.fittedText(12, 24, file + ": layer " + std::to_string(a.layer) + ", head " + std::to_string(a.head) + " of " +
+    const std::string layer = a.modelLayer.empty() ? "layer " + std::to_string(a.layer) : a.modelLayer;
+    c.fittedText(12, 24, file + ": " + layer + ", head " + std::to_string(a.head) + " of " +
                              std::to_string(a.heads) + ", " + std::to_string(a.inputs) + " inputs, " + a.method,
                  16, width - 24, {20, 20, 20});
     // The legend: the two ramps, first position to last.
@@ -30,10 +31,10 @@ FigureCanvas renderAtlas(const Atlas& a, int width, int height) {
     }
     if (a.points.empty()) return c;
     double minX = a.points[0].x, maxX = minX, minY = a.points[0].y, maxY = minY;
-    int last = 1;
+    int last[2] = {1, 1};  // keys', queries' (cross-attention: two sequences of their own lengths)
     for (const auto& p : a.points) {
         minX = std::min(minX, p.x), maxX = std::max(maxX, p.x), minY = std::min(minY, p.y), maxY = std::max(maxY, p.y);
-        last = std::max(last, p.position);
+        last[p.query] = std::max(last[p.query], p.position);
     }
     const double left = 12, plotTop = top + 14, w = width - 24, h = height - plotTop - 12;
     c.outline(left, plotTop, w, h, {200, 200, 200});
@@ -42,7 +43,7 @@ FigureCanvas renderAtlas(const Atlas& a, int width, int height) {
     const double unit = std::min(w, h) * 0.94 / span;
     const double ox = left + w / 2 - (minX + maxX) / 2 * unit, oy = plotTop + h / 2 + (minY + maxY) / 2 * unit;
     for (const auto& p : a.points)
-        c.fill(ox + p.x * unit - 1.5, oy - p.y * unit - 1.5, 3, 3, atlasColour(p.query, double(p.position) / last));
+        c.fill(ox + p.x * unit - 1.5, oy - p.y * unit - 1.5, 3, 3, atlasColour(p.query, double(p.position) / last[p.query]));
     return c;
 }
 

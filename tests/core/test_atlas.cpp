@@ -1,9 +1,10 @@
-// The atlas (issue 58): t-SNE and PCA on data whose shape is known (clusters, a line), seeded and
+// The atlas (issue 58): t-SNE, UMAP and PCA on data whose shape is known (clusters, a line), seeded and
 // repeatable; and the atlas of the bundled ViT and sequence Transformer, with the models that
 // have no queries and keys refused with the reason.
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "analysis/atlas/atlas.h"
 #include "analysis/atlas/embedding_2d.h"
+#include "analysis/atlas/embedding_parts.h"
 #include "data/seq_task.h"
 #include "render/atlas_render.h"
 
@@ -122,8 +124,18 @@ TEST(Embedding2d, PcaFindsTheDirectionOfLargestVariance) {
 
 TEST(Embedding2d, BadInputIsOneLine) {
     Embedding2dOptions o;
+    o.method = "mds";
+    EXPECT_EQ(embed2d(blobs(1, 5, 2, 1), 2, o).error(), "unknown embedding 'mds' (use tsne, umap or pca)");
     o.method = "umap";
-    EXPECT_EQ(embed2d(blobs(1, 5, 2, 1), 2, o).error(), "unknown embedding 'umap' (use tsne or pca; umap is not built in)");
+    o.neighbors = 1;
+    EXPECT_EQ(embed2d(blobs(1, 5, 2, 1), 2, o).error(), "--neighbors must be at least 2");
+    o.neighbors = 15;
+    o.minDist = 1.5;
+    EXPECT_EQ(embed2d(blobs(1, 5, 2, 1), 2, o).error(), "--min-dist must be 0-1");
+    o.minDist = NAN;
+    EXPECT_EQ(embed2d(blobs(1, 5, 2, 1), 2, o).error(), "--min-dist must be 0-1");
+    o.minDist = 0.1;
+    EXPECT_EQ(embed2d(blobs(2, 20, 3, 1), 3, o, [](double) { return false; }).error(), "cancelled");
     o.method = "tsne";
     EXPECT_EQ(embed2d({1, 2, 3, 4}, 2, o).error(), "an embedding needs at least 3 points, got 2");
     EXPECT_EQ(embed2d({1, 2, 3}, 2, o).error(), "the points are not rows of 2 numbers");
@@ -135,6 +147,42 @@ TEST(Embedding2d, BadInputIsOneLine) {
     auto cancelled = embed2d(blobs(2, 20, 3, 1), 3, o, [&](double) { asked = true; return false; });
     EXPECT_TRUE(asked);
     EXPECT_EQ(cancelled.error(), "cancelled");
+}
+
+TEST(Embedding2d, UmapKeepsKnownClustersApartAndRepeatsForASeed) {
+    const auto x = blobs(3, 80, 10, 11);
+    Embedding2dOptions o;
+    o.method = "umap";
+    o.seed = 5;
+    auto a = embed2d(x, 10, o), b = embed2d(x, 10, o);
+    ASSERT_TRUE(a.ok() && b.ok()) << a.error();
+    EXPECT_EQ(*a, *b);  // the same seed, the same map, to the bit
+    EXPECT_GE(neighbourPurity(*a, 80), 0.99);
+    // The clusters' centres lie further apart than their points from their own centre.
+    std::vector<std::array<double, 2>> centre(3, {0, 0});
+    for (int i = 0; i < 240; ++i) centre[std::size_t(i / 80)][0] += (*a)[std::size_t(2 * i)] / 80, centre[std::size_t(i / 80)][1] += (*a)[std::size_t(2 * i + 1)] / 80;
+    double spread = 0;
+    for (int i = 0; i < 240; ++i)
+        spread = std::max(spread, std::hypot((*a)[std::size_t(2 * i)] - centre[std::size_t(i / 80)][0], (*a)[std::size_t(2 * i + 1)] - centre[std::size_t(i / 80)][1]));
+    for (int c = 0; c < 3; ++c)
+        for (int d = c + 1; d < 3; ++d)
+            EXPECT_GT(std::hypot(centre[std::size_t(c)][0] - centre[std::size_t(d)][0], centre[std::size_t(c)][1] - centre[std::size_t(d)][1]), spread);
+    o.seed = 6;
+    auto other = embed2d(x, 10, o);
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE(*other, *a);
+    EXPECT_GE(neighbourPurity(*other, 80), 0.99);
+}
+
+TEST(Embedding2d, UmapCurveMatchesTheReferenceFit) {
+    // umap-learn's find_ab_params (scipy's curve_fit on the same 300 points): min_dist 0.1 gives
+    // a = 1.5769, b = 0.89506; min_dist 0.5 gives 0.58303, 1.33417 (run in this project's venv).
+    const auto [a, b] = embedding::umapCurve(0.1);
+    EXPECT_NEAR(a, 1.577, 2e-3);
+    EXPECT_NEAR(b, 0.8951, 1e-3);
+    const auto [a5, b5] = embedding::umapCurve(0.5);
+    EXPECT_NEAR(a5, 0.5830, 2e-3);
+    EXPECT_NEAR(b5, 1.334, 2e-3);
 }
 
 TEST(Atlas, TheViTsQueriesAndKeysOfEveryPatchOfEveryImage) {

@@ -256,6 +256,18 @@ def check_atlas(out: str, col: Column, work: str) -> str:
     return "every query and key of the head placed, each query with the key it attends to most"
 
 
+def check_atlas_cross(out: str, col: Column, work: str) -> str:
+    j = json.loads(out)
+    assert j.get("schema") == "saccade.atlas" and j.get("attention") == "cross", f"{j.get('schema')} {j.get('attention')}"
+    queries = [p for p in j["points"] if p["kind"] == "query"]
+    keys = [p for p in j["points"] if p["kind"] == "key"]
+    assert queries and keys, "no queries or no keys"
+    sources = {(p["input"], p["position"]) for p in keys}
+    assert all((q["input"], q["attends"]) in sources for q in queries), "a query attends to a key not placed"
+    assert all(math.isfinite(p["x"]) and math.isfinite(p["y"]) for p in j["points"]), "a point off the map"
+    return "the decoder's queries beside the source's keys, each with the source token it attends to most"
+
+
 def pytorch_reference(method: str) -> Check:
     """The map of attribute --json --pixels equals plain PyTorch's on the same file to 1e-4."""
     def check(out: str, col: Column, work: str) -> str:
@@ -321,6 +333,8 @@ def rows() -> List[Row]:
             ["--count", "2", "--json"], check_fidelity),
         Row("atlas", ("image", "caption", "seq"), lambda c, w: ["atlas"] + m(c, w) +
             ["--limit", "3", "--method", "pca", "--json"], check_atlas),
+        Row("atlas --attention cross", ("image", "caption", "seq"), lambda c, w: ["atlas"] + m(c, w) +
+            ["--attention", "cross", "--limit", "3", "--method", "pca", "--json"], check_atlas_cross),
         Row("report", img, lambda c, w: ["report"] + m(c, w) + c.dataset + ["--limit", "4", "--runs", "4", "--sweep-runs", "0", "--faithfulness-images", "2", "--cost-repeats", "1",
                                                         "--out", "report.html"],
             check_report),

@@ -1,15 +1,20 @@
 // The Atlas page: its first visit places the default head (the dates Transformer's layer 2,
 // head 3, 40 sentences), every dot sits where the map says and names its token, the figures beside
 // it are core's, a click on a dot opens its sentence on the Sequences page (or the ViT's test
-// image on the Attention page), and another model leaves nothing of the one before.
+// image on the Attention page), and another model leaves nothing of the one before. A user's file
+// of sentences under UMAP places the cross-attention of the decoder's queries and the source's
+// keys, and a click opens that cross-attention head on the Sequences page.
 
 #include <QDir>
+#include <QFile>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "ui/atlas/atlas_map_view.h"
 #include "ui/atlas/atlas_page.h"
 #include "common/samples_dir.h"
+#include "data/seq_task.h"
 #include "ui/attention/attention_page.h"
 #include "ui/attention/attention_toolbar.h"
 #include "ui/attention/step_scrubber.h"
@@ -24,6 +29,7 @@ class TestAtlasPage : public QObject {
 private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void placesTheDefaultAndOpensAClickedInput();
+    void placesACrossAttentionOfASentenceFileWithUmap();
 };
 
 namespace {
@@ -95,6 +101,61 @@ void TestAtlasPage::placesTheDefaultAndOpensAClickedInput() {
     QTRY_VERIFY_WITH_TIMEOUT(!attention->isBusy() && attention->scrubber()->stepCount() > 1, 60'000);
     QCOMPARE(attention->toolbar()->rule(), QStringLiteral("head:1"));
     QTRY_COMPARE(attention->scrubber()->currentStep(), 1);
+}
+
+void TestAtlasPage::placesACrossAttentionOfASentenceFileWithUmap() {
+    MainWindow window(/*useSettings=*/false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.setCurrentPage(MainWindow::kAtlasPage));
+    auto* page = window.atlasPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value(), 300'000);  // the first visit's default
+    // Forty test sentences in a file of the user's.
+    const auto task = saccade::openSeqTask("dates");
+    QVERIFY(task.ok());
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("sentences.txt"));
+    QStringList sentences;
+    for (int i = 0; i < 40; ++i)
+        sentences << QString::fromStdString((*task)->detokenize((*task)->sample(saccade::Split::Test, i, saccade::kSeqTestSeed).source));
+    QFile out(file);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(sentences.join(QLatin1Char('\n')).toUtf8() + "\n");
+    out.close();
+    const QString seq = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/seq-dates-transformer.pt");
+    page->select(seq, 1, 2, QStringLiteral("cross"));
+    page->setDataset(file);
+    page->setMethod(QStringLiteral("umap"));
+    page->setInputs(40);
+    page->run();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value() && page->atlas()->attention == "cross", 300'000);
+    const saccade::Atlas a = *page->atlas();
+    QCOMPARE(QString::fromStdString(a.method), QStringLiteral("umap"));
+    QCOMPARE(QString::fromStdString(a.dataset), file);
+    QCOMPARE(QString::fromStdString(a.modelLayer), QStringLiteral("cross layer 1"));
+    QCOMPARE(int(a.sentences.size()), 40);
+    for (int i = 0; i < 40; ++i) QCOMPARE(QString::fromStdString(a.sentences[std::size_t(i)]), sentences[i]);
+    // The figure beside the map is core's; cross-attention has no table of positions apart.
+    const auto o = saccade::atlasOffsets(a);
+    const QString summary = page->summaryText();
+    QVERIFY2(summary.contains(QStringLiteral("%1% (chance %2%)").arg(100 * o.nearestIsAttended, 0, 'f', 1)
+                                  .arg(100 * o.chanceIsAttended, 0, 'f', 1)), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("cross layer 1, head 2")), qPrintable(summary));
+    QVERIFY(!summary.contains(QStringLiteral("How far")));
+    auto* map = page->map();
+    for (int i = 0; i < int(a.points.size()); ++i) QVERIFY(map->rect().contains(map->drawnAt(i).toPoint()));
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR"))
+        window.grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/atlas-cross-umap-1280x800.png"));
+    // A click on a query opens its sentence on the Sequences page with that cross-attention head shown.
+    const int dot = clickable(map, a, true);
+    QVERIFY(dot >= 0);
+    const int input = a.points[std::size_t(dot)].input;
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->drawnAt(dot).toPoint());
+    QTRY_COMPARE(window.currentPage(), MainWindow::kSequencesPage);
+    QCOMPARE(window.sequencesPage()->text(), sentences[input]);
+    const auto shown = window.sequencesPage()->captureSession();
+    QVERIFY(shown.has_value());
+    QCOMPARE(QString::fromStdString(shown->map), QStringLiteral("cross layer 1 head 2"));
 }
 
 QTEST_MAIN(TestAtlasPage)

@@ -26,11 +26,11 @@ void AtlasMapView::setAtlas(const Atlas& atlas) {
         m_minX = m_maxX = atlas.points[0].x;
         m_minY = m_maxY = atlas.points[0].y;
     }
-    m_lastPosition = 1;
+    m_lastPosition[0] = m_lastPosition[1] = 1;
     for (const auto& p : atlas.points) {
         m_minX = std::min(m_minX, p.x), m_maxX = std::max(m_maxX, p.x);
         m_minY = std::min(m_minY, p.y), m_maxY = std::max(m_maxY, p.y);
-        m_lastPosition = std::max(m_lastPosition, p.position);
+        m_lastPosition[p.query] = std::max(m_lastPosition[p.query], p.position);
     }
     update();
 }
@@ -98,7 +98,7 @@ void AtlasMapView::paintEvent(QPaintEvent*) {
     painter.setPen(Qt::NoPen);
     for (int i = 0; i < int(m_atlas->points.size()); ++i) {
         const auto& p = m_atlas->points[std::size_t(i)];
-        painter.setBrush(toQColor(atlasColour(p.query, double(p.position) / m_lastPosition)));
+        painter.setBrush(toQColor(atlasColour(p.query, double(p.position) / m_lastPosition[p.query])));
         painter.drawEllipse(drawnAt(i), 2.2, 2.2);
     }
 }

@@ -46,7 +46,7 @@ private:
     std::optional<Atlas> m_atlas;
     QString m_message;
     double m_minX = 0, m_maxX = 1, m_minY = 0, m_maxY = 1;
-    int m_lastPosition = 1;
+    int m_lastPosition[2] = {1, 1};  ///< keys', queries' (cross-attention: two sequences)
 };
 
 }  // namespace saccade::ui

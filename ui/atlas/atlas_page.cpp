@@ -16,6 +16,7 @@
 #include "ui/atlas/atlas_map_view.h"
 #include "common/atomic_file.h"
 #include "common/samples_dir.h"
+#include "data/dataset.h"
 #include "data/image_io.h"
 #include "ui/file_dialogs.h"
 #include "render/atlas_render.h"
@@ -85,18 +86,51 @@ QWidget* AtlasPage::buildControls() {
     m_head = spin(QStringLiteral("atlasHead"), 1, 64, 3, tr("The head, from 1"));
     m_inputs = spin(QStringLiteral("atlasInputs"), 3, 500, 40, tr("The first N test images or sentences"));
     m_method = new QComboBox(box);
+    m_method->setObjectName(QStringLiteral("atlasMethod"));
     m_method->addItem(tr("t-SNE"), QStringLiteral("tsne"));
+    m_method->addItem(tr("UMAP"), QStringLiteral("umap"));
     m_method->addItem(tr("PCA"), QStringLiteral("pca"));
-    m_seed = spin(QStringLiteral("atlasSeed"), 0, 1'000'000, 1, tr("t-SNE: the start's noise; the same seed gives the same map"));
+    m_seed = spin(QStringLiteral("atlasSeed"), 0, 1'000'000, 1,
+                  tr("t-SNE and UMAP: the start's noise (UMAP: its samples too); the same seed gives the same map"));
+    m_attention = new QComboBox(box);
+    m_attention->setObjectName(QStringLiteral("atlasAttention"));
+    m_attention->addItem(tr("Encoder self-attention"), QStringLiteral("encoder"));
+    m_attention->addItem(tr("Decoder self-attention"), QStringLiteral("decoder"));
+    m_attention->addItem(tr("Cross-attention"), QStringLiteral("cross"));
+    m_attention->setToolTip(tr("A ViT has encoder self-attention only. A sequence Transformer's decoder reads its own "
+                               "translation of each sentence; cross-attention places the decoder's queries beside the "
+                               "source's keys."));
+    m_dataset = new QComboBox(box);
+    m_dataset->setObjectName(QStringLiteral("atlasDataset"));
+    m_dataset->addItem(tr("Its own test split"), QString());
+    for (const auto& [name, description] : datasetNames()) {
+        m_dataset->addItem(QString::fromStdString(name), QString::fromStdString(name));
+        m_dataset->setItemData(m_dataset->count() - 1, QString::fromStdString(description), Qt::ToolTipRole);
+    }
+    m_dataset->addItem(tr("A file of sentences…"), QStringLiteral(":file"));
+    m_dataset->addItem(tr("An image folder…"), QStringLiteral(":folder"));
+    m_dataset->setToolTip(tr("The model's own test split; for a ViT another dataset or an image folder (fitted to the "
+                             "model); for a sequence model a text file of sentences, one per line."));
+    connect(m_dataset, &QComboBox::activated, this, [this](int index) {
+        const QString kind = m_dataset->itemData(index).toString();
+        if (kind != QLatin1String(":file") && kind != QLatin1String(":folder")) return;
+        const QString path = kind == QLatin1String(":file")
+                                 ? openFileDialog(this, tr("Sentences, one per line"), tr("Text (*.txt);;All files (*)"))
+                                 : folderDialog(this, tr("A folder of images, one subfolder per class"));
+        if (path.isEmpty()) return m_dataset->setCurrentIndex(0);
+        setDataset(path);
+    });
     auto* form = new QFormLayout;
     form->addRow(tr("Model"), m_model);
+    form->addRow(tr("Attention"), m_attention);
     form->addRow(tr("Layer"), m_layer);
     form->addRow(tr("Head"), m_head);
     form->addRow(tr("Inputs"), m_inputs);
+    form->addRow(tr("Data"), m_dataset);
     form->addRow(tr("Map"), m_method);
     form->addRow(tr("Seed"), m_seed);
     buildJobControls(tr("Place"), QStringLiteral("atlasPlace"));
-    setJobInputs({m_model, m_layer, m_head, m_inputs, m_method, m_seed});
+    setJobInputs({m_model, m_attention, m_layer, m_head, m_inputs, m_dataset, m_method, m_seed});
     const QString views = tr("PNG (*.png);;SVG (*.svg);;JSON (*.json)");
     m_export = makeExportButton(box, {{tr("Export the atlas"), QStringLiteral("atlas.png"), views,
                                        [this](const QString& path) { return exportTo(path); }}});
@@ -124,10 +158,24 @@ AtlasOptions AtlasPage::request() const {
     o.limit = m_inputs->value();
     o.embedding.method = m_method->currentData().toString().toStdString();
     o.embedding.seed = std::uint64_t(m_seed->value());
+    o.attention = m_attention->currentData().toString().toStdString();
+    o.dataset = m_dataset->currentData().toString().toStdString();
     return o;
 }
 
-void AtlasPage::select(const QString& model, int layer, int head) {
+void AtlasPage::setDataset(const QString& dataset) {
+    int i = m_dataset->findData(dataset);
+    if (i < 0) {  // a file or folder of the user's: shown by its name, the whole path in its tooltip
+        i = m_dataset->count() - 2;
+        m_dataset->insertItem(i, QFileInfo(dataset).fileName(), dataset);
+        m_dataset->setItemData(i, dataset, Qt::ToolTipRole);
+    }
+    m_dataset->setCurrentIndex(i);
+}
+
+void AtlasPage::setMethod(const QString& method) { m_method->setCurrentIndex(std::max(0, m_method->findData(method))); }
+
+void AtlasPage::select(const QString& model, int layer, int head, const QString& attention) {
     int i = m_model->findData(model);
     if (i < 0) {
         m_model->insertItem(m_model->count() - 1, QFileInfo(model).fileName(), model);
@@ -136,6 +184,7 @@ void AtlasPage::select(const QString& model, int layer, int head) {
     m_model->setCurrentIndex(i);
     m_layer->setValue(layer);
     m_head->setValue(head);
+    m_attention->setCurrentIndex(std::max(0, m_attention->findData(attention)));
 }
 
 void AtlasPage::setInputs(int inputs) { m_inputs->setValue(inputs); }
@@ -158,7 +207,8 @@ void AtlasPage::run() {
             m_atlas = *result;
             showAtlas();
         },
-        tr("Placing the queries and keys of layer %1, head %2 over %3 inputs…").arg(o.layer).arg(o.head).arg(o.limit));
+        tr("Placing the queries and keys of %1 layer %2, head %3 over %4 inputs…")
+            .arg(m_attention->currentText().toLower()).arg(o.layer).arg(o.head).arg(o.limit));
     m_placedOnce = true;
 }
 
@@ -167,16 +217,20 @@ void AtlasPage::showAtlas() {
     m_export->setEnabled(true);
     const auto o = atlasOffsets(*m_atlas);
     const QString unit = m_atlas->positions == "patch" ? tr("patches") : tr("tokens");
-    statusLabel()->setText(
-        tr("<b>%1</b>, layer %2, head %3 of %4: %5 inputs, %6 queries and as many keys, %7 s.")
-            .arg(modelName()).arg(m_atlas->layer).arg(m_atlas->head).arg(m_atlas->heads).arg(m_atlas->inputs)
-            .arg(m_atlas->points.size() / 2).arg(m_atlas->seconds, 0, 'f', 1) +
-        tr("<br>How far each query is from a key, in %1:").arg(unit) +
-        QStringLiteral("<table><tr><td></td><td align='right'>0</td><td align='right'>1</td><td align='right'>2</td>"
-                       "<td align='right'>3+</td></tr>") +
-        shareRow(tr("most attended"), o.attended) + shareRow(tr("nearest in map"), o.nearest) +
-        shareRow(tr("chance"), o.chance) + QStringLiteral("</table>") +
-        tr("Hover a dot to name it; click it to open its input."));
+    std::size_t queries = 0;
+    for (const auto& p : m_atlas->points) queries += p.query ? 1 : 0;
+    QString text = tr("<b>%1</b>, %2, head %3 of %4: %5 inputs, %6 queries, %7 keys, %8 s.")
+                       .arg(modelName(), QString::fromStdString(m_atlas->modelLayer)).arg(m_atlas->head).arg(m_atlas->heads)
+                       .arg(m_atlas->inputs).arg(queries).arg(m_atlas->points.size() - queries).arg(m_atlas->seconds, 0, 'f', 1) +
+                   tr("<br>The nearest key in the map is the most attended: %1% (chance %2%).")
+                       .arg(100 * o.nearestIsAttended, 0, 'f', 1).arg(100 * o.chanceIsAttended, 0, 'f', 1);
+    if (o.positional)
+        text += tr("<br>How far each query is from a key, in %1:").arg(unit) +
+                QStringLiteral("<table><tr><td></td><td align='right'>0</td><td align='right'>1</td><td align='right'>2</td>"
+                               "<td align='right'>3+</td></tr>") +
+                shareRow(tr("most attended"), o.attended) + shareRow(tr("nearest in map"), o.nearest) +
+                shareRow(tr("chance"), o.chance) + QStringLiteral("</table>");
+    statusLabel()->setText(text + tr("<br>Hover a dot to name it; click it to open its input."));
 }
 
 void AtlasPage::clearResult() {

@@ -1,6 +1,8 @@
 #pragma once
 // AtlasPage: the atlas (core analysis/atlas.h) in the GUI: a model (Saccade's ViT or a sequence
-// Transformer), a layer, a head, how many test inputs and the embedding; Place runs it on the
+// Transformer), which attention (encoder, decoder, cross), a layer, a head, how many inputs of
+// which data (its own test split, another dataset, an image folder or a file of sentences) and the
+// embedding (t-SNE, UMAP, PCA); Place runs it on the
 // panel's job thread with progress and Cancel, and the map shows every query and key with a
 // hover that names each. Beside it, how far each query is from the key it attends to most,
 // against chance. A click on a dot opens its input (the ViT's test image on the Attention page,
@@ -33,8 +35,13 @@ public:
     AtlasOptions request() const;
     /// The model file the controls name.
     QString modelPath() const;
-    /// Selects a model file (adds it to the list when it is not there), layer and head.
-    void select(const QString& model, int layer, int head);
+    /// Selects a model file (adds it to the list when it is not there), layer and head, and the
+    /// attention ("encoder", "decoder", "cross").
+    void select(const QString& model, int layer, int head, const QString& attention = QStringLiteral("encoder"));
+    /// The data to read: "" (the model's own test split), a dataset name, an image folder or a
+    /// text file of sentences.
+    void setDataset(const QString& dataset);
+    void setMethod(const QString& method);
     void setInputs(int inputs);
     const std::optional<Atlas>& atlas() const { return m_atlas; }
     AtlasMapView* map() const { return m_map; }
@@ -57,7 +64,7 @@ private:
     QWidget* buildControls();
     void showAtlas();
 
-    QComboBox *m_model = nullptr, *m_method = nullptr;
+    QComboBox *m_model = nullptr, *m_method = nullptr, *m_attention = nullptr, *m_dataset = nullptr;
     QSpinBox *m_layer = nullptr, *m_head = nullptr, *m_inputs = nullptr, *m_seed = nullptr;
     QToolButton* m_export = nullptr;
     AtlasMapView* m_map = nullptr;

@@ -2,8 +2,9 @@
 // The atlas: the queries and keys of one attention head over many inputs, placed in one 2-D map
 // (after AttentionViz, Yeh et al., IEEE VIS 2023), so that a head that attends by position, by
 // content or by token type shows as a shape. The model runs on the first N inputs of its own test
-// data under a QkvCapture (analysis/model_attention_inputs.h): Saccade's ViT (every layer) and its
-// sequence Transformers (the encoder's self-attention). Before the embedding, the keys are moved
+// data, or of another dataset, under a QkvCapture (analysis/model_attention_inputs.h): Saccade's
+// ViT (every layer) and its sequence Transformers (the encoder's self-attention, the decoder's
+// causal self-attention and its cross-attention over the source). Before the embedding, the keys are moved
 // so that their mean is the queries' mean, and queries and keys are scaled by s and 1/s so that
 // their mean norms are equal: neither changes any query's attention (a shift of every key adds
 // the same number to each of a query's scores; the scaling keeps every dot product), and then
@@ -24,12 +25,21 @@ struct AtlasOptions {
     std::int64_t limit = 40;  ///< inputs (test images or sentences), the first N
     int layer = 1;            ///< 1-based, as the model names its layers
     int head = 1;             ///< 1-based
+    /// "encoder" (a ViT's or an encoder's self-attention), "decoder" (a decoder's causal
+    /// self-attention) or "cross" (a decoder's queries over the encoder's keys).
+    std::string attention = "encoder";
+    /// "" (the model's own test split), or the request's dataset (models/model_family.h): a
+    /// dataset name or image folder for a ViT, a text file of sentences for a sequence model.
+    std::string dataset;
     Embedding2dOptions embedding;
 };
 
+/// The attentions the atlas places, in the order --attention lists them.
+const std::vector<std::string>& atlasAttentions();
+
 struct AtlasPoint {
     int input = 0;         ///< index of the input among the N (its test index)
-    int position = 0;      ///< token or patch position in the input
+    int position = 0;      ///< token or patch position in the input (cross: a query's in the decoder, a key's in the source)
     bool query = true;     ///< a query, or a key
     std::string label;     ///< the token ("3", "M"), "[CLS]", or the patch's "row,col"
     double x = 0, y = 0;
@@ -39,6 +49,7 @@ struct AtlasPoint {
 struct Atlas {
     std::string model, layerName, method;
     std::string modelLayer;  ///< the layer as the model names it ("encoder layer 2"; layerName adds the file)
+    std::string attention = "encoder";  ///< as AtlasOptions::attention
     int layer = 0, head = 0, layers = 0, heads = 0;
     std::int64_t inputs = 0, headDim = 0;
     std::string positions;        ///< "patch" (a ViT: position 0 is [CLS]) or "token"
@@ -48,6 +59,9 @@ struct Atlas {
     std::vector<AtlasPoint> points;
     std::string dataset;                 ///< a ViT's dataset: input i is its test image i
     std::vector<std::string> sentences;  ///< a sequence model's inputs: test sentence i, as text
+    /// decoder and cross: per sentence, the tokens the decoder's positions read ("<s>", then the
+    /// model's own translation but its last token)
+    std::vector<std::vector<std::string>> decoderTokens;
     double seconds = 0;
 };
 
@@ -63,9 +77,14 @@ int atlasPositionsApart(const Atlas& atlas, int p, int q);
 
 /// Per query, how far (atlasPositionsApart, 3 meaning 3 or more) it is from the key it attends to
 /// most, from its nearest key of its input in the map, and from a key of its input drawn at random
-/// (chance): the share of queries at 0, 1, 2 and 3 or more.
+/// (chance): the share of queries at 0, 1, 2 and 3 or more; these only where queries and keys are
+/// one sequence's positions (`positional`; not cross-attention). For every attention: the share
+/// of queries whose nearest key of its input in the map is the key it attends to most, and that
+/// share for a key of its input drawn at random.
 struct AtlasOffsets {
     std::array<double, 4> attended{}, nearest{}, chance{};
+    bool positional = true;
+    double nearestIsAttended = 0, chanceIsAttended = 0;
     int queries = 0;
 };
 AtlasOffsets atlasOffsets(const Atlas& atlas);

@@ -6,14 +6,14 @@
 #include <random>
 #include <utility>
 
-namespace saccade {
-namespace {
+#include "analysis/atlas/embedding_parts.h"
 
-using Points = std::vector<double>;  // rows x 2, interleaved
+namespace saccade {
+namespace embedding {
 
 // The two directions of largest variance, by power iteration with deflation on the covariance
 // (dim x dim), from a fixed start; each direction's sign makes its largest component positive.
-Points pcaProjection(const std::vector<float>& x, std::int64_t rows, std::int64_t dim) {
+std::vector<double> pcaProjection(const std::vector<float>& x, std::int64_t rows, std::int64_t dim) {
     const auto D = static_cast<std::size_t>(dim);
     std::vector<double> mean(D, 0.0), cov(D * D, 0.0);
     for (std::int64_t i = 0; i < rows; ++i)
@@ -46,7 +46,7 @@ Points pcaProjection(const std::vector<float>& x, std::int64_t rows, std::int64_
         if (*largest < 0) for (double& e : v) e = -e;
         directions.push_back(v);
     }
-    Points y(static_cast<std::size_t>(rows) * 2, 0.0);
+    std::vector<double> y(static_cast<std::size_t>(rows) * 2, 0.0);
     for (std::int64_t i = 0; i < rows; ++i)
         for (int k = 0; k < 2; ++k) {
             double s = 0;
@@ -56,14 +56,6 @@ Points pcaProjection(const std::vector<float>& x, std::int64_t rows, std::int64_
         }
     return y;
 }
-
-// Sparse symmetric input affinities P (rows sum over all entries to 1): each point's Gaussian over
-// its k nearest neighbours with the bandwidth that gives `perplexity`, then (P_j|i + P_i|j) / 2N.
-struct Affinities {
-    std::vector<std::int64_t> start;  // CSR: row i's entries are [start[i], start[i + 1])
-    std::vector<std::int64_t> column;
-    std::vector<double> value;
-};
 
 std::vector<std::pair<double, std::int64_t>> nearest(const std::vector<float>& x, std::int64_t rows, std::int64_t dim,
                                                      std::int64_t i, std::int64_t k) {
@@ -82,6 +74,22 @@ std::vector<std::pair<double, std::int64_t>> nearest(const std::vector<float>& x
     std::sort(d.begin(), d.end());
     return d;
 }
+
+}  // namespace embedding
+
+namespace {
+
+using embedding::nearest;
+using embedding::pcaProjection;
+using Points = std::vector<double>;  // rows x 2, interleaved
+
+// Sparse symmetric input affinities P (rows sum over all entries to 1): each point's Gaussian over
+// its k nearest neighbours with the bandwidth that gives `perplexity`, then (P_j|i + P_i|j) / 2N.
+struct Affinities {
+    std::vector<std::int64_t> start;  // CSR: row i's entries are [start[i], start[i + 1])
+    std::vector<std::int64_t> column;
+    std::vector<double> value;
+};
 
 // The conditional probabilities of one point's neighbours (squared distances `d`), with the beta
 // found by bisection so that their entropy is log(perplexity).
@@ -299,14 +307,20 @@ Result<Points> tsne(const std::vector<float>& x, std::int64_t rows, std::int64_t
 
 Result<std::vector<double>> embed2d(const std::vector<float>& points, std::int64_t dim, const Embedding2dOptions& o,
                                     const std::function<bool(double)>& progress) {
-    if (o.method != "tsne" && o.method != "pca")
-        return Error{"unknown embedding '" + o.method + "' (use tsne or pca; umap is not built in)"};
+    if (o.method != "tsne" && o.method != "pca" && o.method != "umap")
+        return Error{"unknown embedding '" + o.method + "' (use tsne, umap or pca)"};
     if (dim < 1 || points.size() % std::size_t(dim) != 0) return Error{"the points are not rows of " + std::to_string(dim) + " numbers"};
     const std::int64_t rows = std::int64_t(points.size()) / dim;
     if (rows < 3) return Error{"an embedding needs at least 3 points, got " + std::to_string(rows)};
     if (!std::all_of(points.begin(), points.end(), [](float v) { return std::isfinite(v); }))
         return Error{"the points hold a number that is not finite"};
     if (o.method == "pca") return pcaProjection(points, rows, dim);
+    if (o.method == "umap") {
+        if (o.neighbors < 2) return Error{"--neighbors must be at least 2"};
+        if (!(o.minDist >= 0) || !(o.minDist <= 1)) return Error{"--min-dist must be 0-1"};
+        if (o.epochs < 0) return Error{"--epochs must be at least 1 (or 0: the default)"};
+        return embedding::umap(points, rows, dim, o, progress);
+    }
     if (!(o.perplexity > 0)) return Error{"--perplexity must be above 0"};
     if (o.iterations < 250) return Error{"--iterations must be at least 250 (the first 250 exaggerate)"};
     if (!(o.theta >= 0)) return Error{"theta must be at least 0"};

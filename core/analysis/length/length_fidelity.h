@@ -14,16 +14,20 @@
 #include <torch/types.h>
 
 #include "attention/attention_variants.h"
+#include "attention/qkv_capture.h"
 #include "common/result.h"
 
 namespace saccade {
 
-/// One layer's attention inputs: q [B, H, N, d], k [B, H, N, d], v [B, H, N, dv] (self-attention)
-/// and keep [B, N] bool (padding), or undefined.
+/// One layer's attention inputs: q [B, H, N, d], k [B, H, M, d], v [B, H, M, dv] (self-attention:
+/// M = N) and keep [B, M] bool (padding), or undefined. Length fidelity reads self-attention only;
+/// the atlas also reads a decoder's layers, whose kind says how queries meet keys.
 struct FidelitySource {
     std::string name;  ///< as views show it: the file, then the layer ("seq.pt encoder layer 2")
     torch::Tensor q, k, v, keep;
     std::string layer;  ///< the layer as the model names it ("encoder layer 2")
+    QkvKind kind = QkvKind::Self;
+    torch::Tensor queryKeep;  ///< [B, N] bool: the queries kept; undefined for self-attention (keep)
 };
 
 struct FidelityOptions {

@@ -26,4 +26,8 @@ Result<std::vector<FidelitySource>> modelFidelitySources(
     const std::string& need = "length fidelity recomputes each layer's attention from its queries, keys and values",
     RecordedInputs* inputs = nullptr);
 
+/// The same for any request (models/model_family.h: another dataset, the decoder's layers too).
+Result<std::vector<FidelitySource>> modelFidelitySources(const std::string& path, const AttentionRecordRequest& request,
+                                                         RecordedInputs* inputs = nullptr);
+
 }  // namespace saccade

@@ -55,7 +55,8 @@ Result<std::shared_ptr<const Translator>> openScriptTranslator(const std::string
 }
 
 /// An import's attention is the softmax weights its contract returns: no queries and keys.
-Result<AttentionRecording> refuseImportAttention(const std::string& path, std::int64_t, const std::string& need) {
+Result<AttentionRecording> refuseImportAttention(const std::string& path, const AttentionRecordRequest& request) {
+    const auto& need = request.need;
     if (ScriptTranslator::fileDefinesTranslate(path))
         return Error{path + " is an imported translator: its attention weights are softmax outputs, and " + need +
                      ", which the contract does not return"};

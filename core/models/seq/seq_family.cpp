@@ -2,6 +2,11 @@
 // whose alignment is known): training fields, trainer, network and list line
 // (models/model_family.h). They read text, so they open on the Sequences page, not as image models.
 
+#include <algorithm>
+#include <filesystem>
+
+#include "attention/qkv_capture.h"
+#include "data/seq_pairs.h"
 #include "data/seq_task.h"
 #include "models/model_family.h"
 #include "models/seq/seq_model.h"
@@ -82,29 +87,89 @@ std::string taskDescriptions() {
     return s;
 }
 
-/// A sequence Transformer's attention layers on its task's first `count` test sentences.
-Result<AttentionRecording> recordSeqAttention(const std::string& path, std::int64_t count, const std::string&) {
+/// The sentences a request names, as source tokens: the task's first `count` test sentences, or
+/// those of a text file (one per line; every token must be in the model's source vocabulary).
+Result<std::vector<std::vector<std::string>>> requestedSentences(const SeqModel& model, const AttentionRecordRequest& r) {
+    const SeqTask& task = *model.task();
+    std::vector<std::vector<std::string>> out;
+    if (r.dataset.empty() || r.dataset == task.name()) {
+        for (std::int64_t i = 0; i < std::min<std::int64_t>(r.count, SeqTask::kTestSize); ++i)
+            out.push_back(task.sample(Split::Test, i, kSeqTestSeed).source);
+        return out;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(r.dataset, ec))
+        return Error{"--dataset " + r.dataset + ": give a text file of sentences (one per line) or this model's task, " +
+                     task.name()};
+    auto lines = readSeqPairs(r.dataset, true);
+    if (!lines) return Error{lines.error()};
+    for (const auto& line : *lines) {
+        if (std::int64_t(out.size()) == r.count) break;
+        const std::string where = r.dataset + ":" + std::to_string(line.line) + ": ";
+        auto tokens = model.tokenize(line.source);
+        if (!tokens.unknown.empty())
+            return Error{where + "the model's source vocabulary has no '" + tokens.unknown.front() + "'" +
+                         (tokens.unknown.size() > 1 ? " (nor " + std::to_string(tokens.unknown.size() - 1) + " more)" : "")};
+        if (tokens.tokens.size() > kMaxSeqTokens)
+            return Error{where + "the sentence holds " + std::to_string(tokens.tokens.size()) + " tokens; at most " +
+                         std::to_string(kMaxSeqTokens) + " are read"};
+        out.push_back(std::move(tokens.tokens));
+    }
+    return out;
+}
+
+/// The model's own translation of `source`, less its last token: what its decoder's positions
+/// after "<s>" read when it wrote it (a translation of "</s>" alone gives "</s>" to read).
+Result<std::vector<std::string>> decoderReads(const SeqModel& model, const std::string& text) {
+    QkvCapture unrecorded;  // the greedy steps' layers are not the record
+    auto t = model.translate(text);
+    if (!t) return Error{t.error()};
+    auto tokens = t->tokens;
+    if (tokens.size() > 1) tokens.pop_back();
+    return tokens;
+}
+
+/// A sequence Transformer's attention layers on the sentences the request names: the encoder's
+/// self-attention, and with `decoder` its decoder's self- and cross-attention, teacher-forced on
+/// the model's own translation one sentence at a time. Without either, the task's test sentences
+/// in evaluation batches (what length fidelity has always read).
+Result<AttentionRecording> recordSeqAttention(const std::string& path, const AttentionRecordRequest& r) {
     auto model = SeqModel::open(path, "cpu");
     if (!model) return Error{model.error()};
-    if (!(*model)->config().transformer()) return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
+    const auto& config = (*model)->config();
+    if (!config.transformer() && !r.decoder)
+        return Error{path + " is a recurrent sequence model; its attention is not self-attention"};
+    if (!config.transformer())
+        return Error{path + " is a recurrent sequence model: its decoder attends through its " + config.scorer +
+                     " scorer over recurrent states, not through a Transformer layer's queries and keys"};
+    auto sentences = requestedSentences(**model, r);
+    if (!sentences) return Error{sentences.error()};
+    const SeqTask* task = (*model)->task();
     AttentionRecording out;
-    {
+    for (const auto& source : *sentences) {
+        out.inputs.sentences.push_back(task->detokenize(source));
+        out.inputs.tokens.push_back(source);
+    }
+    if (r.dataset.empty() && !r.decoder) {
         QkvCapture capture;
         SeqEvalOptions eval;
-        eval.limit = count;
+        eval.limit = std::int64_t(sentences->size());
         eval.permutation = false;
-        if (auto r = (*model)->evaluate(eval); !r) return Error{r.error()};
+        if (auto done = (*model)->evaluate(eval); !done) return Error{done.error()};
         out.layers = capture.layers();
+        return out;
     }
-    std::int64_t sentences = 0;  // as many as the first layer saw, over its batches
-    for (const auto& l : out.layers)
-        if (l.name == out.layers.front().name) sentences += l.q.size(0);
-    const SeqTask* task = (*model)->task();
-    for (std::int64_t i = 0; i < sentences; ++i) {
-        auto source = task->sample(Split::Test, i, kSeqTestSeed).source;
-        out.inputs.sentences.push_back(task->detokenize(source));
-        out.inputs.tokens.push_back(std::move(source));
+    QkvCapture capture(r.decoder);
+    for (std::size_t i = 0; i < sentences->size(); ++i) {
+        auto reads = decoderReads(**model, out.inputs.sentences[i]);
+        if (!reads) return Error{reads.error()};
+        std::vector<std::string> tokens = std::move(reads).value();
+        if (auto forced = (*model)->forcedAlignment((*sentences)[i], tokens, "", 1); !forced) return Error{forced.error()};
+        tokens.insert(tokens.begin(), "<s>");
+        out.inputs.decoderTokens.push_back(std::move(tokens));
     }
+    out.layers = capture.layers();
+    if (!r.decoder) out.inputs.decoderTokens.clear();
     return out;
 }
 

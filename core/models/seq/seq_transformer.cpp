@@ -23,7 +23,8 @@ torch::Tensor SeqAttentionImpl::forward(const torch::Tensor& query, const torch:
     const auto q = m_q(query).view({B, Tq, m_heads, d}).transpose(1, 2);
     const auto kv = m_kv(memory).view({B, Tk, 2, m_heads, d});
     const auto k = kv.select(2, 0).transpose(1, 2), v = kv.select(2, 1).transpose(1, 2);
-    if (!captureName.empty() && keep.size(1) == 1) QkvCapture::record(captureName, q, k, v, keep.squeeze(1));
+    if (!captureName.empty())
+        QkvCapture::record(captureName, q, k, v, captureKind == QkvKind::CausalSelf ? torch::Tensor() : keep.squeeze(1), captureKind);
     auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(d));
     scores = scores.masked_fill(keep.unsqueeze(1).logical_not(), -std::numeric_limits<float>::infinity());
     const auto w = torch::softmax(scores, -1);
@@ -74,7 +75,12 @@ SeqTransformerImpl::SeqTransformerImpl(const SeqConfig& c) : m_config(c) {
         TransformerLayer encoderLayer(c.dim, c.heads, c.ff, false);
         encoderLayer->self->captureName = "encoder layer " + std::to_string(l + 1);
         m_encoder->push_back(encoderLayer);
-        m_decoder->push_back(TransformerLayer(c.dim, c.heads, c.ff, true));
+        TransformerLayer decoderLayer(c.dim, c.heads, c.ff, true);
+        decoderLayer->self->captureName = "decoder layer " + std::to_string(l + 1);
+        decoderLayer->self->captureKind = QkvKind::CausalSelf;
+        decoderLayer->cross->captureName = "cross layer " + std::to_string(l + 1);
+        decoderLayer->cross->captureKind = QkvKind::Cross;
+        m_decoder->push_back(decoderLayer);
     }
     register_module("encoder", m_encoder);
     register_module("decoder", m_decoder);

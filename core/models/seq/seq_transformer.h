@@ -16,6 +16,7 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "attention/qkv_capture.h"
 #include "models/seq/seq_net.h"
 
 namespace saccade {
@@ -29,8 +30,11 @@ public:
     torch::Tensor forward(const torch::Tensor& query, const torch::Tensor& memory, const torch::Tensor& keep,
                           torch::Tensor* weights);
     /// Non-empty: the name under which forward() hands its queries, keys and values to a
-    /// QkvCapture (attention/qkv_capture.h); set for the encoder's self-attention.
+    /// QkvCapture (attention/qkv_capture.h), as `captureKind`: "encoder layer N" (Self),
+    /// "decoder layer N" (CausalSelf: its keep is the causal mask, recorded as undefined) and
+    /// "cross layer N" (Cross), the names of the Sequences page's maps.
     std::string captureName;
+    QkvKind captureKind = QkvKind::Self;
 
 private:
     int m_heads;

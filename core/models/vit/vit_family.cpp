@@ -5,6 +5,7 @@
 
 #include "data/dataset.h"
 #include "models/model_family.h"
+#include "models/model_input.h"
 #include "models/vit/vit_model.h"
 #include "models/vit/vit_network.h"
 #include "models/vit/vit_trainer.h"
@@ -74,17 +75,20 @@ VitTrainOptions vitOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     return o;
 }
 
-/// The ViT's attention layers on its dataset's first `count` test images.
-Result<AttentionRecording> recordVitAttention(const std::string& path, std::int64_t count, const std::string&) {
+/// The ViT's attention layers on the first `count` test images of its dataset, or of the dataset
+/// or image folder the request names (fitted to the model). It has no decoder.
+Result<AttentionRecording> recordVitAttention(const std::string& path, const AttentionRecordRequest& r) {
+    if (r.decoder) return Error{path + " is a vision transformer: its attention is the encoder's self-attention only"};
     auto model = VitModel::load(path, "cpu");
     if (!model) return Error{model.error()};
     const auto& info = (*model)->info();
-    auto dataset = openDataset(info.dataset, {"", info.seed});
+    const std::string name = r.dataset.empty() ? info.dataset : r.dataset;
+    auto dataset = openDatasetFor(**model, name, info.seed);
     if (!dataset) return Error{dataset.error()};
     AttentionRecording out;
-    out.inputs.dataset = info.dataset;
+    out.inputs.dataset = name;
     QkvCapture capture;
-    for (std::int64_t i = 0; i < std::min(count, (*dataset)->size(Split::Test)); ++i) {
+    for (std::int64_t i = 0; i < std::min(r.count, (*dataset)->size(Split::Test)); ++i) {
         const auto sample = (*dataset)->sample(Split::Test, i);
         if (auto t = (*model)->trace(sample.image, (*model)->deterministicRule(), 1, "test:" + std::to_string(i)); !t)
             return Error{t.error()};
