@@ -97,7 +97,7 @@ void setApplicationInfo() {
 // The options besides help, version and the file.
 struct GuiOptions {
     QCommandLineOption page{QStringLiteral("page"),
-                            QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, length, training, scalar, estimators or doctor."),
+                            QStringLiteral("Open on page <page>: attention (the default), analysis, sequences, length, atlas, training, scalar, estimators or doctor."),
                             QStringLiteral("page")};
     QCommandLineOption screenshot{
         QStringLiteral("screenshot"),

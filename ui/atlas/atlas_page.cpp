@@ -219,7 +219,7 @@ void AtlasPage::showAtlas() {
     const QString unit = m_atlas->positions == "patch" ? tr("patches") : tr("tokens");
     std::size_t queries = 0;
     for (const auto& p : m_atlas->points) queries += p.query ? 1 : 0;
-    QString text = tr("<b>%1</b>, %2, head %3 of %4: %5 inputs, %6 queries, %7 keys, %8 s.")
+    QString text = tr("<b>%1</b>, %2, head %3 of %4: %5 inputs, %6 queries, %7 keys, %8&nbsp;s.")
                        .arg(modelName(), QString::fromStdString(m_atlas->modelLayer)).arg(m_atlas->head).arg(m_atlas->heads)
                        .arg(m_atlas->inputs).arg(queries).arg(m_atlas->points.size() - queries).arg(m_atlas->seconds, 0, 'f', 1) +
                    tr("<br>The nearest key in the map is the most attended: %1% (chance %2%).")

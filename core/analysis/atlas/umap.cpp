@@ -159,7 +159,8 @@ Result<std::vector<double>> umap(const std::vector<float>& x, std::int64_t rows,
             double* cur = &y[std::size_t(2 * edges[e].head)];
             double* other = &y[std::size_t(2 * edges[e].tail)];
             const double dx = cur[0] - other[0], dy = cur[1] - other[1], d2 = dx * dx + dy * dy;
-            const double pull = d2 > 0 ? -2 * a * b * std::pow(d2, b - 1) / (a * std::pow(d2, b) + 1) : 0.0;
+            const double powered = d2 > 0 ? std::pow(d2, b) : 0.0;  // d^2b; d^2(b-1) is it over d^2
+            const double pull = d2 > 0 ? -2 * a * b * (powered / d2) / (a * powered + 1) : 0.0;
             for (int c = 0; c < 2; ++c) {
                 const double g = clip(pull * (c ? dy : dx)) * rate;
                 cur[c] += g;
