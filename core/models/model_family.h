@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <torch/nn/module.h>
@@ -125,7 +126,58 @@ struct AttentionRecording {
     RecordedInputs inputs;
 };
 
+/// What every family is called (ModelFamily's constructor takes it: no family goes without).
+struct FamilyNames {
+    std::string name;         ///< the sidecar's model type and `train NAME`: "patch"
+    std::string title;        ///< "patch-attention classifier" (the Training page's list)
+    std::string noun;         ///< "a patch classifier" (errors)
+    std::string description;  ///< the help of `train NAME`
+};
+
+using ImageOpener = std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device)>;
+using TextOpener = std::function<Result<std::shared_ptr<const Translator>>(const std::string& path, const std::string& device)>;
+
+/// How a family opens its files, at least one way (ModelFamily's constructor takes it). Each
+/// maker takes a callable of the right kind: a null, or one that opens the other kind of model,
+/// does not compile.
+struct FamilyOpeners {
+    template <typename Open>
+    static FamilyOpeners images(Open open) {
+        checkOpener<Open, ImageOpener>();
+        return {ImageOpener(std::move(open)), {}, {}};
+    }
+    /// `openElsewhere`: where an image command is told to go instead ("reads text, not images: ...").
+    template <typename OpenText>
+    static FamilyOpeners text(OpenText openText, std::string openElsewhere) {
+        checkOpener<OpenText, TextOpener>();
+        return {{}, TextOpener(std::move(openText)), std::move(openElsewhere)};
+    }
+    template <typename Open, typename OpenText>
+    static FamilyOpeners both(Open open, OpenText openText) {
+        checkOpener<Open, ImageOpener>();
+        checkOpener<OpenText, TextOpener>();
+        return {ImageOpener(std::move(open)), TextOpener(std::move(openText)), {}};
+    }
+
+    ImageOpener open;
+    TextOpener openText;
+    std::string openElsewhere;
+
+private:
+    template <typename F, typename Function>
+    static constexpr void checkOpener() {
+        static_assert(!std::is_same_v<std::decay_t<F>, std::nullptr_t>, "a family's opener cannot be null");
+        static_assert(std::is_constructible_v<Function, F>, "this opener opens another kind of model");
+    }
+};
+
 struct ModelFamily {
+    /// The names and an opener are required: a family without them does not compile.
+    ModelFamily(FamilyNames names, FamilyOpeners openers)
+        : name(std::move(names.name)), title(std::move(names.title)), noun(std::move(names.noun)),
+          description(std::move(names.description)), open(std::move(openers.open)),
+          openElsewhere(std::move(openers.openElsewhere)), openText(std::move(openers.openText)) {}
+
     std::string name;           ///< the sidecar's model type and `train NAME`: "patch"
     std::string title;          ///< "patch-attention classifier" (the Training page's list)
     std::string noun;           ///< "a patch classifier" (errors)
@@ -158,11 +210,11 @@ struct ModelFamily {
     std::function<void(FamilySettings&, const std::string& dataset)> fitToDataset;
     /// Opens a checkpoint as an image model; empty for families that are not (readsText), with
     /// `openElsewhere` saying where they open instead.
-    std::function<Result<std::shared_ptr<AttentionModel>>(const std::string& path, const std::string& device)> open;
+    ImageOpener open;
     std::string openElsewhere;
     /// Opens a file as a model that reads text (the Sequences page, translate, render --text,
     /// eval); empty for families that read images.
-    std::function<Result<std::shared_ptr<const Translator>>(const std::string& path, const std::string& device)> openText;
+    TextOpener openText;
     /// Imports: whether a file without a sidecar holds a model that reads text, read cheaply (no
     /// weights). May be empty.
     std::function<bool(const std::string& path)> holdsText;

@@ -179,12 +179,20 @@ Result<TrainSummary> trainToy(const ToyRun& run, const TrainProgressCallback& on
     return runTrainLoop(setup, step, evaluate, onProgress);
 }
 
+Result<std::shared_ptr<AttentionModel>> openToy(const std::string& path, const std::string& device) {
+    auto header = openCheckpoint(path, device, "toy", "a toy classifier");
+    if (!header) return Error{header.error()};
+    auto config = fromJson(header->info.configJson);
+    if (!config) return configError(path, config.error());
+    ToyNet net(config->channels, config->side, config->width, config->classes);
+    if (auto loaded = loadNetWeights(*net, path, *header); !loaded) return Error{loaded.error()};
+    return std::shared_ptr<AttentionModel>(std::make_shared<ToyModel>(header->info, *config, net, header->classNames));
+}
+
 ModelFamily toyFamily() {
-    ModelFamily f;
-    f.name = "toy";
-    f.title = "toy soft-attention classifier (a test's own)";
-    f.noun = "a toy classifier";
-    f.description = "A test's family: one soft look over a 4x4 grid of convolution cells.";
+    ModelFamily f({"toy", "toy soft-attention classifier (a test's own)", "a toy classifier",
+                   "A test's family: one soft look over a 4x4 grid of convolution cells."},
+                  FamilyOpeners::images(openToy));
     f.datasets = [] { return std::vector<std::string>{"translated-digits60"}; };
     f.defaultDataset = "translated-digits60";
     f.defaults.batch = 8;
@@ -199,15 +207,6 @@ ModelFamily toyFamily() {
         auto c = fromJson(json);
         if (!c) return Error{c.error()};
         return std::shared_ptr<torch::nn::Module>(ToyNet(c->channels, c->side, c->width, c->classes).ptr());
-    };
-    f.open = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<AttentionModel>> {
-        auto header = openCheckpoint(path, device, "toy", "a toy classifier");
-        if (!header) return Error{header.error()};
-        auto config = fromJson(header->info.configJson);
-        if (!config) return configError(path, config.error());
-        ToyNet net(config->channels, config->side, config->width, config->classes);
-        if (auto loaded = loadNetWeights(*net, path, *header); !loaded) return Error{loaded.error()};
-        return std::shared_ptr<AttentionModel>(std::make_shared<ToyModel>(header->info, *config, net, header->classNames));
     };
     f.listLine = [](const std::string& json, const std::string& dataset) {
         auto c = fromJson(json);

@@ -94,12 +94,10 @@ CaptionTrainOptions captionOptions(const FamilyTrainRequest& r, SettingsReader& 
 }  // namespace
 
 ModelFamily captionFamily() {
-    ModelFamily f;
-    f.name = "caption";
-    f.title = "Show-Attend-Tell captioner";
-    f.noun = "a captioner";
-    f.description = "The Show-Attend-Tell captioner on captioned scenes: a CNN grid of annotations, an LSTM that looks "
-                    "once per word (soft, hard REINFORCE or gumbel attention) and a deep output layer.";
+    ModelFamily f({"caption", "Show-Attend-Tell captioner", "a captioner",
+                   "The Show-Attend-Tell captioner on captioned scenes: a CNN grid of annotations, an LSTM that looks "
+                   "once per word (soft, hard REINFORCE or gumbel attention) and a deep output layer."},
+                  FamilyOpeners::images(openWith<CaptionModel>()));
     f.datasets = captionDatasets;
     f.defaultDataset = CaptionTrainOptions{}.dataset;
     f.defaults = CaptionTrainOptions{};
@@ -125,7 +123,6 @@ ModelFamily captionFamily() {
                            {"BLEU-4", p.evalBleu4}, {"mass on object", p.evalAttention}});
     };
     f.network = networkWith(captionConfigFromJson, [](const CaptionConfig& c) { return CaptionNetwork(c).ptr(); });
-    f.open = openWith<CaptionModel>();
     f.cost = captionCost;
     f.costTimedRules = 3;  // 3 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

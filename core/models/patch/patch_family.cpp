@@ -69,12 +69,10 @@ PatchTrainOptions patchOptions(const FamilyTrainRequest& r, SettingsReader& s) {
 }  // namespace
 
 ModelFamily patchFamily() {
-    ModelFamily f;
-    f.name = "patch";
-    f.title = "patch-attention classifier";
-    f.noun = "a patch classifier";
-    f.description = "The patch-attention classifier: soft, hard (REINFORCE) or gumbel attention over a grid of CNN "
-                    "cell features, read by an LSTM for --steps steps.";
+    ModelFamily f({"patch", "patch-attention classifier", "a patch classifier",
+                   "The patch-attention classifier: soft, hard (REINFORCE) or gumbel attention over a grid of CNN "
+                   "cell features, read by an LSTM for --steps steps."},
+                  FamilyOpeners::images(openWith<PatchModel>()));
     f.datasets = patchDatasets;
     f.defaultDataset = PatchTrainOptions{}.dataset;
     f.defaults = PatchTrainOptions{};
@@ -93,7 +91,6 @@ ModelFamily patchFamily() {
         return figureLine({{"soft", p.evalSoft}, {"argmax", p.evalArgmax}, {"sample", p.evalSample}});
     };
     f.network = networkWith(patchConfigFromJson, [](const PatchConfig& c) { return PatchClassifier(c).ptr(); });
-    f.open = openWith<PatchModel>();
     f.cost = patchCost;
     f.costTimedRules = 8;  // 2 variants x 4 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

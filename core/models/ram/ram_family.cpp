@@ -62,12 +62,10 @@ RamTrainOptions ramOptions(const FamilyTrainRequest& r, SettingsReader& s) {
 }  // namespace
 
 ModelFamily ramFamily() {
-    ModelFamily f;
-    f.name = "ram";
-    f.title = "recurrent attention model";
-    f.noun = "a recurrent attention model";
-    f.description = "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE and a learned "
-                    "baseline, classifier by cross-entropy (the hybrid loss).";
+    ModelFamily f({"ram", "recurrent attention model", "a recurrent attention model",
+                   "The Recurrent Attention Model: Gaussian glimpse locations trained with REINFORCE and a learned "
+                   "baseline, classifier by cross-entropy (the hybrid loss)."},
+                  FamilyOpeners::images(openWith<RamModel>()));
     f.datasets = ramDatasets;
     f.defaultDataset = RamTrainOptions{}.dataset;
     f.defaults = RamTrainOptions{};
@@ -83,7 +81,6 @@ ModelFamily ramFamily() {
         return figureLine({{"mean", p.evalArgmax}, {"sample", p.evalSample}, {"random glimpses", p.evalSoft}});
     };
     f.network = networkWith(ramConfigFromJson, [](const RamConfig& c) { return RamNetwork(c).ptr(); });
-    f.open = openWith<RamModel>();
     f.cost = ramCost;
     f.costTimedRules = 3;  // 3 rules
     f.listLine = [](const std::string& config, const std::string& dataset) {

@@ -75,14 +75,13 @@ Result<AttentionRecording> refuseImportAttention(const std::string& path, const 
 }  // namespace
 
 ModelFamily scriptFamily() {
-    ModelFamily f;
-    f.name = "torchscript";
-    f.title = "TorchScript import";
-    f.noun = "an imported TorchScript model";
+    ModelFamily f({"torchscript", "TorchScript import", "an imported TorchScript model",
+                   "A TorchScript file of the user's (no sidecar): an image classifier, a captioner, a translator or a "
+                   "text encoder under its contract (docs/model-contract.md); it trains nothing."},
+                  FamilyOpeners::both([](const std::string& path, const std::string& device) { return openScriptImport(path, device, {}); },
+                                      openScriptTranslator));
     f.opensImports = true;
-    f.open = [](const std::string& path, const std::string& device) { return openScriptImport(path, device, {}); };
     f.openWithInput = openScriptImport;
-    f.openText = openScriptTranslator;
     f.holdsText = [](const std::string& path) {
         return ScriptTranslator::fileDefinesTranslate(path) || ScriptTextEncoder::fileDefinesEncode(path);
     };

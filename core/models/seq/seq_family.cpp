@@ -173,15 +173,20 @@ Result<AttentionRecording> recordSeqAttention(const std::string& path, const Att
     return out;
 }
 
+Result<std::shared_ptr<const Translator>> openSeqText(const std::string& path, const std::string& device) {
+    auto m = SeqModel::open(path, device);
+    if (!m) return Error{m.error()};
+    return std::shared_ptr<const Translator>(std::move(m).value());
+}
+
 }  // namespace
 
 ModelFamily seqFamily() {
-    ModelFamily f;
-    f.name = "seq";
-    f.title = "sequence model (alignment lab)";
-    f.noun = "a sequence model";
-    f.description = "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
-                    "decoder) on a task whose true alignment is known. Tasks:" + taskDescriptions();
+    ModelFamily f({"seq", "sequence model (alignment lab)", "a sequence model",
+                   "An encoder-decoder with attention over the source (bidirectional GRU or LSTM encoder, attentive "
+                   "decoder) on a task whose true alignment is known. Tasks:" + taskDescriptions()},
+                  FamilyOpeners::text(openSeqText, "reads text, not images: use translate, eval, render --text or the "
+                                                   "GUI's Sequences page"));
     f.readsText = true;
     f.recordAttentionInputs = recordSeqAttention;
     f.datasetKey = "task";
@@ -204,12 +209,6 @@ ModelFamily seqFamily() {
     };
     f.evaluationLine = [](const TrainProgress& p, const FamilySettings&) { return figureLine({{"exact match", p.evalSoft}}); };
     f.network = networkWith(seqConfigFromJson, [](const SeqConfig& c) { return makeSeqNet(c); });
-    f.openText = [](const std::string& path, const std::string& device) -> Result<std::shared_ptr<const Translator>> {
-        auto m = SeqModel::open(path, device);
-        if (!m) return Error{m.error()};
-        return std::shared_ptr<const Translator>(std::move(m).value());
-    };
-    f.openElsewhere = "reads text, not images: use translate, eval, render --text or the GUI's Sequences page";
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = seqConfigFromJson(config);
         if (!c) return dataset;

@@ -100,12 +100,10 @@ Result<AttentionRecording> recordVitAttention(const std::string& path, const Att
 }  // namespace
 
 ModelFamily vitFamily() {
-    ModelFamily f;
-    f.name = "vit";
-    f.title = "Vision Transformer (self-attention)";
-    f.noun = "a vision transformer";
-    f.description = "A Vision Transformer: patches + CLS token, pre-norm self-attention layers; its traces show each "
-                    "layer's CLS attention per head, the mean over heads, and attention rollout.";
+    ModelFamily f({"vit", "Vision Transformer (self-attention)", "a vision transformer",
+                   "A Vision Transformer: patches + CLS token, pre-norm self-attention layers; its traces show each "
+                   "layer's CLS attention per head, the mean over heads, and attention rollout."},
+                  FamilyOpeners::images(openWith<VitModel>()));
     f.datasets = vitDatasets;
     f.defaultDataset = VitTrainOptions{}.dataset;
     f.defaults = VitTrainOptions{};
@@ -124,7 +122,6 @@ ModelFamily vitFamily() {
             s["patch"] = std::to_string(fittingPatch(shape->width, int(intSetting(s, "patch"))));
     };
     f.network = networkWith(vitConfigFromJson, [](const VitConfig& c) { return VitNetwork(c).ptr(); });
-    f.open = openWith<VitModel>();
     f.recordAttentionInputs = recordVitAttention;
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = vitConfigFromJson(config);
