@@ -281,4 +281,15 @@ void addBenchCommand(CLI::App& app, int& exitCode) {
     });
 }
 
+void addBenchCommands(CLI::App& app, int& exitCode) {
+    addBenchCommand(app, exitCode);
+    CLI::App& bench = *app.get_subcommand("bench");
+    // Every bench of its own (a family's or a view's) in the order --help lists them; `bench seq`
+    // comes with the sequence commands (addSeqCommands), `bench patch` with `bench data`.
+    using AddBench = void (*)(CLI::App&, int&);
+    for (AddBench add : {addRamCommands, addCaptionCommands, addVitCommands, addBenchImport, addBenchTrain,
+                         addBenchAttention, addBenchAttribute, addBenchAll})
+        add(bench, exitCode);
+}
+
 }  // namespace saccade::cli

@@ -19,6 +19,8 @@ void addEstimatorsCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addDataCommand(CLI::App& app, int& exitCode);
 void addBenchCommand(CLI::App& app, int& exitCode);
+/// `bench` and every bench subcommand but `bench seq`, from one table (cmd_data.cpp).
+void addBenchCommands(CLI::App& app, int& exitCode);
 /// bench train: training images/s with 1, 2, ... data-parallel processes.
 void addBenchTrain(CLI::App& bench, int& exitCode);
 /// train NAME for every registered model family (models/model_family.h).
