@@ -14,6 +14,15 @@ bool finiteNonNegative(std::initializer_list<double> figures) {
     return std::all_of(figures.begin(), figures.end(), [](double v) { return std::isfinite(v) && v >= 0; });
 }
 
+Result<ClassificationData> openClassificationData(const RunStart& start, const std::string& classifier) {
+    auto dataset = openDataset(start.dataset, {"", start.seed});
+    if (!dataset) return Error{dataset.error()};
+    const auto& info = (*dataset)->info();
+    if (info.classNames.size() < 2)
+        return Error{"dataset '" + start.dataset + "' has no classes: " + classifier + " needs a classification dataset"};
+    return ClassificationData{*dataset, info.channels, info.width, info.height, int(info.classNames.size())};
+}
+
 Result<TrainerOpening> openTrainer(const TrainCommonOptions& o, const std::string& dataset,
                                    const std::string& modelType, std::initializer_list<OptionCheck> checks) {
     const auto shard = checkTrainOptions(o);

@@ -48,6 +48,16 @@ struct TrainerOpening {
 Result<TrainerOpening> openTrainer(const TrainCommonOptions& options, const std::string& dataset,
                                    const std::string& modelType, std::initializer_list<OptionCheck> checks);
 
+/// The run's dataset (`start.dataset`, under the run's seed) as a classifier trains on it.
+struct ClassificationData {
+    std::shared_ptr<const Dataset> dataset;
+    int channels = 1, width = 0, height = 0, classes = 0;
+};
+
+/// Opens it; errors: it cannot be opened, or it has fewer than 2 classes ("dataset 'X' has no
+/// classes: " + `classifier` + " needs a classification dataset").
+Result<ClassificationData> openClassificationData(const RunStart& start, const std::string& classifier);
+
 /// The config a run trains: `fresh` (the options'), or a resumed run's saved one read by the
 /// family's `fromJson` (Result<Config>(const std::string&)); its error names the checkpoint.
 template <class Config, class FromJson>

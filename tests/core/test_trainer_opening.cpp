@@ -1,5 +1,6 @@
 // The opening every trainer shares (train/trainer_opening.h): option checks in order, the resumed
-// config, this rank's batch rows (repeated or fresh every pass), and the REINFORCE baseline.
+// config, a classifier's dataset, this rank's batch rows (repeated or fresh every pass), and the
+// REINFORCE baseline.
 
 #include <limits>
 
@@ -91,4 +92,24 @@ TEST(TrainerOpening, TheBaselineFollowsHardStepsAndResumesFromTheSidecar) {
     soft.afterStep(p);
     EXPECT_EQ(*soft.baseline, -3);  // soft training leaves it
     EXPECT_EQ(p.baseline, -3);
+}
+
+TEST(TrainerOpening, AClassifierOpensItsDatasetWithShapeAndClassesOrSaysWhyNot) {
+    RunStart start;
+    start.dataset = "translated-digits60";  // procedural: no download
+    start.seed = 3;
+    auto digits = openClassificationData(start, "the patch classifier");
+    ASSERT_TRUE(digits.ok()) << digits.error();
+    EXPECT_EQ(digits->classes, 10);
+    EXPECT_EQ(digits->channels, 1);
+    EXPECT_EQ(digits->width, 60);
+    EXPECT_EQ(digits->height, 60);
+    EXPECT_EQ(digits->dataset->info().name, "translated-digits60");
+    start.dataset = "scenes64";  // captioned scenes: words, not classes
+    EXPECT_EQ(openClassificationData(start, "the RAM").error(),
+              "dataset 'scenes64' has no classes: the RAM needs a classification dataset");
+    start.dataset = "no-such-data";
+    const auto missing = openClassificationData(start, "the RAM");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().find("no-such-data"), std::string::npos) << missing.error();
 }

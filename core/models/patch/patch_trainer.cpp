@@ -115,13 +115,12 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     PatchConfig config = *loaded;
     const std::uint64_t seed = start.seed;
     ReinforceBaseline baseline(start);
-    auto dataset = openDataset(start.dataset, {"", seed});
-    if (!dataset) return Error{dataset.error()};
-    const auto& dinfo = (*dataset)->info();
-    config.inChannels = dinfo.channels;
-    config.imageSize = dinfo.width;
-    config.classes = static_cast<int>(dinfo.classNames.size());
-    if (config.classes < 2) return Error{"dataset '" + start.dataset + "' has no classes: the patch classifier needs a classification dataset"};
+    auto data = openClassificationData(start, "the patch classifier");
+    if (!data) return Error{data.error()};
+    const Dataset& dataset = *data->dataset;
+    config.inChannels = data->channels;
+    config.imageSize = data->width;
+    config.classes = data->classes;
     if (auto valid = validatePatchConfig(config); !valid) return Error{valid.error()};
 
     torch::manual_seed(seed);  // weight initialisation
@@ -131,13 +130,13 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     const auto initFrom = patchInitFrom(o, config);
     if (auto weights = loadStartingWeights(o, *net, adam, device, &initFrom); !weights) return Error{weights.error()};
 
-    TrainingOrder order((*dataset)->size(Split::Train), seed);
-    const auto eval = evaluationBatch(**dataset, o.evalImages, device);
+    TrainingOrder order(dataset.size(Split::Train), seed);
+    const auto eval = evaluationBatch(dataset, o.evalImages, device);
 
     TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed,
                                      start.iteration, start.total);
     baseline.wire(setup, config.mode == TrainingMode::Hard);
-    const PatchStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
+    const PatchStep step{o, config, net, adam, dataset, order, opening->shard, device, seed, baseline};
     auto evaluate = [&](TrainProgress& p) {
         p.evalSoft = accuracyUnder(net, eval.batch, "soft", 1);
         p.evalArgmax = accuracyUnder(net, eval.batch, "argmax", 1);

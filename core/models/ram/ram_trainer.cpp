@@ -27,15 +27,14 @@ double accuracyUnder(RamNetwork& net, const Batch& batch, RamRule rule, std::uin
 }
 
 /// The dataset's image size, channels and classes, and its default glimpse for what is left 0.
-Result<Unit> fitRamConfig(RamConfig& config, const DatasetInfo& dinfo, const std::string& datasetName) {
-    if (dinfo.width != dinfo.height) return Error{"the RAM needs square images"};
-    if (dinfo.classNames.size() < 2) return Error{"dataset '" + datasetName + "' has no classes: the RAM needs a classification dataset"};
-    const auto defaults = defaultRamConfig(dinfo.width, dinfo.channels, int(dinfo.classNames.size()));
+Result<Unit> fitRamConfig(RamConfig& config, const ClassificationData& data) {
+    if (data.width != data.height) return Error{"the RAM needs square images"};
+    const auto defaults = defaultRamConfig(data.width, data.channels, data.classes);
     if (config.glimpseSize <= 0) config.glimpseSize = defaults.glimpseSize;
     if (config.scales <= 0) config.scales = defaults.scales;
-    config.inChannels = dinfo.channels;
-    config.imageSize = dinfo.width;
-    config.classes = int(dinfo.classNames.size());
+    config.inChannels = data.channels;
+    config.imageSize = data.width;
+    config.classes = data.classes;
     if (auto valid = validateRamConfig(config); !valid) return Error{valid.error()};
     return Unit{};
 }
@@ -62,9 +61,10 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     if (!loaded) return Error{loaded.error()};
     RamConfig config = *loaded;
     const std::uint64_t seed = start.seed;
-    auto dataset = openDataset(start.dataset, {"", seed});
-    if (!dataset) return Error{dataset.error()};
-    if (auto fitted = fitRamConfig(config, (*dataset)->info(), start.dataset); !fitted) return Error{fitted.error()};
+    auto data = openClassificationData(start, "the RAM");
+    if (!data) return Error{data.error()};
+    if (auto fitted = fitRamConfig(config, *data); !fitted) return Error{fitted.error()};
+    const Dataset& dataset = *data->dataset;
 
     torch::manual_seed(seed);
     RamNetwork net(config);
@@ -72,8 +72,8 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
     if (auto weights = loadStartingWeights(o, *net, adam, device); !weights) return Error{weights.error()};
 
-    TrainingOrder order((*dataset)->size(Split::Train), seed);
-    const auto eval = evaluationBatch(**dataset, o.evalImages, device);
+    TrainingOrder order(dataset.size(Split::Train), seed);
+    const auto eval = evaluationBatch(dataset, o.evalImages, device);
 
     TrainLoopSetup setup = loopSetup(o, *net, adam, "ram", ramConfigToJson(config), start.dataset, seed,
                                      start.iteration, start.total);
@@ -81,7 +81,7 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
         // This rank's slice of the global batch, and its own draws.
         const auto idx = shardIndices(order, it, o.batch, shard, o.freshCanvases ? Passes::Fresh : Passes::Repeat);
-        const auto batch = makeBatch(**dataset, Split::Train, idx, device);
+        const auto batch = makeBatch(dataset, Split::Train, idx, device);
         const auto images = o.replicas > 1 ? batch.images.repeat({o.replicas, 1, 1, 1}) : batch.images;
         const auto labels = o.replicas > 1 ? batch.labels.repeat({o.replicas}) : batch.labels;
         Rng rng(mixSeed(rankSeed(seed, o.distributed.rank), kRamDrawStream, static_cast<std::uint64_t>(it)));

@@ -46,13 +46,12 @@ Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function
     if (!loaded) return Error{loaded.error()};
     VitConfig config = *loaded;
     const std::uint64_t seed = start.seed;
-    auto dataset = openDataset(start.dataset, {"", seed});
-    if (!dataset) return Error{dataset.error()};
-    const auto& dinfo = (*dataset)->info();
-    config.inChannels = dinfo.channels;
-    config.imageSize = dinfo.width;
-    config.classes = static_cast<int>(dinfo.classNames.size());
-    if (config.classes < 2) return Error{"dataset '" + start.dataset + "' has no classes: the vision transformer classifies"};
+    auto data = openClassificationData(start, "the vision transformer");
+    if (!data) return Error{data.error()};
+    const Dataset& dataset = *data->dataset;
+    config.inChannels = data->channels;
+    config.imageSize = data->width;
+    config.classes = data->classes;
     if (auto valid = validateVitConfig(config); !valid) return Error{valid.error()};
 
     torch::manual_seed(seed);  // weight initialisation
@@ -61,17 +60,17 @@ Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function
     torch::optim::AdamW adamw(net->parameters(), torch::optim::AdamWOptions(o.lr).weight_decay(o.weightDecay));
     if (auto weights = loadStartingWeights(o, *net, adamw, device); !weights) return Error{weights.error()};
 
-    TrainingOrder order((*dataset)->size(Split::Train), seed);
-    const auto eval = evaluationBatch(**dataset, o.evalImages, device);
+    TrainingOrder order(dataset.size(Split::Train), seed);
+    const auto eval = evaluationBatch(dataset, o.evalImages, device);
     if (o.shift)
-        if (auto room = checkShiftRoom(**dataset, start.dataset); !room) return Error{room.error()};
+        if (auto room = checkShiftRoom(dataset, start.dataset); !room) return Error{room.error()};
 
     TrainLoopSetup setup =
         loopSetup(o, *net, adamw, "vit", vitConfigToJson(config), start.dataset, seed, start.iteration, start.total);
     setup.clipGradNorm = 1.0;
     const auto classes = double(config.classes);
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
-        const auto batch = makeBatch(**dataset, Split::Train, shardIndices(order, it, o.batch, shard), device);
+        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, shard), device);
         const auto images = o.shift ? shiftKeepingBoxes(batch.images, batch.boxes,
                                                         mixSeed(seed, kShiftStream, std::uint64_t(it * o.batch + shard.offset)))
                                     : batch.images;
