@@ -50,21 +50,14 @@ Result<std::vector<SanityCurve>> sanityCheck(AttentionModel& model, const std::v
     if (!trained) return Error{trained.error()};
     std::vector<SanityCurve> curves(methods.size());
     for (size_t m = 0; m < methods.size(); ++m) curves[m].method = methods[m];
-    try {
-        WeightRestorer restorer(groups, [f] { f->weightsChanged(); });
-        Rng rng(seed);
-        for (size_t g = 0; g < groups.size(); ++g) {
-            randomiseGroup(groups[g], rng);
-            f->weightsChanged();
-            auto now = allMaps(model, images, targets, methods, settings);
-            if (!now) return Error{"after randomising " + groups[g].name + ", " + now.error()};
-            addStep(curves, groups[g].name, *trained, *now);
-            if (progress && !progress(double(g + 1) / double(groups.size()))) return Error{"the sanity check was cancelled"};
-        }
-    } catch (const c10::Error& e) {
-        const std::string what = e.what_without_backtrace();
-        return Error{"the sanity check failed: " + what.substr(0, what.find('\n'))};
-    }
+    const auto step = [&](const std::string& group) -> Result<Unit> {
+        auto now = allMaps(model, images, targets, methods, settings);
+        if (!now) return Error{now.error()};
+        addStep(curves, group, *trained, *now);
+        return Unit{};
+    };
+    if (auto done = randomisationCascade(groups, [f] { f->weightsChanged(); }, seed, step, progress); !done)
+        return Error{done.error()};
     for (auto& c : curves) finishSanityCurve(c, threshold);
     return curves;
 }

@@ -62,22 +62,14 @@ Result<std::vector<SanityCurve>> seqSanityCheck(SeqGradientForward& f,
             curves[m].images +=
                 std::any_of(rows.begin(), rows.end(), [](const auto& r) { return !flatMap(r); });
     }
-    try {
-        WeightRestorer restorer(groups, [&f] { f.weightsChanged(); });
-        Rng rng(seed);
-        for (std::size_t g = 0; g < groups.size(); ++g) {
-            randomiseGroup(groups[g], rng);
-            f.weightsChanged();
-            auto now = allSentenceMaps(f, sentences, methods, attribution);
-            if (!now) return Error{"after randomising " + groups[g].name + ", " + now.error()};
-            addSentenceStep(curves, groups[g].name, *trained, *now);
-            if (progress && !progress(double(g + 1) / double(groups.size())))
-                return Error{"the sanity check was cancelled"};
-        }
-    } catch (const c10::Error& e) {
-        const std::string what = e.what_without_backtrace();
-        return Error{"the sanity check failed: " + what.substr(0, what.find('\n'))};
-    }
+    const auto step = [&](const std::string& group) -> Result<Unit> {
+        auto now = allSentenceMaps(f, sentences, methods, attribution);
+        if (!now) return Error{now.error()};
+        addSentenceStep(curves, group, *trained, *now);
+        return Unit{};
+    };
+    if (auto done = randomisationCascade(groups, [&f] { f.weightsChanged(); }, seed, step, progress); !done)
+        return Error{done.error()};
     for (auto& c : curves) finishSanityCurve(c, threshold);
     return curves;
 }

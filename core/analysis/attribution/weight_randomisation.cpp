@@ -60,4 +60,24 @@ void finishSanityCurve(SanityCurve& c, double threshold) {
     c.flagged = *c.finalSpearman > threshold;
 }
 
+Result<Unit> randomisationCascade(const std::vector<ParameterGroup>& groups, const std::function<void()>& changed,
+                                  std::uint64_t seed, const std::function<Result<Unit>(const std::string&)>& step,
+                                  const Progress& progress) {
+    try {
+        WeightRestorer restorer(groups, changed);
+        Rng rng(seed);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            randomiseGroup(groups[g], rng);
+            changed();
+            if (auto added = step(groups[g].name); !added)
+                return Error{"after randomising " + groups[g].name + ", " + added.error()};
+            if (progress && !progress(double(g + 1) / double(groups.size()))) return Error{"the sanity check was cancelled"};
+        }
+    } catch (const c10::Error& e) {
+        const std::string what = e.what_without_backtrace();
+        return Error{"the sanity check failed: " + what.substr(0, what.find('\n'))};
+    }
+    return Unit{};
+}
+
 }  // namespace saccade

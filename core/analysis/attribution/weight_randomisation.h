@@ -51,4 +51,13 @@ struct SanitySums {
 /// Sets finalSpearman, finalPearson and flagged from the last step when `curve.images` > 0.
 void finishSanityCurve(SanityCurve& curve, double threshold);
 
+/// The cascade both checks run: each group of `groups` in order randomised on top of the ones
+/// before (from `seed`), `changed()`, then `step(group name)`, which recomputes the maps and adds
+/// their step to the curves; every trained weight restored however it ends. Errors: a step's
+/// ("after randomising NAME, ..."), "the sanity check was cancelled" when `progress` says so,
+/// and a LibTorch error as "the sanity check failed: " and its first line.
+Result<Unit> randomisationCascade(const std::vector<ParameterGroup>& groups, const std::function<void()>& changed,
+                                  std::uint64_t seed, const std::function<Result<Unit>(const std::string&)>& step,
+                                  const Progress& progress);
+
 }  // namespace saccade
