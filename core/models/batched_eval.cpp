@@ -9,6 +9,26 @@
 
 namespace saccade {
 
+Result<CaptionEvalOpening> openCaptionEvaluation(const Dataset& dataset, Split split, int imageSize, int channels,
+                                                 std::size_t rules, std::int64_t limit, std::int64_t batch,
+                                                 const Shard& shard) {
+    const auto& info = dataset.info();
+    if (auto fits = checkDatasetFits(info, imageSize, channels); !fits) return Error{fits.error()};
+    if (dataset.size(split) == 0 || dataset.sample(split, 0).captionWords.empty())
+        return Error{"dataset " + info.name + " has no captions: a captioner is evaluated on scenes64 or scenes96"};
+    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
+    const auto range = batchedShardRange(shard, total, batch);
+    if (!range) return Error{range.error()};
+    CaptionEvalOpening o;
+    o.total = total;
+    o.range = *range;
+    o.report.outputKind = OutputKind::Caption;
+    o.report.predictions.resize(rules);
+    o.report.correct.resize(rules);
+    o.start = std::chrono::steady_clock::now();
+    return o;
+}
+
 Result<EvalReport> evaluateInBatches(const Dataset& dataset, Split split, const std::vector<std::string>& rules,
                                      std::int64_t limit, std::int64_t batchSize, const torch::Device& device,
                                      TrainingMode trainedMode, const PredictBatch& predict,

@@ -12,6 +12,7 @@
 #include "models/caption/caption_data.h"
 #include "models/caption/caption_eval.h"
 #include "models/caption/caption_network.h"
+#include "models/batched_eval.h"
 #include "models/gradient_forward.h"
 #include "models/model_input.h"
 #include "models/model_loading.h"
@@ -310,27 +311,22 @@ Result<EvalReport> CaptionModel::evaluate(const Dataset& dataset, Split split, c
                                           std::int64_t limit, std::uint64_t seed, const Progress& progress,
                                          const Shard& shard) {
     auto& m = *m_impl;
-    const auto& info = dataset.info();
-    if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
-    if (dataset.sample(split, 0).captionWords.empty())
-        return Error{"dataset " + info.name + " has no captions: a captioner is evaluated on scenes64 or scenes96"};
+    constexpr std::int64_t kBatch = 100;
+    auto opening = openCaptionEvaluation(dataset, split, m.config.imageSize, m.config.inChannels, rules.size(), limit,
+                                         kBatch, shard);
+    if (!opening) return Error{opening.error()};
     std::vector<CaptionRule> parsed;
     for (const auto& r : rules) {
         auto p = parseCaptionRule(r, m.config.mode);
         if (!p) return Error{p.error()};
         parsed.push_back(*p);
     }
-    constexpr std::int64_t kBatch = 100;
-    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto sharded = batchedShardRange(shard, total, kBatch);
-    if (!sharded) return Error{sharded.error()};
-    const auto range = *sharded;
-    const std::int64_t n = range.size();
-    const auto start = std::chrono::steady_clock::now();
-    EvalReport report;
-    report.outputKind = OutputKind::Caption;
-    report.predictions.resize(rules.size());
-    report.correct.resize(rules.size());
+    const auto& info = dataset.info();
+    CaptionEvalOpening begun = std::move(opening).value();
+    const auto range = begun.range;
+    const std::int64_t n = range.size(), total = begun.total;
+    const auto start = begun.start;
+    EvalReport& report = begun.report;
     std::vector<CaptionScoreAccumulator> scores;
     for (const auto& p : parsed) scores.emplace_back(p.spec, m.config.grid, m.config.imageSize);
     std::map<std::string, int> ids;

@@ -18,6 +18,7 @@
 #include "data/batch.h"
 #include "data/dataset.h"
 #include "metrics/bleu.h"
+#include "models/batched_eval.h"
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_methods.h"
@@ -353,27 +354,21 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
                                              std::int64_t limit, std::uint64_t seed, const Progress& progress,
                                              const Shard& shard) {
     auto& m = *m_impl;
-    const auto& info = dataset.info();
-    if (auto fits = checkDatasetFits(info, m.size, m.channels); !fits) return Error{fits.error()};
-    if (dataset.size(split) == 0 || dataset.sample(split, 0).captionWords.empty())
-        return Error{"dataset " + info.name + " has no captions: a captioner is evaluated on scenes64 or scenes96"};
+    constexpr std::int64_t kBatch = 100;
+    auto opening = openCaptionEvaluation(dataset, split, m.size, m.channels, rules.size(), limit, kBatch, shard);
+    if (!opening) return Error{opening.error()};
     std::vector<bool> sampledOf;
     for (const auto& rule : rules) {
         auto s = sampledRule(rule, m.sampled);
         if (!s) return Error{s.error()};
         sampledOf.push_back(*s);
     }
-    constexpr std::int64_t kBatch = 100;
-    const auto total = limit > 0 ? std::min(limit, dataset.size(split)) : dataset.size(split);
-    const auto sharded = batchedShardRange(shard, total, kBatch);
-    if (!sharded) return Error{sharded.error()};
-    const auto range = *sharded;
-    const std::int64_t n = range.size();
-    const auto start = std::chrono::steady_clock::now();
-    EvalReport report;
-    report.outputKind = OutputKind::Caption;
-    report.predictions.resize(rules.size());
-    report.correct.resize(rules.size());
+    const auto& info = dataset.info();
+    CaptionEvalOpening begun = std::move(opening).value();
+    const auto range = begun.range;
+    const std::int64_t n = range.size(), total = begun.total;
+    const auto start = begun.start;
+    EvalReport& report = begun.report;
     std::vector<std::vector<std::vector<std::string>>> candidates(rules.size());
     std::vector<std::vector<std::vector<std::vector<std::string>>>> references(rules.size());
     std::vector<std::int64_t> exact(rules.size(), 0);
