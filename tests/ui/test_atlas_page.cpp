@@ -3,7 +3,8 @@
 // it are core's, a click on a dot opens its sentence on the Sequences page (or the ViT's test
 // image on the Attention page), and another model leaves nothing of the one before. A user's file
 // of sentences under UMAP places the cross-attention of the decoder's queries and the source's
-// keys, and a click opens that cross-attention head on the Sequences page.
+// keys, and a click opens that cross-attention head on the Sequences page; a ViT placed over
+// another dataset opens that dataset's image.
 
 #include <QDir>
 #include <QFile>
@@ -15,6 +16,7 @@
 #include "ui/atlas/atlas_page.h"
 #include "common/samples_dir.h"
 #include "data/seq_task.h"
+#include "io/session.h"
 #include "ui/attention/attention_page.h"
 #include "ui/attention/attention_toolbar.h"
 #include "ui/attention/step_scrubber.h"
@@ -30,6 +32,7 @@ private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
     void placesTheDefaultAndOpensAClickedInput();
     void placesACrossAttentionOfASentenceFileWithUmap();
+    void aViTAtlasOfAnotherDatasetOpensThatDatasetsImage();
 };
 
 namespace {
@@ -156,6 +159,36 @@ void TestAtlasPage::placesACrossAttentionOfASentenceFileWithUmap() {
     const auto shown = window.sequencesPage()->captureSession();
     QVERIFY(shown.has_value());
     QCOMPARE(QString::fromStdString(shown->map), QStringLiteral("cross layer 1 head 2"));
+}
+
+void TestAtlasPage::aViTAtlasOfAnotherDatasetOpensThatDatasetsImage() {
+    MainWindow window(/*useSettings=*/false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.setCurrentPage(MainWindow::kAtlasPage));
+    auto* page = window.atlasPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value(), 300'000);
+    const QString vit = QString::fromStdString(saccade::findSamplesDir()) + QStringLiteral("/models/vit-translated-fashion60.pt");
+    page->select(vit, 1, 1);
+    page->setDataset(QStringLiteral("translated-digits60"));
+    page->setMethod(QStringLiteral("pca"));
+    page->setInputs(3);
+    page->run();
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isBusy() && page->atlas().has_value() && page->atlas()->model == vit.toStdString(), 300'000);
+    QCOMPARE(QString::fromStdString(page->atlas()->dataset), QStringLiteral("translated-digits60"));
+    // A click on a key opens that dataset's test image on the Attention page, not the model's own.
+    auto* map = page->map();
+    const int key = clickable(map, *page->atlas(), false);
+    QVERIFY(key >= 0);
+    const int input = page->atlas()->points[std::size_t(key)].input;
+    QTest::mouseClick(map, Qt::LeftButton, {}, map->drawnAt(key).toPoint());
+    QTRY_COMPARE(window.currentPage(), MainWindow::kAttentionPage);
+    auto* attention = window.attentionPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!attention->isBusy() && attention->scrubber()->stepCount() > 1, 60'000);
+    saccade::Session shown;
+    QVERIFY2(attention->captureSession(shown).isEmpty(), "the page could not describe what it shows");
+    QCOMPARE(QString::fromStdString(shown.dataset), QStringLiteral("translated-digits60"));
+    QCOMPARE(int(shown.sampleIndex), input);
 }
 
 QTEST_MAIN(TestAtlasPage)
