@@ -129,9 +129,9 @@ Result<std::vector<std::string>> decoderReads(const SeqModel& model, const std::
     return tokens;
 }
 
-/// A sequence Transformer's attention layers on the sentences the request names: the encoder's
-/// self-attention, and with `decoder` its decoder's self- and cross-attention, teacher-forced on
-/// the model's own translation one sentence at a time. Without either, the task's test sentences
+/// A sequence Transformer's attention layers on the sentences the request names, one sentence at
+/// a time: the encoder's self-attention as its translation records it, or with `decoder` also the
+/// decoder's self- and cross-attention, teacher-forced on the model's own translation. Without either, the task's test sentences
 /// in evaluation batches (what length fidelity has always read).
 Result<AttentionRecording> recordSeqAttention(const std::string& path, const AttentionRecordRequest& r) {
     auto model = SeqModel::open(path, "cpu");
@@ -161,6 +161,10 @@ Result<AttentionRecording> recordSeqAttention(const std::string& path, const Att
     }
     QkvCapture capture(r.decoder);
     for (std::size_t i = 0; i < sentences->size(); ++i) {
+        if (!r.decoder) {  // the encoder alone: one translation records it, once
+            if (auto t = (*model)->translate(out.inputs.sentences[i]); !t) return Error{t.error()};
+            continue;
+        }
         auto reads = decoderReads(**model, out.inputs.sentences[i]);
         if (!reads) return Error{reads.error()};
         std::vector<std::string> tokens = std::move(reads).value();
@@ -169,7 +173,6 @@ Result<AttentionRecording> recordSeqAttention(const std::string& path, const Att
         out.inputs.decoderTokens.push_back(std::move(tokens));
     }
     out.layers = capture.layers();
-    if (!r.decoder) out.inputs.decoderTokens.clear();
     return out;
 }
 
