@@ -13,6 +13,7 @@
 #include "models/caption/caption_data.h"
 #include "models/caption/caption_eval.h"
 #include "models/caption/caption_network.h"
+#include "train/attention_step.h"
 #include "train/train_loop.h"
 #include "train/training_group.h"
 #include "train/train_order.h"
@@ -68,67 +69,44 @@ struct CaptionStep {
     const CaptionTrainOptions& o;
     const CaptionConfig& config;
     CaptionNetwork& net;
-    torch::optim::Optimizer& optimizer;
     const Dataset& dataset;
     TrainingOrder& order;
-    const BatchShard& shard;
-    const torch::Device& device;
-    std::uint64_t seed;
-    const ReinforceBaseline& baseline;
+    StepParts parts;
 
     void operator()(std::int64_t it, TrainProgress& p) const {
         // This rank's slice of the global batch, and its own draws. Every pass over the split sees
         // new scenes (index i + pass * n is a new scene).
-        const int rows = shard.size;
         std::vector<Sample> samples;
-        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, shard, Passes::Fresh),
-                                     device, &samples);
-        const auto tokens = captionTokens(samples, config, device);
-        const auto drawSeed = rankSeed(seed, o.distributed.rank);
+        const auto batch = makeBatch(dataset, Split::Train,
+                                     shardIndices(order, it, o.batch, parts.shard, Passes::Fresh), parts.device, &samples);
+        const auto tokens = captionTokens(samples, config, parts.device);
+        const auto drawSeed = rankSeed(parts.seed, o.distributed.rank);
         Rng rng(mixSeed(drawSeed, kCaptionDrawStream, static_cast<std::uint64_t>(it)));
-        SelectionOptions rule;
-        torch::Tensor mix;
-        double tau = 0;
-        if (config.mode == TrainingMode::Hard) {
-            rule.rule = SelectionRule::Sample;
-            mix = Rng(mixSeed(drawSeed, kCaptionMixStream, it)).uniform({rows}, device) < o.expectationMix;
-        } else if (config.mode == TrainingMode::Gumbel) {
-            rule.rule = SelectionRule::Gumbel;
-            tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
-            rule.temperature = tau;
-        }
+        const auto step = stepRule(config.mode, it, parts.shard.size, parts.device, o.expectationMix,
+                                   mixSeed(drawSeed, kCaptionMixStream, it), o.gumbelRate);
         const auto annotations = net->encode(batch.images);
-        const auto out = net->teacherForced(annotations, tokens, rule, rng, mix);
+        const auto out = net->teacherForced(annotations, tokens, step.rule, rng, step.mix);
         const auto targets = tokens.narrow(1, 1, tokens.size(1) - 1).transpose(0, 1);  // [T, B]
         const auto mask = (targets != kPadToken).to(torch::kFloat);
         const auto logp = torch::log_softmax(out.wordLogits, -1).gather(2, targets.unsqueeze(2)).squeeze(2) * mask;
-        // Word means are over the global batch: each rank divides by its share of all the ranks'
-        // words, so that the averaged gradient is one process's (the scale is exactly 1 alone).
-        const double localWords = mask.sum().item<double>();
-        const double scale = sumOverRanks(localWords) / (localWords * double(o.distributed.worldSize));
-        const auto words = (mask.sum() * scale).detach();
+        // Word means are over the global batch.
+        const auto words = globalCount(mask, o.distributed.worldSize);
         const auto ce = -logp.sum() / words;
         const auto meanEntropy = (out.entropy * mask).sum() / words;  // of the attention, per word
         auto loss = ce;
         if (config.mode == TrainingMode::Hard) {
-            const auto reward = logp.sum(0).detach();  // log p(caption | locations), per caption
-            p.reward = reward.mean().item<double>();
-            const auto chose = mix.logical_not().to(reward.dtype());
-            const auto advantage = (reward - baseline.value()) * chose;
-            const auto reinforce = -(advantage * (out.logProb * mask).sum(0)).mean();
+            // Reward log p(caption | locations), per caption.
+            const auto reinforce = reinforceTerm(logp.sum(0).detach(), (out.logProb * mask).sum(0), step.mix,
+                                                 parts.baseline, p);
             const auto entropy = (out.entropy * mask).sum(0).mean();
-            loss = loss + reinforce / words.detach() * double(rows) - o.entropyBonus * entropy;
-            p.reinforce = reinforce.item<double>();
+            loss = loss + reinforce / words.detach() * double(parts.shard.size) - o.entropyBonus * entropy;
         } else if (config.mode == TrainingMode::Soft) {
             loss = softRegularised(loss, out, mask, meanEntropy, it);
         }
-        p.loss = loss.item<double>();
-        if (!std::isfinite(p.loss)) return;
-        optimizer.zero_grad();
-        loss.backward();
+        if (!backwardStep(loss, parts.optimizer, p)) return;
         p.crossEntropy = ce.item<double>();
         p.entropy = meanEntropy.item<double>();
-        p.temperature = tau;
+        p.temperature = step.tau;
         const auto predicted = out.wordLogits.argmax(-1);
         p.trainAccuracy = (((predicted == targets).to(torch::kFloat) * mask).sum() / words).item<double>();
     }
@@ -219,7 +197,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
                                      start.iteration, start.total);
     baseline.wire(setup, config.mode == TrainingMode::Hard);
     setup.clipGradNorm = 5.0;
-    const CaptionStep step{o, config, net, adam, **dataset, order, opening->shard, device, seed, baseline};
+    const CaptionStep step{o, config, net, **dataset, order, {adam, opening->shard, device, seed, baseline}};
     return runTrainLoop(
         setup, [&](std::int64_t it, double, TrainProgress& p) { step(it, p); },
         [&](TrainProgress& p) { return evaluateCaptioner(net, config, eval, p); }, onProgress);

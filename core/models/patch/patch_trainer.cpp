@@ -9,6 +9,7 @@
 #include "common/seed_mix.h"
 #include "data/batch.h"
 #include "models/patch/patch_classifier.h"
+#include "train/attention_step.h"
 #include "train/train_loop.h"
 #include "train/train_order.h"
 #include "train/trainer_opening.h"
@@ -31,58 +32,34 @@ struct PatchStep {
     const PatchTrainOptions& o;
     const PatchConfig& config;
     PatchClassifier& net;
-    torch::optim::Optimizer& optimizer;
     const Dataset& dataset;
     TrainingOrder& order;
-    const BatchShard& shard;
-    const torch::Device& device;
-    std::uint64_t seed;
-    const ReinforceBaseline& baseline;
+    StepParts parts;
 
     void operator()(std::int64_t it, TrainProgress& p) const {
         // This rank's slice of the global batch, and its own draws.
-        const int rows = shard.size;
-        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, shard), device);
-        const auto drawSeed = rankSeed(seed, o.distributed.rank);
+        const auto batch = makeBatch(dataset, Split::Train, shardIndices(order, it, o.batch, parts.shard), parts.device);
+        const auto drawSeed = rankSeed(parts.seed, o.distributed.rank);
         Rng rng(mixSeed(drawSeed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
-
-        SelectionOptions rule;
-        torch::Tensor mix;
-        double tau = 0;
-        if (config.mode == TrainingMode::Hard) {
-            rule.rule = SelectionRule::Sample;
-            // The select variant skips the expectation mix: it would process every cell.
-            if (config.variant == "dense")
-                mix = Rng(mixSeed(drawSeed, kPatchMixStream, it)).uniform({rows}, device) < 0.5;
-        } else if (config.mode == TrainingMode::Gumbel) {
-            rule.rule = SelectionRule::Gumbel;
-            tau = std::max(0.5, std::exp(-o.gumbelRate * double(it)));
-            rule.temperature = tau;
-        }
-        const auto out = net->forward(batch.images, rule, rng, mix);
+        // The select variant skips the expectation mix: it would process every cell.
+        const auto step = stepRule(config.mode, it, parts.shard.size, parts.device, config.variant == "dense" ? 0.5 : -1,
+                                   mixSeed(drawSeed, kPatchMixStream, it), o.gumbelRate);
+        const auto out = net->forward(batch.images, step.rule, rng, step.mix);
         const auto logpY = torch::log_softmax(out.logits, -1).gather(1, batch.labels.unsqueeze(1)).squeeze(1);
         const auto ce = -logpY.mean();
         auto loss = ce;
         if (config.mode == TrainingMode::Hard) {
             // Reward log p(y | s, a); the samples that used the expectation made no choice.
-            const auto reward = logpY.detach();
-            p.reward = reward.mean().item<double>();
-            const auto chose = mix.defined() ? mix.logical_not().to(reward.dtype()) : torch::ones_like(reward);
-            const auto advantage = (reward - baseline.value()) * chose;
-            const auto reinforce = -(advantage * out.logProb.sum(0)).mean();
+            const auto reinforce = reinforceTerm(logpY.detach(), out.logProb.sum(0), step.mix, parts.baseline, p);
             loss = loss + reinforce - o.entropyBonus * out.entropy.sum(0).mean();
-            p.reinforce = reinforce.item<double>();
         } else if (config.mode == TrainingMode::Soft && o.dsrLambda > 0) {
             const auto coverage = out.probs.sum(0);  // [B, L]
             loss = loss + o.dsrLambda * (1 - coverage).pow(2).sum(-1).mean();
         }
-        p.loss = loss.item<double>();
-        if (!std::isfinite(p.loss)) return;  // the loop stops before the weights change
-        optimizer.zero_grad();
-        loss.backward();
+        if (!backwardStep(loss, parts.optimizer, p)) return;  // the loop stops before the weights change
         p.crossEntropy = ce.item<double>();
         p.entropy = out.entropy.mean().item<double>();
-        p.temperature = tau;
+        p.temperature = step.tau;
         p.trainAccuracy = (out.logits.argmax(-1) == batch.labels).to(torch::kDouble).mean().item<double>();
     }
 };
@@ -136,7 +113,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed,
                                      start.iteration, start.total);
     baseline.wire(setup, config.mode == TrainingMode::Hard);
-    const PatchStep step{o, config, net, adam, dataset, order, opening->shard, device, seed, baseline};
+    const PatchStep step{o, config, net, dataset, order, {adam, opening->shard, device, seed, baseline}};
     auto evaluate = [&](TrainProgress& p) {
         p.evalSoft = accuracyUnder(net, eval.batch, "soft", 1);
         p.evalArgmax = accuracyUnder(net, eval.batch, "argmax", 1);

@@ -10,6 +10,7 @@
 #include "models/seq/seq_batch.h"
 #include "models/seq/seq_model.h"
 #include "models/seq/seq_net.h"
+#include "train/attention_step.h"
 #include "train/train_loop.h"
 #include "train/trainer_opening.h"
 #include "train/training_group.h"
@@ -44,44 +45,33 @@ struct SeqStep {
     const SeqTrainOptions& o;
     const SeqConfig& config;
     SeqNetBase& net;
-    torch::optim::Optimizer& optimizer;
     const SeqTask& task;
-    const BatchShard& shard;
-    const torch::Device& device;
-    std::uint64_t seed;
-    const ReinforceBaseline& baseline;
+    StepParts parts;
 
     void operator()(std::int64_t it, TrainProgress& p) const {
         std::vector<SeqSample> samples;
-        for (int b = 0; b < shard.size; ++b)
-            samples.push_back(task.sample(Split::Train, it * o.batch + shard.offset + b, seed));
-        const auto batch = makeSeqBatch(task, samples, device);
+        for (int b = 0; b < parts.shard.size; ++b)
+            samples.push_back(task.sample(Split::Train, it * o.batch + parts.shard.offset + b, parts.seed));
+        const auto batch = makeSeqBatch(task, samples, parts.device);
         SelectionOptions rule;
         rule.checkFinite = false;
         if (config.hard()) rule.rule = SelectionRule::Sample;
-        Rng rng(mixSeed(rankSeed(seed, o.distributed.rank), kSeqDrawStream, std::uint64_t(it)));
+        Rng rng(mixSeed(rankSeed(parts.seed, o.distributed.rank), kSeqDrawStream, std::uint64_t(it)));
         const auto enc = net.encode(batch.source, batch.lengths);
         const auto out = net.teacherForced(enc, batch.input, rule, rng);
         const auto mask = batch.outputMask.to(torch::kFloat);
         const auto logp = torch::log_softmax(out.logits, -1).gather(2, batch.output.unsqueeze(2)).squeeze(2) * mask;
-        // Token means are over the global batch (see the captioner's trainer).
-        const double localTokens = mask.sum().item<double>();
-        const double scale = sumOverRanks(localTokens) / (localTokens * double(o.distributed.worldSize));
-        const auto tokens = (mask.sum() * scale).detach();
+        const auto tokens = globalCount(mask, o.distributed.worldSize);  // token means over the global batch
         const auto ce = -logp.sum() / tokens;
         auto loss = ce;
         if (config.hard()) {
-            const auto reward = logp.sum(1).detach();  // log p(target | sampled alignment), per sentence
-            p.reward = reward.mean().item<double>();
-            const auto reinforce = -((reward - baseline.value()) * (out.logProb * mask).sum(1)).mean();
+            // Reward log p(target | sampled alignment), per sentence.
+            const auto reinforce =
+                reinforceTerm(logp.sum(1).detach(), (out.logProb * mask).sum(1), {}, parts.baseline, p);
             const auto entropy = (out.entropy * mask).sum(1).mean();
-            loss = loss + reinforce / tokens * double(shard.size) - o.entropyBonus * entropy;
-            p.reinforce = reinforce.item<double>();
+            loss = loss + reinforce / tokens * double(parts.shard.size) - o.entropyBonus * entropy;
         }
-        p.loss = loss.item<double>();
-        if (!std::isfinite(p.loss)) return;
-        optimizer.zero_grad();
-        loss.backward();
+        if (!backwardStep(loss, parts.optimizer, p)) return;
         p.crossEntropy = ce.item<double>();
         p.entropy = ((out.entropy * mask).sum() / tokens).item<double>();
         p.trainAccuracy = (((out.logits.argmax(-1) == batch.output).to(torch::kFloat) * mask).sum() / tokens).item<double>();
@@ -124,7 +114,7 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
     baseline.wire(setup, config.hard());
     setup.clipGradNorm = 5.0;
     setup.imagesPerIteration = o.batch;
-    const SeqStep step{o, config, *net, adam, **task, opening->shard, device, seed, baseline};
+    const SeqStep step{o, config, *net, **task, {adam, opening->shard, device, seed, baseline}};
     auto evaluate = [&](TrainProgress& p) {
         torch::NoGradGuard noGrad;
         const auto deterministic = config.hard() ? SelectionRule::Argmax : SelectionRule::Soft;
