@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +10,7 @@
 #include "metrics/caption_metrics.h"
 #include "models/attention_model.h"
 #include "trace/ground_truth.h"
+#include "analysis/attribution/deletion_curves.h"
 #include "analysis/attribution/faithfulness.h"
 #include "common/seed_mix.h"
 #include "io/shard_json.h"
@@ -64,13 +63,10 @@ Result<CaptionFaithfulness> measureCaptionFaithfulness(AttentionModel& model, co
             r.area.add(box.w * box.h / double(w * h));
             // The cells of this word's step, most attended first, and a seeded random order.
             const int cells = grid.rows * grid.cols;
-            std::vector<int> byAttention(static_cast<size_t>(cells)), byChance(static_cast<size_t>(cells));
-            std::iota(byAttention.begin(), byAttention.end(), 0);
-            std::iota(byChance.begin(), byChance.end(), 0);
-            std::stable_sort(byAttention.begin(), byAttention.end(),
-                             [&](int a, int b) { return grid.probs[size_t(a)] > grid.probs[size_t(b)]; });
-            std::mt19937_64 random(mixSeed(o.seed, kRandomCellsStream, std::uint64_t(i) * 1024 + s));
-            std::shuffle(byChance.begin(), byChance.end(), random);
+            const std::vector<int> byAttention =
+                cellsByImportance(std::vector<double>(grid.probs.begin(), grid.probs.end()));
+            const std::vector<int> byChance =
+                randomCellOrder(cells, mixSeed(o.seed, kRandomCellsStream, std::uint64_t(i) * 1024 + s));
             for (std::size_t f = 0; f < o.fractions.size(); ++f) {
                 const auto k = long(std::lround(o.fractions[f] * cells));
                 for (int order = 0; order < 2; ++order) {

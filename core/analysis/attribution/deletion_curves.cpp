@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "analysis/attribution/faithfulness.h"
 
@@ -16,6 +17,14 @@ std::vector<int> cellsByImportance(const std::vector<double>& map) {
     std::vector<int> order(map.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return map[size_t(a)] > map[size_t(b)]; });
+    return order;
+}
+
+std::vector<int> randomCellOrder(int cells, std::uint64_t seed) {
+    std::vector<int> order(static_cast<size_t>(cells));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 random(seed);
+    std::shuffle(order.begin(), order.end(), random);
     return order;
 }
 

@@ -20,6 +20,10 @@ namespace saccade {
 /// The cells of a map, most important (largest) first; ties in index order.
 std::vector<int> cellsByImportance(const std::vector<double>& map);
 
+/// The deletion tests' control: `cells` cells in a random order, shuffled by a generator seeded
+/// with `seed` (the caller mixes in its stream and the image), so that it is reproducible.
+std::vector<int> randomCellOrder(int cells, std::uint64_t seed);
+
 /// Class probabilities of `images` under `rule` and `seed`, through outputProbs in chunks of 64;
 /// `afterChunk(images)` after each chunk, returning false to cancel (then the error "cancelled").
 Result<std::vector<std::vector<float>>> batchedOutputProbs(AttentionModel& model, const std::vector<Image>& images,

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
-#include <random>
 #include <tuple>
 #include <type_traits>
 
@@ -210,11 +209,8 @@ Result<Unit> addDeletion(AttentionModel& model, FaithfulnessSums& s, const Trace
                          const std::vector<double>& map, const FaithfulnessOptions& o, std::int64_t i,
                          const std::string& rule, FaithfulnessWork& work) {
     const int cells = s.rows * s.cols;
-    std::vector<int> byAttention = cellsByImportance(map);
-    std::vector<int> byChance(static_cast<size_t>(cells));
-    std::iota(byChance.begin(), byChance.end(), 0);
-    std::mt19937_64 random(mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
-    std::shuffle(byChance.begin(), byChance.end(), random);
+    const std::vector<int> byAttention = cellsByImportance(map);
+    const std::vector<int> byChance = randomCellOrder(cells, mixSeed(o.seed, kDeletionStream, std::uint64_t(i)));
     std::vector<Image> copies;
     for (double fraction : o.fractions) {
         const long k = std::lround(fraction * cells);
