@@ -67,6 +67,7 @@ ModelCard makeCard(const QString& path, AttentionModel& model) {
     const ModelFamily* family = findFamily(info.modelType);
     card.imported = family && family->opensImports;
     card.mode = QString::fromStdString(trainingModeName(model.trainedMode()));
+    card.trainedMode = model.trainedMode();
     card.dataset = QString::fromStdString(info.dataset);
     card.device = QString::fromStdString(model.deviceName());
     card.gitRevision = QString::fromStdString(info.gitRevision);

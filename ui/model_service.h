@@ -43,6 +43,7 @@ namespace saccade::ui {
 struct ModelCard {
     QString path, name, type, mode, variant, dataset, device, scorer, gitRevision, command;
     saccade::OutputKind outputKind = saccade::OutputKind::Class;  ///< what a run outputs (AttentionModel::outputKind)
+    saccade::TrainingMode trainedMode = saccade::TrainingMode::Imported;  ///< how it learnt (`mode` names it)
     bool imported = false;  ///< opened from a file with no Saccade sidecar (TorchScript)
     QString weightsCrc32;  ///< of the weights file (imported models: of the TorchScript file)
     int imageSize = 0, channels = 1, grid = 0, steps = 0;

@@ -21,6 +21,7 @@
 #include "render/gif_writer.h"
 #include "render/trace_render.h"
 #include "run_input.h"
+#include "trace/rule_kind.h"
 
 namespace saccade::cli {
 
@@ -108,7 +109,8 @@ void addEval(CLI::App& app, int& exitCode) {
             return;
         }
         for (const auto& r : report->rules) {
-            const bool same = (r.rule == "soft" || r.rule == "sample") && r.rule == traitsOf(report->trainedMode).trainingRule;
+            const bool same = (isRule(r.rule, RuleKind::Soft) || isRule(r.rule, RuleKind::Sample)) &&
+                              r.rule == traitsOf(report->trainedMode).trainingRule;
             std::cout << "  " << std::left << std::setw(12) << r.rule << std::right << std::setprecision(2)
                       << std::setw(7) << 100 * r.accuracy << "%  (95% CI " << 100 * r.low << "-"
                       << 100 * r.high << ")" << (same ? "  [the training procedure]" : "") << "\n";

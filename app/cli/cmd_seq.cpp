@@ -23,6 +23,7 @@
 #include "strict_options.h"
 #include "models/seq/seq_trainer.h"
 #include "trace/seq_trace_json.h"
+#include "trace/rule_kind.h"
 
 namespace saccade::cli {
 
@@ -56,7 +57,7 @@ void printTranslation(const Translator& model, const SeqTranslation& t) {
                   << "\n";
     else
         std::cout << "check  : no reference: " << t.referenceError << "\n";
-    std::cout << "rule " << t.rule << (t.rule == "sample" ? ", seed " + std::to_string(t.seed) : "")
+    std::cout << "rule " << t.rule << (isRule(t.rule, RuleKind::Sample) ? ", seed " + std::to_string(t.seed) : "")
               << "; each output token and the source token it attended most:\n";
     for (std::size_t i = 0; i < t.tokens.size(); ++i) {
         const auto& row = t.alignment[i];

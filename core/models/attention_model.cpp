@@ -13,8 +13,19 @@
 #include "io/shard_json.h"
 #include "models/model_family.h"
 #include "models/model_loading.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
+
+namespace {
+// The evaluation rules a model runs itself, not through a selection rule: a RAM's mean and random,
+// an import's forward and caption, a transformer's attention and rollout.
+bool isModelOwnRule(const std::string& spec) {
+    const auto kind = ruleKindOf(spec);
+    return kind == RuleKind::Mean || kind == RuleKind::Random || kind == RuleKind::Forward ||
+           kind == RuleKind::Attention || kind == RuleKind::Rollout || kind == RuleKind::Caption;
+}
+}  // namespace
 
 Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
     std::vector<std::string> rules;
@@ -34,8 +45,7 @@ Result<std::vector<std::string>> parseEvalRules(const std::string& list) {
             auto k = parseInteger(item.substr(5), "head", 0, 4095);
             if (!k) return Error{"'" + item + "': " + k.error()};
             spec = "head:" + std::to_string(*k);
-        } else if (item != "mean" && item != "random" && item != "forward" && item != "attention" && item != "rollout" &&
-                   item != "caption") {
+        } else if (!isModelOwnRule(item)) {
             auto parsed = parseSelectionRule(item);
             if (!parsed) return Error{parsed.error() + " (evaluation rules: soft, sample, argmax, mean, random, ksample:K, gumbel:TAU, forward, attention, caption)"};
             if (parsed->rule == SelectionRule::TopK)
@@ -235,7 +245,7 @@ std::string AttentionModel::trainingRule() const {
 
 std::string AttentionModel::unsampledRule() const {
     const auto offered = ruleMenu().rules;
-    const bool soft = trainedMode() == TrainingMode::Soft && std::find(offered.begin(), offered.end(), "soft") != offered.end();
+    const bool soft = trainedMode() == TrainingMode::Soft && std::any_of(offered.begin(), offered.end(), [](const std::string& r) { return isRule(r, RuleKind::Soft); });
     return soft ? "soft" : deterministicRule();
 }
 

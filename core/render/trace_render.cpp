@@ -11,6 +11,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "data/image_mat.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -449,7 +450,7 @@ Image renderTraceStep(const Image& image, const Trace& trace, int step, const Re
     const std::string number = std::to_string(step + 1);
     if (o.chosen && validGrid(s)) {
         // K draws may repeat a cell: each distinct cell once, thicker and counted ("x3") when repeated.
-        const bool kSampled = trace.rule.rfind("ksample", 0) == 0;
+        const bool kSampled = isRule(trace.rule, RuleKind::KSample);
         std::map<int, int> counts;
         for (int cell : s.chosenCells)
             if (cell >= 0 && cell < s.grid->rows * s.grid->cols) ++counts[cell];

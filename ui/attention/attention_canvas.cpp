@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "render/trace_render.h"
+#include "trace/rule_kind.h"
 
 namespace saccade::ui {
 
@@ -417,7 +418,7 @@ void AttentionCanvas::paintChosen(QPainter& p, const QTransform& t) const {
     // K draws can pick one cell more than once: each distinct cell is outlined once, thicker the
     // more often it was drawn, with its count ("x3") in the corner.
     const QMap<int, int> counts = chosenCellCounts();
-    const bool several = m_trace->rule.rfind("ksample", 0) == 0;
+    const bool several = isRule(m_trace->rule, RuleKind::KSample);
     if (step.grid) {
         p.setRenderHint(QPainter::Antialiasing, false);
         for (auto it = counts.begin(); it != counts.end(); ++it) {
@@ -506,7 +507,7 @@ QString AttentionCanvas::hoverText(QPointF widgetPoint) const {
     const double prob = size_t(*cell) < grid.probs.size() ? double(grid.probs[size_t(*cell)]) : 0.0;
     QString text = tr("row %1, col %2: attention %3 at step %4")
                        .arg(*cell / grid.cols).arg(*cell % grid.cols).arg(prob, 0, 'f', 4).arg(m_step + 1);
-    if (m_trace->rule.rfind("ksample", 0) == 0)
+    if (isRule(m_trace->rule, RuleKind::KSample))
         text += tr("; drawn %1 of %2 times").arg(chosenCellCounts().value(*cell)).arg(step.chosenCells.size());
     return text;
 }

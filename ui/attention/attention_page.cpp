@@ -45,6 +45,7 @@
 #include "ui/attention/export_options_dialog.h"
 #include "render/trace_render.h"
 #include "trace/ground_truth.h"
+#include "trace/rule_kind.h"
 
 namespace saccade::ui {
 
@@ -502,9 +503,10 @@ void AttentionPage::requestTrace() {
     // A captioner's beam caption beside its greedy one, and the greedy one beside a beam.
     // (Only where the model has beam search: an imported captioner has its own decoding alone.)
     if (const auto& card = m_service->card();
-        card && traitsOf(card->outputKind).wordSteps && card->rules.contains(QLatin1String("beam")))
-        request.companionRule = request.rule.rfind("beam", 0) == 0 ? (card->mode == QLatin1String("soft") ? "soft" : "argmax")
-                                                                   : "beam:3";
+        card && traitsOf(card->outputKind).wordSteps &&
+        std::any_of(card->rules.begin(), card->rules.end(), [](const QString& r) { return isRule(r.toStdString(), RuleKind::Beam); }))
+        request.companionRule = !isRule(request.rule, RuleKind::Beam) ? "beam:3"
+                                : ruleName(card->trainedMode == TrainingMode::Soft ? RuleKind::Soft : RuleKind::Argmax);
     m_service->requestTrace(request);
 }
 

@@ -16,6 +16,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "trace/rule_kind.h"
+
 namespace saccade::ui {
 
 namespace {
@@ -28,49 +30,55 @@ QCheckBox* makeToggle(const QString& text, const QString& tip, bool on, QWidget*
 }
 
 struct RuleEntry {
-    const char* data;
+    RuleKind kind;
     const char* label;
     const char* tip;
 };
 
 // Every rule the toolbar knows, in menu order; a model offers a subset (ModelCard::rules).
 const RuleEntry kRules[] = {
-    {"argmax", QT_TRANSLATE_NOOP("AttentionToolbar", "argmax"),
+    {RuleKind::Argmax, QT_TRANSLATE_NOOP("AttentionToolbar", "argmax"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "The most probable cell: deterministic")},
-    {"mean", QT_TRANSLATE_NOOP("AttentionToolbar", "mean"),
+    {RuleKind::Mean, QT_TRANSLATE_NOOP("AttentionToolbar", "mean"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "The location policy's mean at every step: deterministic, a "
                                            "Gaussian's argmax")},
-    {"sample", QT_TRANSLATE_NOOP("AttentionToolbar", "sample"),
+    {RuleKind::Sample, QT_TRANSLATE_NOOP("AttentionToolbar", "sample"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "One draw from the distribution at every step, seeded")},
-    {"soft", QT_TRANSLATE_NOOP("AttentionToolbar", "soft"),
+    {RuleKind::Soft, QT_TRANSLATE_NOOP("AttentionToolbar", "soft"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "The expected context over all cells: deterministic")},
-    {"topk", QT_TRANSLATE_NOOP("AttentionToolbar", "top-k"),
+    {RuleKind::TopK, QT_TRANSLATE_NOOP("AttentionToolbar", "top-k"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "The K most probable cells, renormalised")},
-    {"gumbel", QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel ST"),
+    {RuleKind::Gumbel, QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel ST"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Gumbel-perturbed argmax with temperature tau, seeded")},
-    {"ksample", QT_TRANSLATE_NOOP("AttentionToolbar", "K samples"),
+    {RuleKind::KSample, QT_TRANSLATE_NOOP("AttentionToolbar", "K samples"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "K seeded sample runs: every place they looked, the mean "
                                            "distribution, and the averaged output")},
-    {"beam", QT_TRANSLATE_NOOP("AttentionToolbar", "beam search"),
+    {RuleKind::Beam, QT_TRANSLATE_NOOP("AttentionToolbar", "beam search"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Captioners: beam search over words with K hypotheses and the "
                                            "training-time deterministic attention")},
-    {"forward", QT_TRANSLATE_NOOP("AttentionToolbar", "forward"),
+    {RuleKind::Forward, QT_TRANSLATE_NOOP("AttentionToolbar", "forward"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Imported models: what the model's forward returns, deterministic")},
-    {"caption", QT_TRANSLATE_NOOP("AttentionToolbar", "caption"),
+    {RuleKind::Caption, QT_TRANSLATE_NOOP("AttentionToolbar", "caption"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Imported captioners: the caption the model's caption method returns, "
                                            "word by word")},
-    {"attention", QT_TRANSLATE_NOOP("AttentionToolbar", "mean of heads"),
+    {RuleKind::Attention, QT_TRANSLATE_NOOP("AttentionToolbar", "mean of heads"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, the CLS token's attention over the patches, "
                                            "averaged over the heads")},
-    {"head", QT_TRANSLATE_NOOP("AttentionToolbar", "one head"),
+    {RuleKind::Head, QT_TRANSLATE_NOOP("AttentionToolbar", "one head"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: per layer, head K's attention (K from 0)")},
-    {"rollout", QT_TRANSLATE_NOOP("AttentionToolbar", "rollout"),
+    {RuleKind::Rollout, QT_TRANSLATE_NOOP("AttentionToolbar", "rollout"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Transformers: attention rollout (Abnar and Zuidema 2020), the residual "
                                            "path mixed in and multiplied through the layers so far")},
-    {"random", QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
+    {RuleKind::Random, QT_TRANSLATE_NOOP("AttentionToolbar", "random glimpses"),
      QT_TRANSLATE_NOOP("AttentionToolbar", "Glimpses at uniformly random places, seeded: a control "
                                            "that ignores the policy")},
 };
+
+// What follows the colon of the rule named `base` (a rule the toolbar does not know: nothing).
+RuleParameter parameterOf(const QString& base) {
+    const auto kind = ruleKindOf(base.toStdString());
+    return kind ? traitsOf(*kind).parameter : RuleParameter::None;
+}
 
 }  // namespace
 
@@ -221,9 +229,10 @@ void AttentionToolbar::connectSignals() {
 
 QPair<int, int> AttentionToolbar::kRange(const QString& base) const {
     // A head is counted from 0; K of the other rules from 1 (beam widths to 100, draws to 1,000).
-    const QPair<int, int> own = base == QLatin1String("head") ? QPair<int, int>{0, 4095}
-                                : base == QLatin1String("beam") ? QPair<int, int>{1, 100}
-                                                                : QPair<int, int>{1, 1000};
+    const auto kind = ruleKindOf(base.toStdString());
+    const QPair<int, int> own = kind == RuleKind::Head   ? QPair<int, int>{0, 4095}
+                                : kind == RuleKind::Beam ? QPair<int, int>{1, 100}
+                                                         : QPair<int, int>{1, 1000};
     return m_ranges.value(base, own);
 }
 
@@ -249,7 +258,7 @@ void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString
         const QSignalBlocker block(m_rule);
         m_rule->clear();
         for (const auto& entry : kRules) {
-            const QString data = QLatin1String(entry.data);
+            const QString data = QString::fromStdString(ruleName(entry.kind));
             if (!rules.isEmpty() && !rules.contains(data)) continue;
             m_rule->addItem(tr(entry.label), data);
             m_rule->setItemData(m_rule->count() - 1, tr(entry.tip), Qt::ToolTipRole);
@@ -262,10 +271,11 @@ void AttentionToolbar::setAvailableRules(const QStringList& rules, const QString
 
 QString AttentionToolbar::rule() const {
     const QString base = m_rule->currentData().toString();
-    if (base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam") ||
-        base == QLatin1String("head"))
-        return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
-    if (base == QLatin1String("gumbel")) return QStringLiteral("gumbel:%1").arg(m_tau->value());
+    switch (parameterOf(base)) {
+        case RuleParameter::Count: return QStringLiteral("%1:%2").arg(base).arg(m_k->value());
+        case RuleParameter::Temperature: return QStringLiteral("%1:%2").arg(base).arg(m_tau->value());
+        case RuleParameter::None: break;
+    }
     return base;
 }
 
@@ -274,9 +284,8 @@ bool AttentionToolbar::setRule(const QString& rule) {
     const int i = m_rule->findData(base);
     if (i < 0) return false;
     const QString param = rule.section(QLatin1Char(':'), 1);
-    const bool counted = base == QLatin1String("topk") || base == QLatin1String("ksample") ||
-                         base == QLatin1String("beam") || base == QLatin1String("head");
-    const bool tempered = base == QLatin1String("gumbel");
+    const bool counted = parameterOf(base) == RuleParameter::Count;
+    const bool tempered = parameterOf(base) == RuleParameter::Temperature;
     if (!param.isEmpty() && !counted && !tempered) return false;  // "argmax:3"
     // A value outside the box's range is refused, not clamped (ksample:1000000000 is not ksample:1000).
     bool ok = true;
@@ -327,17 +336,17 @@ void AttentionToolbar::setExportEnabled(bool enabled) { m_export->setEnabled(ena
 
 void AttentionToolbar::updateEnabled() {
     const QString base = m_rule->currentData().toString();
-    const bool head = base == QLatin1String("head");
-    const bool k = head || base == QLatin1String("topk") || base == QLatin1String("ksample") || base == QLatin1String("beam");
-    m_parameter->setCurrentIndex(k ? 1 : base == QLatin1String("gumbel") ? 2 : 0);
+    const auto kind = ruleKindOf(base.toStdString());
+    const bool head = kind == RuleKind::Head;
+    const bool k = parameterOf(base) == RuleParameter::Count;
+    m_parameter->setCurrentIndex(k ? 1 : parameterOf(base) == RuleParameter::Temperature ? 2 : 0);
     if (k) {  // the open model's values only (a ViT with 4 heads: head 0 to 3)
         const QSignalBlocker block(m_k);
         const auto [low, high] = kRange(base);
         m_k->setRange(low, high);
     }
     m_k->setPrefix(head ? tr("head ") : QStringLiteral("K = "));
-    const bool stochastic = base == QLatin1String("sample") || base == QLatin1String("gumbel") ||
-                            base == QLatin1String("ksample") || base == QLatin1String("random");
+    const bool stochastic = kind && traitsOf(*kind).stochastic;
     m_seed->setEnabled(stochastic);
     m_newSeed->setEnabled(stochastic);
 }

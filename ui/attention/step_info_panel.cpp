@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ui/charts/class_prob_chart.h"
+#include "trace/rule_kind.h"
 
 #include <QEvent>
 #include <QTimer>
@@ -32,24 +33,29 @@ QString className(const Trace& t, int k) {
 
 // What the rule is, in words, so a reader never mistakes one procedure for another.
 QString ruleMeaning(const QString& rule, bool caption) {
-    // A captioner's ksample:K samples K whole captions and shows the most frequent one (its first run).
-    if (caption && rule.startsWith(QLatin1String("ksample")))
-        return QObject::tr("%1 sampled captions: the most frequent")
-            .arg(rule.section(QLatin1Char(':'), 1));
-    if (rule == QLatin1String("soft")) return QObject::tr("expected context over all cells (deterministic)");
-    if (rule == QLatin1String("argmax")) return QObject::tr("the most probable cell (deterministic)");
-    if (rule == QLatin1String("sample")) return QObject::tr("one draw from the distribution at each step");
-    if (rule.startsWith(QLatin1String("topk"))) return QObject::tr("the K most probable cells, renormalised");
-    if (rule.startsWith(QLatin1String("gumbel"))) return QObject::tr("Gumbel-perturbed argmax (straight-through)");
-    if (rule.startsWith(QLatin1String("ksample")))
-        return QObject::tr("K sampled runs averaged: every place they looked");
-    if (rule == QLatin1String("mean")) return QObject::tr("the location policy's mean (deterministic)");
-    if (rule == QLatin1String("random")) return QObject::tr("uniformly random glimpses (a control)");
-    if (rule == QLatin1String("attention")) return QObject::tr("the CLS token's attention, mean of heads");
-    if (rule.startsWith(QLatin1String("head"))) return QObject::tr("one head's attention, per layer");
-    if (rule == QLatin1String("rollout")) return QObject::tr("attention rolled out through the layers");
-    if (rule == QLatin1String("forward")) return QObject::tr("what the model's forward returns");
-    if (rule.startsWith(QLatin1String("beam"))) return QObject::tr("beam search over whole captions");
+    const auto kind = ruleKindOf(rule.toStdString());
+    if (!kind) return {};
+    switch (*kind) {
+        case RuleKind::KSample:
+            // A captioner's ksample:K samples K whole captions and shows the most frequent one (its first run).
+            if (caption) return QObject::tr("%1 sampled captions: the most frequent").arg(rule.section(QLatin1Char(':'), 1));
+            return QObject::tr("K sampled runs averaged: every place they looked");
+        case RuleKind::Soft: return QObject::tr("expected context over all cells (deterministic)");
+        case RuleKind::Argmax: return QObject::tr("the most probable cell (deterministic)");
+        case RuleKind::Sample: return QObject::tr("one draw from the distribution at each step");
+        case RuleKind::TopK: return QObject::tr("the K most probable cells, renormalised");
+        case RuleKind::Gumbel: return QObject::tr("Gumbel-perturbed argmax (straight-through)");
+        case RuleKind::Mean: return QObject::tr("the location policy's mean (deterministic)");
+        case RuleKind::Random: return QObject::tr("uniformly random glimpses (a control)");
+        case RuleKind::Attention: return QObject::tr("the CLS token's attention, mean of heads");
+        case RuleKind::Head: return QObject::tr("one head's attention, per layer");
+        case RuleKind::Rollout: return QObject::tr("attention rolled out through the layers");
+        case RuleKind::Forward: return QObject::tr("what the model's forward returns");
+        case RuleKind::Beam: return QObject::tr("beam search over whole captions");
+        case RuleKind::Caption:
+        case RuleKind::Translate:
+        case RuleKind::Encode: return {};
+    }
     return {};
 }
 
@@ -122,8 +128,8 @@ void StepInfoPanel::resizeEvent(QResizeEvent* event) {
 
 QString StepInfoPanel::runTextFor(const Trace& t, const QString& rule, const QString& meaning, double ms,
                                   quint64 seed) const {
-    const bool stochastic = rule == QLatin1String("sample") || rule.startsWith(QLatin1String("gumbel")) ||
-                            rule.startsWith(QLatin1String("ksample")) || rule == QLatin1String("random");
+    const auto kind = ruleKindOf(rule.toStdString());
+    const bool stochastic = kind && traitsOf(*kind).stochastic;
     return tr("<b>%1</b>%2%3<br>model %4 on %5, %7 ms<br>image %6")
         .arg(rule, stochastic ? tr(", seed %1").arg(seed) : QString(), meaning.isEmpty() ? QString() : QStringLiteral(": ") + meaning,
              QString::fromStdString(t.modelId),
@@ -182,9 +188,9 @@ void StepInfoPanel::refresh() {
     m_run->setText(runTextFor(t, rule, ruleMeaning(rule, caption), m_computeMs, t.seed));
 
     // A caption's step is one run's (the shown caption's), not K draws averaged.
-    const bool kSample = rule.startsWith(QLatin1String("ksample")) && !caption;
+    const bool kSample = isRule(rule.toStdString(), RuleKind::KSample) && !caption;
     if (!step.grid && step.chosenPoint) {
-        m_step->setText(glimpseStepText(step, kSample, /*drawn=*/rule != QLatin1String("mean")));
+        m_step->setText(glimpseStepText(step, kSample, /*drawn=*/!isRule(rule.toStdString(), RuleKind::Mean)));
     } else {
         setCellStepText(step, kSample);
     }

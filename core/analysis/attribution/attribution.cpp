@@ -16,6 +16,7 @@
 #include "metrics/attention_regions.h"
 #include "models/gradient_forward.h"
 #include "models/model_input.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -199,7 +200,7 @@ Result<std::shared_ptr<GradientForward>> wordStepForward(AttentionModel& model, 
 // Whether `rule` chooses cells (argmax, sample, ksample:K): the output then jumps where the choice
 // changes along the path, and integrated gradients need not converge.
 bool choosesCells(const std::string& rule) {
-    return rule == "argmax" || rule == "sample" || rule.rfind("ksample", 0) == 0;
+    return isRule(rule, RuleKind::Argmax) || isRule(rule, RuleKind::Sample) || isRule(rule, RuleKind::KSample);
 }
 
 // Integrated gradients with `o.steps`, or, with a tolerance, doubling the steps until the

@@ -7,6 +7,7 @@
 #include "analysis/attribution/faithfulness.h"
 #include "metrics/attention_regions.h"
 #include "models/gradient_forward.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -85,7 +86,7 @@ Result<Unit> checkMapMethod(AttentionModel& model, const std::string& method) {
     if (method == "attention" || method == "occlusion") return Unit{};
     if (method == "rollout") {
         const auto rules = model.ruleMenu().rules;
-        if (std::find(rules.begin(), rules.end(), "rollout") == rules.end())
+        if (std::none_of(rules.begin(), rules.end(), [](const std::string& r) { return isRule(r, RuleKind::Rollout); }))
             return Error{model.displayName() + " has no rollout (it is not a transformer)"};
         return Unit{};
     }

@@ -1,4 +1,5 @@
 #include "analysis/runs/dataset_comparison.h"
+#include "trace/rule_kind.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -57,7 +58,7 @@ Result<DatasetComparison> compareOnDataset(AttentionModel& model, const Dataset&
 std::vector<KAccuracy> kCurveOf(const EvalReport& r) {
     std::vector<KAccuracy> curve;
     for (const auto& a : r.rules)
-        if (a.rule.rfind("ksample:", 0) == 0) curve.push_back({std::stoi(a.rule.substr(8)), a.accuracy, a.low, a.high});
+        if (isRule(a.rule, RuleKind::KSample) && a.rule.size() > 8) curve.push_back({std::stoi(a.rule.substr(8)), a.accuracy, a.low, a.high});
     std::sort(curve.begin(), curve.end(), [](const KAccuracy& a, const KAccuracy& b) { return a.k < b.k; });
     return curve;
 }

@@ -17,6 +17,7 @@
 #include "models/model_input.h"
 #include "models/model_loading.h"
 #include "common/torch_errors.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -111,7 +112,7 @@ Result<Trace> CaptionModel::trace(const Image& image, const std::string& ruleSpe
     // ksample:K: K sampled captions, the most frequent one reported (its first run's trace).
     int kSample = 0;
     std::string spec = ruleSpec;
-    if (ruleSpec.rfind("ksample", 0) == 0) {
+    if (isRule(ruleSpec, RuleKind::KSample)) {
         auto parsed = parseSelectionRule(ruleSpec);
         if (!parsed) return Error{parsed.error()};
         if (parsed->k < 1 || parsed->k > kMaxKSample) return Error{"ksample needs 1 <= K <= 10000, got " + ruleSpec};

@@ -18,6 +18,7 @@
 #include "train/training_group.h"
 #include "train/train_order.h"
 #include "train/trainer_opening.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -137,19 +138,18 @@ nlohmann::json evaluateCaptioner(CaptionNetwork& net, const CaptionConfig& confi
                                  TrainProgress& p) {
     torch::NoGradGuard noGrad;
     nlohmann::json row{{"eval_images", eval.size}};
-    const std::string deterministic = config.mode == TrainingMode::Soft ? "soft" : "argmax";
-    for (const char* name : {"soft", "argmax", "sample"}) {
+    const RuleKind deterministic = config.mode == TrainingMode::Soft ? RuleKind::Soft : RuleKind::Argmax;
+    for (const RuleKind kind : {RuleKind::Soft, RuleKind::Argmax, RuleKind::Sample}) {
+        const std::string name = ruleName(kind);
         auto rule = parseCaptionRule(name, config.mode);
         Rng rng(1);
         const auto captions = decodeImages(net, eval.batch.images, *rule, rng);
         CaptionScoreAccumulator acc(name, config.grid, config.imageSize);
         for (std::size_t i = 0; i < captions.size(); ++i) acc.add(eval.samples[i], captions[i]);
         const auto s = acc.scores();
-        row[std::string("eval_exact_") + name] = s.exactMatch;
-        if (std::string(name) == "soft") p.evalSoft = s.exactMatch;
-        if (std::string(name) == "argmax") p.evalArgmax = s.exactMatch;
-        if (std::string(name) == "sample") p.evalSample = s.exactMatch;
-        if (name == deterministic) {
+        row["eval_exact_" + name] = s.exactMatch;
+        (kind == RuleKind::Soft ? p.evalSoft : kind == RuleKind::Argmax ? p.evalArgmax : p.evalSample) = s.exactMatch;
+        if (kind == deterministic) {
             p.evalBleu4 = s.bleu.bleu[3];
             const auto objects = s.correctness.total(objectWordClasses());
             p.evalAttention = objects.words ? objects.massSum.value() / double(objects.words) : 0;

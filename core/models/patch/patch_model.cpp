@@ -18,6 +18,7 @@
 #include "models/model_loading.h"
 #include "models/patch/patch_classifier.h"
 #include "common/torch_errors.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -278,7 +279,7 @@ Result<EvalReport> PatchModel::evaluate(const Dataset& dataset, Split split,
     const auto& info = dataset.info();
     if (auto fits = checkDatasetFits(info, m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
     for (const auto& rule : rules) {
-        if (rule == "mean" || rule == "random" || rule.rfind("topk", 0) == 0)
+        if (isRule(rule, RuleKind::Mean) || isRule(rule, RuleKind::Random) || isRule(rule, RuleKind::TopK))
             return Error{"'" + rule + "' is not an evaluation rule of the patch classifier (use soft, "
                          "sample, argmax, ksample:K or gumbel:TAU)"};
         if (auto parsed = parseSelectionRule(rule); !parsed) return Error{parsed.error()};

@@ -17,6 +17,7 @@
 #include "models/model_loading.h"
 #include "models/ram/ram_network.h"
 #include "common/torch_errors.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -63,7 +64,7 @@ GradientForward* RamModel::gradientForward() {
     auto& m = *m_impl;
     if (m.gradient) return m.gradient.get();
     auto logits = [&m](const torch::Tensor& images, const std::string& rule) {
-        TORCH_CHECK(rule == "mean", "the recurrent attention model is differentiated under mean (its glimpses at the "
+        TORCH_CHECK(isRule(rule, RuleKind::Mean), "the recurrent attention model is differentiated under mean (its glimpses at the "
                     "policy means), not '", rule, "'");
         Rng rng(0);  // the mean rule draws nothing
         return m.net->forward(images, RamRule::Mean, rng).logits;

@@ -22,6 +22,7 @@
 #include "models/model_input.h"
 #include "models/script/script_archive.h"
 #include "models/script/script_methods.h"
+#include "trace/rule_kind.h"
 #include "models/script/script_outputs.h"  // kScriptSumTolerance
 
 namespace saccade {
@@ -288,8 +289,8 @@ std::string ScriptCaptioner::summary() const {
 namespace {
 
 Result<bool> sampledRule(const std::string& rule, bool sampled) {
-    if (rule == "caption") return false;
-    if (rule == "sample") {
+    if (isRule(rule, RuleKind::Caption)) return false;
+    if (isRule(rule, RuleKind::Sample)) {
         if (!sampled)
             return Error{"'sample' needs caption_sampled(image, max_len, seed), which this captioner lacks (see docs/model-contract.md)"};
         return true;

@@ -13,6 +13,7 @@
 #include "models/script/script_model.h"
 #include "models/script/script_text_encoder.h"
 #include "models/script/script_translator.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -66,7 +67,7 @@ Result<AttentionRecording> refuseImportAttention(const std::string& path, const 
     auto model = openScriptImport(path, "cpu", {});
     if (!model) return Error{model.error()};
     const auto rules = (*model)->ruleMenu().rules;
-    if (std::find(rules.begin(), rules.end(), "rollout") != rules.end())
+    if (std::any_of(rules.begin(), rules.end(), [](const std::string& r) { return isRule(r, RuleKind::Rollout); }))
         return Error{path + " is an imported transformer: its 'attentions' are softmax weights, and " + need +
                      ", which the contract does not return"};
     return Error{path + " has no self-attention layers (a Transformer or ViT has)"};

@@ -25,6 +25,7 @@
 #include "models/script/script_outputs.h"
 #include "models/script/script_settings.h"
 #include "models/transformer_maps.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -371,7 +372,7 @@ std::string sampledRulesText(bool sampled) {
 
 // ksample:K, K in 1..10000; 0 when `rule` is not a ksample rule.
 Result<int> kSampleOf(const std::string& rule) {
-    if (rule.rfind("ksample:", 0) != 0) return 0;
+    if (!isRule(rule, RuleKind::KSample) || rule.find(':') == std::string::npos) return 0;
     auto k = parseInteger(rule.substr(8), "K", 1, 10000);
     if (!k) return Error{"'" + rule + "': " + k.error()};
     return int(*k);
@@ -406,8 +407,8 @@ Result<Trace> ScriptModel::trace(const Image& image, const std::string& rule, st
         }
         auto k = kSampleOf(rule);
         if (!k) return Error{k.error()};
-        const bool sample = rule == "sample" || *k > 0;
-        if (rule != "forward" && !sample)
+        const bool sample = isRule(rule, RuleKind::Sample) || *k > 0;
+        if (!isRule(rule, RuleKind::Forward) && !sample)
             return Error{"'" + rule + "' is not a rule of this imported model (use " + sampledRulesText(m.sampled) + ")"};
         if (sample && !m.sampled)
             return Error{"'" + rule + "' needs forward_sampled(image, seed), which this model lacks (see docs/model-contract.md)"};
@@ -476,7 +477,7 @@ Result<std::vector<std::vector<float>>> ScriptModel::outputProbs(const std::vect
     auto& m = *m_impl;
     if (m.reference.form == ScriptForm::Transformer) {
         if (auto parsed = parseTransformerRule(rule, m.heads); !parsed) return Error{parsed.error()};
-    } else if (rule != "forward") {
+    } else if (!isRule(rule, RuleKind::Forward)) {
         return AttentionModel::outputProbs(images, rule, seed);  // sampled: each image its own draws
     }
     std::vector<std::vector<float>> probs;
@@ -547,17 +548,17 @@ Result<EvalReport> ScriptModel::evaluate(const Dataset& dataset, Split split, co
     for (const auto& rule : rules) {
         auto k = kSampleOf(rule);
         if (!k) return Error{k.error()};
-        const bool sample = rule == "sample" || *k > 0;
+        const bool sample = isRule(rule, RuleKind::Sample) || *k > 0;
         if (transformer && sample)
             return Error{"'" + rule + "': a transformer's attention is not sampled; stochastic rules need the grid or "
                          "locations form with forward_sampled (docs/model-contract.md)"};
-        if (transformer && rule != "attention")
+        if (transformer && !isRule(rule, RuleKind::Attention))
             return Error{"'" + rule + "': a transformer's answer does not depend on the rule (rollout and head:K change "
                          "only the map); evaluate with 'attention'"};
-        if (!transformer && rule != "forward" && !sample)
+        if (!transformer && !isRule(rule, RuleKind::Forward) && !sample)
             return Error{"'" + rule + "' is not an evaluation rule of this imported model (use " + sampledRulesText(m.sampled) + ")"};
         if (sample && !m.sampled) return Error{"'" + rule + "' needs forward_sampled(image, seed), which this model lacks"};
-        kOf.push_back(rule == "sample" ? 1 : *k);
+        kOf.push_back(isRule(rule, RuleKind::Sample) ? 1 : *k);
     }
     auto predict = [&](const Batch& batch, const std::vector<std::int64_t>& idx) -> Result<std::vector<torch::Tensor>> {
         std::vector<torch::Tensor> predicted;
@@ -574,7 +575,7 @@ Result<EvalReport> ScriptModel::evaluate(const Dataset& dataset, Split split, co
                 const auto image = batch.images.narrow(0, std::int64_t(j), 1);
                 torch::Tensor sum;
                 for (int k = 0; k < kOf[r]; ++k) {
-                    const auto s = rules[r] == "sample" ? evaluationSeed(seed, idx[j])
+                    const auto s = isRule(rules[r], RuleKind::Sample) ? evaluationSeed(seed, idx[j])
                                                         : runSeed(evaluationSeed(seed, idx[j]), size_t(k));
                     auto out = m.call(image, true, s);
                     if (!out) return Error{out.error()};

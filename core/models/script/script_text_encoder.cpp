@@ -14,6 +14,7 @@
 #include "models/script/script_outputs.h"  // kScriptSumTolerance
 #include "models/text_encoder_forward.h"
 #include "models/translation_maps.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -340,7 +341,7 @@ std::string ScriptTextEncoder::describe() const {
 }
 
 Result<SeqTranslation> ScriptTextEncoder::translate(const std::string& text, const std::string& rule, std::uint64_t seed) const {
-    if (!rule.empty() && rule != "encode")
+    if (!rule.empty() && !isRule(rule, RuleKind::Encode))
         return Error{"a text encoder has one rule, encode (its own forward), not '" + rule + "'"};
     auto p = m->idsOf(text);
     if (!p) return Error{p.error()};

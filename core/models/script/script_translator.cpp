@@ -13,6 +13,7 @@
 #include "models/script/script_methods.h"
 #include "models/script/script_outputs.h"  // kScriptSumTolerance
 #include "models/translation_maps.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -226,7 +227,7 @@ SeqTokens ScriptTranslator::tokenize(const std::string& text) const {
 }
 
 Result<SeqTranslation> ScriptTranslator::translate(const std::string& text, const std::string& rule, std::uint64_t seed) const {
-    if (!rule.empty() && rule != "translate")
+    if (!rule.empty() && !isRule(rule, RuleKind::Translate))
         return Error{"an imported translator has one rule, translate (its own decoding), not '" + rule + "'"};
     const auto tokens = tokenize(text);
     if (tokens.tokens.empty()) return Error{"nothing to translate: the text holds no tokens"};

@@ -15,6 +15,7 @@
 #include "models/seq/seq_gradient.h"
 #include "models/seq/seq_net.h"
 #include "models/translation_maps.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -29,9 +30,11 @@ struct SeqModel::Impl {
 
     Result<SelectionOptions> rule(const std::string& spec) const {
         const std::string name = spec.empty() ? (config.hard() && !config.transformer() ? "argmax" : "soft") : spec;
-        if (name != "soft" && name != "argmax" && name != "sample")
+        const auto kind = ruleKindOf(name);
+        if (kind != RuleKind::Soft && kind != RuleKind::Argmax && kind != RuleKind::Sample)
             return Error{"unknown rule '" + name + "' for a sequence model (use soft, argmax or sample)"};
-        if (config.transformer() && name != "soft") return Error{"a Transformer's attention is soft only (rule soft)"};
+        if (config.transformer() && kind != RuleKind::Soft)
+            return Error{"a Transformer's attention is soft only (rule soft)"};
         auto r = parseSelectionRule(name);
         if (!r) return Error{r.error()};
         r.value().checkFinite = false;

@@ -9,6 +9,7 @@
 #include "models/model_loading.h"
 #include "models/transformer_maps.h"
 #include "models/vit/vit_network.h"
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
@@ -165,7 +166,7 @@ Result<EvalReport> VitModel::evaluate(const Dataset& dataset, Split split, const
     auto& m = *m_impl;
     if (auto fits = checkDatasetFits(dataset.info(), m.config.imageSize, m.config.inChannels); !fits) return Error{fits.error()};
     for (const auto& rule : rules)
-        if (rule != "attention")
+        if (!isRule(rule, RuleKind::Attention))
             return Error{"'" + rule + "' is not an evaluation rule of a vision transformer: its answer does not depend "
                          "on a rule and nothing in it is sampled (use attention)"};
     auto predict = [&](const Batch& batch, const std::vector<std::int64_t>&) -> Result<std::vector<torch::Tensor>> {
