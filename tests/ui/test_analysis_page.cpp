@@ -31,6 +31,7 @@
 #include "ui/analysis/caption_sweep_panel.h"
 #include "ui/analysis/cost_panel.h"
 #include "ui/analysis/faithfulness_panel.h"
+#include "ui/analysis/map_table_panel.h"
 #include "ui/main_window.h"
 #include "models/attention_model.h"
 #include "ui/analysis/sweep_panel.h"
@@ -284,12 +285,12 @@ void TestAnalysisPage::modelSwitchLeavesNoStaleState() {
 
 QTEST_MAIN(TestAnalysisPage)
 void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
-    // A captioner: the Caption sweep tab opens in place of the classifiers' sweep and
-    // faithfulness, and its figures are the core sweep's.
+    // A captioner: the Boundary sweep and Faithfulness tabs show the captioner's panels in place of
+    // the classifiers', the Maps tab (of one answer) goes, and the sweep's figures are the core's.
     auto* page = m_window->analysisPage();
     const QString folder = m_window->attentionPage()->bundledFolder();
     const QString captioner = QDir(folder).filePath(QStringLiteral("caption-soft-scenes64.pt"));
-    page->tabs()->setCurrentWidget(page->sweepPanel());  // a tab the captioner cannot use: it moves on
+    page->tabs()->setCurrentWidget(page->mapTablePanel());  // a tab the captioner cannot use: it moves on
     // A classifier's measurement still running is stopped by the switch (its tab goes disabled).
     page->faithfulnessPanel()->setImages(2000, 0);
     page->faithfulnessPanel()->run();
@@ -298,10 +299,14 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
                    QStringLiteral("argmax"), OutputKind::Caption);
     auto* tabs = page->tabs();
     auto* panel = page->captionSweepPanel();
-    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(panel));
+    auto* sweep = page->sweepTab();
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(sweep));
+    QCOMPARE(sweep->currentWidget(), static_cast<QWidget*>(panel));
+    QCOMPARE(tabs->tabText(tabs->indexOf(sweep)), QStringLiteral("Boundary sweep"));
     QTRY_VERIFY_WITH_TIMEOUT(!page->faithfulnessPanel()->isRunning(), 60'000);  // cancelled: it ends its image
     QVERIFY(page->faithfulnessPanel()->report() == nullptr);                   // and delivers nothing
-    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
+    QVERIFY(tabs->isTabEnabled(tabs->indexOf(sweep)));
+    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(page->mapTablePanel())));
     // The Faithfulness tab stays, and measures the captioner word by word.
     auto* faithfulness = qobject_cast<QStackedWidget*>(page->faithfulnessTab());
     QVERIFY(faithfulness && tabs->isTabEnabled(tabs->indexOf(faithfulness)));
@@ -377,13 +382,13 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     QCOMPARE(panel->exportJson(dir.filePath(QStringLiteral("sweep.json"))), QString());
     QCOMPARE(panel->exportTable(dir.filePath(QStringLiteral("sweep.csv"))), QString());
     QVERIFY(QFileInfo(dir.filePath(QStringLiteral("sweep.csv"))).size() > 100);
-    // Back to a classifier: its tabs return, the caption sweep's goes.
+    // Back to a classifier: its panels return in the same tabs, and the Maps tab.
     page->setModel(QDir(folder).filePath(QStringLiteral("patch-hard-fashion60.pt")), QStringLiteral("translated-fashion60"),
                    {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft")}, QStringLiteral("argmax"),
                    OutputKind::Class);
-    QVERIFY(!tabs->isTabEnabled(tabs->indexOf(panel)));
-    QVERIFY(tabs->isTabEnabled(tabs->indexOf(page->sweepPanel())));
-    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(page->sweepPanel()));
+    QCOMPARE(sweep->currentWidget(), static_cast<QWidget*>(page->sweepPanel()));
+    QVERIFY(tabs->isTabEnabled(tabs->indexOf(page->mapTablePanel())));
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(sweep));
     QCOMPARE(faithfulness->currentWidget(), static_cast<QWidget*>(page->faithfulnessPanel()));
 }
 

@@ -26,17 +26,19 @@ AnalysisPage::AnalysisPage(QWidget* parent) : QWidget(parent) {
     m_maps = new MapTablePanel(this);
     m_captionSweep = new CaptionSweepPanel(this);
     m_captionFaithfulness = new CaptionFaithfulnessPanel(this);
-    // One Faithfulness tab: a classifier's maps, or a captioner's words.
+    // One Boundary sweep tab and one Faithfulness tab, each the view of the model's output kind: a
+    // classifier's answer per offset and maps, or a captioner's words.
+    m_sweepStack = new QStackedWidget(this);
+    m_sweepStack->addWidget(m_sweep);
+    m_sweepStack->addWidget(m_captionSweep);
     m_faithfulnessStack = new QStackedWidget(this);
     m_faithfulnessStack->addWidget(m_faithfulness);
     m_faithfulnessStack->addWidget(m_captionFaithfulness);
-    m_tabs->addTab(m_sweep, tr("Boundary sweep"));
-    m_tabs->addTab(m_captionSweep, tr("Caption sweep"));
+    m_tabs->addTab(m_sweepStack, tr("Boundary sweep"));
     m_tabs->addTab(m_faithfulnessStack, tr("Faithfulness"));
     m_tabs->addTab(m_maps, tr("Maps"));
     m_tabs->setTabToolTip(m_tabs->indexOf(m_maps), tr("Attention beside attribution: every map scored on the same boxes"));
     m_tabs->addTab(m_cost, tr("Cost"));
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_model);
@@ -69,19 +71,15 @@ void AnalysisPage::setModel(const QString& checkpoint, const QString& dataset, c
     // A captioner sweeps an object under its words and measures faithfulness word by word; the
     // classifiers' sweep scores one answer per image, which a caption is not.
     const bool caption = saccade::traitsOf(outputKind).wordSteps;
+    m_sweepStack->setCurrentWidget(caption ? static_cast<QWidget*>(m_captionSweep) : m_sweep);
     m_faithfulnessStack->setCurrentWidget(caption ? static_cast<QWidget*>(m_captionFaithfulness) : m_faithfulness);
-    const QString forClassifiers = caption ? tr("For classifiers: a captioner has the Caption sweep") : QString();
+    m_tabs->setTabToolTip(m_tabs->indexOf(m_sweepStack), caption ? tr("A captioner's sweep: an object moves under its words")
+                                                                 : tr("A classifier's sweep: its answer at every offset"));
     QWidget* shown = m_tabs->currentWidget();  // disabling it would move the tabs on by themselves
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_captionSweep), caption);
-    m_tabs->setTabToolTip(m_tabs->indexOf(m_captionSweep), caption ? QString() : tr("For captioners"));
-    m_tabs->setTabEnabled(m_tabs->indexOf(m_sweep), !caption);
-    m_tabs->setTabToolTip(m_tabs->indexOf(m_sweep), forClassifiers);
     m_tabs->setTabEnabled(m_tabs->indexOf(m_maps), !caption);
     m_tabs->setTabToolTip(m_tabs->indexOf(m_maps), caption ? tr("For classifiers: a map is of one answer")
                                                            : tr("Attention beside attribution: every map scored on the same boxes"));
-    m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown))
-                                 ? shown
-                                 : caption ? static_cast<QWidget*>(m_captionSweep) : static_cast<QWidget*>(m_sweep));
+    m_tabs->setCurrentWidget(m_tabs->isTabEnabled(m_tabs->indexOf(shown)) ? shown : m_sweepStack);
 }
 
 void AnalysisPage::useFolder(const QString& folder) {

@@ -32,7 +32,7 @@ public:
     explicit AnalysisPage(QWidget* parent = nullptr);
 
     /// The model to analyse: its checkpoint and dataset, its rules, what its runs output
-    /// ("class" or "caption": a captioner has its own sweep and faithfulness tabs) and the maps it
+    /// (a captioner's Boundary sweep and Faithfulness tabs show its word-by-word panels) and the maps it
     /// gives (ModelCard::maps: name, and why not where it does not).
     void setModel(const QString& checkpoint, const QString& dataset, const QStringList& rules = {},
                   const QString& deterministicRule = {}, saccade::OutputKind outputKind = saccade::OutputKind::Class,
@@ -46,6 +46,8 @@ public:
     FaithfulnessPanel* faithfulnessPanel() const { return m_faithfulness; }
     CaptionSweepPanel* captionSweepPanel() const { return m_captionSweep; }
     CaptionFaithfulnessPanel* captionFaithfulnessPanel() const { return m_captionFaithfulness; }
+    /// The Boundary sweep tab's page: the classifiers' panel or the captioners'.
+    QStackedWidget* sweepTab() const { return m_sweepStack; }
     /// The Faithfulness tab's page: the classifiers' panel or the captioners'.
     QStackedWidget* faithfulnessTab() const { return m_faithfulnessStack; }
     CostPanel* costPanel() const { return m_cost; }
@@ -71,6 +73,7 @@ private:
     MapTablePanel* m_maps = nullptr;
     CaptionSweepPanel* m_captionSweep = nullptr;
     CaptionFaithfulnessPanel* m_captionFaithfulness = nullptr;
+    QStackedWidget* m_sweepStack = nullptr;
     QStackedWidget* m_faithfulnessStack = nullptr;
 };
 
