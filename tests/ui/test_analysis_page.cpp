@@ -382,6 +382,15 @@ void TestAnalysisPage::captionerSweepsAnObjectUnderItsWords() {
     QCOMPARE(panel->exportJson(dir.filePath(QStringLiteral("sweep.json"))), QString());
     QCOMPARE(panel->exportTable(dir.filePath(QStringLiteral("sweep.csv"))), QString());
     QVERIFY(QFileInfo(dir.filePath(QStringLiteral("sweep.csv"))).size() > 100);
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR")) {  // docs/caption-sweep-page.png: results.md's sweep
+        panel->setObject(QStringLiteral("small red circle"));
+        panel->setRuns(20);
+        panel->run();
+        QTRY_VERIFY_WITH_TIMEOUT(panel->result() && panel->result()->runs == 20, 120'000);
+        QVERIFY(m_window->setCurrentPage(MainWindow::kAnalysisPage));
+        QCoreApplication::processEvents();
+        m_window->grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/caption-sweep-page.png"));
+    }
     // Back to a classifier: its panels return in the same tabs, and the Maps tab.
     page->setModel(QDir(folder).filePath(QStringLiteral("patch-hard-fashion60.pt")), QStringLiteral("translated-fashion60"),
                    {QStringLiteral("argmax"), QStringLiteral("sample"), QStringLiteral("soft")}, QStringLiteral("argmax"),
