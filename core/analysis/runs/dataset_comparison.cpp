@@ -1,10 +1,11 @@
 #include "analysis/runs/dataset_comparison.h"
-#include "trace/rule_kind.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "trace/rule_kind.h"
 
 namespace saccade {
 
