@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include "common/runtime.h"
 #include "strict_options.h"
 #include "io/checkpoint.h"
+#include "train/train_loop.h"
 
 namespace saccade::cli {
 
@@ -29,6 +33,41 @@ std::string clock(double seconds) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
     return buf;
+}
+
+// How a checkpoint's training ran, for the lines that say how to re-create it.
+struct RunHistory {
+    std::string command;  ///< the first run's command, less --iterations and --out
+    std::string name;     ///< "train patch"
+    std::string out;
+    std::string ranks;    ///< " --world-size W (...)" in a data-parallel run
+    std::optional<CheckpointInfo> resumed;   ///< the checkpoint a resumed run continued
+    std::int64_t iterations = 0, total = 0;  ///< done, and the total of this run's schedule (0: not known)
+    bool cancelled = false;
+};
+
+// A fresh run of N iterations anneals its learning rate over N. So one command re-creates the
+// checkpoint only where one schedule ran from the start to its end. A run resumed with another
+// total, or one stopped before its total, is told as the runs it took, never as a command that
+// would give other weights.
+std::string recreateText(const RunHistory& h) {
+    const std::string resume = "saccade-cli " + h.name + " --resume " + h.out;
+    if (h.cancelled && h.total == 0)  // a time budget stopped in its warm-up, before it fixed a total
+        return "it was stopped at iteration " + std::to_string(h.iterations) +
+               " before its time budget fixed a total: no command re-creates it exactly (" + resume + " --out " + h.out +
+               " continues it)";
+    auto schedules = h.resumed ? earlierSchedules(*h.resumed, h.total) : std::vector<std::pair<std::int64_t, std::int64_t>>{};
+    schedules.emplace_back(h.iterations, h.total > 0 ? h.total : h.iterations);  // this run's own
+    std::string text = "to re-create it exactly: " + h.command;
+    for (std::size_t k = 0; k < schedules.size(); ++k) {
+        const auto [until, total] = schedules[k];
+        if (k > 0) text += "; then " + resume;
+        text += " --iterations " + std::to_string(total) + " --out " + h.out + h.ranks;
+        if (until < total) text += ", stopped at iteration " + std::to_string(until);
+    }
+    if (h.cancelled && h.total > h.iterations)
+        text += " (" + resume + " --out " + h.out + " finishes its schedule)";
+    return text;
 }
 
 }  // namespace
@@ -55,8 +94,12 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     auto distributed = resolveDistributed(flags.distributed);
     if (!distributed) return badInput(commandName, distributed.error());
     options.distributed = *distributed;
+    RunHistory history;
     if (!options.resume.empty()) {  // the resumed run's own command, not this one's defaults
-        if (auto info = readCheckpointInfo(options.resume); info && !info->command.empty()) options.command = info->command;
+        if (auto info = readCheckpointInfo(options.resume); info) {
+            if (!info->command.empty()) options.command = info->command;
+            history.resumed = *info;
+        }
     }
     const std::string& recreate = options.command;
     const std::string& out = options.out;
@@ -70,6 +113,7 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     const bool tty = ::isatty(STDOUT_FILENO);
     double lastPrint = -10;
     auto result = train([&](const TrainProgress& p) {
+        history.total = p.total;
         if (!leader || flags.json) return !g_interrupted.load();
         if (p.evaluated || p.elapsedSeconds - lastPrint >= (tty ? 1.0 : 30.0) || p.iteration == p.total) {
             lastPrint = p.elapsedSeconds;
@@ -114,13 +158,15 @@ int runTrainingInConsole(const std::string& commandName, const TrainConsoleFlags
     if (distributed->active())
         std::cout << " on " << distributed->worldSize << " processes; parameters CRC-32 " << result->parametersCrc
                   << " on every rank";
-    std::cout << ")\n"
-              << "to re-create it exactly: " << recreate << " --iterations " << result->iterations << " --out "
-              << out;
+    history.command = recreate;
+    history.name = commandName;
+    history.out = out;
+    history.iterations = result->iterations;
+    history.cancelled = result->cancelled;
     if (distributed->active())
-        std::cout << " --world-size " << distributed->worldSize << " (one process per rank, --rank 0.."
-                  << distributed->worldSize - 1 << ")";
-    std::cout << "\n";
+        history.ranks = " --world-size " + std::to_string(distributed->worldSize) + " (one process per rank, --rank 0.." +
+                        std::to_string(distributed->worldSize - 1) + ")";
+    std::cout << ")\n" << recreateText(history) << "\n";
     return 0;
 }
 

@@ -100,6 +100,11 @@ Result<Unit> saveCheckpoint(const torch::nn::Module& model, const torch::optim::
                         {"weights", std::filesystem::path(path).filename().string()},
                         {"weights_bytes", bytes.size()},
                         {"weights_crc32", crc32Hex(bytes)}};
+    if (!info.earlierSchedules.empty()) {
+        nlohmann::json schedules = nlohmann::json::array();
+        for (const auto& [until, total] : info.earlierSchedules) schedules.push_back({{"until", until}, {"total", total}});
+        j["earlier_schedules"] = schedules;
+    }
     // The weights and the sidecar that describes them are renamed into place together.
     return writeFilesAtomic({{path, bytes}, {sidecarPath(path), j.dump(2) + "\n"}});
 }
@@ -142,6 +147,14 @@ Result<CheckpointInfo> readCheckpointInfo(const std::string& path) {
         info.totalIterations = j.contains("total_iterations") ? intField(j, "total_iterations", 0, INT64_MAX) : 0;
         info.baseline = j.contains("baseline") ? numberField(j, "baseline", -1e300, 1e300) : 0.0;
         info.weightsCrc32 = j.contains("weights_crc32") ? stringField(j, "weights_crc32") : "";
+        if (j.contains("earlier_schedules")) {
+            if (!j["earlier_schedules"].is_array()) throw JsonFieldError("'earlier_schedules' must be an array");
+            for (const auto& e : j["earlier_schedules"]) {
+                if (!e.is_object()) throw JsonFieldError("'earlier_schedules' must hold objects {until, total}");
+                const auto until = intField(e, "until", 0, INT64_MAX), total = intField(e, "total", 0, INT64_MAX);
+                info.earlierSchedules.emplace_back(until, total);
+            }
+        }
     } catch (const nlohmann::json::exception& e) {
         return Error{"sidecar '" + sidecar + "' is missing a field: " + firstLine(e.what())};
     } catch (const JsonFieldError& e) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -29,6 +30,10 @@ struct CheckpointInfo {
     std::string metricsJson = "{}";  ///< per-rule accuracies and training figures
     std::int64_t iteration = 0;       ///< training iterations done
     std::int64_t totalIterations = 0; ///< the planned total (for resume and schedules)
+    /// The schedules it ran under before the current one, oldest first: a run resumed with another
+    /// --iterations ends one at the iteration it resumed from. Each is {that iteration, the total
+    /// it annealed to}. Empty: one schedule from the start.
+    std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules;
     double baseline = 0;              ///< REINFORCE moving-average baseline at save time
     std::string weightsCrc32;         ///< CRC-32 of the .pt file, hex ("" in older sidecars)
 };

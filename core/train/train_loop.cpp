@@ -74,7 +74,16 @@ TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, to
     s.imagesPerIteration = o.batch;
     s.distributed = o.distributed;
     s.resumedFrom = o.resume;
+    if (s.resumed)
+        if (auto resumed = readCheckpointInfo(o.resume); resumed) s.info.earlierSchedules = earlierSchedules(*resumed, total);
     return s;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules(const CheckpointInfo& resumed, std::int64_t total) {
+    auto schedules = resumed.earlierSchedules;
+    if (total > 0 && resumed.totalIterations > 0 && resumed.totalIterations != total)
+        schedules.emplace_back(resumed.iteration, resumed.totalIterations);
+    return schedules;
 }
 
 Result<Unit> checkInitFrom(const std::string& path, const std::string& modelType, const std::string& configJson,

@@ -77,6 +77,11 @@ struct RunStart {
 };
 Result<RunStart> runStart(const TrainCommonOptions& options, const std::string& dataset, const std::string& modelType);
 
+/// The schedules a run resumed from the checkpoint `resumed` ran under before its own, which
+/// anneals to `total`: the checkpoint's earlier ones, and the checkpoint's own where `total` is
+/// another (CheckpointInfo::earlierSchedules).
+std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules(const CheckpointInfo& resumed, std::int64_t total);
+
 /// The loop's setup from the shared options: the sidecar names `modelType`, `configJson`, the
 /// dataset and seed (a resumed run's), and the loop starts at `firstIteration` of `total`.
 TrainLoopSetup loopSetup(const TrainCommonOptions& options, torch::nn::Module& net,

@@ -61,7 +61,9 @@ pid1=$!
 "${cli[@]}" train patch --resume two.pt --iterations 12 --out two.pt --world-size 2 --rank 0 --master-port "$p" > r0b.log 2>&1 || fail "resumed rank 0"
 wait "$pid1" || fail "resumed rank 1"
 grep -q 'saved two.pt after 12 iterations' r0b.log || fail "the resumed run did not reach iteration 12"
-grep -q 're-create it exactly: saccade-cli train patch --dataset digits28 .*--world-size 2' r0b.log || fail "the resumed run forgot its command"
+# Resumed to another total, it ran under two schedules (8, then 12): the recipe is both runs.
+grep -q 're-create it exactly: saccade-cli train patch --dataset digits28 .*--iterations 8 --out two.pt --world-size 2 .*; then saccade-cli train patch --resume two.pt --iterations 12 --out two.pt --world-size 2' r0b.log \
+  || fail "the resumed run forgot how it was trained: $(tail -1 r0b.log)"
 grep -q 'rank 1 of 2: done after 12 iterations' r1b.log || fail "rank 1 did not resume"
 echo "ok: resumed from iteration 8 to 12 on two ranks"
 

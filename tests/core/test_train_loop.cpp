@@ -2,6 +2,7 @@
 // checkpoints, cancel, and a loss that turns NaN.
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -105,4 +106,40 @@ TEST(TrainLoop, CancelSavesAndSaysSo) {
     EXPECT_TRUE(summary->cancelled);
     EXPECT_EQ(summary->iterations, 3);
     EXPECT_EQ(readCheckpointInfo(f.setup.out)->iteration, 3);
+}
+
+// A run resumed with another --iterations anneals over another total, so its sidecar keeps the
+// schedules it ran under before: what re-creates it is those runs, not one command.
+TEST(TrainLoop, ASidecarKeepsTheSchedulesOfEarlierTotals) {
+    CheckpointInfo first;
+    first.iteration = 8;
+    first.totalIterations = 8;
+    EXPECT_TRUE(earlierSchedules(first, 8).empty());  // resumed to the same total: one schedule
+    const auto second = earlierSchedules(first, 12);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0], (std::pair<std::int64_t, std::int64_t>{8, 8}));
+    CheckpointInfo stopped;  // stopped at 10 of 12, then resumed to 16
+    stopped.iteration = 10;
+    stopped.totalIterations = 12;
+    stopped.earlierSchedules = second;
+    const auto third = earlierSchedules(stopped, 16);
+    ASSERT_EQ(third.size(), 2u);
+    EXPECT_EQ(third[1], (std::pair<std::int64_t, std::int64_t>{10, 12}));
+
+    // The sidecar writes them and reads them back; a damaged list is one line.
+    Fixture f;
+    f.setup.info.earlierSchedules = third;
+    auto step = [&](std::int64_t, double, TrainProgress& p) { p.loss = 1.0; };
+    auto evaluate = [&](TrainProgress&) { return nlohmann::json::object(); };
+    ASSERT_TRUE(runTrainLoop(f.setup, step, evaluate, {}).ok());
+    auto info = readCheckpointInfo(f.setup.out);
+    ASSERT_TRUE(info.ok()) << info.error();
+    EXPECT_EQ(info->earlierSchedules, third);
+    const auto sidecar = sidecarPath(f.setup.out);
+    std::ifstream in(sidecar);
+    auto j = nlohmann::json::parse(in);
+    j["earlier_schedules"] = {{{"until", 8}}};
+    std::ofstream(sidecar) << j.dump();
+    EXPECT_EQ(readCheckpointInfo(f.setup.out).error(),
+              "sidecar '" + sidecar + "': the field 'total' is missing");
 }
