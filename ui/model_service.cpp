@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <utility>
 
@@ -17,6 +18,7 @@
 #include "models/model_family.h"
 #include "data/folder_dataset.h"
 #include "models/model_input.h"
+#include "train/train_loop.h"
 
 namespace saccade::ui {
 
@@ -73,6 +75,12 @@ ModelCard makeCard(const QString& path, AttentionModel& model) {
     card.gitRevision = QString::fromStdString(info.gitRevision);
     card.weightsCrc32 = QString::fromStdString(info.weightsCrc32);
     card.command = QString::fromStdString(info.command);
+    if (!info.command.empty() && !info.earlierSchedules.empty()) {  // resumed to other totals: the runs it took
+        auto schedules = info.earlierSchedules;
+        schedules.emplace_back(info.iteration, info.totalIterations);
+        const std::string out = std::filesystem::path(path.toStdString()).filename().string();
+        card.command = QString::fromStdString(recreateRecipe(info.command, "train " + info.modelType, out, "", schedules));
+    }
     card.imageSize = model.imageSize();
     card.channels = model.channels();
     card.steps = model.steps();

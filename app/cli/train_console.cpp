@@ -58,13 +58,7 @@ std::string recreateText(const RunHistory& h) {
                " continues it)";
     auto schedules = h.resumed ? earlierSchedules(*h.resumed, h.total) : std::vector<std::pair<std::int64_t, std::int64_t>>{};
     schedules.emplace_back(h.iterations, h.total > 0 ? h.total : h.iterations);  // this run's own
-    std::string text = "to re-create it exactly: " + h.command;
-    for (std::size_t k = 0; k < schedules.size(); ++k) {
-        const auto [until, total] = schedules[k];
-        if (k > 0) text += "; then " + resume;
-        text += " --iterations " + std::to_string(total) + " --out " + h.out + h.ranks;
-        if (until < total) text += ", stopped at iteration " + std::to_string(until);
-    }
+    std::string text = "to re-create it exactly: " + recreateRecipe(h.command, h.name, h.out, h.ranks, schedules);
     if (h.cancelled && h.total > h.iterations)
         text += " (" + resume + " --out " + h.out + " finishes its schedule)";
     return text;

@@ -79,6 +79,19 @@ TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, to
     return s;
 }
 
+std::string recreateRecipe(const std::string& command, const std::string& train, const std::string& out,
+                           const std::string& suffix,
+                           const std::vector<std::pair<std::int64_t, std::int64_t>>& schedules) {
+    std::string text = command;
+    for (std::size_t k = 0; k < schedules.size(); ++k) {
+        const auto [until, total] = schedules[k];
+        if (k > 0) text += "; then saccade-cli " + train + " --resume " + out;
+        text += " --iterations " + std::to_string(total) + " --out " + out + suffix;
+        if (until < total) text += ", stopped at iteration " + std::to_string(until);
+    }
+    return text;
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules(const CheckpointInfo& resumed, std::int64_t total) {
     auto schedules = resumed.earlierSchedules;
     if (total > 0 && resumed.totalIterations > 0 && resumed.totalIterations != total)

@@ -82,6 +82,14 @@ Result<RunStart> runStart(const TrainCommonOptions& options, const std::string& 
 /// another (CheckpointInfo::earlierSchedules).
 std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules(const CheckpointInfo& resumed, std::int64_t total);
 
+/// The runs that re-create a checkpoint trained under `schedules` ({until, total}, oldest first,
+/// the last its own): `command --iterations T --out OUT`, then `saccade-cli TRAIN --resume OUT
+/// --iterations T --out OUT` for each later one (`train`: "train patch"), each followed by
+/// `suffix`, with ", stopped at iteration N" where one ended before its total.
+std::string recreateRecipe(const std::string& command, const std::string& train, const std::string& out,
+                           const std::string& suffix,
+                           const std::vector<std::pair<std::int64_t, std::int64_t>>& schedules);
+
 /// The loop's setup from the shared options: the sidecar names `modelType`, `configJson`, the
 /// dataset and seed (a resumed run's), and the loop starts at `firstIteration` of `total`.
 TrainLoopSetup loopSetup(const TrainCommonOptions& options, torch::nn::Module& net,

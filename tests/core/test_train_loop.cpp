@@ -126,6 +126,14 @@ TEST(TrainLoop, ASidecarKeepsTheSchedulesOfEarlierTotals) {
     ASSERT_EQ(third.size(), 2u);
     EXPECT_EQ(third[1], (std::pair<std::int64_t, std::int64_t>{10, 12}));
 
+    // What re-creates it: the first run to its total, then each resume to its own.
+    auto own = third;
+    own.emplace_back(16, 16);
+    EXPECT_EQ(recreateRecipe("saccade-cli train patch --seed 5", "train patch", "m.pt", "", own),
+              "saccade-cli train patch --seed 5 --iterations 8 --out m.pt; then saccade-cli train patch --resume m.pt "
+              "--iterations 12 --out m.pt, stopped at iteration 10; then saccade-cli train patch --resume m.pt "
+              "--iterations 16 --out m.pt");
+
     // The sidecar writes them and reads them back; a damaged list is one line.
     Fixture f;
     f.setup.info.earlierSchedules = third;
