@@ -12,6 +12,7 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -80,6 +81,7 @@ private Q_SLOTS:
     void newestRequestWins();
     void badImageFileIsReported();
     void brokenCheckpointIsReportedInTheWindow();
+    void resumedModelsCardGivesTheRunsItTook();
     void exportsWriteReadableFiles();
     void exportOptionsDialogReturnsTheChoice();
     void runsPanelComparesSampledRunsWithArgmax();
@@ -999,6 +1001,45 @@ void TestAttentionPage::brokenCheckpointIsReportedInTheWindow() {
     // The next request clears it.
     m_page->openModel(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"));
     QVERIFY(!m_page->errorBanner()->isVisible());
+    waitForTrace();
+}
+
+void TestAttentionPage::resumedModelsCardGivesTheRunsItTook() {
+    // A model resumed with another --iterations ran under two schedules: its card's re-create line
+    // is both runs, never the one command that would anneal over the last total alone.
+    QTemporaryDir dir;
+    const QString model = dir.filePath(QStringLiteral("patch-soft-fashion60.pt"));
+    QVERIFY(QFile::copy(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"), model));
+    QFile in(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.json"));
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject sidecar = QJsonDocument::fromJson(in.readAll()).object();
+    const qint64 first = sidecar.value(QStringLiteral("total_iterations")).toInteger();
+    QVERIFY(first > 0);
+    sidecar[QStringLiteral("earlier_schedules")] =
+        QJsonArray{QJsonObject{{QStringLiteral("until"), first}, {QStringLiteral("total"), first}}};
+    sidecar[QStringLiteral("iteration")] = first + 4000;
+    sidecar[QStringLiteral("total_iterations")] = first + 4000;
+    QFile out(dir.filePath(QStringLiteral("patch-soft-fashion60.json")));
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(sidecar).toJson());
+    out.close();
+    auto* card = m_page->modelPanel()->findChild<QLabel*>(QStringLiteral("modelCard"));
+    QVERIFY(card);
+    m_page->openModel(model);
+    const QString expected = QStringLiteral(" --iterations %1 --out patch-soft-fashion60.pt; then saccade-cli train patch "
+                                            "--resume patch-soft-fashion60.pt --iterations %2 --out patch-soft-fashion60.pt")
+                                 .arg(first).arg(first + 4000);
+    QTRY_VERIFY2_WITH_TIMEOUT(card->text().contains(expected), qPrintable(card->text()), 30'000);
+    if (qEnvironmentVariableIsSet("SACCADE_SCREENSHOT_DIR")) {
+        for (QWidget* w = m_page->modelPanel(); w; w = w->parentWidget())
+            if (auto* tabs = qobject_cast<QTabWidget*>(w)) {
+                tabs->setCurrentWidget(m_page->modelPanel());
+                break;
+            }
+        QCoreApplication::processEvents();
+        m_page->grab().save(qEnvironmentVariable("SACCADE_SCREENSHOT_DIR") + QStringLiteral("/model-card-resumed.png"));
+    }
+    m_page->openModel(m_page->bundledFolder() + QStringLiteral("/patch-soft-fashion60.pt"));
     waitForTrace();
 }
 
