@@ -13,7 +13,7 @@ args=(train patch --dataset digits28 --grid 7 --steps 2 --batch 16 --seed 5 --ev
 
 "$cli" "${args[@]}" --iterations 400000 --eval-every 10 --out m.pt > run.log 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do grep -q 'eval' run.log && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 1 1200); do grep -q 'eval' run.log && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 grep -q 'eval' run.log || fail "the run never evaluated"
 kill -INT "$pid"
 wait "$pid" || fail "an interrupted run must exit 0 with its checkpoint saved"
