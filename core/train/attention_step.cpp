@@ -8,12 +8,12 @@
 
 namespace saccade {
 
-StepRule stepRule(TrainingMode mode, std::int64_t iteration, int rows, const torch::Device& device, double mixShare,
-                  std::uint64_t mixSeed, double gumbelRate) {
+StepRule stepRule(TrainingMode mode, std::int64_t iteration, int rows, const torch::Device& device,
+                  std::optional<double> mixShare, std::uint64_t mixSeed, double gumbelRate) {
     StepRule s;
     if (mode == TrainingMode::Hard) {
         s.rule.rule = SelectionRule::Sample;
-        if (mixShare >= 0) s.mix = Rng(mixSeed).uniform({rows}, device) < mixShare;
+        if (mixShare) s.mix = Rng(mixSeed).uniform({rows}, device) < *mixShare;
     } else if (mode == TrainingMode::Gumbel) {
         s.rule.rule = SelectionRule::Gumbel;
         s.tau = std::max(0.5, std::exp(-gumbelRate * double(iteration)));

@@ -6,6 +6,7 @@
 // network's pass and the terms of its loss.
 
 #include <cstdint>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -34,10 +35,10 @@ struct StepRule {
     double tau = 0;     ///< gumbel's temperature; 0 otherwise
 };
 
-/// Hard rows take the expectation with probability `mixShare` (drawn from `mixSeed`; a negative
-/// share draws no mix); gumbel's temperature decays as max(0.5, exp(-gumbelRate * iteration)).
+/// Hard rows take the expectation with probability `mixShare` (drawn from `mixSeed`; none: no
+/// mix is drawn); gumbel's temperature decays as max(0.5, exp(-gumbelRate * iteration)).
 StepRule stepRule(TrainingMode mode, std::int64_t iteration, int rows, const torch::Device& device,
-                  double mixShare, std::uint64_t mixSeed, double gumbelRate);
+                  std::optional<double> mixShare, std::uint64_t mixSeed, double gumbelRate);
 
 /// The count a rank's sum over `mask` (its words or tokens) is divided by to make a mean over the
 /// global batch: each rank divides by its share of all the ranks' count, so the averaged gradient

@@ -48,12 +48,13 @@ Result<RunStart> runStart(const TrainCommonOptions& o, const std::string& datase
     r.dataset = info->dataset;
     r.configJson = info->configJson;
     r.baseline = info->baseline;
+    r.earlierSchedules = earlierSchedules(*info, r.total);
     return r;
 }
 
 TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, torch::optim::Optimizer& optimizer,
                          const std::string& modelType, const std::string& configJson, const std::string& dataset,
-                         std::uint64_t seed, std::int64_t firstIteration, std::int64_t total) {
+                         std::uint64_t seed, const RunStart& start) {
     TrainLoopSetup s;
     s.net = &net;
     s.optimizer = &optimizer;
@@ -65,8 +66,8 @@ TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, to
     s.info.command = o.command;
     s.out = o.out;
     s.resumed = !o.resume.empty();
-    s.firstIteration = firstIteration;
-    s.totalIterations = total;
+    s.firstIteration = start.iteration;
+    s.totalIterations = start.total;
     s.minutes = o.minutes;
     s.lr = o.lr;
     s.finalLrFraction = o.finalLrFraction;
@@ -74,8 +75,7 @@ TrainLoopSetup loopSetup(const TrainCommonOptions& o, torch::nn::Module& net, to
     s.imagesPerIteration = o.batch;
     s.distributed = o.distributed;
     s.resumedFrom = o.resume;
-    if (s.resumed)
-        if (auto resumed = readCheckpointInfo(o.resume); resumed) s.info.earlierSchedules = earlierSchedules(*resumed, total);
+    s.info.earlierSchedules = start.earlierSchedules;
     return s;
 }
 

@@ -74,6 +74,8 @@ struct RunStart {
     std::string dataset;
     std::string configJson;  ///< resumed runs only
     double baseline = 0;
+    /// Resumed runs: the schedules the checkpoint ran under before this run's (earlierSchedules).
+    std::vector<std::pair<std::int64_t, std::int64_t>> earlierSchedules;
 };
 Result<RunStart> runStart(const TrainCommonOptions& options, const std::string& dataset, const std::string& modelType);
 
@@ -91,11 +93,12 @@ std::string recreateRecipe(const std::string& command, const std::string& train,
                            const std::vector<std::pair<std::int64_t, std::int64_t>>& schedules);
 
 /// The loop's setup from the shared options: the sidecar names `modelType`, `configJson`, the
-/// dataset and seed (a resumed run's), and the loop starts at `firstIteration` of `total`.
+/// dataset and seed (a resumed run's) and the schedules before this one, and the loop starts at
+/// the run start's iteration of its total.
 TrainLoopSetup loopSetup(const TrainCommonOptions& options, torch::nn::Module& net,
                          torch::optim::Optimizer& optimizer, const std::string& modelType,
                          const std::string& configJson, const std::string& dataset, std::uint64_t seed,
-                         std::int64_t firstIteration, std::int64_t total);
+                         const RunStart& start);
 
 /// An --init-from checkpoint must hold a `modelType` model of the same architecture: its config,
 /// passed through `ourSettings` (which gives it our training mode and whatever else may differ,

@@ -156,7 +156,7 @@ Result<TrainSummary> trainToy(const ToyRun& run, const TrainProgressCallback& on
     ToyNet net(config.channels, config.side, config.width, config.classes);
     torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(r.common.lr));
     TrainLoopSetup setup =
-        loopSetup(r.common, *net, adam, "toy", toJson(config), start->dataset, start->seed, start->iteration, start->total);
+        loopSetup(r.common, *net, adam, "toy", toJson(config), start->dataset, start->seed, *start);
     std::vector<std::int64_t> evalIdx(64);
     std::iota(evalIdx.begin(), evalIdx.end(), 0);
     const auto evalBatch = makeBatch(**dataset, Split::Test, evalIdx, torch::kCPU);

@@ -193,8 +193,7 @@ Result<TrainSummary> trainCaptionModel(const CaptionTrainOptions& o,
     TrainingOrder order((*dataset)->size(Split::Train), seed);
     const auto eval = evaluationBatch(**dataset, o.evalImages, device, /*keepSamples=*/true);
 
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), start.dataset, seed,
-                                     start.iteration, start.total);
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "caption", captionConfigToJson(config), start.dataset, seed, start);
     baseline.wire(setup, config.mode == TrainingMode::Hard);
     setup.clipGradNorm = 5.0;
     const CaptionStep step{o, config, net, **dataset, order, {adam, opening->shard, device, seed, baseline}};

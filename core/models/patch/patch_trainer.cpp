@@ -42,7 +42,8 @@ struct PatchStep {
         const auto drawSeed = rankSeed(parts.seed, o.distributed.rank);
         Rng rng(mixSeed(drawSeed, kPatchDrawStream, static_cast<std::uint64_t>(it)));
         // The select variant skips the expectation mix: it would process every cell.
-        const auto step = stepRule(config.mode, it, parts.shard.size, parts.device, config.variant == "dense" ? 0.5 : -1,
+        const std::optional<double> mixShare = config.variant == "dense" ? std::optional<double>(0.5) : std::nullopt;
+        const auto step = stepRule(config.mode, it, parts.shard.size, parts.device, mixShare,
                                    mixSeed(drawSeed, kPatchMixStream, it), o.gumbelRate);
         const auto out = net->forward(batch.images, step.rule, rng, step.mix);
         const auto logpY = torch::log_softmax(out.logits, -1).gather(1, batch.labels.unsqueeze(1)).squeeze(1);
@@ -110,8 +111,7 @@ Result<TrainSummary> trainPatchModel(const PatchTrainOptions& o,
     TrainingOrder order(dataset.size(Split::Train), seed);
     const auto eval = evaluationBatch(dataset, o.evalImages, device);
 
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed,
-                                     start.iteration, start.total);
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "patch", patchConfigToJson(config), start.dataset, seed, start);
     baseline.wire(setup, config.mode == TrainingMode::Hard);
     const PatchStep step{o, config, net, dataset, order, {adam, opening->shard, device, seed, baseline}};
     auto evaluate = [&](TrainProgress& p) {

@@ -75,8 +75,7 @@ Result<TrainSummary> trainRamModel(const RamTrainOptions& o,
     TrainingOrder order(dataset.size(Split::Train), seed);
     const auto eval = evaluationBatch(dataset, o.evalImages, device);
 
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "ram", ramConfigToJson(config), start.dataset, seed,
-                                     start.iteration, start.total);
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "ram", ramConfigToJson(config), start.dataset, seed, start);
 
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
         // This rank's slice of the global batch, and its own draws.

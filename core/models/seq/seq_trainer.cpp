@@ -110,7 +110,7 @@ Result<TrainSummary> trainSeqModel(const SeqTrainOptions& o, const std::function
         evalSamples.push_back((*task)->sample(Split::Test, i, kSeqTestSeed));
     const auto evalBatch = makeSeqBatch(**task, evalSamples, device);
 
-    TrainLoopSetup setup = loopSetup(o, *net, adam, "seq", seqConfigToJson(config), config.task, seed, start.iteration, start.total);
+    TrainLoopSetup setup = loopSetup(o, *net, adam, "seq", seqConfigToJson(config), config.task, seed, start);
     baseline.wire(setup, config.hard());
     setup.clipGradNorm = 5.0;
     setup.imagesPerIteration = o.batch;

@@ -66,7 +66,7 @@ Result<TrainSummary> trainVitModel(const VitTrainOptions& o, const std::function
         if (auto room = checkShiftRoom(dataset, start.dataset); !room) return Error{room.error()};
 
     TrainLoopSetup setup =
-        loopSetup(o, *net, adamw, "vit", vitConfigToJson(config), start.dataset, seed, start.iteration, start.total);
+        loopSetup(o, *net, adamw, "vit", vitConfigToJson(config), start.dataset, seed, start);
     setup.clipGradNorm = 1.0;
     const auto classes = double(config.classes);
     auto step = [&](std::int64_t it, double, TrainProgress& p) {
