@@ -4,6 +4,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "data/augment.h"
@@ -60,6 +61,45 @@ TEST(VitNetwork, AttentionRowsAreDistributions) {
     // The answer does not depend on whether the maps are kept.
     EXPECT_TRUE(torch::allclose(net->forward(torch::ones({1, 1, 28, 28})).logits,
                                 net->forward(torch::ones({1, 1, 28, 28}), true).logits));
+}
+
+TEST(VitConfig, ShiftedPatchesAreReadStrictlyAndAbsentInOlderModels) {
+    auto c = smallConfig();
+    c.shiftedPatches = true;
+    auto back = vitConfigFromJson(vitConfigToJson(c));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_TRUE(back->shiftedPatches);
+    auto older = nlohmann::json::parse(vitConfigToJson(smallConfig()));
+    older.erase("shifted_patches");
+    back = vitConfigFromJson(older.dump());
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_FALSE(back->shiftedPatches);
+    older["shifted_patches"] = 1;
+    EXPECT_EQ(vitConfigFromJson(older.dump()).error(), "model config: 'shifted_patches' must be true or false, got 1");
+}
+
+TEST(VitNetwork, ShiftedPatchTokensReadHalfAPatchIntoTheirNeighbours) {
+    // Patch (0, 0) covers rows and columns 0..6; its shifted copies reach 3 pixels (half of 7)
+    // into the patches right of and below it, and no further.
+    for (const bool spt : {false, true}) {
+        auto c = smallConfig();
+        c.shiftedPatches = spt;
+        torch::manual_seed(5);
+        VitNetwork net(c);
+        torch::NoGradGuard noGrad;
+        const auto image = torch::zeros({1, 1, 28, 28});
+        const auto base = net->patchTokens(image);
+        ASSERT_EQ(base.sizes(), (std::vector<std::int64_t>{1, 16, 16}));
+        auto near = image.clone();
+        near[0][0][9][9] = 1;  // in patch (1, 1), 3 pixels from patch (0, 0)
+        auto far = image.clone();
+        far[0][0][10][10] = 1;  // 4 pixels away
+        const auto change = [&](const torch::Tensor& x) { return (net->patchTokens(x) - base).abs().amax(-1)[0]; };
+        EXPECT_EQ(change(near)[0].item<float>() > 0, spt) << "shifted patches " << spt;
+        EXPECT_EQ(change(far)[0].item<float>(), 0.0f);
+        EXPECT_GT(change(near)[5].item<float>(), 0.0f);  // the pixel's own patch, (1, 1)
+        EXPECT_EQ(net->forward(torch::rand({2, 1, 28, 28}), true).attentions.size(-1), 17);
+    }
 }
 
 TEST(VitTraining, TrainsLoadsTracesAndEvaluates) {

@@ -28,7 +28,8 @@ Result<VitConfig> validateVitConfig(const VitConfig& c) {
 std::string vitConfigToJson(const VitConfig& c) {
     return nlohmann::json{{"in_channels", c.inChannels}, {"image_size", c.imageSize}, {"patch", c.patch},
                           {"dim", c.dim},                {"layers", c.layers},         {"heads", c.heads},
-                          {"mlp", c.mlp},                {"classes", c.classes},       {"dropout", c.dropout}}
+                          {"mlp", c.mlp},                {"classes", c.classes},       {"dropout", c.dropout},
+                          {"shifted_patches", c.shiftedPatches}}
         .dump();
 }
 
@@ -47,6 +48,8 @@ Result<VitConfig> vitConfigFromJson(const std::string& text) {
         c.classes = intField(j, "classes", 2, 100000);
         if (!j.contains("dropout") || !j["dropout"].is_number()) throw JsonFieldError("'dropout' must be a number");
         c.dropout = j["dropout"].get<double>();
+        // Absent in models trained before shifted patches were built: plain patches.
+        if (j.contains("shifted_patches")) c.shiftedPatches = boolField(j, "shifted_patches");
     } catch (const nlohmann::json::exception& e) {
         return Error{std::string("model config: ") + firstLine(e.what())};
     } catch (const JsonFieldError& e) {

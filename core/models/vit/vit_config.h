@@ -1,6 +1,7 @@
 #pragma once
 // Configuration of the native Vision Transformer (plain types, stored in checkpoint sidecars):
-// square patches of a square image, a CLS token, learned positions, pre-norm layers.
+// square patches of a square image (optionally shifted patch tokens), a CLS token, learned
+// positions, pre-norm layers.
 
 #include <string>
 
@@ -18,6 +19,9 @@ struct VitConfig {
     int mlp = 128;      ///< hidden width of each layer's MLP
     int classes = 10;
     double dropout = 0.0;
+    /// Shifted patch tokenization (Lee et al. 2021): each token also sees its image shifted half a
+    /// patch in the four diagonal directions, through a layer norm and a linear embedding.
+    bool shiftedPatches = false;
     int grid() const { return imageSize / patch; }
 };
 

@@ -49,6 +49,9 @@ std::vector<FamilyField> vitFields() {
         cliOnly(integerField("heads", "Heads:", 1, 64, c.heads, "attention heads per layer")),
         cliOnly(integerField("mlp", "MLP width:", 1, 16384, c.mlp, "hidden width of each layer's MLP")),
         cliOnly(realField("dropout", "Dropout:", 0, 0.99, c.dropout, "dropout after attention and MLP")),
+        cliOnly(flagField("shifted-patches", "Shifted patches:",
+                          "shifted patch tokens (Lee et al. 2021): each token also reads its patch shifted half a "
+                          "patch in the four diagonal directions")),
         cliOnly(realField("weight-decay", "Weight decay:", 0, 10, d.weightDecay, "AdamW decoupled weight decay")),
         cliOnly(realField("label-smoothing", "Label smoothing:", 0, 0.99, d.labelSmoothing,
                           "share of the target spread over all classes")),
@@ -69,6 +72,7 @@ VitTrainOptions vitOptions(const FamilyTrainRequest& r, SettingsReader& s) {
     o.model.heads = int(s.integer("heads"));
     o.model.mlp = int(s.integer("mlp"));
     o.model.dropout = s.real("dropout");
+    o.model.shiftedPatches = s.flag("shifted-patches");
     o.weightDecay = s.real("weight-decay");
     o.labelSmoothing = s.real("label-smoothing");
     o.shift = s.flag("shift");

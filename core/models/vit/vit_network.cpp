@@ -1,5 +1,6 @@
 #include "models/vit/vit_network.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
@@ -30,8 +31,27 @@ torch::Tensor VitLayerImpl::forward(const torch::Tensor& x, torch::Tensor* weigh
     return h + m_drop(m_fc2(torch::gelu(m_fc1(m_norm2(h)))));
 }
 
+namespace {
+/// `image` [N, C, H, W] moved by (dx, dy) pixels, the uncovered border filled with 0 (background).
+torch::Tensor shifted(const torch::Tensor& image, std::int64_t dx, std::int64_t dy) {
+    const auto h = image.size(2), w = image.size(3);
+    const auto padded = torch::constant_pad_nd(image, {std::max<std::int64_t>(dx, 0), std::max<std::int64_t>(-dx, 0),
+                                                       std::max<std::int64_t>(dy, 0), std::max<std::int64_t>(-dy, 0)});
+    return padded.narrow(2, std::max<std::int64_t>(-dy, 0), h).narrow(3, std::max<std::int64_t>(-dx, 0), w);
+}
+
+constexpr int kShiftedCopies = 5;  // the image and its four diagonal shifts
+}  // namespace
+
 VitNetworkImpl::VitNetworkImpl(const VitConfig& c) : m_config(c) {
-    m_embed = register_module("embed", torch::nn::Conv2d(torch::nn::Conv2dOptions(c.inChannels, c.dim, c.patch).stride(c.patch)));
+    if (c.shiftedPatches) {
+        const int width = kShiftedCopies * c.inChannels * c.patch * c.patch;
+        m_patchNorm = register_module("patch_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
+        m_patchEmbed = register_module("patch_embed", torch::nn::Linear(width, c.dim));
+    } else {
+        m_embed = register_module("embed",
+                                  torch::nn::Conv2d(torch::nn::Conv2dOptions(c.inChannels, c.dim, c.patch).stride(c.patch)));
+    }
     m_cls = register_parameter("cls", torch::zeros({1, 1, c.dim}));
     m_position = register_parameter("position", torch::randn({1, c.grid() * c.grid() + 1, c.dim}) * 0.02);
     m_layers = register_module("layers", torch::nn::ModuleList());
@@ -44,10 +64,21 @@ VitNetworkImpl::VitNetworkImpl(const VitConfig& c) : m_config(c) {
     m_head = register_module("head", torch::nn::Linear(c.dim, c.classes));
 }
 
+torch::Tensor VitNetworkImpl::patchTokens(const torch::Tensor& images) {
+    // Centred inputs: the images are in [0, 1], mostly background.
+    if (!m_config.shiftedPatches) return m_embed(images - 0.5).flatten(2).transpose(1, 2);
+    const std::int64_t s = std::max(1, m_config.patch / 2), p = m_config.patch, g = m_config.grid();
+    const auto all = torch::cat({images, shifted(images, -s, -s), shifted(images, s, -s), shifted(images, -s, s),
+                                 shifted(images, s, s)},
+                                1) - 0.5;  // [N, 5C, H, W]
+    const auto n = images.size(0), channels = all.size(1);
+    const auto patches = all.view({n, channels, g, p, g, p}).permute({0, 2, 4, 1, 3, 5}).reshape({n, g * g, channels * p * p});
+    return m_patchEmbed(m_patchNorm(patches));
+}
+
 VitOutput VitNetworkImpl::forward(const torch::Tensor& images, bool keepAttention) {
     const auto n = images.size(0);
-    // Centred inputs: the images are in [0, 1], mostly background.
-    auto patches = m_embed(images - 0.5).flatten(2).transpose(1, 2);  // [N, P, D]
+    auto patches = patchTokens(images);  // [N, P, D]
     auto h = torch::cat({m_cls.expand({n, 1, m_config.dim}), patches}, 1) + m_position;
     std::vector<torch::Tensor> maps;
     for (const auto& module : *m_layers) {

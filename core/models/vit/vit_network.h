@@ -1,5 +1,6 @@
 #pragma once
-// The native Vision Transformer: a patch embedding (a strided convolution), a CLS token and
+// The native Vision Transformer: a patch embedding (a strided convolution, or with shifted patch
+// tokens a layer norm and a linear map of the patch and its four diagonal shifts), a CLS token and
 // learned positions, pre-norm layers of multi-head self-attention and a GELU MLP, and a linear
 // classifier on the final CLS token. Every layer's attention weights can be kept for traces.
 // Engine header: includes LibTorch.
@@ -50,10 +51,14 @@ public:
     /// images [N, C, H, W] in [0, 1].
     VitOutput forward(const torch::Tensor& images, bool keepAttention = false);
     const VitConfig& config() const { return m_config; }
+    /// images [N, C, H, W] in [0, 1] -> patch tokens [N, P, D], before the CLS token and positions.
+    torch::Tensor patchTokens(const torch::Tensor& images);
 
 private:
     VitConfig m_config;
-    torch::nn::Conv2d m_embed{nullptr};
+    torch::nn::Conv2d m_embed{nullptr};                   ///< plain patches
+    torch::nn::LayerNorm m_patchNorm{nullptr};            ///< shifted patches
+    torch::nn::Linear m_patchEmbed{nullptr};              ///< shifted patches
     torch::Tensor m_cls, m_position;
     torch::nn::ModuleList m_layers;
     torch::nn::LayerNorm m_norm{nullptr};
