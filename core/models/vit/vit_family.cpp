@@ -129,7 +129,8 @@ ModelFamily vitFamily() {
     f.recordAttentionInputs = recordVitAttention;
     f.listLine = [](const std::string& config, const std::string& dataset) {
         const auto c = vitConfigFromJson(config);
-        return c ? "ViT, " + std::to_string(c->layers) + " layers x " + std::to_string(c->heads) + " heads, " + dataset
+        return c ? "ViT, " + std::to_string(c->layers) + " layers x " + std::to_string(c->heads) + " heads" +
+                       (c->shiftedPatches ? ", shifted patches, " : ", ") + dataset
                  : dataset;
     };
     return f;
