@@ -47,23 +47,26 @@ TEST(GradientRollout, OneLayerRelevanceIsTheGradientWeightedAttentionRow) {
 TEST(GradientRollout, TheBundledVitLooksAtTheObjectAndPatchModelsAreRefused) {
     const std::string dir = std::string(SACCADE_SAMPLES_DIR) + "/models/";
     if (!std::filesystem::exists(dir + "vit-translated-fashion60.pt")) GTEST_SKIP() << "no bundled models";
-    auto vit = loadAttentionModel(dir + "vit-translated-fashion60.pt", "cpu");
-    ASSERT_TRUE(vit.ok()) << vit.error();
     auto data = openDataset("translated-fashion60", {"", 1});
     ASSERT_TRUE(data.ok()) << data.error();
-    double mass = 0, area = 0;
-    for (int i = 0; i < 8; ++i) {
-        const auto sample = (*data)->sample(Split::Test, i);
-        AttributionOptions o;
-        o.method = "gradient-rollout";
-        auto map = attribute(**vit, sample.image, o, sampleGroundTruth(sample));
-        ASSERT_TRUE(map.ok()) << map.error();
-        ASSERT_EQ(map->rows, 10);
-        for (double c : map->cells) EXPECT_GE(c, 0.0);
-        mass += *map->massInBox;
-        area += *map->boxArea;
+    // Plain patch tokens, and shifted ones (each token also reads half a patch around it).
+    for (const std::string file : {"vit-translated-fashion60.pt", "vit-spt-translated-fashion60.pt"}) {
+        auto vit = loadAttentionModel(dir + file, "cpu");
+        ASSERT_TRUE(vit.ok()) << vit.error();
+        double mass = 0, area = 0;
+        for (int i = 0; i < 8; ++i) {
+            const auto sample = (*data)->sample(Split::Test, i);
+            AttributionOptions o;
+            o.method = "gradient-rollout";
+            auto map = attribute(**vit, sample.image, o, sampleGroundTruth(sample));
+            ASSERT_TRUE(map.ok()) << map.error();
+            ASSERT_EQ(map->rows, 10);
+            for (double c : map->cells) EXPECT_GE(c, 0.0);
+            mass += *map->massInBox;
+            area += *map->boxArea;
+        }
+        EXPECT_GT(mass, 2 * area) << file;  // far more of the map on the object than on an equal share of the image
     }
-    EXPECT_GT(mass, 2 * area);  // far more of the map on the object than on an equal share of the image
     auto patch = loadAttentionModel(dir + "patch-soft-fashion60.pt", "cpu");
     ASSERT_TRUE(patch.ok()) << patch.error();
     AttributionOptions o;

@@ -57,7 +57,8 @@ TEST(RuleKind, EveryRuleOfEveryImageModelIsRegistered) {
     const std::vector<std::string> files = {
         SACCADE_SAMPLES_DIR "/models/patch-soft-fashion60.pt",    SACCADE_SAMPLES_DIR "/models/patch-hard-fashion60.pt",
         SACCADE_SAMPLES_DIR "/models/ram-fashion28.pt",           SACCADE_SAMPLES_DIR "/models/caption-soft-scenes64.pt",
-        SACCADE_SAMPLES_DIR "/models/vit-translated-fashion60.pt", SACCADE_SAMPLES_DIR "/torchscript/grid_attention.pt",
+        SACCADE_SAMPLES_DIR "/models/vit-translated-fashion60.pt",
+        SACCADE_SAMPLES_DIR "/models/vit-spt-translated-fashion60.pt", SACCADE_SAMPLES_DIR "/torchscript/grid_attention.pt",
         SACCADE_SAMPLES_DIR "/torchscript/glimpse_model.pt",     SACCADE_SAMPLES_DIR "/torchscript/sat_captioner.pt",
         SACCADE_SAMPLES_DIR "/torchscript/vit_model.pt"};
     int rules = 0;

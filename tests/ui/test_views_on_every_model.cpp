@@ -47,6 +47,8 @@ void TestViewsOnEveryModel::mapRowOffersWhatEachModelGives_data() {
     QTest::newRow("ram") << "ram-translated-fashion60.pt" << true;
     QTest::newRow("vit") << "vit-translated-fashion60.pt" << true;
     QTest::newRow("captioner") << "caption-soft-scenes64.pt" << false;
+    // After another family: the wait below knows a model by the first word of its file's name.
+    QTest::newRow("vit, shifted patches") << "vit-spt-translated-fashion60.pt" << true;
     QTest::newRow("import grid") << "../torchscript/grid_attention.pt" << true;
     QTest::newRow("import glimpses") << "../torchscript/glimpse_model.pt" << true;
     QTest::newRow("import transformer") << "../torchscript/vit_model.pt" << true;
