@@ -177,6 +177,7 @@ SACCADE_PASSIVE_OPENMP_WAIT()
 
 int main(int argc, char** argv) {
     saccade::restartUnlessOpenMpWaitsPassively(argv);
+    saccade::restartUnlessBlasKnowsTheProcessor(argv);
     quietForReportPdf(argc, argv);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,

@@ -75,6 +75,22 @@ void restartUnlessOpenMpWaitsPassively(char** argv) {
     ::execv("/proc/self/exe", argv);
 }
 
+void restartUnlessBlasKnowsTheProcessor(char** argv) {
+    if (::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // the user's choice, or an earlier start's
+    using CoreName = char* (*)();
+    auto* coreName = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+    if (coreName == nullptr || coreName() == nullptr || std::strcmp(coreName(), "Prescott") != 0) return;
+    const char* kernels = nullptr;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))
+        kernels = "SkylakeX";
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        kernels = "Haswell";
+    if (kernels == nullptr || ::setenv("OPENBLAS_CORETYPE", kernels, 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
+    ::unsetenv("OPENBLAS_CORETYPE");  // the new start failed: this one goes on as it was
+}
+
 void tuneAllocator() {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);

@@ -28,6 +28,14 @@ const char* environmentValue(const char* name);
 /// PASSIVE). Returns when nothing was to be done or the new start failed. Call first in main.
 void restartUnlessOpenMpWaitsPassively(char** argv);
 
+/// OpenBLAS falls back to its Prescott (SSE3) kernels on a processor it does not know (0.3.21 on
+/// an Intel Xeon of family 6, model 207: 11.7 GFLOP/s against 85.7 with its AVX-512 kernels).
+/// When it did, OPENBLAS_CORETYPE is unset and the processor has AVX-512 (F, BW, VL, DQ, CD) or
+/// AVX2 with FMA: starts the program again with OPENBLAS_CORETYPE=SkylakeX or Haswell (OpenBLAS
+/// reads it once, as it loads). Returns when nothing was to be done or the new start failed.
+/// Call first in main.
+void restartUnlessBlasKnowsTheProcessor(char** argv);
+
 }  // namespace saccade
 
 /// In a program's main file, at namespace scope: the program's getenv and secure_getenv, which the

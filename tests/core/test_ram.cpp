@@ -180,7 +180,10 @@ TEST(RamNetwork, BatchedEpisodesEqualSeparateRunsAndSeedsRepeat) {
     const auto m1 = net->forward(image, RamRule::Mean, d, true, 3), m2 = net->forward(image, RamRule::Mean, e, true, 3);
     EXPECT_TRUE(torch::equal(m1.locations, m2.locations));
     EXPECT_TRUE(torch::equal(m1.logits, m2.logits));
-    EXPECT_TRUE(torch::equal(m1.locations[2][0], m1.locations[2][2]));
+    // Episodes of one image under the mean rule go to the same places. Rows of one batch need not
+    // be equal to the bit: OpenBLAS's Prescott kernels (its choice on Xeons it does not know) round
+    // the last row of three apart from the first.
+    EXPECT_TRUE(torch::allclose(m1.locations[2][0], m1.locations[2][2], 1e-5, 1e-6));
 }
 
 TEST(RamNetwork, HybridLossScoresEachDrawAgainstItsBaseline) {

@@ -456,6 +456,18 @@ def read_doc() -> Dict[str, Dict[str, Outcome]]:
     return results
 
 
+def same_blas_kernels(cli: str) -> None:
+    """The PyTorch references run on the OpenBLAS kernels saccade-cli runs on: on a processor
+    OpenBLAS does not know, saccade-cli starts again on its AVX kernels (common/runtime.h) while
+    plain PyTorch stays on Prescott's, and the two round differently."""
+    if "OPENBLAS_CORETYPE" in os.environ:
+        return
+    out = subprocess.run([cli, "doctor", "--json"], capture_output=True, text=True)
+    chosen = json.loads(out.stdout).get("blas", {}).get("OPENBLAS_CORETYPE") if out.returncode == 0 else None
+    if chosen:
+        os.environ["OPENBLAS_CORETYPE"] = chosen
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--cli")
@@ -465,6 +477,8 @@ def main() -> int:
     p.add_argument("--check-table", action="store_true")
     a = p.parse_args()
     all_rows = rows()
+    if a.cli:
+        same_blas_kernels(a.cli)
     if a.check_table:
         cols = columns("/unused")
         doc = read_doc()
