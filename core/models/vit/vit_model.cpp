@@ -91,8 +91,8 @@ std::string VitModel::summary() const {
     const auto& c = m_impl->config;
     return "vision transformer: " + std::to_string(c.imageSize) + "x" + std::to_string(c.imageSize) + " input, " +
            std::to_string(c.grid()) + "x" + std::to_string(c.grid()) + (c.shiftedPatches ? " shifted" : "") +
-           " patches of " + std::to_string(c.patch) + " px + CLS, " + std::to_string(c.layers) + " layers x " + std::to_string(c.heads) + " heads, width " +
-           std::to_string(c.dim);
+           " patches of " + std::to_string(c.patch) + " px + CLS, " + std::to_string(c.layers) + " layers x " +
+           std::to_string(c.heads) + " heads, width " + std::to_string(c.dim);
 }
 
 Result<Trace> VitModel::trace(const Image& image, const std::string& ruleSpec, std::uint64_t seed,
