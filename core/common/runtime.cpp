@@ -79,7 +79,8 @@ void restartUnlessBlasKnowsTheProcessor(char** argv) {
     if (::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // the user's choice, or an earlier start's
     using CoreName = char* (*)();
     auto* coreName = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
-    if (coreName == nullptr || coreName() == nullptr || std::strcmp(coreName(), "Prescott") != 0) return;
+    const char* core = coreName != nullptr ? coreName() : nullptr;
+    if (core == nullptr || std::strcmp(core, "Prescott") != 0) return;
     const char* kernels = nullptr;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd"))

@@ -32,14 +32,6 @@ torch::Tensor VitLayerImpl::forward(const torch::Tensor& x, torch::Tensor* weigh
 }
 
 namespace {
-/// `image` [N, C, H, W] moved by (dx, dy) pixels, the uncovered border filled with 0 (background).
-torch::Tensor shifted(const torch::Tensor& image, std::int64_t dx, std::int64_t dy) {
-    const auto h = image.size(2), w = image.size(3);
-    const auto padded = torch::constant_pad_nd(image, {std::max<std::int64_t>(dx, 0), std::max<std::int64_t>(-dx, 0),
-                                                       std::max<std::int64_t>(dy, 0), std::max<std::int64_t>(-dy, 0)});
-    return padded.narrow(2, std::max<std::int64_t>(-dy, 0), h).narrow(3, std::max<std::int64_t>(-dx, 0), w);
-}
-
 constexpr int kShiftedCopies = 5;  // the image and its four diagonal shifts
 }  // namespace
 
@@ -68,9 +60,11 @@ torch::Tensor VitNetworkImpl::patchTokens(const torch::Tensor& images) {
     // Centred inputs: the images are in [0, 1], mostly background.
     if (!m_config.shiftedPatches) return m_embed(images - 0.5).flatten(2).transpose(1, 2);
     const std::int64_t s = std::max(1, m_config.patch / 2), p = m_config.patch, g = m_config.grid();
-    const auto all = torch::cat({images, shifted(images, -s, -s), shifted(images, s, -s), shifted(images, -s, s),
-                                 shifted(images, s, s)},
-                                1) - 0.5;  // [N, 5C, H, W]
+    // Padded once with background (0); a window of it at (s - dy, s - dx) is the image moved by (dx, dy).
+    const auto h = images.size(2), w = images.size(3);
+    const auto padded = torch::constant_pad_nd(images, {s, s, s, s});
+    const auto moved = [&](std::int64_t dx, std::int64_t dy) { return padded.narrow(2, s - dy, h).narrow(3, s - dx, w); };
+    const auto all = torch::cat({images, moved(-s, -s), moved(s, -s), moved(-s, s), moved(s, s)}, 1) - 0.5;  // [N, 5C, H, W]
     const auto n = images.size(0), channels = all.size(1);
     const auto patches = all.view({n, channels, g, p, g, p}).permute({0, 2, 4, 1, 3, 5}).reshape({n, g * g, channels * p * p});
     return m_patchEmbed(m_patchNorm(patches));
