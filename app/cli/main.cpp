@@ -6,7 +6,7 @@ SACCADE_PASSIVE_OPENMP_WAIT()
 
 int main(int argc, char** argv) {
     saccade::restartUnlessOpenMpWaitsPassively(argv);
-    saccade::restartUnlessBlasKnowsTheProcessor(argv);
+    saccade::chooseBlasKernelsForTheProcessor(argv);
     saccade::tuneAllocator();
     return saccade::cli::runSaccadeCli(argc, argv);
 }

@@ -177,7 +177,7 @@ SACCADE_PASSIVE_OPENMP_WAIT()
 
 int main(int argc, char** argv) {
     saccade::restartUnlessOpenMpWaitsPassively(argv);
-    saccade::restartUnlessBlasKnowsTheProcessor(argv);
+    saccade::chooseBlasKernelsForTheProcessor(argv);
     quietForReportPdf(argc, argv);
     if (!displayAvailable(argc, argv)) {
         std::fprintf(stderr,

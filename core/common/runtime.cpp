@@ -75,7 +75,7 @@ void restartUnlessOpenMpWaitsPassively(char** argv) {
     ::execv("/proc/self/exe", argv);
 }
 
-void restartUnlessBlasKnowsTheProcessor(char** argv) {
+void chooseBlasKernelsForTheProcessor(char** argv) {
     if (::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // the user's choice, or an earlier start's
     using CoreName = char* (*)();
     auto* coreName = reinterpret_cast<CoreName>(::dlsym(RTLD_DEFAULT, "openblas_get_corename"));
@@ -87,7 +87,20 @@ void restartUnlessBlasKnowsTheProcessor(char** argv) {
         kernels = "SkylakeX";
     else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         kernels = "Haswell";
+    // Set in the environment too: child processes (bench all's, the PyTorch references) inherit it.
     if (kernels == nullptr || ::setenv("OPENBLAS_CORETYPE", kernels, 1) != 0) return;
+    // A DYNAMIC_ARCH OpenBLAS exports the pair that chooses its kernel table: forget the choice,
+    // choose again (it reads OPENBLAS_CORETYPE). Nothing has called BLAS yet, and the table is
+    // read at every call, so the change is whole.
+    using Step = void (*)();
+    auto* forget = reinterpret_cast<Step>(::dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit"));
+    auto* choose = reinterpret_cast<Step>(::dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init"));
+    if (forget != nullptr && choose != nullptr) {
+        forget();
+        choose();
+        const char* now = coreName();
+        if (now != nullptr && std::strcmp(now, "Prescott") != 0) return;
+    }
     ::execv("/proc/self/exe", argv);
     ::unsetenv("OPENBLAS_CORETYPE");  // the new start failed: this one goes on as it was
 }

@@ -31,10 +31,11 @@ void restartUnlessOpenMpWaitsPassively(char** argv);
 /// OpenBLAS falls back to its Prescott (SSE3) kernels on a processor it does not know (0.3.21 on
 /// an Intel Xeon of family 6, model 207: 11.7 GFLOP/s against 85.7 with its AVX-512 kernels).
 /// When it did, OPENBLAS_CORETYPE is unset and the processor has AVX-512 (F, BW, VL, DQ, CD) or
-/// AVX2 with FMA: starts the program again with OPENBLAS_CORETYPE=SkylakeX or Haswell (OpenBLAS
-/// reads it once, as it loads). Returns when nothing was to be done or the new start failed.
-/// Call first in main.
-void restartUnlessBlasKnowsTheProcessor(char** argv);
+/// AVX2 with FMA: sets OPENBLAS_CORETYPE=SkylakeX or Haswell and has OpenBLAS choose its kernels
+/// again in this process (gotoblas_dynamic_quit and _init, which a DYNAMIC_ARCH build exports).
+/// Only where those are missing or the choice did not take does it start the program again with
+/// the variable set (/proc/self/exe, the same arguments). Call first in main, before any BLAS call.
+void chooseBlasKernelsForTheProcessor(char** argv);
 
 }  // namespace saccade
 
