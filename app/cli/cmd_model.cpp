@@ -27,6 +27,25 @@ namespace saccade::cli {
 
 namespace {
 
+/// A captioner's figures per object size, under each rule: the words that name an object of that
+/// size (attention mass in its box, hit rate) and the objects named in full. Nothing when the
+/// scenes' objects carry no size (an imported captioner's data).
+void printCaptionSizes(const std::vector<CaptionRuleReport>& captions) {
+    if (captions.empty() || captions.front().bySize.empty()) return;
+    std::cout << "  by object size  object words   mass  hit rate   objects named in full\n";
+    for (const auto& c : captions)
+        for (const auto& z : c.bySize) {
+            std::cout << "  " << std::left << std::setw(10) << c.rule << std::setw(6) << z.size << std::right
+                      << std::setw(13) << z.words;
+            if (z.words > 0)
+                std::cout << std::setprecision(3) << std::setw(7) << z.mass << std::setw(10) << z.hitRate;
+            else
+                std::cout << "   not measured";
+            std::cout << "   " << z.named << " of " << z.objects << std::setprecision(1) << " ("
+                      << 100.0 * double(z.named) / double(std::max<std::int64_t>(1, z.objects)) << "%)\n";
+        }
+}
+
 void addEval(CLI::App& app, int& exitCode) {
     struct Args {
         std::string model, dataset, split = "test", rules, device = "auto", shard, pairs;
@@ -106,6 +125,7 @@ void addEval(CLI::App& app, int& exitCode) {
                 else
                     std::cout << std::setw(20) << objects.mass << std::setw(10) << objects.hitRate << "\n";
             }
+            printCaptionSizes(report->captions);
             return;
         }
         for (const auto& r : report->rules) {

@@ -8,7 +8,7 @@
 namespace saccade {
 
 CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
-                            std::int64_t exact, const AttentionCorrectness& correctness) {
+                            std::int64_t exact, const AttentionCorrectness& correctness, const ObjectNaming& naming) {
     CaptionScores s;
     s.rule = rule;
     s.bleu = bleuFromCounts(bleuCounts);
@@ -16,8 +16,17 @@ CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCount
     s.exact = exact;
     s.exactMatch = images ? double(exact) / double(images) : 0;
     s.correctness = correctness;
+    s.naming = naming;
     return s;
 }
+
+void ObjectNaming::add(const std::string& size, bool named) {
+    Count& count = bySize[size];
+    count.named += named ? 1 : 0;
+    count.objects += 1;
+}
+
+std::string objectSizeKey(const std::string& size) { return size + " objects"; }
 
 std::vector<std::string> objectWordClasses() { return {"size", "colour", "shape"}; }
 

@@ -49,6 +49,21 @@ struct AttentionCorrectness {
     Entry total(const std::vector<std::string>& classes) const;
 };
 
+/// Per object size ("small", "large": the first word of a scene object's name), how many objects
+/// the scenes held and how many of them their caption named in full ("SIZE COLOUR SHAPE", all
+/// three right): whether a captioner overlooks the small ones.
+struct ObjectNaming {
+    struct Count {
+        std::int64_t named = 0, objects = 0;
+    };
+    std::map<std::string, Count> bySize;
+    void add(const std::string& size, bool named);
+};
+
+/// The key of AttentionCorrectness under which the object words naming an object of `size` are
+/// also counted: "small objects", "large objects".
+std::string objectSizeKey(const std::string& size);
+
 /// Figures of one caption rule over a set of images, all from counts and order-independent sums,
 /// so the shards of an evaluation merge into exactly the unsharded figures.
 struct CaptionScores {
@@ -56,10 +71,12 @@ struct CaptionScores {
     BleuScores bleu;
     std::int64_t images = 0, exact = 0;
     double exactMatch = 0;
-    AttentionCorrectness correctness;  ///< per word class; mass and hit rate
+    AttentionCorrectness correctness;  ///< per word class, and per object size (objectSizeKey); mass and hit rate
+    ObjectNaming naming;               ///< per object size: objects named in full
 };
 /// The figures from their counts: BLEU from `bleuCounts` (bleuFromCounts), the exact-match rate.
 CaptionScores captionScores(const std::string& rule, const BleuScores& bleuCounts, std::int64_t images,
-                            std::int64_t exact, const AttentionCorrectness& correctness);
+                            std::int64_t exact, const AttentionCorrectness& correctness,
+                            const ObjectNaming& naming = {});
 
 }  // namespace saccade

@@ -72,6 +72,12 @@ CaptionRuleReport captionRuleReport(const CaptionScores& s) {
     };
     for (const char* cls : {"size", "colour", "shape", "relation"}) entry(cls, s.correctness.total({cls}));
     entry("objects", s.correctness.total(objectWordClasses()));
+    for (const auto& [size, count] : s.naming.bySize) {
+        const auto words = s.correctness.total({objectSizeKey(size)});
+        c.bySize.push_back({size, words.words ? words.massSum.value() / double(words.words) : 0.0,
+                            words.words ? double(words.hits) / double(words.words) : 0.0, words.words, count.named,
+                            count.objects});
+    }
     c.counts = s;
     return c;
 }
@@ -86,13 +92,16 @@ nlohmann::json captionCounts(const EvalReport& r) {
         nlohmann::json classes = nlohmann::json::object();
         for (const auto& [name, e] : s.correctness.byClass)
             classes[name] = {{"mass_units", e.massSum.units()}, {"hits", e.hits}, {"words", e.words}};
+        nlohmann::json named = nlohmann::json::object();
+        for (const auto& [size, count] : s.naming.bySize) named[size] = {{"named", count.named}, {"objects", count.objects}};
         partial[rule.rule] = {{"bleu_matches", s.bleu.matches},
                               {"bleu_totals", s.bleu.totals},
                               {"candidate_length", s.bleu.candidateLength},
                               {"reference_length", s.bleu.referenceLength},
                               {"images", s.images},
                               {"exact", s.exact},
-                              {"classes", classes}};
+                              {"classes", classes},
+                              {"named", named}};
     }
     return partial;
 }
@@ -113,11 +122,22 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
             nlohmann::json correctness = nlohmann::json::object();
             for (const auto& a : c.attention)
                 correctness[a.wordClass] = {{"mass", a.mass}, {"hit_rate", a.hitRate}, {"words", a.words}};
+            // Not measured is null: a size whose objects no word named has no attention figure.
+            const auto measured = [](bool yes, double v) { return yes ? nlohmann::json(v) : nlohmann::json(nullptr); };
+            nlohmann::json bySize = nlohmann::json::object();
+            for (const auto& z : c.bySize)
+                bySize[z.size] = {{"mass", measured(z.words > 0, z.mass)},
+                                  {"hit_rate", measured(z.words > 0, z.hitRate)},
+                                  {"words", z.words},
+                                  {"named", z.named},
+                                  {"objects", z.objects},
+                                  {"named_rate", measured(z.objects > 0, double(z.named) / double(std::max<std::int64_t>(1, z.objects)))}};
             byRule[c.rule] = {{"bleu1", c.bleu[0]}, {"bleu2", c.bleu[1]}, {"bleu3", c.bleu[2]}, {"bleu4", c.bleu[3]},
-                              {"exact_match", c.exactMatch}, {"attention_correctness", correctness}};
+                              {"exact_match", c.exactMatch}, {"attention_correctness", correctness},
+                              {"by_object_size", bySize}};
         }
         j["by_rule"] = byRule;
-        for (const char* key : {"bleu1", "bleu2", "bleu3", "bleu4", "exact_match", "attention_correctness"})
+        for (const char* key : {"bleu1", "bleu2", "bleu3", "bleu4", "exact_match", "attention_correctness", "by_object_size"})
             j[key] = byRule[r.captions.front().rule][key];
         j["headline_rule"] = r.captions.front().rule;
     }

@@ -42,6 +42,15 @@ struct CaptionRuleReport {
         std::int64_t words = 0;
     };
     std::vector<Correctness> attention;
+    /// Per object size (small, large) the scenes held: the object words naming an object of that
+    /// size (their attention's mass in its box and hit rate; words 0 when none was said), and how
+    /// many of those objects the caption named in full.
+    struct SizeFigures {
+        std::string size;
+        double mass = 0, hitRate = 0;
+        std::int64_t words = 0, named = 0, objects = 0;
+    };
+    std::vector<SizeFigures> bySize;
     CaptionScores counts;  ///< what the figures are made of (a shard's JSON carries it)
 };
 

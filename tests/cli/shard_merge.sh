@@ -28,6 +28,20 @@ check() {
 
 check eval-patch 3 eval --model "$models/patch-hard-fashion60.pt" --limit 600 --rules soft,sample,argmax,ksample:3
 check eval-caption 2 eval --model "$models/caption-hard-scenes64.pt" --limit 250
+# Its figures per object size add up too; a shard naming more small objects than it held is refused.
+/usr/bin/python3 -c 'import json,sys; z=json.load(open(sys.argv[1]))["by_object_size"]; sys.exit(0 if all(z[k]["objects"] > 0 for k in ("small", "large")) else 1)' \
+  eval-caption.merged.json || { echo "FAIL: eval-caption: no small and large objects counted"; exit 1; }
+/usr/bin/python3 - eval-caption.0.json forged.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for counts in d["caption_counts"].values():
+    counts["named"]["small"]["named"] = counts["named"]["small"]["objects"] + 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if "$cli" merge eval-caption.1.json forged.json --out forged.merged.json > forged.out 2>&1 \
+    || ! grep -q "more small objects named than held" forged.out; then
+  echo "FAIL: a forged count of small objects named was not refused:"; cat forged.out; exit 1
+fi
 check compare-ram 3 compare --model "$models/ram-fashion28.pt" --dataset fashion28 --limit 700
 check sweep-patch 3 sweep --model "$models/patch-hard-fashion60.pt" --runs 10 --dx -6:5 --dy 0:1
 check faithfulness-ram 2 faithfulness --model "$models/ram-translated-fashion60.pt" --limit 30 --saliency-images 3

@@ -320,6 +320,47 @@ TEST(Captioner, CaptionsEncodeDecodeAndGround) {
     EXPECT_EQ(captionWordHits(words, {}, cells, 4, 40), std::vector<int>(10, -1));
 }
 
+TEST(Captioner, ScoresCountObjectWordsAndNamedObjectsPerObjectSize) {
+    // The scene above on a 4 x 4 grid of 10-px cells: cell 0 is the small circle's box, cell 10
+    // the large square's. Each word looks at one cell with all its attention.
+    Sample scene;
+    scene.objects = {{{0, 0, 10, 10}, 0, "small red circle"}, {{20, 20, 10, 10}, 1, "large blue square"}};
+    scene.captionWords = splitWords("a small red circle left of a large blue square");
+    DecodedCaption caption;
+    caption.words = splitWords("a small red circle left of a large green square");
+    caption.chosen = {15, 0, 15, 0, 10, 15, 3, 10, 10, 0, 15};  // the last: the <end> step
+    for (const int cell : caption.chosen) {
+        std::vector<float> p(16, 0.f);
+        p[std::size_t(cell)] = 1.f;
+        caption.attention.push_back(p);
+    }
+    CaptionScoreAccumulator acc("argmax", 4, 40);
+    EXPECT_FALSE(acc.add(scene, caption));
+    const auto scores = acc.scores();
+    // Small: "small" (hit), "red" (cell 15: miss), "circle" (hit); all its attention or none in
+    // the box. Large: "large" (cell 10: hit) and "square" (cell 0: miss); "green" names nobody;
+    // "left" and "of" relate two objects and count under neither size.
+    const auto small = scores.correctness.byClass.at(objectSizeKey("small"));
+    EXPECT_EQ(small.words, 3);
+    EXPECT_EQ(small.hits, 2);
+    EXPECT_NEAR(small.massSum.value(), 2.0, 1e-9);
+    const auto large = scores.correctness.byClass.at(objectSizeKey("large"));
+    EXPECT_EQ(large.words, 2);
+    EXPECT_EQ(large.hits, 1);
+    EXPECT_NEAR(large.massSum.value(), 1.0, 1e-9);
+    // The small circle is named in full; the large square is not ("large green square").
+    EXPECT_EQ(scores.naming.bySize.at("small").named, 1);
+    EXPECT_EQ(scores.naming.bySize.at("small").objects, 1);
+    EXPECT_EQ(scores.naming.bySize.at("large").named, 0);
+    EXPECT_EQ(scores.naming.bySize.at("large").objects, 1);
+    const auto report = captionRuleReport(scores);
+    ASSERT_EQ(report.bySize.size(), 2u);
+    EXPECT_EQ(report.bySize[1].size, "small");
+    EXPECT_NEAR(report.bySize[1].hitRate, 2.0 / 3.0, 1e-12);
+    EXPECT_EQ(report.attention.back().wordClass, "objects");
+    EXPECT_EQ(report.attention.back().words, 5);  // the five above: "green" is not grounded
+}
+
 TEST(Captioner, RunStatsCountWordHitsPerWord) {
     // Three runs by hand: "red" hits twice of three uses, "circle" once of two; the deterministic
     // caption's "red" missed.

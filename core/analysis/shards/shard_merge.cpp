@@ -85,6 +85,7 @@ EvalReport mergeEval(const std::vector<Json>& shards) {
     std::vector<BleuScores> bleu(rules.size());
     std::vector<std::int64_t> images(rules.size(), 0), exact(rules.size(), 0);
     std::vector<AttentionCorrectness> correctness(rules.size());
+    std::vector<ObjectNaming> naming(rules.size());
     const bool captions = first.contains("caption_counts");
     for (const Json& doc : shards) {
         const std::string tag = shardTag(doc);
@@ -122,12 +123,21 @@ EvalReport mergeEval(const std::vector<Json>& shards) {
                 sum.hits += e.hits;
                 sum.words += e.words;
             }
+            const Json& named = need(counts, "named", where);
+            if (!named.is_object()) throw std::runtime_error(where + ": \"named\" is not an object of sizes");
+            for (const auto& [size, count] : named.items()) {
+                auto& sum = naming[k].bySize[size];
+                const std::int64_t said = shardCount(count, "named", where), held = shardCount(count, "objects", where);
+                if (said > held) throw std::runtime_error(where + ": more " + size + " objects named than held");
+                sum.named += said;
+                sum.objects += held;
+            }
         }
     }
     for (std::size_t k = 0; k < rules.size(); ++k) {
         const std::string rule = rules[k].at("rule");
         r.rules.push_back(wilsonAccuracy(rule, correct[k], n[k]));
-        if (captions) r.captions.push_back(captionRuleReport(captionScores(rule, bleu[k], images[k], exact[k], correctness[k])));
+        if (captions) r.captions.push_back(captionRuleReport(captionScores(rule, bleu[k], images[k], exact[k], correctness[k], naming[k])));
     }
     return r;
 }

@@ -2,7 +2,8 @@
 // Decoding a batch of images under a caption rule, and scoring the captions: corpus BLEU-1..4
 // against every reference, exact match, and attention correctness per word class (for each word
 // that names an object: the attention mass inside the object's box, and whether the chosen cell
-// hits it). Shared by the captioner's trainer (held-out figures) and CaptionModel::evaluate.
+// hits it), and per object size (small, large) the object words' attention and the objects the
+// caption names in full. Shared by the captioner's trainer (held-out figures) and CaptionModel::evaluate.
 // Engine header: includes LibTorch.
 
 #include <cstdint>
@@ -60,6 +61,7 @@ private:
     std::vector<std::vector<std::vector<std::string>>> m_references;
     std::int64_t m_exact = 0;
     AttentionCorrectness m_correctness;
+    ObjectNaming m_naming;
 };
 
 }  // namespace saccade
