@@ -41,8 +41,9 @@ void printCaptionSizes(const std::vector<CaptionRuleReport>& captions) {
                 std::cout << std::setprecision(3) << std::setw(7) << z.mass << std::setw(10) << z.hitRate;
             else
                 std::cout << "   not measured";
-            std::cout << "   " << z.named << " of " << z.objects << std::setprecision(1) << " ("
-                      << 100.0 * double(z.named) / double(std::max<std::int64_t>(1, z.objects)) << "%)\n";
+            const auto named = wilsonAccuracy("", z.named, z.objects);
+            std::cout << "   " << z.named << " of " << z.objects << std::setprecision(1) << " (" << 100 * named.accuracy
+                      << "%, 95% CI " << 100 * named.low << "-" << 100 * named.high << ")\n";
         }
 }
 

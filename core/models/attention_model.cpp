@@ -75,8 +75,8 @@ CaptionRuleReport captionRuleReport(const CaptionScores& s) {
     for (const auto& [size, count] : s.naming.bySize) {
         const auto words = s.correctness.total({objectSizeKey(size)});
         c.bySize.push_back({size, words.words ? words.massSum.value() / double(words.words) : 0.0,
-                            words.words ? double(words.hits) / double(words.words) : 0.0, words.words, count.named,
-                            count.objects});
+                            words.words ? double(words.hits) / double(words.words) : 0.0, words.words, words.hits,
+                            count.named, count.objects});
     }
     c.counts = s;
     return c;
@@ -124,14 +124,22 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
                 correctness[a.wordClass] = {{"mass", a.mass}, {"hit_rate", a.hitRate}, {"words", a.words}};
             // Not measured is null: a size whose objects no word named has no attention figure.
             const auto measured = [](bool yes, double v) { return yes ? nlohmann::json(v) : nlohmann::json(nullptr); };
+            const auto interval = [](std::int64_t k, std::int64_t n) {
+                if (n == 0) return nlohmann::json(nullptr);
+                const auto w = wilsonAccuracy("", k, n);
+                return nlohmann::json::array({w.low, w.high});
+            };
             nlohmann::json bySize = nlohmann::json::object();
-            for (const auto& z : c.bySize)
+            for (const auto& z : c.bySize) {
                 bySize[z.size] = {{"mass", measured(z.words > 0, z.mass)},
                                   {"hit_rate", measured(z.words > 0, z.hitRate)},
+                                  {"hit_rate_ci95", interval(z.hits, z.words)},
                                   {"words", z.words},
                                   {"named", z.named},
                                   {"objects", z.objects},
-                                  {"named_rate", measured(z.objects > 0, double(z.named) / double(std::max<std::int64_t>(1, z.objects)))}};
+                                  {"named_rate", measured(z.objects > 0, double(z.named) / double(std::max<std::int64_t>(1, z.objects)))},
+                                  {"named_rate_ci95", interval(z.named, z.objects)}};
+            }
             byRule[c.rule] = {{"bleu1", c.bleu[0]}, {"bleu2", c.bleu[1]}, {"bleu3", c.bleu[2]}, {"bleu4", c.bleu[3]},
                               {"exact_match", c.exactMatch}, {"attention_correctness", correctness},
                               {"by_object_size", bySize}};

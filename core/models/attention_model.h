@@ -48,7 +48,7 @@ struct CaptionRuleReport {
     struct SizeFigures {
         std::string size;
         double mass = 0, hitRate = 0;
-        std::int64_t words = 0, named = 0, objects = 0;
+        std::int64_t words = 0, hits = 0, named = 0, objects = 0;
     };
     std::vector<SizeFigures> bySize;
     CaptionScores counts;  ///< what the figures are made of (a shard's JSON carries it)

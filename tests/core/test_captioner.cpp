@@ -357,6 +357,21 @@ TEST(Captioner, ScoresCountObjectWordsAndNamedObjectsPerObjectSize) {
     ASSERT_EQ(report.bySize.size(), 2u);
     EXPECT_EQ(report.bySize[1].size, "small");
     EXPECT_NEAR(report.bySize[1].hitRate, 2.0 / 3.0, 1e-12);
+    EXPECT_EQ(report.bySize[1].hits, 2);
+    // In JSON: figures per size with their Wilson intervals (one object of each size: 0 of 1 named
+    // is an interval from 0 to 0.79).
+    EvalReport eval;
+    eval.captions = {report};
+    const auto json = nlohmann::json::parse(evalReportToJson(eval));
+    const auto& largeJson = json["by_object_size"]["large"];
+    EXPECT_EQ(largeJson["words"], 2);
+    EXPECT_DOUBLE_EQ(largeJson["hit_rate"].get<double>(), 0.5);
+    EXPECT_EQ(largeJson["named"], 0);
+    EXPECT_EQ(largeJson["objects"], 1);
+    EXPECT_DOUBLE_EQ(largeJson["named_rate"].get<double>(), 0.0);
+    EXPECT_DOUBLE_EQ(largeJson["named_rate_ci95"][0].get<double>(), 0.0);
+    EXPECT_NEAR(largeJson["named_rate_ci95"][1].get<double>(), 0.7935, 1e-4);
+    EXPECT_EQ(json["by_rule"]["argmax"]["by_object_size"], json["by_object_size"]);
     EXPECT_EQ(report.attention.back().wordClass, "objects");
     EXPECT_EQ(report.attention.back().words, 5);  // the five above: "green" is not grounded
 }
