@@ -106,6 +106,27 @@ nlohmann::json captionCounts(const EvalReport& r) {
     return partial;
 }
 
+/// A captioner rule's figures per object size; a figure that was not measured is null.
+nlohmann::json objectSizeJson(const CaptionRuleReport& c) {
+    const auto measured = [](bool yes, double v) { return yes ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    const auto interval = [](std::int64_t k, std::int64_t n) {
+        if (n == 0) return nlohmann::json(nullptr);
+        const auto w = wilsonAccuracy("", k, n);
+        return nlohmann::json::array({w.low, w.high});
+    };
+    nlohmann::json bySize = nlohmann::json::object();
+    for (const auto& z : c.bySize)
+        bySize[z.size] = {{"mass", measured(z.words > 0, z.mass)},
+                          {"hit_rate", measured(z.words > 0, z.hitRate)},
+                          {"hit_rate_ci95", interval(z.hits, z.words)},
+                          {"words", z.words},
+                          {"named", z.named},
+                          {"objects", z.objects},
+                          {"named_rate", measured(z.objects > 0, double(z.named) / double(std::max<std::int64_t>(1, z.objects)))},
+                          {"named_rate_ci95", interval(z.named, z.objects)}};
+    return bySize;
+}
+
 }  // namespace
 
 std::string evalReportToJson(const EvalReport& r, int indent) {
@@ -122,27 +143,9 @@ std::string evalReportToJson(const EvalReport& r, int indent) {
             nlohmann::json correctness = nlohmann::json::object();
             for (const auto& a : c.attention)
                 correctness[a.wordClass] = {{"mass", a.mass}, {"hit_rate", a.hitRate}, {"words", a.words}};
-            // Not measured is null: a size whose objects no word named has no attention figure.
-            const auto measured = [](bool yes, double v) { return yes ? nlohmann::json(v) : nlohmann::json(nullptr); };
-            const auto interval = [](std::int64_t k, std::int64_t n) {
-                if (n == 0) return nlohmann::json(nullptr);
-                const auto w = wilsonAccuracy("", k, n);
-                return nlohmann::json::array({w.low, w.high});
-            };
-            nlohmann::json bySize = nlohmann::json::object();
-            for (const auto& z : c.bySize) {
-                bySize[z.size] = {{"mass", measured(z.words > 0, z.mass)},
-                                  {"hit_rate", measured(z.words > 0, z.hitRate)},
-                                  {"hit_rate_ci95", interval(z.hits, z.words)},
-                                  {"words", z.words},
-                                  {"named", z.named},
-                                  {"objects", z.objects},
-                                  {"named_rate", measured(z.objects > 0, double(z.named) / double(std::max<std::int64_t>(1, z.objects)))},
-                                  {"named_rate_ci95", interval(z.named, z.objects)}};
-            }
             byRule[c.rule] = {{"bleu1", c.bleu[0]}, {"bleu2", c.bleu[1]}, {"bleu3", c.bleu[2]}, {"bleu4", c.bleu[3]},
                               {"exact_match", c.exactMatch}, {"attention_correctness", correctness},
-                              {"by_object_size", bySize}};
+                              {"by_object_size", objectSizeJson(c)}};
         }
         j["by_rule"] = byRule;
         for (const char* key : {"bleu1", "bleu2", "bleu3", "bleu4", "exact_match", "attention_correctness", "by_object_size"})
