@@ -26,6 +26,20 @@ void ObjectNaming::add(const std::string& size, bool named) {
     count.objects += 1;
 }
 
+void ObjectNaming::addScene(const std::vector<std::string>& caption, const std::vector<std::string>& objectNames) {
+    for (const auto& name : objectNames) {
+        const auto size = objectNameSize(name);
+        if (size.empty()) continue;
+        const auto phrase = splitWords(name);
+        add(size, std::search(caption.begin(), caption.end(), phrase.begin(), phrase.end()) != caption.end());
+    }
+}
+
+std::string objectNameSize(const std::string& name) {
+    const auto words = splitWords(name);
+    return !words.empty() && sceneWordClass(words.front()) == WordClass::Size ? words.front() : std::string();
+}
+
 std::string objectSizeKey(const std::string& size) { return size + " objects"; }
 
 std::vector<std::string> objectWordClasses() { return {"size", "colour", "shape"}; }

@@ -58,7 +58,15 @@ struct ObjectNaming {
     };
     std::map<std::string, Count> bySize;
     void add(const std::string& size, bool named);
+    /// Counts one scene: each object (by its name, "small red circle") under its size, named when
+    /// `caption` holds its whole name as consecutive words. Objects whose name starts with no size
+    /// are not counted.
+    void addScene(const std::vector<std::string>& caption, const std::vector<std::string>& objectNames);
 };
+
+/// A scene object's size class from its name: its first word when that is a size ("small red
+/// circle": "small"), else "".
+std::string objectNameSize(const std::string& name);
 
 /// The key of AttentionCorrectness under which the object words naming an object of `size` are
 /// also counted: "small objects", "large objects".

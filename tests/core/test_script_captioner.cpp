@@ -4,6 +4,7 @@
 // one-line error.
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <torch/script.h>
 #include <torch/torch.h>
 
@@ -146,6 +147,19 @@ TEST(ScriptCaptioner, EvaluatesBleuOnScenes) {
     EXPECT_GT(report->captions[0].bleu[0], 0.0);  // "a" is in every reference
     EXPECT_LE(report->captions[0].bleu[0], 1.0);
     EXPECT_EQ(report->predictions[0].size(), 20u);
+    // Per object size: the scenes' objects are counted, and "a red circle" names none of them in
+    // full (no size word); its words are not grounded, so their attention is not measured.
+    ASSERT_EQ(report->captions[0].bySize.size(), 2u);
+    std::int64_t objects = 0;
+    for (const auto& z : report->captions[0].bySize) {
+        EXPECT_EQ(z.named, 0) << z.size;
+        EXPECT_EQ(z.words, 0) << z.size;
+        objects += z.objects;
+    }
+    EXPECT_GE(objects, 40);  // 2-4 objects in each of 20 scenes
+    const auto json = nlohmann::json::parse(evalReportToJson(*report));
+    EXPECT_TRUE(json["by_object_size"]["small"]["hit_rate"].is_null());
+    EXPECT_DOUBLE_EQ(json["by_object_size"]["small"]["named_rate"].get<double>(), 0.0);
 }
 
 struct BadCase {

@@ -4,8 +4,6 @@
 
 #include <torch/torch.h>
 
-#include "common/words.h"
-
 #include "metrics/attention_regions.h"
 #include "models/caption/caption_data.h"
 #include "models/model_input.h"
@@ -86,31 +84,15 @@ std::vector<DecodedCaption> decodeImages(CaptionNetwork& net, const torch::Tenso
     return out;
 }
 
-namespace {
-
-/// A scene object's size class: the first word of its name when that is a size ("small red
-/// circle": "small"), else "".
-std::string objectSize(const LabeledBox& object) {
-    const auto words = splitWords(object.name);
-    return !words.empty() && sceneWordClass(words.front()) == WordClass::Size ? words.front() : std::string();
-}
-
-/// Whether `words` holds `phrase` as consecutive words.
-bool holdsPhrase(const std::vector<std::string>& words, const std::vector<std::string>& phrase) {
-    return !phrase.empty() && std::search(words.begin(), words.end(), phrase.begin(), phrase.end()) != words.end();
-}
-
-}  // namespace
-
 bool CaptionScoreAccumulator::add(const Sample& sample, const DecodedCaption& caption) {
     auto refs = sceneReferences(sample);
     const bool exact = exactMatch(caption.words, refs);
     m_exact += exact;
     m_candidates.push_back(caption.words);
     m_references.push_back(std::move(refs));
-    for (const auto& object : sample.objects)
-        if (const auto size = objectSize(object); !size.empty())
-            m_naming.add(size, holdsPhrase(caption.words, splitWords(object.name)));
+    std::vector<std::string> names;
+    for (const auto& object : sample.objects) names.push_back(object.name);
+    m_naming.addScene(caption.words, names);
     const auto targets = captionWordTargets(caption.words, sample.objects);
     const auto cellOf = [&](std::size_t w) {
         return caption.chosen[w] >= 0 ? caption.chosen[w]
@@ -134,7 +116,7 @@ bool CaptionScoreAccumulator::add(const Sample& sample, const DecodedCaption& ca
         m_correctness.add(wordClassName(wordClass), std::min(mass, 1.0), hit);
         // An object word counts again under its object's size: do small objects draw the look?
         if (wordClass != WordClass::Relation && targets[w].size() == 1)
-            if (const auto size = objectSize(sample.objects[size_t(targets[w].front())]); !size.empty())
+            if (const auto size = objectNameSize(sample.objects[size_t(targets[w].front())].name); !size.empty())
                 m_correctness.add(objectSizeKey(size), std::min(mass, 1.0), hit);
     }
     return exact;

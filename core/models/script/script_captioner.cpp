@@ -373,6 +373,7 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
     std::vector<std::vector<std::vector<std::string>>> candidates(rules.size());
     std::vector<std::vector<std::vector<std::vector<std::string>>>> references(rules.size());
     std::vector<std::int64_t> exact(rules.size(), 0);
+    std::vector<ObjectNaming> naming(rules.size());
     std::map<std::string, int> ids;
     try {
         for (std::int64_t first = range.begin; first < range.end; first += kBatch) {
@@ -405,6 +406,9 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
                     if (inserted) report.outputNames.push_back(text);
                     report.predictions[r].push_back(it->second);
                     report.correct[r].push_back(hit ? 1 : 0);
+                    std::vector<std::string> names;  // a scene's objects: which of them the caption names
+                    for (const auto& object : samples[j].objects) names.push_back(object.name);
+                    naming[r].addScene(captions[j], names);
                     candidates[r].push_back(captions[j]);
                     references[r].push_back(std::move(refs));
                 }
@@ -422,7 +426,8 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
     report.total = total;
     report.trainedMode = TrainingMode::Imported;
     for (std::size_t r = 0; r < rules.size(); ++r) {
-        const auto scores = captionScores(rules[r], corpusBleu(candidates[r], references[r]), n, exact[r], AttentionCorrectness{});
+        const auto scores = captionScores(rules[r], corpusBleu(candidates[r], references[r]), n, exact[r], AttentionCorrectness{},
+                                          naming[r]);
         report.rules.push_back(wilsonAccuracy(rules[r], exact[r], n));
         report.captions.push_back(captionRuleReport(scores));
     }
