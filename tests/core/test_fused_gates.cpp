@@ -5,6 +5,7 @@
 // step-by-step bidirectional GRU against torch::nn::GRU, packed and unpadded, with and without
 // autograd.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,6 +41,37 @@ GateGrads gateGrads(F gates, const torch::Tensor& a0, const torch::Tensor& b0, c
     auto out = gates(a, b, h, keep);
     (out * upstream).sum().backward();
     return {out.detach(), a.grad(), b.grad(), h.grad()};
+}
+
+TEST(FastMath, TanhAndSigmoidStayWithinHalfAMicro) {
+    // Every float step of 2^-12 on [-20, 20], against the exact values in double.
+    double tanhErr = 0, sigmoidErr = 0, worstAt = 0;
+    for (double x = -20.0; x <= 20.0; x += 1.0 / 4096) {
+        const float f = static_cast<float>(x);
+        const double e = std::abs(double(fast::tanh(f)) - std::tanh(double(f)));
+        if (e > tanhErr) tanhErr = e, worstAt = x;
+        sigmoidErr = std::max(sigmoidErr, std::abs(double(fast::sigmoid(f)) - 1.0 / (1.0 + std::exp(-double(f)))));
+        ASSERT_EQ(fast::tanh(-f), -fast::tanh(f)) << x;  // odd, bit for bit
+        ASSERT_LE(std::abs(fast::tanh(f)), 1.0f) << x;
+        ASSERT_GE(fast::sigmoid(f), 0.0f) << x;
+        ASSERT_LE(fast::sigmoid(f), 1.0f) << x;
+    }
+    EXPECT_LT(tanhErr, 5e-7) << "worst at " << worstAt;
+    EXPECT_LT(sigmoidErr, 3e-7);
+    // Small arguments keep their relative precision: tanh(x) = x (1 - x^2 / 3 + ...).
+    for (const float x : {1e-30f, 1e-7f, 3e-4f})
+        EXPECT_NEAR(fast::tanh(x) / x, std::tanh(double(x)) / x, 2e-7) << x;
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_NEAR(fast::tanh(inf), 1.0, 3e-7);
+    EXPECT_LE(fast::tanh(inf), 1.0f);
+    EXPECT_EQ(fast::tanh(-inf), -fast::tanh(inf));
+    EXPECT_EQ(fast::tanh(0.0f), 0.0f);
+    EXPECT_EQ(fast::sigmoid(0.0f), 0.5f);
+    EXPECT_NEAR(fast::sigmoid(inf), 1.0, 2e-7);
+    EXPECT_NEAR(fast::sigmoid(-inf), 0.0, 2e-7);
+    EXPECT_GE(fast::sigmoid(-inf), 0.0f);
+    EXPECT_TRUE(std::isnan(fast::tanh(std::nanf(""))));
+    EXPECT_TRUE(std::isnan(fast::sigmoid(std::nanf(""))));
 }
 
 TEST(GruGates, FusedLoopEqualsAtenOperationsAndTheirGradients) {
