@@ -223,6 +223,27 @@ bool fusable(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor
     return !keep.defined() || (keep.dim() == 1 && keep.size(0) == B);
 }
 
+
+// out[i] = a[ia[i]] + scale[i] b[ib[i]] (+ bias): rows of width n.
+SACCADE_FAST_INLINE void tableRowsLoop(const float* a, const std::int64_t* ia, const float* b, const std::int64_t* ib,
+                                       const float* scale, const float* bias, float* __restrict out, std::int64_t rows,
+                                       std::int64_t n) {
+    for (std::int64_t i = 0; i < rows; ++i) {
+        const float* __restrict x = a + ia[i] * n;
+        const float* __restrict y = b + ib[i] * n;
+        const float w = scale[i];
+        float* __restrict o = out + i * n;
+        if (bias)
+            for (std::int64_t j = 0; j < n; ++j) o[j] = (x[j] + w * y[j]) + bias[j];
+        else
+            for (std::int64_t j = 0; j < n; ++j) o[j] = x[j] + w * y[j];
+    }
+}
+SACCADE_FAST_VARIANTS(tableRows,
+                      (const float* a, const std::int64_t* ia, const float* b, const std::int64_t* ib,
+                       const float* scale, const float* bias, float* out, std::int64_t rows, std::int64_t n),
+                      (a, ia, b, ib, scale, bias, out, rows, n), tableRowsLoop)
+
 }  // namespace
 
 torch::Tensor gruGatesReference(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor& h,
@@ -304,6 +325,35 @@ void gruGatesFromTable(const GruTableStep& step, torch::Tensor& out) {
                  b.data_ptr<float>(), bias.defined() ? bias.data_ptr<float>() : zeros.data(), h.data_ptr<float>(),
                  h.stride(0), keepData(keep), out.data_ptr<float>(), out.stride(0), scratch.data(), /*saveEach=*/false,
                  B, H});
+}
+
+void tableRowsInto(const torch::Tensor& a, const torch::Tensor& ia, const torch::Tensor& b, const torch::Tensor& ib,
+                   const torch::Tensor& scale, const torch::Tensor& bias, torch::Tensor& out) {
+    const auto B = out.size(0), N = out.size(1);
+    auto ids = [&](const torch::Tensor& t) {
+        return t.device().is_cpu() && t.scalar_type() == torch::kLong && t.dim() == 1 && t.size(0) == B && t.is_contiguous();
+    };
+    auto table = [&](const torch::Tensor& t) { return plainFloat(t) && t.dim() == 2 && t.size(1) == N && t.is_contiguous(); };
+    TORCH_CHECK(out.dim() == 2 && plainFloat(out) && out.is_contiguous() && table(a) && table(b) && ids(ia) && ids(ib) &&
+                    plainFloat(scale) && scale.numel() == B && scale.is_contiguous() &&
+                    (!bias.defined() || (plainFloat(bias) && bias.dim() == 1 && bias.size(0) == N)),
+                "tableRowsInto needs float CPU tensors: tables a and b [V, N], ids [B] int64, scale [B], bias [N], "
+                "out [B, N]");
+    TORCH_CHECK(!torch::GradMode::is_enabled() ||
+                    !(a.requires_grad() || b.requires_grad() || scale.requires_grad() ||
+                      (bias.defined() && bias.requires_grad())),
+                "tableRowsInto is for inference: no gradients");
+    at::assert_no_internal_overlap(out);
+    for (const auto* input : {&a, &b, &scale, &bias})
+        if (input->defined()) at::assert_no_overlap(out, *input);  // the loop's output is __restrict
+    if (B == 0) return;
+    for (const auto& [t, i] : {std::pair{&a, &ia}, std::pair{&b, &ib}}) {
+        const auto [low, high] = torch::aminmax(*i);
+        TORCH_CHECK(low.item<std::int64_t>() >= 0 && high.item<std::int64_t>() < t->size(0),
+                    "tableRowsInto: a row id lies outside its table");
+    }
+    tableRows(a.data_ptr<float>(), ia.data_ptr<std::int64_t>(), b.data_ptr<float>(), ib.data_ptr<std::int64_t>(),
+              scale.data_ptr<float>(), bias.defined() ? bias.data_ptr<float>() : nullptr, out.data_ptr<float>(), B, N);
 }
 
 }  // namespace saccade

@@ -46,6 +46,13 @@ struct GruTableStep {
 /// must not overlap the inputs.
 void gruGatesFromTable(const GruTableStep& step, torch::Tensor& out);
 
+/// out[i] = a[ia[i]] + scale[i] * b[ib[i]] (+ bias) in one pass, for inference steps that read
+/// their inputs from per-word and per-cell tables: a [Va, N], b [Vb, N] contiguous float CPU
+/// tables, ia and ib [B] int64 (each checked to lie in its table), scale [B] (or [B, 1]), bias
+/// [N] or undefined, out [B, N] contiguous and not overlapping the inputs. No gradients.
+void tableRowsInto(const torch::Tensor& a, const torch::Tensor& ia, const torch::Tensor& b, const torch::Tensor& ib,
+                   const torch::Tensor& scale, const torch::Tensor& bias, torch::Tensor& out);
+
 /// gates [B, 4H], c [B, H]: returns {h', c'}, differentiable in both inputs.
 std::pair<torch::Tensor, torch::Tensor> lstmGates(const torch::Tensor& gates, const torch::Tensor& c);
 

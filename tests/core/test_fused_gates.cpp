@@ -241,6 +241,30 @@ struct LevelCap {
     fast::Level saved;
 };
 
+TEST(TableRows, EqualIndexSelectScaleAndAddAtEveryLevelAndRefuseRowsOutsideTheTables) {
+    torch::manual_seed(12);
+    const auto a = torch::randn({5, 37}), b = torch::randn({9, 37}), bias = torch::randn({37});
+    const auto ia = torch::tensor({4, 0, 4, 2}, torch::kLong), ib = torch::tensor({8, 3, 0, 8}, torch::kLong);
+    const auto scale = torch::rand({4, 1});
+    const auto expected = a.index_select(0, ia) + scale * b.index_select(0, ib);
+    int levels = 0;
+    for (const auto level : {fast::Level::Plain, fast::Level::Avx2, fast::Level::Avx512}) {
+        if (static_cast<int>(level) > static_cast<int>(fast::detectedLevel())) continue;
+        LevelCap cap(level);
+        ++levels;
+        auto out = torch::full({4, 37}, 99.0f);
+        tableRowsInto(a, ia, b, ib, scale, {}, out);
+        EXPECT_LT(maxDiff(out, expected), 1e-6) << static_cast<int>(level);
+        tableRowsInto(a, ia, b, ib, scale, bias, out);
+        EXPECT_LT(maxDiff(out, expected + bias), 1e-6) << static_cast<int>(level);
+    }
+    EXPECT_GE(levels, 1);
+    auto out = torch::empty({4, 37});
+    EXPECT_THROW(tableRowsInto(a, torch::tensor({0, 1, 5, 2}, torch::kLong), b, ib, scale, {}, out), c10::Error);
+    EXPECT_THROW(tableRowsInto(a, ia, b, torch::tensor({0, -1, 2, 3}, torch::kLong), scale, {}, out), c10::Error);
+    EXPECT_THROW(tableRowsInto(a, ia, b, ib, scale, {}, const_cast<torch::Tensor&>(a)), c10::Error);  // wrong shape
+}
+
 TEST(FastLevels, EveryCompiledVariantThisProcessorRunsMatchesAten) {
     torch::manual_seed(10);
     const int B = 4, H = 21, L = 3, A = 37;

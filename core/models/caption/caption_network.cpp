@@ -27,6 +27,10 @@ struct CaptionNetworkImpl::State {
     torch::Tensor cellOut;     // [B0, L, E]: L_z a_i (without bias)
     torch::Tensor wordGates;   // [V, 4H]: W_ih[:, :E] E_w + b_ih + b_hh
     torch::Tensor imageOfRow;  // [B] int64: the image (row of cellGates) of each row
+    // Where the packed products run: hiddenWeights and L_h packed once, so that a step writes its
+    // gates and its deep output each in one pass over the tables and adds the product into it.
+    PackedOperand hiddenPacked, outHPacked;
+    torch::Tensor outBias;  // [E]: L_h's bias + L_z's
 };
 
 namespace {
@@ -171,11 +175,25 @@ torch::Tensor CaptionNetworkImpl::stepSingleCell(State& st, const torch::Tensor&
     lapIf(m_clock, "selection");
     const auto cell = s.indices.select(1, 0);
     const auto beta = torch::sigmoid(m_beta(st.h));  // [B, 1]
-    const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
-                       packedMm(st.h, st.hiddenWeights);
-    std::tie(st.h, st.c) = lstmGates(gates, st.c);
-    const auto deep = m_embed->weight.index_select(0, word) + packedLinear(st.h, m_outH->weight, m_outH->bias) +
-                      beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
+    torch::Tensor deep;
+    if (st.hiddenPacked.packed.defined() && st.outHPacked.packed.defined()) {
+        // The same sums, each written once: table rows, then the product added in place.
+        const auto B = st.h.size(0), L = st.cellGates.size(1), E = st.cellOut.size(2);
+        const auto cellRow = st.imageOfRow * L + cell;
+        auto gates = torch::empty({B, st.cellGates.size(2)}, st.h.options());
+        tableRowsInto(st.wordGates, word, st.cellGates.view({-1, gates.size(1)}), cellRow, beta, {}, gates);
+        multiplyInto(st.h, st.hiddenPacked, gates, /*accumulate=*/true);
+        std::tie(st.h, st.c) = lstmGates(gates, st.c);
+        deep = torch::empty({B, E}, st.h.options());
+        tableRowsInto(m_embed->weight, word, st.cellOut.view({-1, E}), cellRow, beta, st.outBias, deep);
+        multiplyInto(st.h, st.outHPacked, deep, /*accumulate=*/true);
+    } else {
+        const auto gates = st.wordGates.index_select(0, word) + beta * st.cellGates.index({st.imageOfRow, cell}) +
+                           packedMm(st.h, st.hiddenWeights);
+        std::tie(st.h, st.c) = lstmGates(gates, st.c);
+        deep = m_embed->weight.index_select(0, word) + packedLinear(st.h, m_outH->weight, m_outH->bias) +
+               beta * st.cellOut.index({st.imageOfRow, cell}) + m_outZ->bias;
+    }
     auto logits = packedLinear(deep, m_out->weight, m_out->bias);  // eval mode: no dropout
     lapIf(m_clock, "decoder");
     *out = std::move(s);
@@ -284,6 +302,9 @@ DecodedCaptions CaptionNetworkImpl::decode(const torch::Tensor& annotations, con
         st.cellOut = torch::matmul(annotations, m_outZ->weight.t());
         st.wordGates = wordGates(m_embed->weight);
         st.imageOfRow = episodes > 1 ? torch::zeros({B}, options) : torch::arange(B, options);
+        st.hiddenPacked = packOperand(st.hiddenWeights, /*asWeight=*/false);
+        st.outHPacked = packOperand(m_outH->weight, /*asWeight=*/true);
+        st.outBias = m_outH->bias + m_outZ->bias;
         lapIf(m_clock, "decoder");
     }
     auto word = torch::full({B}, kStartToken, options);
