@@ -94,6 +94,7 @@ private Q_SLOTS:
     void imagesTabBrowsesAnImageFolder();
     void importedTransformerOffersRolloutAndHeads();
     void attributionMapBesideAttention();
+    void aSampleAskedForBeforeAnOpenDoesNotReplaceItsInput();
     void mapPaneNeverKeepsAnOldImage();
     void transformerDatasetAndAdequacyTabsNeedNoSampling();
     void photoOnTorchvisionVitWithItsPreprocessing();
@@ -212,6 +213,23 @@ void TestAttentionPage::importedCaptionerShowsItsWords() {
     const auto words = m_page->captionStrip()->words();
     QVERIFY2(!words.isEmpty() && words.front() == QString::fromStdString(trace.steps.front().token),
              qPrintable(words.join(QLatin1Char(' '))));
+}
+
+void TestAttentionPage::aSampleAskedForBeforeAnOpenDoesNotReplaceItsInput() {
+    // The atlas opens a dataset's image with openAt while a sample asked for earlier (the page's
+    // own, another dataset) is still on its way: that sample arrives first and must not become
+    // the input the opened model is shown on.
+    waitForTrace();
+    const QString vit = m_page->bundledFolder() + QStringLiteral("/vit-translated-fashion60.pt");
+    m_page->openSample(QStringLiteral("translated-fashion60"), 4);
+    m_page->openAt(vit, QStringLiteral("translated-digits60"), 7, QStringLiteral("head:0"), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_page->isBusy() && m_page->canvas()->trace() &&
+                                 QString::fromStdString(m_page->canvas()->trace()->modelId).startsWith(QStringLiteral("vit")),
+                             60'000);
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->imageId), QStringLiteral("translated-digits60:test:7"));
+    QTest::qWait(200);  // nothing later replaces it
+    QVERIFY(!m_page->isBusy());
+    QCOMPARE(QString::fromStdString(m_page->canvas()->trace()->imageId), QStringLiteral("translated-digits60:test:7"));
 }
 
 void TestAttentionPage::attributionMapBesideAttention() {

@@ -204,6 +204,7 @@ void AttentionPage::connectModels() {
     connect(m_service, &ModelService::traceFailed, this, &AttentionPage::showError);
     connect(m_service, &ModelService::sampleReady, this,
             [this](const QString& dataset, qint64 index, const Sample& s) {
+                if (m_awaitedSample != QPair<QString, qint64>(dataset, index)) return;  // superseded
                 m_inputDataset = dataset;
                 m_inputIndex = index;
                 m_inputFile.clear();
@@ -432,6 +433,7 @@ bool AttentionPage::refitInput(const ModelCard& card) {
 
 void AttentionPage::openSample(const QString& dataset, qint64 index) {
     if (dataset.isEmpty()) return showError(tr("No dataset has images of this model's size; open an image file."));
+    m_awaitedSample = QPair<QString, qint64>(dataset, index);
     m_service->requestSample(dataset, index);
     if (QFileInfo(dataset).isDir()) Q_EMIT folderInUse(dataset);
 }
@@ -459,6 +461,7 @@ void AttentionPage::openImageFile(const QString& path) {
     m_inputFile = path;
     m_inputDataset.clear();
     m_inputIndex = -1;
+    m_awaitedSample.reset();
     m_images->addRecentFile(path);
     m_images->markCurrent(QString(), -1);
     setInput(image, path, std::nullopt);
@@ -475,6 +478,7 @@ void AttentionPage::openProbe(const Image& image, const QString& id, const Groun
     m_inputDataset.clear();
     m_inputIndex = -1;
     m_inputFile.clear();
+    m_awaitedSample.reset();
     setInput(image, id, truth);
     updateAdequacyMark();
     m_tabs->setCurrentWidget(m_runs);

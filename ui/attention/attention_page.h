@@ -196,6 +196,10 @@ private:
     std::optional<GroundTruth> m_truth;
     QString m_inputDataset;  ///< the sample's dataset, empty for a file
     qint64 m_inputIndex = -1;
+    // The test sample last asked for (openSample, or the input openAt/openAs will ask for): a
+    // sample that arrives for an earlier request is stale and dropped. Unset after an image
+    // file or a probe replaced the input.
+    std::optional<QPair<QString, qint64>> m_awaitedSample;
     QString m_inputFile;
     bool m_awaitingFirst = false;  ///< no trace (and no error) since start()
     std::optional<Trace> m_trace;

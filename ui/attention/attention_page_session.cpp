@@ -173,6 +173,7 @@ void AttentionPage::openAs(const QString& model, const QString& dataset, qint64 
     m_input.reset();
     m_inputDataset = dataset;
     m_inputIndex = index;
+    m_awaitedSample = QPair<QString, qint64>(dataset, index);  // what was asked for before is stale
     m_sessionModel = model;
     m_sessionRule = rule;
     m_pendingRuns = runs;
