@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fits the rational tanh of core/common/fast_math.h: tanh(x) = x P(x^2) / Q(x^2) on [0, 9].
+"""Fits the rational tanh of core/common/fast_math.h: tanh(x) = x P(x^2) / Q(x^2) on [0, 8].
 
 Run with Debian's python3 (numpy): /usr/bin/python3 scripts/fit-tanh.py [--degrees 4 4]
 It prints P's and Q's coefficients (lowest degree first, Q(0) = 1) and the largest relative
@@ -33,7 +33,8 @@ def fit(dp, dq, clamp, points, iterations):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--degrees', type=int, nargs=2, default=[4, 4], metavar=('P', 'Q'))
-    ap.add_argument('--clamp', type=float, default=9.0, help='fit on [0, clamp]; tanh is 1 past it')
+    ap.add_argument('--clamp', type=float, default=8.0,
+                    help='fit on [0, clamp]; fast::tanh clamps its input there (tanh(8) = 1 - 2.3e-7)')
     ap.add_argument('--points', type=int, default=200000)
     ap.add_argument('--iterations', type=int, default=30)
     args = ap.parse_args()

@@ -33,7 +33,7 @@
 namespace saccade::fast {
 
 /// tanh(x) as x P(x^2) / Q(x^2), P and Q of degree 4 fitted for relative error on [0, 8]
-/// (scripts/fit-tanh.py --clamp 8 makes them: 2e-8 in exact arithmetic; about 4e-7 absolute in
+/// (scripts/fit-tanh.py makes them: 2e-8 in exact arithmetic; about 4e-7 absolute in
 /// float, FastMath.TanhAndSigmoidStayWithinHalfAMicro). x is clamped to [-8, 8], where tanh is
 /// 1 - 2.3e-7: so |tanh| <= 1 with no clamp of the result (one costs GCC's vectorised loop more
 /// than the whole rational). No exponential and one division: a 16-wide vector of it

@@ -223,7 +223,6 @@ bool fusable(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor
     return !keep.defined() || (keep.dim() == 1 && keep.size(0) == B);
 }
 
-
 // out[i] = a[ia[i]] + scale[i] b[ib[i]] (+ bias): rows of width n.
 SACCADE_FAST_INLINE void tableRowsLoop(const float* a, const std::int64_t* ia, const float* b, const std::int64_t* ib,
                                        const float* scale, const float* bias, float* __restrict out, std::int64_t rows,
