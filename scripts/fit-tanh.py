@@ -34,7 +34,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--degrees', type=int, nargs=2, default=[4, 4], metavar=('P', 'Q'))
     ap.add_argument('--clamp', type=float, default=8.0,
-                    help='fit on [0, clamp]; fast::tanh clamps its input there (tanh(8) = 1 - 2.3e-7)')
+                    help='fit on [0, clamp] (fast::tanh\'s constants: 8; it clamps its input at 7.75, inside)')
     ap.add_argument('--points', type=int, default=200000)
     ap.add_argument('--iterations', type=int, default=30)
     args = ap.parse_args()
