@@ -35,11 +35,11 @@ namespace saccade::fast {
 /// (scripts/fit-tanh.py makes them: 2e-8 in exact arithmetic; about 4e-7 absolute in
 /// float, FastMath.TanhAndSigmoidStayWithinHalfAMicro). x is clamped to [-8, 8], where tanh is
 /// 1 - 2.3e-7 and the rational gives 0.99999988, one ulp below 1. No clamp of the result: one
-/// costs GCC's vectorised loop more than the whole rational. Over every
-/// float of [1e-3, 9], |tanh| <= 1 in the AVX2 and AVX-512 variants (fused multiply-adds); the
-/// plain variant's separate roundings give 1.00000012, one ulp above 1, at two inputs just below
-/// 8 (so its sigmoid -6e-8 near -16). No exponential and one division: a 16-wide vector of it
-/// costs about a third of 2 / (1 + exp(-2x)) - 1, which it replaced (issue 54). NaN stays NaN.
+/// costs GCC's vectorised loop more than the whole rational. Over every float of [1e-3, 9],
+/// |tanh| <= 1 in the AVX2 and AVX-512 variants (fused multiply-adds); the plain variant's
+/// separate roundings give 1.00000012, one ulp above 1, at two inputs just below 8 (so its
+/// sigmoid -6e-8 near -16). No exponential and one division: a 16-wide vector of it costs about
+/// a third of 2 / (1 + exp(-2x)) - 1, which it replaced (issue 54). NaN stays NaN.
 SACCADE_FAST_INLINE float tanh(float x) {
     x = x < -8.0f ? -8.0f : x;
     x = x > 8.0f ? 8.0f : x;
