@@ -26,11 +26,11 @@ void ObjectNaming::add(const std::string& size, bool named) {
     count.objects += 1;
 }
 
-void ObjectNaming::addScene(const std::vector<std::string>& caption, const std::vector<std::string>& objectNames) {
-    for (const auto& name : objectNames) {
-        const auto size = objectNameSize(name);
+void ObjectNaming::addScene(const std::vector<std::string>& caption, const std::vector<LabeledBox>& objects) {
+    for (const auto& object : objects) {
+        const auto size = objectNameSize(object.name);
         if (size.empty()) continue;
-        const auto phrase = splitWords(name);
+        const auto phrase = splitWords(object.name);
         add(size, std::search(caption.begin(), caption.end(), phrase.begin(), phrase.end()) != caption.end());
     }
 }

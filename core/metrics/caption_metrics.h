@@ -10,6 +10,7 @@
 
 #include "common/shard.h"
 #include "common/words.h"
+#include "data/sample.h"
 #include "metrics/bleu.h"
 
 namespace saccade {
@@ -61,7 +62,7 @@ struct ObjectNaming {
     /// Counts one scene: each object (by its name, "small red circle") under its size, named when
     /// `caption` holds its whole name as consecutive words. Objects whose name starts with no size
     /// are not counted.
-    void addScene(const std::vector<std::string>& caption, const std::vector<std::string>& objectNames);
+    void addScene(const std::vector<std::string>& caption, const std::vector<LabeledBox>& objects);
 };
 
 /// A scene object's size class from its name: its first word when that is a size ("small red

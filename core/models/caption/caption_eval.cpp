@@ -90,9 +90,7 @@ bool CaptionScoreAccumulator::add(const Sample& sample, const DecodedCaption& ca
     m_exact += exact;
     m_candidates.push_back(caption.words);
     m_references.push_back(std::move(refs));
-    std::vector<std::string> names;
-    for (const auto& object : sample.objects) names.push_back(object.name);
-    m_naming.addScene(caption.words, names);
+    m_naming.addScene(caption.words, sample.objects);
     const auto targets = captionWordTargets(caption.words, sample.objects);
     const auto cellOf = [&](std::size_t w) {
         return caption.chosen[w] >= 0 ? caption.chosen[w]

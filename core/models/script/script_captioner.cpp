@@ -406,9 +406,7 @@ Result<EvalReport> ScriptCaptioner::evaluate(const Dataset& dataset, Split split
                     if (inserted) report.outputNames.push_back(text);
                     report.predictions[r].push_back(it->second);
                     report.correct[r].push_back(hit ? 1 : 0);
-                    std::vector<std::string> names;  // a scene's objects: which of them the caption names
-                    for (const auto& object : samples[j].objects) names.push_back(object.name);
-                    naming[r].addScene(captions[j], names);
+                    naming[r].addScene(captions[j], samples[j].objects);  // which objects the caption names
                     candidates[r].push_back(captions[j]);
                     references[r].push_back(std::move(refs));
                 }
